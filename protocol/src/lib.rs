@@ -1,0 +1,17 @@
+//! Everything the Stoa server and its clients agree on, with no I/O: the [`Game`] trait and
+//! the four rules engines, notation and position strings, the wire messages, clock maths.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod akron;
+pub mod akunur;
+pub mod any_game;
+pub mod game;
+pub mod perft;
+pub mod registry;
+pub mod staku;
+pub mod unane;
+
+pub use any_game::{AnyGame, Instance, Played};
+pub use game::{Game, Outcome, Reason, RulesError, Side};
+pub use registry::{kind, GameKind, KINDS};
