@@ -6,11 +6,13 @@
 pub mod akron;
 pub mod akunur;
 pub mod any_game;
+pub mod clock;
 pub mod game;
 pub mod perft;
 pub mod registry;
 pub mod staku;
 pub mod unane;
+pub mod wire;
 
 pub use any_game::{AnyGame, Instance, Played};
 pub use game::{Game, Outcome, Reason, RulesError, Side};

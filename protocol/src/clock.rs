@@ -1,0 +1,1 @@
+//! Clock maths (time controls, turn accounting, lag compensation): being implemented.

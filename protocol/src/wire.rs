@@ -1,0 +1,1 @@
+//! Wire messages of PROTOCOL.md version 1: being implemented.

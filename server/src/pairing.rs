@@ -1,0 +1,1 @@
+//! Matchmaking pairing waves: being implemented.
