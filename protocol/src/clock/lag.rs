@@ -22,6 +22,9 @@ use super::{TimeControl, SECOND_MS};
 /// a stalled connection, not lag, and must not poison the estimate for many moves.
 pub const MAX_RTT_SAMPLE_MS: u64 = 10 * SECOND_MS;
 
+/// Fixed-point scale of the smoothed round trip (1/256 ms).
+const FP: u64 = 256;
+
 /// The quota parameters of one game's lag compensation (milliseconds).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LagParams {
@@ -92,9 +95,11 @@ impl LagParams {
 pub struct LagCompensator {
     params: LagParams,
     quota_ms: u64,
-    /// Smoothed round trip; `None` until the first measurement (nothing is credited
-    /// before the server has measured anything: claims alone are never trusted).
-    rtt_ms: Option<u64>,
+    /// Smoothed round trip in 1/256 ms (fixed point, so the average converges exactly
+    /// instead of sticking a few ms off as integer milliseconds would); `None` until the
+    /// first measurement (nothing is credited before the server has measured anything:
+    /// claims alone are never trusted).
+    rtt_fp: Option<u64>,
     moves: u64,
     total_credit_ms: u64,
 }
@@ -105,7 +110,7 @@ impl LagCompensator {
         LagCompensator {
             params,
             quota_ms: params.quota_initial_ms.min(params.quota_max_ms),
-            rtt_ms: None,
+            rtt_fp: None,
             moves: 0,
             total_credit_ms: 0,
         }
@@ -122,23 +127,23 @@ impl LagCompensator {
     /// quarter of the way. The first sample is taken as is. Samples are clamped to
     /// [`MAX_RTT_SAMPLE_MS`].
     pub fn record_rtt(&mut self, rtt_ms: u64) {
-        let sample = rtt_ms.min(MAX_RTT_SAMPLE_MS);
-        self.rtt_ms = Some(match self.rtt_ms {
+        let sample = rtt_ms.min(MAX_RTT_SAMPLE_MS) * FP;
+        self.rtt_fp = Some(match self.rtt_fp {
             None => sample,
-            // Rounded to nearest; values stay ≤ MAX_RTT_SAMPLE_MS so this cannot overflow.
-            Some(old) => (3 * old + sample + 2) / 4,
+            // Values stay ≤ MAX_RTT_SAMPLE_MS × FP, so this cannot overflow.
+            Some(old) => (3 * old + sample) / 4,
         });
     }
 
     /// The smoothed round trip, once anything has been measured.
     pub fn rtt_estimate_ms(&self) -> Option<u64> {
-        self.rtt_ms
+        self.rtt_fp.map(|fp| (fp + FP / 2) / FP)
     }
 
     /// The estimated one-way transit of a move: half the smoothed round trip (0 before any
     /// measurement).
     pub fn transit_estimate_ms(&self) -> u64 {
-        self.rtt_ms.map_or(0, |rtt| rtt / 2)
+        self.rtt_fp.map_or(0, |fp| fp / 2 / FP)
     }
 
     /// The credit for one timed move, and the quota update: the credit is the smallest of
