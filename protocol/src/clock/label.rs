@@ -13,6 +13,9 @@
 //! everywhere. The canonical label ([`TimeControl::label`], also `Display`) writes units
 //! except for Fischer's lichess form, and always parses back to the same control.
 
+// `u64::is_multiple_of` needs Rust 1.87; the workspace declares rust-version 1.80.
+#![allow(clippy::manual_is_multiple_of)]
+
 use std::fmt;
 use std::str::FromStr;
 
