@@ -82,6 +82,22 @@ fn no_clock_runs_until_each_side_has_acted() {
 }
 
 #[test]
+fn nobody_moves_and_the_game_aborts_at_the_first_action_deadline() {
+    let mut g = Game::new(fischer(300_000, 3_000));
+    assert_eq!(g.clock.check_first_action(T0 + 29_999), None);
+    assert_eq!(g.clock.check_first_action(T0 + 30_000), Some(First));
+    // The second side gets its own 30 s once the first has acted.
+    g.act(First, 5_000, 0).unwrap();
+    assert_eq!(g.clock.check_first_action(T0 + 30_000), None);
+    assert_eq!(g.clock.check_first_action(T0 + 35_000), Some(Second));
+    g.clock.stop(T0 + 35_000);
+    assert_eq!(g.clock.first_action_deadline(), None);
+    assert_eq!(g.clock.main_ms(First), 300_000);
+    assert_eq!(g.clock.main_ms(Second), 300_000);
+    assert_eq!(g.clock.to_json(NAMES)["first_action_deadline"], json!(null));
+}
+
+#[test]
 fn first_action_deadline_per_kind() {
     let cases = [
         (fischer(300_000, 3_000), 30_000),

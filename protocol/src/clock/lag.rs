@@ -140,8 +140,8 @@ impl LagCompensator {
         self.rtt_fp.map(|fp| (fp + FP / 2) / FP)
     }
 
-    /// The estimated one-way transit of a move: half the smoothed round trip (0 before any
-    /// measurement).
+    /// The estimated one-way transit of a move: half the smoothed round trip, rounded down
+    /// (0 before any measurement).
     pub fn transit_estimate_ms(&self) -> u64 {
         self.rtt_fp.map_or(0, |fp| fp / 2 / FP)
     }

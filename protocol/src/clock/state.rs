@@ -324,6 +324,18 @@ impl Clock {
         Some(first_action_deadline(turn.since, &self.tc))
     }
 
+    /// The actor's abort timer fired at `now`: the side to act that has not made its first
+    /// action by its [`Clock::first_action_deadline`] (the game ends `aborted`, unrated; call
+    /// [`Clock::stop`]). `None` if that deadline has not passed or does not apply.
+    pub fn check_first_action(&self, now: u64) -> Option<Side> {
+        let deadline = self.first_action_deadline()?;
+        if now >= deadline {
+            self.to_act()
+        } else {
+            None
+        }
+    }
+
     /// Time `side` has left before it flags, at `now`: main time plus delay plus all
     /// byo-yomi periods, minus what the running turn has used so far (for the side not to
     /// act, its whole next-turn budget). `None` without a clock; 0 once flagged.
