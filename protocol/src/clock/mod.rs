@@ -15,6 +15,47 @@
 //! Turn accounting is the caller's: a turn is a player's actions until the other side is to
 //! act, so the actor calls [`Clock::end_turn`] only when the side to act changes (Staku: one
 //! action; Akunur: a move plus its owed bonus placement; a pie-rule swap is a turn).
+//!
+//! # How the game actor drives it
+//! - Game start: `Clock::new(tc)?`, one [`LagCompensator::for_time_control`] per *player*,
+//!   then `clock.start_turn(to_act, now)`; arm the abort timer at
+//!   [`Clock::first_action_deadline`].
+//! - Every measured WebSocket round trip of a seated player's connection:
+//!   `comp[player].record_rtt(rtt)`.
+//! - An action by the side to act that does not end its turn (Akunur's move before its
+//!   bonus placement): `clock.check_flag(now, comp.grace_ms())` first; a flag ends the game.
+//! - An action that ends the turn (the other side is now to act, or the game ended by rule):
+//!   `credit = if clock.running() == Some(side) { comp.credit(claimed) } else { 0 }`, then
+//!   `clock.end_turn(side, now, credit)`. `Err(Flagged)`: the move arrived too late; do not
+//!   apply it, end the game `timeout`. Otherwise apply it; after a swap call
+//!   [`Clock::swap_sides`]; if the game goes on `clock.start_turn(next, now)`.
+//! - After every change: publish [`Clock::to_json`] as the document's `clock`, and re-arm one
+//!   timer at `flag_deadline() + grace_ms()` of the running player (or at
+//!   `first_action_deadline()` before both first actions). When it fires:
+//!   [`Clock::check_flag`] → `timeout`; [`Clock::check_first_action`] → `aborted`.
+//! - Resign, agreed draw, abort, abandonment: [`Clock::stop`].
+//! - Shutdown: [`Clock::pause`], persist (the clock and compensators are serde); restore:
+//!   deserialize, `pause(last_persisted_ms)` if it was not paused, then [`Clock::resume`].
+//!
+//! ```
+//! use stoa_protocol::clock::{Clock, LagCompensator, TimeControl};
+//! use stoa_protocol::Side::{First, Second};
+//!
+//! let tc: TimeControl = "5+3".parse().unwrap();
+//! let mut clock = Clock::new(tc).unwrap();
+//! let mut lag = [LagCompensator::for_time_control(&tc), LagCompensator::for_time_control(&tc)];
+//! let t = 1_000_000;
+//! clock.start_turn(First, t);
+//! clock.end_turn(First, t + 4_000, 0).unwrap(); // first actions are not charged
+//! clock.start_turn(Second, t + 4_000);
+//! clock.end_turn(Second, t + 9_000, 0).unwrap();
+//! clock.start_turn(First, t + 9_000);
+//! assert_eq!(clock.flag_deadline(), Some(t + 9_000 + 300_000));
+//! lag[0].record_rtt(400); // 200 ms each way
+//! let credit = lag[0].credit(None);
+//! let turn = clock.end_turn(First, t + 12_000, credit).unwrap();
+//! assert_eq!(turn.main_ms, 300_000 - 2_800 + 3_000);
+//! ```
 
 mod label;
 mod lag;
