@@ -279,15 +279,17 @@ mod tests {
         }
         let v = 1.0 / inv_v;
         let delta = v * sum;
-        assert!((v - 1.7785).abs() < 0.0001, "v = {v}");
-        assert!((delta - -0.4834).abs() < 0.0001, "Δ = {delta}");
+        // The paper computes v and Δ from E rounded to three digits, so its
+        // printed values are off by a few 1e-4 from the exact ones.
+        assert!((v - 1.7785).abs() < 0.001, "v = {v}");
+        assert!((delta - -0.4834).abs() < 0.001, "Δ = {delta}");
         let sigma = Glicko2::default().new_volatility(phi, 0.06, v, delta);
         assert!((sigma - 0.05999).abs() < 0.00001, "σ′ = {sigma}");
         let phi_star = (phi * phi + sigma * sigma).sqrt();
         let phi_new = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
         let mu_new = mu + phi_new * phi_new * sum;
-        assert!((phi_new - 0.8722).abs() < 0.0001, "φ′ = {phi_new}");
-        assert!((mu_new - -0.2069).abs() < 0.0001, "μ′ = {mu_new}");
+        assert!((phi_new - 0.8722).abs() < 0.0002, "φ′ = {phi_new}");
+        assert!((mu_new - -0.2069).abs() < 0.0002, "μ′ = {mu_new}");
     }
 
     #[test]
