@@ -23,7 +23,11 @@ fn paper_worked_example() {
     ];
     let new = Glicko2::with_tau(0.5).update(&player, &results);
     assert!(close(new.rating, 1464.06, 0.01), "rating {}", new.rating);
-    assert!(close(new.deviation, 151.52, 0.01), "deviation {}", new.deviation);
+    assert!(
+        close(new.deviation, 151.52, 0.01),
+        "deviation {}",
+        new.deviation
+    );
     assert!(
         close(new.volatility, 0.05999, 0.000_01),
         "volatility {}",
@@ -37,7 +41,10 @@ fn paper_worked_example() {
 #[test]
 fn defaults_are_the_papers() {
     let r = Rating::default();
-    assert_eq!((r.rating, r.deviation, r.volatility, r.games), (1500.0, 350.0, 0.06, 0));
+    assert_eq!(
+        (r.rating, r.deviation, r.volatility, r.games),
+        (1500.0, 350.0, 0.06, 0)
+    );
     assert!(r.provisional());
     assert_eq!(Glicko2::default().tau, 0.5);
 }
@@ -72,8 +79,14 @@ fn draws_move_ratings_towards_each_other() {
     let strong = Rating::new(1800.0, 100.0);
     let weak = Rating::new(1400.0, 100.0);
     let (s1, w1) = sys.game(&strong, &weak, Outcome::Draw);
-    assert!(s1.rating < strong.rating, "the favourite loses points on a draw");
-    assert!(w1.rating > weak.rating, "the underdog gains points on a draw");
+    assert!(
+        s1.rating < strong.rating,
+        "the favourite loses points on a draw"
+    );
+    assert!(
+        w1.rating > weak.rating,
+        "the underdog gains points on a draw"
+    );
     // A draw between equals leaves the ratings (but not the deviation) alone.
     let e = Rating::new(1500.0, 100.0);
     let (e1, e2) = sys.game(&e, &e, Outcome::Draw);
@@ -107,7 +120,11 @@ fn provisional_until_the_deviation_falls_below_110() {
     let mut r = Rating::default();
     let mut n = 0;
     while r.provisional() {
-        let outcome = if n % 2 == 0 { Outcome::Win } else { Outcome::Loss };
+        let outcome = if n % 2 == 0 {
+            Outcome::Win
+        } else {
+            Outcome::Loss
+        };
         r = sys.game(&r, &opp, outcome).0;
         n += 1;
         assert!(n < 50, "never left provisional");

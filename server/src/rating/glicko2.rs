@@ -259,7 +259,11 @@ mod tests {
     fn paper_intermediate_values() {
         let mu = 0.0;
         let phi = 200.0 / GLICKO2_SCALE;
-        let opponents = [(1400.0, 30.0, 1.0), (1550.0, 100.0, 0.0), (1700.0, 300.0, 0.0)];
+        let opponents = [
+            (1400.0, 30.0, 1.0),
+            (1550.0, 100.0, 0.0),
+            (1700.0, 300.0, 0.0),
+        ];
         let mut inv_v = 0.0;
         let mut sum = 0.0;
         let mut gs = vec![];
