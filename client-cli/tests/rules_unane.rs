@@ -51,7 +51,10 @@ fn start_positions() {
 #[test]
 fn perft_reference_counts() {
     let o87 = r#"{"width":8,"height":7}"#;
-    assert_eq!(ok(&["rules", "perft", "unane", "3", "--options", o87]), "765446\n");
+    assert_eq!(
+        ok(&["rules", "perft", "unane", "3", "--options", o87]),
+        "765446\n"
+    );
     assert_eq!(ok(&["rules", "perft", "unane", "2"]), "8909\n");
     assert_eq!(ok(&["rules", "perft", "unane", "1"]), "97\n");
     let o43 = r#"{"width":4,"height":3}"#;
@@ -66,7 +69,13 @@ fn perft_reference_counts() {
 #[test]
 fn perft_divide_lines_sum_to_the_total() {
     let out = ok(&[
-        "rules", "perft", "unane", "2", "--options", r#"{"width":4,"height":3}"#, "--divide",
+        "rules",
+        "perft",
+        "unane",
+        "2",
+        "--options",
+        r#"{"width":4,"height":3}"#,
+        "--divide",
     ]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 18);
@@ -86,13 +95,28 @@ fn perft_divide_lines_sum_to_the_total() {
 fn perft_after_moves_and_from_a_position() {
     // After black's first action white has its replies plus swap.
     assert_eq!(
-        ok(&["rules", "perft", "unane", "1", "--options", r#"{"width":4,"height":3}"#, "--moves", "a3xb3"]),
+        ok(&[
+            "rules",
+            "perft",
+            "unane",
+            "1",
+            "--options",
+            r#"{"width":4,"height":3}"#,
+            "--moves",
+            "a3xb3"
+        ]),
         "14\n"
     );
     // The example position: `-a4` wins at once, so it adds nothing at depth 3.
     let args = |d: &'static str| {
         [
-            "rules", "perft", "unane", d, "--options", O54, "--position",
+            "rules",
+            "perft",
+            "unane",
+            d,
+            "--options",
+            O54,
+            "--position",
             "b..../..bw./..bww/.w..w b 8",
         ]
     };
@@ -104,17 +128,36 @@ fn perft_after_moves_and_from_a_position() {
 #[test]
 fn legal_lists_the_conformance_examples_sorted() {
     assert_eq!(
-        ok(&["rules", "legal", "unane", "--options", O54, "--position", ".w.../wbw../.ww../....b b 5"]),
+        ok(&[
+            "rules",
+            "legal",
+            "unane",
+            "--options",
+            O54,
+            "--position",
+            ".w.../wbw../.ww../....b b 5"
+        ]),
         "-e1\nb3xa3\nb3xb2\nb3xb4\nb3xc3\n"
     );
     assert_eq!(
-        ok(&["rules", "legal", "unane", "--options", O54, "--position", "..bb./bwb../.bb../.w... b 5"]),
+        ok(&[
+            "rules",
+            "legal",
+            "unane",
+            "--options",
+            O54,
+            "--position",
+            "..bb./bwb../.bb../.w... b 5"
+        ]),
         "-c2\n-c4\n-d4\na3xb3\nb2xb1\nb2xb3\nc3xb3\n"
     );
     let out = ok(&["rules", "legal", "unane", "--moves", "a7xa6"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 94);
-    assert_eq!(ok(&["rules", "perft", "unane", "1", "--moves", "a7xa6"]), "94\n");
+    assert_eq!(
+        ok(&["rules", "perft", "unane", "1", "--moves", "a7xa6"]),
+        "94\n"
+    );
     let mut sorted = lines.clone();
     sorted.sort();
     assert_eq!(lines, sorted);
@@ -124,7 +167,13 @@ fn legal_lists_the_conformance_examples_sorted() {
 #[test]
 fn play_prints_the_exact_object() {
     let out = ok(&[
-        "rules", "play", "unane", "--options", O54, "--position", "b..../..bw./..bww/.w..w b 8",
+        "rules",
+        "play",
+        "unane",
+        "--options",
+        O54,
+        "--position",
+        "b..../..bw./..bww/.w..w b 8",
         "--moves=A4-a4",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -138,7 +187,12 @@ fn play_prints_the_exact_object() {
         })
     );
     let out = ok(&[
-        "rules", "play", "unane", "--options", r#"{"width":4,"height":3}"#, "--moves",
+        "rules",
+        "play",
+        "unane",
+        "--options",
+        r#"{"width":4,"height":3}"#,
+        "--moves",
         " a3-B3  SWAP d3xc3 ",
     ]);
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -166,9 +220,18 @@ fn bad_moves_name_index_and_text() {
     let e = fails(&["rules", "legal", "unane", "--moves", "a7xa6 swap swap"]);
     assert!(e.contains("move 3 ('swap')"), "{e}");
     let e = fails(&["rules", "perft", "unane", "1", "--moves", "a7xa5"]);
-    assert!(e.contains("move 1 ('a7xa5')") && e.contains("not orthogonally adjacent"), "{e}");
+    assert!(
+        e.contains("move 1 ('a7xa5')") && e.contains("not orthogonally adjacent"),
+        "{e}"
+    );
     let e = fails(&[
-        "rules", "play", "unane", "--options", O54, "--position", "b..../..bw./..bww/.w..w b 8",
+        "rules",
+        "play",
+        "unane",
+        "--options",
+        O54,
+        "--position",
+        "b..../..bw./..bww/.w..w b 8",
         "--moves=-a4 b1xc1",
     ]);
     assert!(e.contains("move 2 ('b1xc1')") && e.contains("over"), "{e}");
@@ -176,16 +239,46 @@ fn bad_moves_name_index_and_text() {
 
 #[test]
 fn bad_options_and_positions_exit_2() {
-    let e = fails(&["rules", "start", "unane", "--options", r#"{"width":5,"height":5}"#]);
+    let e = fails(&[
+        "rules",
+        "start",
+        "unane",
+        "--options",
+        r#"{"width":5,"height":5}"#,
+    ]);
     assert!(e.contains("even"), "{e}");
     let e = fails(&["rules", "start", "unane", "--options", r#"{"width":20}"#]);
     assert!(e.contains("width") && e.contains("3..=16"), "{e}");
-    let e = fails(&["rules", "legal", "unane", "--options", r#"{"colour":"red"}"#]);
+    let e = fails(&[
+        "rules",
+        "legal",
+        "unane",
+        "--options",
+        r#"{"colour":"red"}"#,
+    ]);
     assert!(e.contains("colour"), "{e}");
     let e = fails(&["rules", "start", "unane", "--options", "{width:8"]);
     assert!(e.contains("JSON"), "{e}");
-    let e = fails(&["rules", "legal", "unane", "--options", O54, "--position", "bwbwb/wbwbw/bwbwb b 0"]);
-    assert!(e.contains("invalid position") && e.contains("4 ranks"), "{e}");
-    let e = fails(&["rules", "perft", "unane", "1", "--position", "bwbwb/wbwbw/bwbwb/wbwbw b 0"]);
+    let e = fails(&[
+        "rules",
+        "legal",
+        "unane",
+        "--options",
+        O54,
+        "--position",
+        "bwbwb/wbwbw/bwbwb b 0",
+    ]);
+    assert!(
+        e.contains("invalid position") && e.contains("4 ranks"),
+        "{e}"
+    );
+    let e = fails(&[
+        "rules",
+        "perft",
+        "unane",
+        "1",
+        "--position",
+        "bwbwb/wbwbw/bwbwb/wbwbw b 0",
+    ]);
     assert!(e.contains("invalid position"), "{e}");
 }
