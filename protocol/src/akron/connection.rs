@@ -1,0 +1,159 @@
+//! Connections: the column rule, the crossing rule and the connection graph's components.
+//!
+//! One pass computes everything the rules need from a board: which balls are cut, which
+//! same-level links hold, the components of the connection graph (used both for the group
+//! condition of moves and for the edge-to-edge connection test).
+
+use super::geometry::{Geometry, MAX_LINKS, MAX_POINTS, NONE};
+
+/// Empty point.
+pub const EMPTY: u8 = 0;
+
+/// The connection structure of one board.
+pub struct Analysis {
+    /// Column rule: the ball is cut (a ball of the other colour is the topmost one on its
+    /// plan point).
+    pub cut: [bool; MAX_POINTS],
+    /// The link joins an uncut same-colour pair that no higher pair of the other colour
+    /// crosses.
+    pub linked: [bool; MAX_LINKS],
+    /// Component of every uncut ball, `NONE` for empty points and cut balls.
+    pub comp: [u16; MAX_POINTS],
+    /// Balls grouped by component: component c is `order[start[c]..start[c + 1]]`.
+    pub order: [u16; MAX_POINTS],
+    /// Start of each component in `order` (one extra entry closes the last one).
+    pub start: [u16; MAX_POINTS + 1],
+    /// Number of components.
+    pub comps: usize,
+    /// Whether vert (index 0) and horz (index 1) are connected edge to edge.
+    pub connected: [bool; 2],
+}
+
+impl Analysis {
+    /// The balls of component `c`.
+    #[inline]
+    pub fn members(&self, c: u16) -> &[u16] {
+        &self.order[self.start[c as usize] as usize..self.start[c as usize + 1] as usize]
+    }
+
+    /// Analyses a board (`cells[p]` is `EMPTY`, 1 for vert or 2 for horz).
+    pub fn new(geo: &Geometry, cells: &[u8]) -> Analysis {
+        let mut a = Analysis {
+            cut: [false; MAX_POINTS],
+            linked: [false; MAX_LINKS],
+            comp: [NONE; MAX_POINTS],
+            order: [0; MAX_POINTS],
+            start: [0; MAX_POINTS + 1],
+            comps: 0,
+            connected: [false; 2],
+        };
+        a.compute(geo, cells);
+        a
+    }
+
+    /// Fills a fresh analysis.
+    fn compute(&mut self, geo: &Geometry, cells: &[u8]) {
+        let np = geo.points;
+        // Column rule. Higher levels have higher indices, so walking down fills the colour
+        // of the topmost ball above each point before the point itself is reached. An empty
+        // point has nothing above it (every raised ball is fully supported).
+        let mut top = [EMPTY; MAX_POINTS];
+        for p in (0..np).rev() {
+            let c = cells[p];
+            if c == EMPTY {
+                continue;
+            }
+            let u = geo.up2[p];
+            let t = if u != NONE && top[u as usize] != EMPTY {
+                top[u as usize]
+            } else {
+                c
+            };
+            top[p] = t;
+            self.cut[p] = t != c;
+        }
+        // Crossing rule: the highest pair at a midpoint decides its colour; links are numbered
+        // lowest level first, so walking down sees the upper link of a midpoint first.
+        let nl = geo.link_ends.len();
+        let mut link_top = [EMPTY; MAX_LINKS];
+        for e in (0..nl).rev() {
+            let (a, b) = geo.link_ends[e];
+            let (a, b) = (a as usize, b as usize);
+            let pair = if cells[a] != EMPTY && cells[a] == cells[b] && !self.cut[a] && !self.cut[b]
+            {
+                cells[a]
+            } else {
+                EMPTY
+            };
+            let u = geo.link_up[e];
+            let t = if u != NONE && link_top[u as usize] != EMPTY {
+                link_top[u as usize]
+            } else {
+                pair
+            };
+            link_top[e] = t;
+            self.linked[e] = pair != EMPTY && t == pair;
+        }
+        // Components of the connection graph (flood fill, writing members straight into
+        // `order`, which doubles as the work stack).
+        let n = geo.n;
+        let mut filled = 0usize;
+        let mut comps = 0usize;
+        for s in 0..np {
+            let colour = cells[s];
+            if colour == EMPTY || self.cut[s] || self.comp[s] != NONE {
+                continue;
+            }
+            let first = filled;
+            self.start[comps] = first as u16;
+            self.comp[s] = comps as u16;
+            self.order[filled] = s as u16;
+            filled += 1;
+            let mut read = first;
+            let (mut low_edge, mut high_edge) = (false, false);
+            while read < filled {
+                let p = self.order[read] as usize;
+                read += 1;
+                if p < n * n {
+                    // Level 0: vert joins rows 0 and n-1, horz columns 0 and n-1.
+                    let (i, j) = (p % n, p / n);
+                    let along = if colour == 1 { j } else { i };
+                    low_edge |= along == 0;
+                    high_edge |= along == n - 1;
+                }
+                for &e in &geo.point_links[p] {
+                    if e == NONE {
+                        break;
+                    }
+                    if !self.linked[e as usize] {
+                        continue;
+                    }
+                    let (a, b) = geo.link_ends[e as usize];
+                    let q = if a as usize == p { b } else { a } as usize;
+                    if self.comp[q] == NONE {
+                        self.comp[q] = comps as u16;
+                        self.order[filled] = q as u16;
+                        filled += 1;
+                    }
+                }
+                for &q in geo.below[p].iter().chain(&geo.above[p]) {
+                    if q == NONE {
+                        continue;
+                    }
+                    let q = q as usize;
+                    if cells[q] == colour && !self.cut[q] && self.comp[q] == NONE {
+                        self.comp[q] = comps as u16;
+                        self.order[filled] = q as u16;
+                        filled += 1;
+                    }
+                }
+            }
+            if low_edge && high_edge {
+                self.connected[colour as usize - 1] = true;
+            }
+            comps += 1;
+        }
+        self.start[comps] = filled as u16;
+        self.comps = comps;
+    }
+}

@@ -1,0 +1,109 @@
+//! The client view (`state` of the game document).
+
+use serde_json::{json, Value};
+
+use crate::game::{Game, Side};
+
+use super::connection::{Analysis, EMPTY};
+use super::Akron;
+
+fn side_name(cell: u8) -> Value {
+    match cell {
+        1 => json!("vert"),
+        2 => json!("horz"),
+        _ => Value::Null,
+    }
+}
+
+/// Builds the view documented on [`Akron::view`](crate::Game::view):
+///
+/// ```text
+/// {
+///   "size": 8,                          // level 0 is size x size holes
+///   "to_act": "vert" | "horz" | null,   // null once the game has ended
+///   "ply": 20,
+///   "piles": {"vert": 21, "horz": 26},
+///   "pieces": 32, "nodelay": false,
+///   "swap_available": false,            // horz may answer vert's first add with `swap`
+///   "connected": {"vert": false, "horz": false},
+///   "levels": [                         // one entry per level k = 0..size-1
+///     {"level": 0, "size": 8,           // (size-k) x (size-k) points
+///      "rows": [[null, "vert", …], …]}  // rows[j][i] = contents of point (k, i, j), row 0 = bottom
+///   ],
+///   "balls": [                          // every ball: level, then row, then column
+///     {"point": "E7'", "level": 1, "column": 4, "row": 5,
+///      "plan": [9, 11],                 // (2i+k, 2j+k): where to draw it, in half-hole units
+///      "side": "vert", "cut": false}    // cut = a ball of the other colour is on top of it
+///   ],
+///   "links": [                          // every pair of same-colour, same-level neighbours
+///     {"a": "B6", "b": "B7", "level": 0, "side": "vert",
+///      "cut": false}                    // cut by the column rule or by a crossing pair above
+///   ]
+/// }
+/// ```
+pub fn view(game: &Akron) -> Value {
+    let geo = game.geo;
+    let an = Analysis::new(geo, &game.cells);
+    let n = geo.n;
+    let levels: Vec<Value> = (0..n)
+        .map(|k| {
+            let m = n - k;
+            let rows: Vec<Value> = (0..m)
+                .map(|j| {
+                    Value::Array(
+                        (0..m)
+                            .map(|i| side_name(game.cells[geo.index(k, i, j)]))
+                            .collect(),
+                    )
+                })
+                .collect();
+            json!({"level": k, "size": m, "rows": rows})
+        })
+        .collect();
+    let balls: Vec<Value> = (0..geo.points)
+        .filter(|&p| game.cells[p] != EMPTY)
+        .map(|p| {
+            let (k, i, j) = geo.coord[p];
+            let (k, i, j) = (k as usize, i as usize, j as usize);
+            json!({
+                "point": geo.names[p],
+                "level": k,
+                "column": i,
+                "row": j,
+                "plan": [2 * i + k, 2 * j + k],
+                "side": side_name(game.cells[p]),
+                "cut": an.cut[p],
+            })
+        })
+        .collect();
+    let links: Vec<Value> = geo
+        .link_ends
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(a, b))| {
+            game.cells[a as usize] != EMPTY && game.cells[a as usize] == game.cells[b as usize]
+        })
+        .map(|(e, &(a, b))| {
+            json!({
+                "a": geo.names[a as usize],
+                "b": geo.names[b as usize],
+                "level": geo.level(a as usize),
+                "side": side_name(game.cells[a as usize]),
+                "cut": !an.linked[e],
+            })
+        })
+        .collect();
+    json!({
+        "size": n,
+        "to_act": game.to_act().map(|s| Akron::SIDE_NAMES[s.index()]),
+        "ply": game.ply,
+        "piles": {"vert": game.piles[0], "horz": game.piles[1]},
+        "pieces": game.pieces,
+        "nodelay": game.nodelay,
+        "swap_available": game.outcome.is_none() && game.ply == 1 && game.to_move == Side::Second,
+        "connected": {"vert": an.connected[0], "horz": an.connected[1]},
+        "levels": levels,
+        "balls": balls,
+        "links": links,
+    })
+}

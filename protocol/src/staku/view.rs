@@ -1,0 +1,75 @@
+//! The JSON view clients draw from (the `state` field of the game document).
+
+use serde_json::{json, Value};
+
+use super::board::{cell_name, coords, row_of, BLACK_PALACES, CELLS, ROWS, ROW_LEN, ROW_START, WHITE_PALACES};
+use super::stack::Token;
+use super::{Staku, COUNTER_START};
+use crate::game::Game;
+
+impl Staku {
+    pub(crate) fn build_view(&self) -> Value {
+        let palace = |c: u8| {
+            if WHITE_PALACES.contains(&c) {
+                Value::from("white")
+            } else if BLACK_PALACES.contains(&c) {
+                Value::from("black")
+            } else {
+                Value::Null
+            }
+        };
+        let mut counts = [0u32; 3];
+        let cells: Vec<Value> = (0..CELLS as u8)
+            .map(|c| {
+                let stack = self.board[c as usize];
+                let tokens: Vec<&str> = stack
+                    .tokens()
+                    .map(|t| {
+                        counts[t as usize] += 1;
+                        t.name()
+                    })
+                    .collect();
+                let (u, v) = coords(c);
+                let r = row_of(c);
+                json!({
+                    "name": cell_name(c),
+                    "row": ((b'a' + r as u8) as char).to_string(),
+                    "number": c - ROW_START[r] + 1,
+                    "u": u,
+                    "v": v,
+                    "x": 2 * u as i32 + v as i32,
+                    "y": v,
+                    "tokens": tokens,
+                    "top": stack.top().map(Token::name),
+                    "palace": palace(c),
+                })
+            })
+            .collect();
+        let layout: Vec<Vec<String>> = (0..ROWS)
+            .rev()
+            .map(|r| (0..ROW_LEN[r]).map(|i| cell_name(ROW_START[r] + i)).collect())
+            .collect();
+        json!({
+            "board": {
+                "shape": "hex",
+                "rows": ROWS,
+                "row_lengths": ROW_LEN,
+                "layout": layout,
+            },
+            "cells": cells,
+            "max_stack": self.max_stack,
+            "no_capture_counter": self.counter,
+            "no_capture_limit": COUNTER_START,
+            "palaces": {
+                "white": WHITE_PALACES.map(cell_name),
+                "black": BLACK_PALACES.map(cell_name),
+            },
+            "tokens_on_board": {
+                "white": counts[Token::White as usize],
+                "black": counts[Token::Black as usize],
+                "neutral": counts[Token::Neutral as usize],
+            },
+            "to_act": self.to_act().map(|s| Self::SIDE_NAMES[s.index()]),
+        })
+    }
+}

@@ -1,0 +1,276 @@
+//! A 256-bit board set: one bit per cell of the largest (16x16) Ūnane board.
+//!
+//! Cell index = `rank * 16 + file` whatever the board size, so the four orthogonal steps are
+//! fixed shifts (±1, ±16). A fixed stride keeps every operation branch-free; the cost is that
+//! a step east from file `p` would wrap into file `a` of the next rank, which the file masks
+//! below cut off. Bits outside the actual board are never set, because every set an engine
+//! builds is masked by the stones themselves.
+
+use std::ops::{BitAnd, BitOr, BitXor, Not};
+
+/// Row stride of the index space (the maximum width).
+pub(crate) const STRIDE: u8 = 16;
+
+/// Every file except `a` (file index 0), in one 128-bit half.
+const NOT_FILE_A: u128 = 0xFFFE_FFFE_FFFE_FFFE_FFFE_FFFE_FFFE_FFFE;
+/// Every file except `p` (file index 15), in one 128-bit half.
+const NOT_FILE_P: u128 = 0x7FFF_7FFF_7FFF_7FFF_7FFF_7FFF_7FFF_7FFF;
+
+/// A set of cells. `lo` holds ranks 1..=8, `hi` ranks 9..=16.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Bits {
+    lo: u128,
+    hi: u128,
+}
+
+impl Bits {
+    /// The empty set.
+    pub(crate) const EMPTY: Bits = Bits { lo: 0, hi: 0 };
+
+    /// The set holding only cell `index` (0..=255).
+    #[inline]
+    pub(crate) const fn cell(index: u8) -> Bits {
+        if index < 128 {
+            Bits {
+                lo: 1 << index,
+                hi: 0,
+            }
+        } else {
+            Bits {
+                lo: 0,
+                hi: 1 << (index - 128),
+            }
+        }
+    }
+
+    /// Whether cell `index` is in the set.
+    #[inline]
+    pub(crate) const fn has(self, index: u8) -> bool {
+        if index < 128 {
+            self.lo >> index & 1 == 1
+        } else {
+            self.hi >> (index - 128) & 1 == 1
+        }
+    }
+
+    /// Whether the set is empty.
+    #[inline]
+    pub(crate) const fn is_empty(self) -> bool {
+        self.lo == 0 && self.hi == 0
+    }
+
+    /// Number of cells in the set.
+    #[inline]
+    pub(crate) const fn count(self) -> u32 {
+        self.lo.count_ones() + self.hi.count_ones()
+    }
+
+    /// The lowest cell index of a non-empty set.
+    #[inline]
+    pub(crate) const fn lowest(self) -> u8 {
+        if self.lo != 0 {
+            self.lo.trailing_zeros() as u8
+        } else {
+            128 + self.hi.trailing_zeros() as u8
+        }
+    }
+
+    /// Every cell one rank up (towards higher ranks); the top rank falls off.
+    #[inline]
+    pub(crate) const fn north(self) -> Bits {
+        Bits {
+            lo: self.lo << 16,
+            hi: (self.hi << 16) | (self.lo >> 112),
+        }
+    }
+
+    /// Every cell one rank down; rank 1 falls off.
+    #[inline]
+    pub(crate) const fn south(self) -> Bits {
+        Bits {
+            lo: (self.lo >> 16) | (self.hi << 112),
+            hi: self.hi >> 16,
+        }
+    }
+
+    /// Every cell one file right; file `p` does not wrap into the next rank.
+    #[inline]
+    pub(crate) const fn east(self) -> Bits {
+        Bits {
+            lo: (self.lo << 1) & NOT_FILE_A,
+            hi: ((self.hi << 1) | (self.lo >> 127)) & NOT_FILE_A,
+        }
+    }
+
+    /// Every cell one file left; file `a` does not wrap into the previous rank.
+    #[inline]
+    pub(crate) const fn west(self) -> Bits {
+        Bits {
+            lo: ((self.lo >> 1) | (self.hi << 127)) & NOT_FILE_P,
+            hi: (self.hi >> 1) & NOT_FILE_P,
+        }
+    }
+
+    /// Every cell orthogonally adjacent to some cell of the set (the set itself excluded
+    /// only where no member is adjacent to it).
+    #[inline]
+    pub(crate) const fn neighbours(self) -> Bits {
+        let n = self.north();
+        let s = self.south();
+        let e = self.east();
+        let w = self.west();
+        Bits {
+            lo: n.lo | s.lo | e.lo | w.lo,
+            hi: n.hi | s.hi | e.hi | w.hi,
+        }
+    }
+
+    /// The orthogonally connected component of `self` that contains `seed` (a subset of
+    /// `self`), by flood fill.
+    #[inline]
+    pub(crate) fn flood(self, seed: Bits) -> Bits {
+        let mut fill = seed;
+        loop {
+            let next = (fill | fill.neighbours()) & self;
+            if next == fill {
+                return fill;
+            }
+            fill = next;
+        }
+    }
+
+    /// Whether the set is exactly one orthogonally connected group (false when empty).
+    #[inline]
+    pub(crate) fn is_one_group(self) -> bool {
+        !self.is_empty() && self.flood(Bits::cell(self.lowest())) == self
+    }
+
+    /// Number of orthogonally connected groups.
+    pub(crate) fn groups(self) -> u32 {
+        let mut rest = self;
+        let mut n = 0;
+        while !rest.is_empty() {
+            let group = rest.flood(Bits::cell(rest.lowest()));
+            rest = rest & !group;
+            n += 1;
+        }
+        n
+    }
+
+    /// The cells of the set, lowest index first.
+    #[inline]
+    pub(crate) fn iter(self) -> BitsIter {
+        BitsIter(self)
+    }
+}
+
+/// Iterator over the cell indices of a [`Bits`], lowest first.
+pub(crate) struct BitsIter(Bits);
+
+impl Iterator for BitsIter {
+    type Item = u8;
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        let b = &mut self.0;
+        if b.lo != 0 {
+            let i = b.lo.trailing_zeros() as u8;
+            b.lo &= b.lo - 1;
+            Some(i)
+        } else if b.hi != 0 {
+            let i = b.hi.trailing_zeros() as u8;
+            b.hi &= b.hi - 1;
+            Some(128 + i)
+        } else {
+            None
+        }
+    }
+}
+
+impl BitAnd for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitand(self, o: Bits) -> Bits {
+        Bits {
+            lo: self.lo & o.lo,
+            hi: self.hi & o.hi,
+        }
+    }
+}
+
+impl BitOr for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitor(self, o: Bits) -> Bits {
+        Bits {
+            lo: self.lo | o.lo,
+            hi: self.hi | o.hi,
+        }
+    }
+}
+
+impl BitXor for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitxor(self, o: Bits) -> Bits {
+        Bits {
+            lo: self.lo ^ o.lo,
+            hi: self.hi ^ o.hi,
+        }
+    }
+}
+
+impl Not for Bits {
+    type Output = Bits;
+    #[inline]
+    fn not(self) -> Bits {
+        Bits {
+            lo: !self.lo,
+            hi: !self.hi,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(width: u8, height: u8) -> Bits {
+        let mut b = Bits::EMPTY;
+        for r in 0..height {
+            for f in 0..width {
+                b = b | Bits::cell(r * STRIDE + f);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn steps_do_not_wrap_between_ranks() {
+        // p1 (index 15) east would be a2 (16) without the mask.
+        assert!(Bits::cell(15).east().is_empty());
+        // a2 (16) west would be p1 (15).
+        assert!(Bits::cell(16).west().is_empty());
+        // Across the 128-bit halves: rank 8 -> rank 9 and back.
+        assert_eq!(Bits::cell(7 * 16 + 3).north(), Bits::cell(8 * 16 + 3));
+        assert_eq!(Bits::cell(8 * 16 + 3).south(), Bits::cell(7 * 16 + 3));
+        assert_eq!(Bits::cell(127).west(), Bits::cell(126));
+        assert!(Bits::cell(127).east().is_empty());
+        assert_eq!(Bits::cell(128).east(), Bits::cell(129));
+        assert!(Bits::cell(128).west().is_empty());
+        assert!(Bits::cell(255).north().is_empty());
+        assert!(Bits::cell(3).south().is_empty());
+    }
+
+    #[test]
+    fn groups_and_iteration() {
+        let s = Bits::cell(0) | Bits::cell(1) | Bits::cell(17) | Bits::cell(200) | Bits::cell(3);
+        assert_eq!(s.groups(), 3);
+        assert!(!s.is_one_group());
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![0, 1, 3, 17, 200]);
+        assert_eq!(s.count(), 5);
+        assert!(board(16, 16).is_one_group());
+        assert_eq!(board(16, 16).count(), 256);
+        assert!(!Bits::EMPTY.is_one_group());
+    }
+}
