@@ -372,6 +372,20 @@ impl Tracked {
         self.diffs += 1;
     }
 
+    /// Applies the diffs of this game already queued in a client's pending queue.
+    pub fn absorb_pending(&mut self, client: &mut Client) {
+        let game_id = self.game_id.clone();
+        let mut rest = std::collections::VecDeque::new();
+        while let Some(m) = client.pending.pop_front() {
+            if m["t"] == "game.diff" && m["game_id"] == game_id.as_str() {
+                self.apply(&m);
+            } else {
+                rest.push_back(m);
+            }
+        }
+        client.pending = rest;
+    }
+
     /// Applies every queued diff of this game from a client's pending queue, and keeps
     /// reading until the tracked seq reaches `seq`.
     pub async fn catch_up(&mut self, client: &mut Client, seq: u64) {
@@ -494,9 +508,19 @@ impl Table {
             .as_str()
             .expect("notation")
             .to_string();
-        let ok = mover
-            .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":mover_doc.seq}))
-            .await;
+        let ok = loop {
+            mover_doc.absorb_pending(mover);
+            let ok = mover
+                .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":mover_doc.seq}))
+                .await;
+            if ok["code"] == "stale_seq" {
+                // A spectator-count or presence diff slipped in: catch up and retry.
+                let d = mover.next_diff(&game_id).await;
+                mover_doc.apply(&d);
+                continue;
+            }
+            break ok;
+        };
         assert_eq!(ok["t"], "ok", "move {mv} failed: {ok}");
         let seq = ok["seq"].as_u64().expect("seq");
         // The documented order: the diff is queued before the ok.
