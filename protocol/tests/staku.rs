@@ -157,7 +157,6 @@ fn neighbours_match_the_page() {
         ("e1", "e1-d1 e1-e2 e1-f1"),
     ] {
         let g = load(&[(c, "W"), ("d7", "B")], "w", 20);
-        let g = if c == "d7" { g } else { g };
         let got: Vec<String> = legal(&g);
         assert_eq!(got, words(expected), "neighbours of {c}");
     }
@@ -603,11 +602,16 @@ fn player_without_a_legal_turn_loses() {
             reason: Reason::NoMoves
         })
     );
-    // with max_stack 3 a lone W walled by N-N-N and W-W-W stacks is stuck too
-    let mut cells = vec![("a1", "W"), ("a2", "WWW"), ("b1", "NNN"), ("b2", "NNN"), ("e4", "B")];
-    cells.truncate(5);
-    let g = load(&cells, "b", 9);
-    assert_eq!(g.outcome(), None, "white still has the W-W-W");
+    // N-N walls block only under max_stack 2 (B onto N-N makes 3 tokens)
+    let walled = [("g1", "B"), ("g2", "NN"), ("f1", "NN"), ("f2", "NN"), ("a3", "W")];
+    let mut g = load_with(2, &walled, "w", 9);
+    play(&mut g, "a3-a4");
+    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((Some(Side::First), Reason::NoMoves)));
+    let mut g = load_with(3, &walled, "w", 9);
+    play(&mut g, "a3-a4");
+    assert_eq!(g.outcome(), None);
+    let firsts: Vec<String> = legal(&g).into_iter().filter(|m| m.len() == 5).collect();
+    assert_eq!(firsts, words("g1-f1 g1-f2 g1-g2"));
 }
 
 #[test]
