@@ -163,6 +163,31 @@ impl Game for Staku {
         self.build_view()
     }
 
+    /// Same counts as the generic perft; the last level is counted without materialising
+    /// the ~400 turns of each position.
+    fn perft(&self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => {
+                let mut n = 0;
+                self.for_each_turn(|_| n += 1);
+                n
+            }
+            _ => {
+                let mut actions = Vec::with_capacity(512);
+                self.legal_actions(&mut actions);
+                actions
+                    .iter()
+                    .map(|&a| {
+                        let mut next = *self;
+                        next.play_turn(a);
+                        next.perft(depth - 1)
+                    })
+                    .sum()
+            }
+        }
+    }
+
     fn check(&self, action: Action) -> Result<(), RulesError> {
         if self.outcome.is_some() {
             return Err(RulesError::GameOver);
