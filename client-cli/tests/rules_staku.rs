@@ -59,12 +59,26 @@ fn start_prints_the_start_position() {
 fn perft_reference_counts() {
     assert_eq!(ok(&["rules", "perft", "staku", "1"]), "382\n");
     assert_eq!(
-        ok(&["rules", "perft", "staku", "1", "--options", r#"{"max_stack":2}"#]),
+        ok(&[
+            "rules",
+            "perft",
+            "staku",
+            "1",
+            "--options",
+            r#"{"max_stack":2}"#
+        ]),
         "200\n"
     );
     assert_eq!(ok(&["rules", "perft", "staku", "2"]), "145780\n");
     assert_eq!(
-        ok(&["rules", "perft", "staku", "2", "--options", r#"{"max_stack":2}"#]),
+        ok(&[
+            "rules",
+            "perft",
+            "staku",
+            "2",
+            "--options",
+            r#"{"max_stack":2}"#
+        ]),
         "39890\n"
     );
 }
@@ -95,7 +109,15 @@ fn legal_is_sorted_and_complete() {
     );
     // after the moves, black's five
     assert_eq!(
-        ok(&["rules", "legal", "staku", "--position", &p, "--moves", "a1-b1"]),
+        ok(&[
+            "rules",
+            "legal",
+            "staku",
+            "--position",
+            &p,
+            "--moves",
+            "a1-b1"
+        ]),
         "d7-c7\nd7-c8\nd7-d6\nd7-e7\nd7-e8\n"
     );
 }
@@ -122,9 +144,16 @@ fn play_to_a_palace_win_on_the_last_counted_turn() {
         "/W,.,.,.,.,.,./.,.,.,.,.,.,.,./.,.,.,.,.,.,B",
     );
     let p = p.replace(" w 20", " w 1");
-    let v: Value =
-        serde_json::from_str(&ok(&["rules", "play", "staku", "--position", &p, "--moves", "f1-g1"]))
-            .unwrap();
+    let v: Value = serde_json::from_str(&ok(&[
+        "rules",
+        "play",
+        "staku",
+        "--position",
+        &p,
+        "--moves",
+        "f1-g1",
+    ]))
+    .unwrap();
     assert_eq!(
         v,
         json!({
@@ -134,7 +163,15 @@ fn play_to_a_palace_win_on_the_last_counted_turn() {
             "moves": ["f1-g1"],
         })
     );
-    let err = fails(&["rules", "play", "staku", "--position", &p, "--moves", "f1-g1 d7-d6"]);
+    let err = fails(&[
+        "rules",
+        "play",
+        "staku",
+        "--position",
+        &p,
+        "--moves",
+        "f1-g1 d7-d6",
+    ]);
     assert_eq!(err, "error: move 2 ('d7-d6'): the game is already over\n");
 }
 
@@ -157,13 +194,23 @@ fn bad_moves_name_the_index_and_text() {
 #[test]
 fn bad_options_and_positions_exit_2() {
     assert_eq!(
-        fails(&["rules", "perft", "staku", "1", "--options", r#"{"max_stack":4}"#]),
+        fails(&[
+            "rules",
+            "perft",
+            "staku",
+            "1",
+            "--options",
+            r#"{"max_stack":4}"#
+        ]),
         "error: invalid options: staku: max_stack must be 2 or 3, got 4\n"
     );
     let err = fails(&["rules", "start", "staku", "--options", r#"{"maxstack":2}"#]);
     assert!(err.contains("unknown field `maxstack`"), "{err}");
     let err = fails(&["rules", "start", "staku", "--options", "{"]);
-    assert!(err.starts_with("error: invalid options: --options is not valid JSON"), "{err}");
+    assert!(
+        err.starts_with("error: invalid options: --options is not valid JSON"),
+        "{err}"
+    );
     assert_eq!(
         fails(&["rules", "legal", "staku", "--position", "x w 20"]),
         "error: invalid position: expected 7 rows g..a separated by '/', got 1\n"
@@ -175,7 +222,15 @@ fn bad_options_and_positions_exit_2() {
     );
     let p = a1_d7().replace("W,.", "NWW,.");
     assert_eq!(
-        fails(&["rules", "legal", "staku", "--options", r#"{"max_stack":2}"#, "--position", &p]),
+        fails(&[
+            "rules",
+            "legal",
+            "staku",
+            "--options",
+            r#"{"max_stack":2}"#,
+            "--position",
+            &p
+        ]),
         "error: invalid position: cell a1: stack of 3 tokens exceeds max_stack 2\n"
     );
 }

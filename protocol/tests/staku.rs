@@ -119,7 +119,9 @@ fn start_has_60_one_move_turns_22_from_row_a() {
     assert_eq!(single.iter().filter(|m| m.starts_with('b')).count(), 38);
     // Every row-a move stacks onto a friendly token, so each offers a second move.
     for m in row_a {
-        assert!(moves.iter().any(|t| t.len() > 5 && t.starts_with(m.as_str())));
+        assert!(moves
+            .iter()
+            .any(|t| t.len() > 5 && t.starts_with(m.as_str())));
     }
 }
 
@@ -208,7 +210,10 @@ fn capture_of_single_two_and_three_stacks_removes_every_token() {
         assert_eq!(cell(&g, "d5"), "W", "capturing {target}");
         assert_eq!(cell(&g, "d4"), ".");
         assert_eq!(g.counter(), 20, "a capture resets the counter");
-        assert_eq!(g.view()["tokens_on_board"], json!({"white": 1, "black": 1, "neutral": 0}));
+        assert_eq!(
+            g.view()["tokens_on_board"],
+            json!({"white": 1, "black": 1, "neutral": 0})
+        );
     }
     // a unit of 3 captures a single token, a single token captures a 3-stack
     let mut g = load(&[("d4", "NWW"), ("d6", "B"), ("g3", "B")], "w", 20);
@@ -258,7 +263,10 @@ fn stacking_onto_neutrals() {
     // neutrals never captured: W-W onto N-N would be 4 tokens, so N-N blocks
     let g = load(&[("d4", "WW"), ("d5", "NN"), ("g3", "B")], "w", 20);
     assert!(legal_from(&g, "d4+d5").is_empty());
-    assert!(legal_from(&g, "d4+d6").is_empty(), "and cannot be passed over");
+    assert!(
+        legal_from(&g, "d4+d6").is_empty(),
+        "and cannot be passed over"
+    );
     assert_eq!(illegal_reason(&g, "d4+d6"), "path blocked at d5");
 }
 
@@ -279,7 +287,10 @@ fn unit_n_w_lands_on_lone_n_but_not_on_lone_w() {
     );
     let mut g2 = g;
     play(&mut g2, "d4+d5");
-    assert_eq!((cell(&g2, "d4"), cell(&g2, "d5")), ("N".into(), "NNW".into()));
+    assert_eq!(
+        (cell(&g2, "d4"), cell(&g2, "d5")),
+        ("N".into(), "NNW".into())
+    );
     // N-W onto N-N would be 4 tokens; N-W onto N with max_stack 2 would be 3
     let g = load(&[("d4", "NW"), ("d5", "NN"), ("g3", "B")], "w", 20);
     assert!(legal_from(&g, "d4+d5").is_empty());
@@ -290,7 +301,13 @@ fn unit_n_w_lands_on_lone_n_but_not_on_lone_w() {
 #[test]
 fn a_unit_of_3_never_stacks() {
     let g = load(
-        &[("d4", "WWW"), ("d5", "N"), ("d3", "W"), ("e4", "NN"), ("g3", "B")],
+        &[
+            ("d4", "WWW"),
+            ("d5", "N"),
+            ("d3", "W"),
+            ("e4", "NN"),
+            ("g3", "B"),
+        ],
         "w",
         20,
     );
@@ -308,9 +325,15 @@ fn a_unit_of_3_never_stacks() {
 #[test]
 fn max_stack_2_limits() {
     let g = load_with(2, &[("a1", "W"), ("a2", "N"), ("g3", "B")], "w", 20);
-    let expected = "a1-a2 a1-a2+a1 a1-a2+a3 a1-a2+a4 a1-a2+b2 a1-a2+b3 a1-a2+c2 a1-a2+c4 a1-b1 a1-b2";
+    let expected =
+        "a1-a2 a1-a2+a1 a1-a2+a3 a1-a2+a4 a1-a2+b2 a1-a2+b3 a1-a2+c2 a1-a2+c4 a1-b1 a1-b2";
     assert_eq!(legal(&g), words(expected));
-    let g = load_with(2, &[("d4", "W"), ("d5", "NW"), ("d3", "WW"), ("g3", "B")], "w", 20);
+    let g = load_with(
+        2,
+        &[("d4", "W"), ("d5", "NW"), ("d3", "WW"), ("g3", "B")],
+        "w",
+        20,
+    );
     assert!(legal_from(&g, "d4-d5").is_empty());
     assert!(legal_from(&g, "d4-d3").is_empty());
     assert_eq!(
@@ -322,7 +345,11 @@ fn max_stack_2_limits() {
 #[test]
 fn ranges_and_blocked_paths() {
     // W-W at d4: 1 or 2 cells; d6 behind an occupied d5 is out of reach
-    let g = load(&[("d4", "WW"), ("d5", "B"), ("c4", "N"), ("g3", "B")], "w", 20);
+    let g = load(
+        &[("d4", "WW"), ("d5", "B"), ("c4", "N"), ("g3", "B")],
+        "w",
+        20,
+    );
     let ones: Vec<String> = legal_from(&g, "d4-")
         .into_iter()
         .filter(|m| m.len() == 5)
@@ -351,7 +378,10 @@ fn ranges_and_blocked_paths() {
         illegal_reason(&g, "d4-e6"),
         "e6 is not in a straight line from d4"
     );
-    assert_eq!(illegal_reason(&g, "d4*d3"), "d4 holds 2 tokens: cannot lift 3");
+    assert_eq!(
+        illegal_reason(&g, "d4*d3"),
+        "d4 holds 2 tokens: cannot lift 3"
+    );
     // W-W-W at a1 reaches up to 3 cells along each empty line: E to a4, NE to d3 (via b2,
     // c3), NW only to c1 (the line leaves the board after it)
     let g = load(&[("a1", "WWW"), ("g3", "B")], "w", 20);
@@ -359,12 +389,19 @@ fn ranges_and_blocked_paths() {
         .into_iter()
         .filter(|m| m.len() == 5)
         .collect();
-    assert_eq!(singles, words("a1*a2 a1*a3 a1*a4 a1*b1 a1*b2 a1*c1 a1*c3 a1*d3"));
+    assert_eq!(
+        singles,
+        words("a1*a2 a1*a3 a1*a4 a1*b1 a1*b2 a1*c1 a1*c3 a1*d3")
+    );
 }
 
 #[test]
 fn moving_needs_a_unit_topped_by_your_colour() {
-    let g = load(&[("d4", "W"), ("d5", "NB"), ("c4", "N"), ("g3", "B")], "w", 20);
+    let g = load(
+        &[("d4", "W"), ("d5", "NB"), ("c4", "N"), ("g3", "B")],
+        "w",
+        20,
+    );
     assert_eq!(illegal_reason(&g, "d6-d7"), "no token on d6");
     assert_eq!(
         illegal_reason(&g, "d5-d6"),
@@ -394,7 +431,13 @@ fn tokens_left_behind_stay() {
 fn after_stacking_the_whole_stack_moves() {
     // N-W at a1: its W stacks, or the N-W unit stacks, or captures.
     let g = load(
-        &[("a1", "NW"), ("a2", "N"), ("b1", "B"), ("b2", "NN"), ("g3", "B")],
+        &[
+            ("a1", "NW"),
+            ("a2", "N"),
+            ("b1", "B"),
+            ("b2", "NN"),
+            ("g3", "B"),
+        ],
         "w",
         20,
     );
@@ -411,7 +454,13 @@ fn after_stacking_the_whole_stack_moves() {
 fn second_move_kinds_exact_set() {
     // N-W-W at a1 (units of 1, 2, 3), W at b1, N-N at b2, black at a2.
     let g = load(
-        &[("a1", "NWW"), ("b1", "W"), ("b2", "NN"), ("a2", "B"), ("g3", "B")],
+        &[
+            ("a1", "NWW"),
+            ("b1", "W"),
+            ("b2", "NN"),
+            ("a2", "B"),
+            ("g3", "B"),
+        ],
         "w",
         20,
     );
@@ -455,11 +504,17 @@ fn page_notation_examples_play_out() {
     // b1-c1+d1: b1 stacks on the neutral at c1, then the 2-stack moves to d1.
     let mut g = Staku::start(&opts(3));
     play(&mut g, "b1-c1+d1");
-    assert_eq!((cell(&g, "b1"), cell(&g, "c1"), cell(&g, "d1")), (".".into(), ".".into(), "NW".into()));
+    assert_eq!(
+        (cell(&g, "b1"), cell(&g, "c1"), cell(&g, "d1")),
+        (".".into(), ".".into(), "NW".into())
+    );
     // c1+d1-e1: a 2-stack moves, then its top token moves on (onto the neutral at e1).
     let mut g = load(&[("c1", "NW"), ("e1", "N"), ("g3", "B")], "w", 20);
     play(&mut g, "c1+d1-e1");
-    assert_eq!((cell(&g, "c1"), cell(&g, "d1"), cell(&g, "e1")), (".".into(), "N".into(), "NW".into()));
+    assert_eq!(
+        (cell(&g, "c1"), cell(&g, "d1"), cell(&g, "e1")),
+        (".".into(), "N".into(), "NW".into())
+    );
 }
 
 #[test]
@@ -500,7 +555,11 @@ fn counter_runs_down_to_a_draw_on_capture_free_turns() {
 
 #[test]
 fn a_capture_in_the_second_move_resets_the_counter() {
-    let mut g = load(&[("d4", "W"), ("d5", "N"), ("d7", "B"), ("g3", "B")], "w", 3);
+    let mut g = load(
+        &[("d4", "W"), ("d5", "N"), ("d7", "B"), ("g3", "B")],
+        "w",
+        3,
+    );
     play(&mut g, "d4-d5+d7");
     assert_eq!(g.counter(), 20);
     assert_eq!(cell(&g, "d7"), "NW");
@@ -552,10 +611,17 @@ fn palace_wins_for_both_sides() {
         })
     );
     // white tops g6 by stacking onto a neutral there, in the second move
-    let mut g = load(&[("f5", "W"), ("f6", "N"), ("g6", "N"), ("a3", "B")], "w", 12);
+    let mut g = load(
+        &[("f5", "W"), ("f6", "N"), ("g6", "N"), ("a3", "B")],
+        "w",
+        12,
+    );
     play(&mut g, "f5-f6+g6");
     assert_eq!(cell(&g, "g6"), "NNW");
-    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((Some(Side::First), Reason::Palace)));
+    assert_eq!(
+        g.outcome().map(|o| (o.winner, o.reason)),
+        Some((Some(Side::First), Reason::Palace))
+    );
     // stacking onto a palace in the first move and moving the whole stack on does not win
     let mut g = load(&[("f1", "W"), ("g1", "N"), ("g3", "B")], "w", 12);
     play(&mut g, "f1-g1+g2");
@@ -603,10 +669,19 @@ fn player_without_a_legal_turn_loses() {
         })
     );
     // N-N walls block only under max_stack 2 (B onto N-N makes 3 tokens)
-    let walled = [("g1", "B"), ("g2", "NN"), ("f1", "NN"), ("f2", "NN"), ("a3", "W")];
+    let walled = [
+        ("g1", "B"),
+        ("g2", "NN"),
+        ("f1", "NN"),
+        ("f2", "NN"),
+        ("a3", "W"),
+    ];
     let mut g = load_with(2, &walled, "w", 9);
     play(&mut g, "a3-a4");
-    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((Some(Side::First), Reason::NoMoves)));
+    assert_eq!(
+        g.outcome().map(|o| (o.winner, o.reason)),
+        Some((Some(Side::First), Reason::NoMoves))
+    );
     let mut g = load_with(3, &walled, "w", 9);
     play(&mut g, "a3-a4");
     assert_eq!(g.outcome(), None);
@@ -625,14 +700,23 @@ fn palace_win_takes_precedence_over_no_moves() {
 fn loaded_positions_carry_their_result() {
     // counter 0: drawn
     let g = load(&[("d4", "W"), ("d6", "B")], "b", 0);
-    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((None, Reason::NoCaptureLimit)));
+    assert_eq!(
+        g.outcome().map(|o| (o.winner, o.reason)),
+        Some((None, Reason::NoCaptureLimit))
+    );
     assert_eq!(g.to_act(), None);
     // the side that just moved (not to act) tops a palace: it has won
     let g = load(&[("a1", "B"), ("d4", "W")], "w", 5);
-    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((Some(Side::Second), Reason::Palace)));
+    assert_eq!(
+        g.outcome().map(|o| (o.winner, o.reason)),
+        Some((Some(Side::Second), Reason::Palace))
+    );
     // the side to act has no token: it has lost
     let g = load(&[("d4", "W")], "b", 5);
-    assert_eq!(g.outcome().map(|o| (o.winner, o.reason)), Some((Some(Side::First), Reason::NoMoves)));
+    assert_eq!(
+        g.outcome().map(|o| (o.winner, o.reason)),
+        Some((Some(Side::First), Reason::NoMoves))
+    );
     // a game on
     let g = load(&[("d4", "W"), ("d6", "B")], "b", 1);
     assert_eq!(g.outcome(), None);
@@ -645,17 +729,38 @@ fn loaded_positions_carry_their_result() {
 fn options_validation() {
     let k = kind("staku").unwrap();
     assert_eq!(k.side_names, ["white", "black"]);
-    assert_eq!(k.validate_options(&json!(null)).unwrap(), json!({"max_stack": 3}));
-    assert_eq!(k.validate_options(&json!({})).unwrap(), json!({"max_stack": 3}));
-    assert_eq!(k.validate_options(&json!({"max_stack": 2})).unwrap(), json!({"max_stack": 2}));
+    assert_eq!(
+        k.validate_options(&json!(null)).unwrap(),
+        json!({"max_stack": 3})
+    );
+    assert_eq!(
+        k.validate_options(&json!({})).unwrap(),
+        json!({"max_stack": 3})
+    );
+    assert_eq!(
+        k.validate_options(&json!({"max_stack": 2})).unwrap(),
+        json!({"max_stack": 2})
+    );
     for (bad, needle) in [
         (json!({"max_stack": 4}), "max_stack must be 2 or 3, got 4"),
         (json!({"max_stack": 1}), "max_stack must be 2 or 3, got 1"),
         (json!({"max_stack": -3}), "max_stack must be 2 or 3, got -3"),
-        (json!({"max_stack": 1000}), "max_stack must be 2 or 3, got 1000"),
-        (json!({"max_stack": "3"}), "expected max_stack as an integer, 2 or 3"),
-        (json!({"max_stack": 2.5}), "expected max_stack as an integer, 2 or 3"),
-        (json!({"max_stack": null}), "expected max_stack as an integer, 2 or 3"),
+        (
+            json!({"max_stack": 1000}),
+            "max_stack must be 2 or 3, got 1000",
+        ),
+        (
+            json!({"max_stack": "3"}),
+            "expected max_stack as an integer, 2 or 3",
+        ),
+        (
+            json!({"max_stack": 2.5}),
+            "expected max_stack as an integer, 2 or 3",
+        ),
+        (
+            json!({"max_stack": null}),
+            "expected max_stack as an integer, 2 or 3",
+        ),
         (json!({"stack": 2}), "unknown field `stack`"),
         (json!([2]), "options must be a JSON object"),
     ] {
@@ -666,7 +771,9 @@ fn options_validation() {
     }
     assert_eq!(
         Staku::validate_options(Options { max_stack: 5 }),
-        Err(RulesError::InvalidOptions("max_stack must be 2 or 3, got 5".into()))
+        Err(RulesError::InvalidOptions(
+            "max_stack must be 2 or 3, got 5".into()
+        ))
     );
     let g = k.start(&json!({"max_stack": 2})).unwrap();
     assert_eq!(g.options_json(), json!({"max_stack": 2}));
@@ -678,7 +785,13 @@ fn options_validation() {
 #[test]
 fn position_round_trips() {
     let p = pos(
-        &[("a1", "NWW"), ("b3", "NB"), ("c4", "NNN"), ("g6", "BBB"), ("e8", "W")],
+        &[
+            ("a1", "NWW"),
+            ("b3", "NB"),
+            ("c4", "NNN"),
+            ("g6", "BBB"),
+            ("e8", "W"),
+        ],
         "b",
         13,
     );
@@ -700,22 +813,49 @@ fn bad_positions_are_rejected_with_reasons() {
         (format!("{rows} w"), "expected 3 fields"),
         (format!("{rows}  w 20"), "expected 3 fields"),
         (format!("{rows} w 20 x"), "expected 3 fields"),
-        (format!("{rows} x 20"), "side to act must be 'w' or 'b', got 'x'"),
-        (format!("{rows} W 20"), "side to act must be 'w' or 'b', got 'W'"),
+        (
+            format!("{rows} x 20"),
+            "side to act must be 'w' or 'b', got 'x'",
+        ),
+        (
+            format!("{rows} W 20"),
+            "side to act must be 'w' or 'b', got 'W'",
+        ),
         (format!("{rows} w 21"), "got '21'"),
         (format!("{rows} w -1"), "got '-1'"),
         (format!("{rows} w 05"), "got '05'"),
-        (format!("{rows} w x"), "no-capture counter must be an integer 0..20"),
-        (format!("{rows} w 99999999999999999999"), "got '99999999999999999999'"),
+        (
+            format!("{rows} w x"),
+            "no-capture counter must be an integer 0..20",
+        ),
+        (
+            format!("{rows} w 99999999999999999999"),
+            "got '99999999999999999999'",
+        ),
         (rows.replacen('/', "", 1) + " w 20", "expected 7 rows"),
         (format!("{rows}/. w 20"), "expected 7 rows"),
-        (pos(&[], "w", 20).replacen(".,", "", 1), "row g must have 6 cells"),
+        (
+            pos(&[], "w", 20).replacen(".,", "", 1),
+            "row g must have 6 cells",
+        ),
         (pos(&[("d4", "X")], "w", 20), "cell d4: unexpected 'X'"),
         (pos(&[("d4", "w")], "w", 20), "cell d4: unexpected 'w'"),
-        (pos(&[("a1", "WN")], "w", 20), "cell a1: 'WN' is not a legal stack"),
-        (pos(&[("a1", "WB")], "w", 20), "cell a1: 'WB' is not a legal stack"),
-        (pos(&[("a1", "NBN")], "w", 20), "cell a1: 'NBN' is not a legal stack"),
-        (pos(&[("a1", "WWWW")], "w", 20), "cell a1: stack of 4 tokens exceeds max_stack 3"),
+        (
+            pos(&[("a1", "WN")], "w", 20),
+            "cell a1: 'WN' is not a legal stack",
+        ),
+        (
+            pos(&[("a1", "WB")], "w", 20),
+            "cell a1: 'WB' is not a legal stack",
+        ),
+        (
+            pos(&[("a1", "NBN")], "w", 20),
+            "cell a1: 'NBN' is not a legal stack",
+        ),
+        (
+            pos(&[("a1", "WWWW")], "w", 20),
+            "cell a1: stack of 4 tokens exceeds max_stack 3",
+        ),
         (pos(&[("c2", "")], "w", 20), "cell c2 is empty text"),
         (pos(&[("c2", "..")], "w", 20), "cell c2: unexpected '.'"),
     ];
@@ -760,9 +900,29 @@ fn notation_input_forms() {
 fn malformed_notation_is_rejected() {
     let g = Staku::start(&opts(3));
     for bad in [
-        "", "  ", "b1", "b1-", "-c1", "b1-c9", "h1-a1", "a0-a1", "a01-a2", "b10-c1", "b1--c1",
-        "b1-c1+", "b1-c1+d1-e1", "b1-c1!!", "b1!-c1", "b1 - c1", "b1=c1", "b1c1", "é1-a1",
-        "b1-c1 +d1", "!", "b1-c1+d1!!", "1b-c1",
+        "",
+        "  ",
+        "b1",
+        "b1-",
+        "-c1",
+        "b1-c9",
+        "h1-a1",
+        "a0-a1",
+        "a01-a2",
+        "b10-c1",
+        "b1--c1",
+        "b1-c1+",
+        "b1-c1+d1-e1",
+        "b1-c1!!",
+        "b1!-c1",
+        "b1 - c1",
+        "b1=c1",
+        "b1c1",
+        "é1-a1",
+        "b1-c1 +d1",
+        "!",
+        "b1-c1+d1!!",
+        "1b-c1",
     ] {
         match g.parse_action(bad) {
             Err(RulesError::BadNotation { text, .. }) => assert_eq!(text, bad),
@@ -770,7 +930,10 @@ fn malformed_notation_is_rejected() {
         }
     }
     match g.parse_action("b1-c9") {
-        Err(e) => assert_eq!(e.to_string(), "unparsable move 'b1-c9': no cell 'c9' on the board"),
+        Err(e) => assert_eq!(
+            e.to_string(),
+            "unparsable move 'b1-c9': no cell 'c9' on the board"
+        ),
         Ok(a) => panic!("{a:?}"),
     }
 }
@@ -781,12 +944,18 @@ fn well_formed_but_illegal_turns_parse_then_fail_check() {
     let a = g.parse_action("d4*g4").unwrap();
     assert_eq!(
         g.check(a),
-        Err(RulesError::illegal("d4*g4", "d4 holds only neutral tokens; you move units topped by white"))
+        Err(RulesError::illegal(
+            "d4*g4",
+            "d4 holds only neutral tokens; you move units topped by white"
+        ))
     );
     let a = g.parse_action("f1-e1").unwrap();
     assert_eq!(
         g.check(a),
-        Err(RulesError::illegal("f1-e1", "the top token on f1 is black, not yours (white)"))
+        Err(RulesError::illegal(
+            "f1-e1",
+            "the top token on f1 is black, not yours (white)"
+        ))
     );
 }
 
@@ -832,12 +1001,27 @@ fn check_matches_generation_on_hand_built_positions() {
     assert_check_matches_generation(&Staku::start(&opts(3)));
     assert_check_matches_generation(&Staku::start(&opts(2)));
     assert_check_matches_generation(&load(
-        &[("a1", "NWW"), ("b1", "W"), ("b2", "NN"), ("a2", "B"), ("g3", "B"), ("d4", "NNW"), ("d5", "NB")],
+        &[
+            ("a1", "NWW"),
+            ("b1", "W"),
+            ("b2", "NN"),
+            ("a2", "B"),
+            ("g3", "B"),
+            ("d4", "NNW"),
+            ("d5", "NB"),
+        ],
         "w",
         20,
     ));
     assert_check_matches_generation(&load(
-        &[("f1", "NBB"), ("f2", "B"), ("e2", "NN"), ("e3", "W"), ("a3", "W"), ("g6", "NB")],
+        &[
+            ("f1", "NBB"),
+            ("f2", "B"),
+            ("e2", "NN"),
+            ("e3", "W"),
+            ("a3", "W"),
+            ("g6", "NB"),
+        ],
         "b",
         20,
     ));
@@ -888,7 +1072,13 @@ fn view_shape() {
     assert_eq!(v["no_capture_counter"], json!(17));
     assert_eq!(v["no_capture_limit"], json!(20));
     assert_eq!(v["max_stack"], json!(3));
-    assert_eq!(v["palaces"], json!({"white": ["a1", "a6"], "black": ["g1", "g6"]}));
-    assert_eq!(v["tokens_on_board"], json!({"white": 1, "black": 1, "neutral": 4}));
+    assert_eq!(
+        v["palaces"],
+        json!({"white": ["a1", "a6"], "black": ["g1", "g6"]})
+    );
+    assert_eq!(
+        v["tokens_on_board"],
+        json!({"white": 1, "black": 1, "neutral": 4})
+    );
     assert_eq!(v["to_act"], json!("white"));
 }

@@ -26,7 +26,12 @@ fn check_position(g: &Staku, options: &Options) {
     let actions = legal(g);
     // outcome, to_act and the action list agree
     assert_eq!(g.outcome().is_none(), g.to_act().is_some());
-    assert_eq!(g.outcome().is_none(), !actions.is_empty(), "{}", g.position());
+    assert_eq!(
+        g.outcome().is_none(),
+        !actions.is_empty(),
+        "{}",
+        g.position()
+    );
     // position round trip, state included
     let again = Staku::from_position(options, &g.position()).unwrap();
     assert_eq!(&again, g);
@@ -42,7 +47,12 @@ fn check_position(g: &Staku, options: &Options) {
 }
 
 /// Plays random turns until the game ends; returns the number of turns and the outcome.
-fn playout(mut g: Staku, options: &Options, rng: &mut StdRng, full_checks: bool) -> (usize, Outcome) {
+fn playout(
+    mut g: Staku,
+    options: &Options,
+    rng: &mut StdRng,
+    full_checks: bool,
+) -> (usize, Outcome) {
     let mut turns = 0;
     loop {
         if full_checks {
@@ -50,7 +60,9 @@ fn playout(mut g: Staku, options: &Options, rng: &mut StdRng, full_checks: bool)
         }
         let actions = legal(&g);
         if actions.is_empty() {
-            let o = g.outcome().expect("no legal action means the game has ended");
+            let o = g
+                .outcome()
+                .expect("no legal action means the game has ended");
             match o.reason {
                 Reason::Palace | Reason::NoMoves => assert!(o.winner.is_some()),
                 Reason::NoCaptureLimit => {
@@ -202,7 +214,9 @@ proptest! {
 fn many_seeded_games_end() {
     let mut reasons = HashSet::new();
     for seed in 0..300u64 {
-        let options = Options { max_stack: if seed % 2 == 0 { 3 } else { 2 } };
+        let options = Options {
+            max_stack: if seed % 2 == 0 { 3 } else { 2 },
+        };
         let mut rng = StdRng::seed_from_u64(seed);
         let (_, outcome) = playout(Staku::start(&options), &options, &mut rng, false);
         reasons.insert(outcome.reason.as_str());

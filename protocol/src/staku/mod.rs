@@ -47,7 +47,10 @@ const START_NEUTRALS: [u8; 9] = [13, 15, 18, 20, 24, 28, 30, 33, 35];
 impl Staku {
     /// The tokens on a cell (0 = a1 … 48 = g6; see [`board`]).
     pub fn cell(&self, cell: u8) -> Stack {
-        self.board.get(cell as usize).copied().unwrap_or(Stack::EMPTY)
+        self.board
+            .get(cell as usize)
+            .copied()
+            .unwrap_or(Stack::EMPTY)
     }
 
     /// The no-capture counter (20 down to 0).
