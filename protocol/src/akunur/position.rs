@@ -66,14 +66,19 @@ fn pair(field: &str, text: &str) -> Result<[u32; 2], RulesError> {
 /// Parses and checks a position string; never panics.
 pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError> {
     let fields: Vec<&str> = text.trim().split(' ').collect();
+    if fields.len() > 1 {
+        if let Some(i) = fields.iter().position(|f| f.is_empty()) {
+            return Err(err(format!(
+                "field {} is empty (fields are separated by single spaces); {FORMAT}",
+                i + 1
+            )));
+        }
+    }
     if fields.len() != 7 {
         return Err(err(format!(
             "{FORMAT}; found {} field(s)",
             fields.len()
         )));
-    }
-    if let Some(i) = fields.iter().position(|f| f.is_empty()) {
-        return Err(err(format!("field {} is empty; {FORMAT}", i + 1)));
     }
 
     // Rows, 9 down to 1.
