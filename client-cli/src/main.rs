@@ -9,7 +9,11 @@ mod rules;
 
 /// Stoa reference client.
 #[derive(Debug, Parser)]
-#[command(name = "stoa", version, about = "Stoa: play Ūnane, Staku, Akron and Akunur")]
+#[command(
+    name = "stoa",
+    version,
+    about = "Stoa: play Ūnane, Staku, Akron and Akunur"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

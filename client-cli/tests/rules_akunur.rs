@@ -38,7 +38,14 @@ fn perft_counts() {
     assert_eq!(ok(&["rules", "perft", "akunur", "1"]), "48\n");
     assert_eq!(ok(&["rules", "perft", "akunur", "2"]), "2256\n");
     assert_eq!(
-        ok(&["rules", "perft", "akunur", "2", "--options", r#"{"corners_to_win":4}"#]),
+        ok(&[
+            "rules",
+            "perft",
+            "akunur",
+            "2",
+            "--options",
+            r#"{"corners_to_win":4}"#
+        ]),
         "2256\n"
     );
     let divide = ok(&["rules", "perft", "akunur", "2", "--divide"]);
@@ -75,7 +82,15 @@ fn legal_is_sorted() {
 
 #[test]
 fn play_prints_the_game() {
-    let out = ok(&["rules", "play", "akunur", "--position", EXAMPLE, "--moves", "F9-F8"]);
+    let out = ok(&[
+        "rules",
+        "play",
+        "akunur",
+        "--position",
+        EXAMPLE,
+        "--moves",
+        "F9-F8",
+    ]);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v,
@@ -114,7 +129,13 @@ fn errors_exit_with_status_2() {
     assert!(err.contains("Still Point"), "{err}");
     let err = fails(&["rules", "play", "akunur", "--moves", "c3 zz"]);
     assert!(err.contains("move 2 ('zz')"), "{err}");
-    let err = fails(&["rules", "legal", "akunur", "--options", r#"{"corners_to_win":5}"#]);
+    let err = fails(&[
+        "rules",
+        "legal",
+        "akunur",
+        "--options",
+        r#"{"corners_to_win":5}"#,
+    ]);
     assert!(err.contains("corners_to_win"), "{err}");
     assert!(err.contains("3 (standard) or 4 (extended)"), "{err}");
     let err = fails(&["rules", "legal", "akunur", "--options", r#"{"corner":3}"#]);

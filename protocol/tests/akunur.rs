@@ -150,7 +150,10 @@ fn placement_phase_alternates_and_ends_after_24_stones() {
 #[test]
 fn capture_conformance_example() {
     let start = ".L.../....../..LDL../......../........./......../......./....../..... l 12,12 111111 0,0 0 0";
-    assert_eq!(pos(&["f9", "e7", "g7"], &["f7"], "l 12,12 111111 0,0 0 0"), start);
+    assert_eq!(
+        pos(&["f9", "e7", "g7"], &["f7"], "l 12,12 111111 0,0 0 0"),
+        start
+    );
     let mut g = game(start);
     play(&mut g, "f9-f8");
     assert_eq!(
@@ -271,19 +274,31 @@ fn a_stone_moving_next_to_three_enemies_is_not_captured() {
     play(&mut g, "c3-c4");
     assert_eq!(
         g.position(),
-        pos(&["b4", "c5", "d4", "b2"], &["c4", "h8"], "l 12,12 111111 0,0 0 0")
+        pos(
+            &["b4", "c5", "d4", "b2"],
+            &["c4", "h8"],
+            "l 12,12 111111 0,0 0 0"
+        )
     );
     // It is captured when light moves next to it: c4 echoes to g6.
     play(&mut g, "b2-b3");
     assert_eq!(
         g.position(),
-        pos(&["b4", "c5", "d4", "b3"], &["g6", "h8"], "d 12,12 111111 0,0 0 0")
+        pos(
+            &["b4", "c5", "d4", "b3"],
+            &["g6", "h8"],
+            "d 12,12 111111 0,0 0 0"
+        )
     );
 }
 
 #[test]
 fn still_point_capture_has_no_echo() {
-    let mut g = game(&pos(&["d5", "f5", "e3"], &["e5", "a3"], "l 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["d5", "f5", "e3"],
+        &["e5", "a3"],
+        "l 12,12 111111 0,0 0 0",
+    ));
     play(&mut g, "e3-e4");
     assert_eq!(
         g.position(),
@@ -295,7 +310,11 @@ fn still_point_capture_has_no_echo() {
 
 #[test]
 fn corner_capture_takes_the_token_and_a_bonus_placement() {
-    let mut g = game(&pos(&["b1", "a2", "c2"], &["a1", "h8"], "l 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["b1", "a2", "c2"],
+        &["a1", "h8"],
+        "l 12,12 111111 0,0 0 0",
+    ));
     play(&mut g, "c2-b2");
     assert_eq!(
         g.position(),
@@ -318,7 +337,11 @@ fn corner_capture_takes_the_token_and_a_bonus_placement() {
     play(&mut g, "c3");
     assert_eq!(
         g.position(),
-        pos(&["b1", "a2", "b2", "c3"], &["h8"], "d 13,12 011111 10,0 0 0")
+        pos(
+            &["b1", "a2", "b2", "c3"],
+            &["h8"],
+            "d 13,12 011111 10,0 0 0"
+        )
     );
     // The view shows the counters.
     let v = g.view();
@@ -330,7 +353,11 @@ fn corner_capture_takes_the_token_and_a_bonus_placement() {
 
 #[test]
 fn a_second_capture_at_the_same_corner_gives_nothing() {
-    let mut g = game(&pos(&["b1", "a2", "c2"], &["a1", "h8"], "l 12,12 011111 0,10 0 0"));
+    let mut g = game(&pos(
+        &["b1", "a2", "c2"],
+        &["a1", "h8"],
+        "l 12,12 011111 0,10 0 0",
+    ));
     play(&mut g, "c2-b2");
     assert_eq!(
         g.position(),
@@ -341,7 +368,11 @@ fn a_second_capture_at_the_same_corner_gives_nothing() {
 
 #[test]
 fn the_bonus_is_lost_with_an_empty_supply() {
-    let mut g = game(&pos(&["b1", "a2", "c2"], &["a1", "h8"], "l 15,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["b1", "a2", "c2"],
+        &["a1", "h8"],
+        "l 15,12 111111 0,0 0 0",
+    ));
     play(&mut g, "c2-b2");
     // Points and token are still taken; dark acts next.
     assert_eq!(
@@ -352,7 +383,11 @@ fn the_bonus_is_lost_with_an_empty_supply() {
 
 #[test]
 fn dark_takes_tokens_too() {
-    let mut g = game(&pos(&["i9", "a3"], &["h9", "i8", "g8"], "d 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["i9", "a3"],
+        &["h9", "i8", "g8"],
+        "d 12,12 111111 0,0 0 0",
+    ));
     play(&mut g, "g8-h8");
     assert_eq!(
         g.position(),
@@ -506,7 +541,11 @@ fn extended_play_needs_four_corners() {
 fn only_the_mover_wins_by_corners() {
     // Dark already holds three corners (a loaded position does not end by itself); light's
     // move does not end the game, dark's next action does.
-    let mut g = game(&pos(&["c3"], &["a1", "e1", "i5", "g7"], "l 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["c3"],
+        &["a1", "e1", "i5", "g7"],
+        "l 12,12 111111 0,0 0 0",
+    ));
     assert_eq!(g.outcome(), None);
     play(&mut g, "c3-c4");
     assert_eq!(g.outcome(), None);
@@ -586,7 +625,11 @@ fn third_repetition_draws() {
 fn repetition_counts_passes_and_player_to_act() {
     // Light passes each time (boxed in); dark shuffles. Positions differ by who is to act,
     // so the start recurs only every 4 actions: third occurrence after 8.
-    let mut g = game(&pos(&["a2"], &["b2", "a3", "b3", "g7"], "l 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["a2"],
+        &["b2", "a3", "b3", "g7"],
+        "l 12,12 111111 0,0 0 0",
+    ));
     let cycle = ["pass", "g7-g6", "pass", "g6-g7"];
     for m in cycle.iter().chain(cycle.iter()) {
         assert_eq!(g.outcome(), None);
@@ -750,7 +793,11 @@ fn notation_input_forms() {
         assert_eq!(g.parse_action(t), Ok(Action::Place(c3)), "{t}");
     }
     for t in ["c3-d4", "C3-D4", "  c3-D4  "] {
-        assert_eq!(g.parse_action(t), Ok(Action::Move { from: c3, to: d4 }), "{t}");
+        assert_eq!(
+            g.parse_action(t),
+            Ok(Action::Move { from: c3, to: d4 }),
+            "{t}"
+        );
     }
     for t in ["pass", "PASS", " Pass "] {
         assert_eq!(g.parse_action(t), Ok(Action::Pass), "{t}");
@@ -801,7 +848,10 @@ fn view_shows_board_and_counters() {
         json!({"name": "e5", "x": 4, "y": 4, "ring": 0, "kind": "still_point", "echo": "e5",
                "stone": null})
     );
-    assert_eq!(v["board"]["corners"], json!(["a1", "e1", "i5", "i9", "e9", "a5"]));
+    assert_eq!(
+        v["board"]["corners"],
+        json!(["a1", "e1", "i5", "i9", "e9", "a5"])
+    );
     assert_eq!(v["phase"], "placement");
     assert_eq!(v["to_act"], "light");
     assert_eq!(v["tokens"], json!(["a1", "e1", "i5", "i9", "e9", "a5"]));
@@ -814,7 +864,11 @@ fn view_shows_board_and_counters() {
     assert_eq!(v["bonus_pending"], json!(false));
     assert_eq!(v["passes"], json!(0));
 
-    let mut g = game(&pos(&["b1", "a2", "c2"], &["a1", "h8"], "l 12,12 111111 0,0 0 0"));
+    let mut g = game(&pos(
+        &["b1", "a2", "c2"],
+        &["a1", "h8"],
+        "l 12,12 111111 0,0 0 0",
+    ));
     play(&mut g, "c2-b2");
     let v = g.view();
     assert_eq!(v["phase"], "movement");

@@ -28,11 +28,21 @@ fn legal(g: &Akunur) -> Vec<Action> {
 fn check_state(g: &Akunur) {
     let actions = legal(g);
     assert_eq!(g.to_act().is_none(), g.outcome().is_some());
-    assert_eq!(actions.is_empty(), g.outcome().is_some(), "{}", g.position());
+    assert_eq!(
+        actions.is_empty(),
+        g.outcome().is_some(),
+        "{}",
+        g.position()
+    );
     let mut seen = std::collections::HashSet::new();
     for &a in &actions {
         assert!(seen.insert(a), "duplicate {a:?} in {}", g.position());
-        assert_eq!(g.check(a), Ok(()), "{a:?} listed but rejected in {}", g.position());
+        assert_eq!(
+            g.check(a),
+            Ok(()),
+            "{a:?} listed but rejected in {}",
+            g.position()
+        );
         let text = g.format_action(a);
         assert_eq!(text, text.to_lowercase());
         assert_eq!(g.parse_action(&text), Ok(a));
@@ -40,8 +50,8 @@ fn check_state(g: &Akunur) {
     }
     // The position string round-trips, and the loaded game offers the same actions.
     let p = g.position();
-    let loaded = Akunur::from_position(&Options::default(), &p)
-        .unwrap_or_else(|e| panic!("{p}: {e}"));
+    let loaded =
+        Akunur::from_position(&Options::default(), &p).unwrap_or_else(|e| panic!("{p}: {e}"));
     assert_eq!(loaded.position(), p);
     let mut a = legal(&loaded);
     let mut b = actions.clone();

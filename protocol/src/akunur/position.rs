@@ -75,10 +75,7 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
         }
     }
     if fields.len() != 7 {
-        return Err(err(format!(
-            "{FORMAT}; found {} field(s)",
-            fields.len()
-        )));
+        return Err(err(format!("{FORMAT}; found {} field(s)", fields.len())));
     }
 
     // Rows, 9 down to 1.
@@ -215,7 +212,9 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
             return Err(err("no bonus placement can be owed in the placement phase"));
         }
         if passes != 0 {
-            return Err(err("nobody passes in the placement phase, so passes must be 0"));
+            return Err(err(
+                "nobody passes in the placement phase, so passes must be 0",
+            ));
         }
     }
     if bonus {
