@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use stoa_protocol::akunur::{Action, Akunur, Cell, Options};
-use stoa_protocol::{kind, Game, RulesError};
+use stoa_protocol::{kind, Game, RulesError, Side};
 
 /// Every action that can be written down: 61 placements, 61 x 61 moves and the pass.
 fn universe() -> Vec<Action> {
@@ -70,8 +70,55 @@ fn check_state(g: &Akunur) {
     }
 }
 
+/// Stones of a side on the board.
+fn stones(g: &Akunur, side: Side) -> usize {
+    (0..61)
+        .filter_map(Cell::from_index)
+        .filter(|&c| g.stone_at(c) == Some(side))
+        .count()
+}
+
+/// Corners a side occupies.
+fn corners(g: &Akunur, side: Side) -> usize {
+    ["a1", "e1", "i5", "i9", "e9", "a5"]
+        .iter()
+        .filter(|c| g.stone_at(Cell::parse(c).unwrap()) == Some(side))
+        .count()
+}
+
+/// Sum of both scores.
+fn points(g: &Akunur) -> u32 {
+    g.score(Side::First) + g.score(Side::Second)
+}
+
+/// A legal action that captures (the opponent loses stones, or a token is taken), enters a
+/// corner or wins,
+/// if there is one; `c` picks among them. Random play hardly ever captures, so the greedy
+/// playouts below reach tokens, bonus placements and emptied sides.
+fn aggressive(g: &Akunur, actions: &[Action], c: u16) -> Option<Action> {
+    let me = g.to_act()?;
+    let good: Vec<Action> = actions
+        .iter()
+        .copied()
+        .filter(|&a| {
+            let mut next = g.clone();
+            next.apply(a);
+            next.outcome().is_some_and(|o| o.winner == Some(me))
+                || stones(&next, me.other()) < stones(g, me.other())
+                || points(&next) > points(g)
+                || corners(&next, me) > corners(g, me)
+        })
+        .collect();
+    (!good.is_empty()).then(|| good[c as usize % good.len()])
+}
+
 /// A random playout of up to `choices.len()` actions, checking every position on the way.
 fn playout(choices: &[u16], full_check_every: usize) -> Akunur {
+    playout_with(choices, full_check_every, false)
+}
+
+/// As [`playout`]; `greedy` prefers capturing and winning actions.
+fn playout_with(choices: &[u16], full_check_every: usize, greedy: bool) -> Akunur {
     let mut g = Akunur::start(&Options::default());
     let all = universe();
     for (ply, &c) in choices.iter().enumerate() {
@@ -79,6 +126,13 @@ fn playout(choices: &[u16], full_check_every: usize) -> Akunur {
         let actions = legal(&g);
         if actions.is_empty() {
             break;
+        }
+        if greedy {
+            if let Some(a) = aggressive(&g, &actions, c) {
+                assert_eq!(g.check(a), Ok(()));
+                g.apply(a);
+                continue;
+            }
         }
         if ply % full_check_every == 0 {
             // check() agrees with the list on every writable action.
@@ -108,6 +162,11 @@ proptest! {
     #[test]
     fn random_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u16>(), 0..160)) {
         playout(&choices, 23);
+    }
+
+    #[test]
+    fn greedy_playouts_keep_every_invariant(choices in prop::collection::vec(any::<u16>(), 0..200)) {
+        playout_with(&choices, 31, true);
     }
 
     #[test]
@@ -202,4 +261,37 @@ fn long_random_games_end_or_go_on_legally() {
         }
     }
     assert!(ended > 0, "no random game ended in 600 actions");
+}
+
+/// Greedy games reach the rare parts of the rules: tokens, bonus placements and endings.
+/// (The page has no move limit and random games seldom repeat a position three times, so
+/// the playouts are long and only a few of them end.)
+#[test]
+fn greedy_games_reach_tokens_bonuses_and_endings() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let (mut tokens, mut bonuses, mut ended, mut captures) = (0, 0, 0, 0);
+    for _ in 0..30 {
+        let mut g = Akunur::start(&Options::default());
+        for _ in 0..1500 {
+            let actions = legal(&g);
+            if actions.is_empty() {
+                break;
+            }
+            let c: u16 = rng.gen();
+            let a = aggressive(&g, &actions, c).unwrap_or(actions[c as usize % actions.len()]);
+            let before = points(&g);
+            let opp = g.to_act().unwrap().other();
+            let opp_stones = stones(&g, opp);
+            g.apply(a);
+            captures += usize::from(stones(&g, opp) < opp_stones);
+            tokens += usize::from(points(&g) > before);
+            bonuses += usize::from(g.bonus_pending());
+        }
+        ended += usize::from(g.outcome().is_some());
+    }
+    assert!(
+        captures > 0 && tokens > 0 && bonuses > 0 && ended > 0,
+        "captures {captures}, tokens {tokens}, bonuses {bonuses}, ended {ended}"
+    );
 }
