@@ -26,7 +26,9 @@ use crate::game::Command;
 use crate::hub::Hub;
 use crate::ids;
 use crate::metrics::Metrics;
+use crate::recovery;
 use crate::store::memory::MemoryStore;
+use crate::store::redis::{RedisOptions, RedisStore};
 use crate::store::Store;
 
 #[derive(Clone)]
@@ -79,6 +81,7 @@ async fn health(State(state): State<AppState>) -> Response {
     let body = json!({
         "status": if reasons.is_empty() { "ok" } else { "degraded" },
         "reasons": reasons,
+        "persistence": hub.store.persistence(),
         "games": hub.games.len(),
         "players_online": hub.players.online_count(),
         "server_time": ids::now_ms(),
@@ -138,9 +141,28 @@ async fn api_game(
     }
 }
 
-/// Runs the server with the in-memory store until `shutdown` resolves.
+/// Runs the server until `shutdown` resolves, over Redis when `--redis` is given and in
+/// memory otherwise.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-    run_with_store(config, Arc::new(MemoryStore::new()), shutdown).await
+    let store: Arc<dyn Store> = match &config.redis {
+        Some(url) => {
+            let options = RedisOptions {
+                url: url.clone(),
+                prefix: config.redis_prefix.clone(),
+                timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
+            };
+            let store = RedisStore::connect(options)
+                .await
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
+            Arc::new(store)
+        }
+        None => {
+            tracing::info!("persistence: off (in memory; nothing survives a restart)");
+            Arc::new(MemoryStore::new())
+        }
+    };
+    run_with_store(config, store, shutdown).await
 }
 
 /// Runs the server over a given store until `shutdown` resolves. Prints
@@ -155,6 +177,10 @@ pub async fn run_with_store(
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(config, store, stop_rx));
+    // Unfinished games are back before anyone can connect.
+    recovery::recover(&hub)
+        .await
+        .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = router(hub.clone(), guard);
     println!("stoa-server listening on {addr}");

@@ -87,6 +87,20 @@ pub struct Config {
     /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
     #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
     pub shutdown_grace_ms: u64,
+
+    /// Redis URL (`redis://host:port/db`): players, rooms and games are kept in Redis and
+    /// unfinished games are reloaded on start. Without it everything lives in memory and
+    /// `/health` says persistence is off.
+    #[arg(long = "redis", env = "REDIS_URL")]
+    pub redis: Option<String>,
+
+    /// Prefix of every Redis key, so several deployments can share one Redis.
+    #[arg(long, env = "STOA_REDIS_PREFIX", default_value = "stoa")]
+    pub redis_prefix: String,
+
+    /// Longest wait for one Redis call before the request fails with `unavailable`, in ms.
+    #[arg(long, env = "STOA_REDIS_TIMEOUT_MS", default_value_t = 1_000)]
+    pub redis_timeout_ms: u64,
 }
 
 impl Default for Config {

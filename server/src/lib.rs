@@ -12,7 +12,8 @@
 //! - [`games`]: registry of live game actors.
 //! - [`game`]: the actor, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
-//! - [`store`]: the persistence trait and the in-memory store.
+//! - [`store`]: the persistence trait, the in-memory store and the Redis store.
+//! - [`recovery`]: reloading unfinished games (log replay) and waiting rooms at start-up.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 
@@ -30,6 +31,7 @@ pub mod pairing;
 pub mod players;
 pub mod rate_limit;
 pub mod rating;
+pub mod recovery;
 pub mod rooms;
 pub mod session;
 pub mod store;

@@ -143,6 +143,11 @@ impl Rooms {
         }
     }
 
+    /// Puts back a room loaded from the store (recovery); a room already in memory wins.
+    pub fn restore(&self, room: Room) {
+        self.lock().entry(room.code.clone()).or_insert(room);
+    }
+
     /// Removes a room (a failed create).
     pub fn remove(&self, code: &str) {
         self.lock().remove(code);

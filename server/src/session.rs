@@ -21,6 +21,7 @@ use crate::ids;
 use crate::metrics::Metrics;
 use crate::outbound::ConnHandle;
 use crate::rate_limit::{ConnLimiter, Verdict};
+use crate::recovery;
 use crate::rooms::{JoinOutcome, Room, RoomStatus};
 use crate::store::PlayerRecord;
 
@@ -558,7 +559,16 @@ impl Session {
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
         let me = self.seat_player()?;
         let code = ids::normalize_code(code);
-        match self.hub.rooms.join(&code, &me) {
+        let mut outcome = self.hub.rooms.join(&code, &me);
+        if matches!(outcome, JoinOutcome::NotFound) {
+            // After a restart only waiting rooms are in memory: a started one is in the store.
+            let stored = recovery::stored_room(&self.hub, &code).await;
+            if let Some(room) = self.hub.store_call(async { stored }).await? {
+                self.hub.rooms.restore(room);
+                outcome = self.hub.rooms.join(&code, &me);
+            }
+        }
+        match outcome {
             JoinOutcome::NotFound => Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("no room '{code}'"),

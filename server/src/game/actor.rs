@@ -27,7 +27,21 @@ use crate::hub::Hub;
 use crate::ids;
 use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
-use crate::store::{ActionKind, ActionRecord, FinishedGame};
+use crate::store::{ActionKind, ActionRecord, FinishedGame, SEQ_RESERVE};
+
+/// Where the action being applied comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// A player's request: it is logged before it is applied.
+    Player,
+    /// The log (already durable): not logged again, and checks that depend on the moment
+    /// (presence, abandonment time) are skipped. `restoring`: rebuilding before the actor
+    /// runs, so nothing is broadcast and no rematch game is created (it has its own log).
+    Log {
+        /// Rebuilding at start-up.
+        restoring: bool,
+    },
+}
 
 /// The state one actor owns.
 struct Actor {
@@ -57,6 +71,16 @@ struct Actor {
     doc: Value,
     replay: Replay,
     ended_at: Option<Instant>,
+    source: Source,
+    /// The server time of the logged action being applied (its log timestamp).
+    logged_at: Option<u64>,
+    /// A logged write whose answer was lost: the log decides whether it happened before
+    /// anything else happens in this game.
+    in_doubt: Option<ActionRecord>,
+    /// No seq above this is issued until the store has reserved more (see `SEQ_RESERVE`).
+    seq_ceiling: u64,
+    /// The final document could not be stored yet (retried on every tick).
+    finish_unsaved: bool,
 }
 
 /// Starts the actor of a new game on its own task.
@@ -67,6 +91,53 @@ pub fn spawn(
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
 ) {
+    let mut actor = build(hub, new, game, online);
+    actor.doc = actor.build_doc();
+    actor.start(rx);
+}
+
+/// A game being rebuilt from its action log before its actor runs (see
+/// [`crate::recovery`]): actions are applied through the same code as live ones, without
+/// logging or broadcasting them.
+pub struct Restoring(Actor);
+
+impl Restoring {
+    /// A game at its start, both players offline.
+    pub fn new(hub: Arc<Hub>, new: NewGame, game: Box<dyn AnyGame>) -> Restoring {
+        Restoring(build(hub, new, game, [false, false]))
+    }
+
+    /// Applies one logged action as the rules engine and the actor would have live.
+    pub async fn apply(&mut self, record: &ActionRecord) -> Result<(), ApiError> {
+        self.0.apply_logged(record, true).await
+    }
+
+    /// The current position string.
+    pub fn position(&self) -> String {
+        self.0.game.position()
+    }
+
+    /// Whether the game has ended.
+    pub fn ended(&self) -> bool {
+        self.0.result.is_some()
+    }
+
+    /// Number of moves played.
+    pub fn moves(&self) -> usize {
+        self.0.moves.len()
+    }
+
+    /// Starts the actor at document `seq` (above every seq issued before), with seqs
+    /// reserved up to `ceiling`.
+    pub fn start(mut self, seq: u64, ceiling: u64, rx: mpsc::Receiver<Command>) {
+        self.0.seq = seq;
+        self.0.seq_ceiling = ceiling;
+        self.0.doc = self.0.build_doc();
+        self.0.start(rx);
+    }
+}
+
+fn build(hub: Arc<Hub>, new: NewGame, game: Box<dyn AnyGame>, online: [bool; 2]) -> Actor {
     let now = Instant::now();
     let mut online_map = HashMap::new();
     let mut offline_since = HashMap::new();
@@ -77,7 +148,7 @@ pub fn spawn(
         }
     }
     let replay = Replay::new(hub.config.replay_buffer);
-    let mut actor = Actor {
+    Actor {
         hub,
         id: new.id,
         kind: new.kind,
@@ -102,13 +173,25 @@ pub fn spawn(
         doc: Value::Null,
         replay,
         ended_at: None,
-    };
-    actor.doc = actor.build_doc();
-    let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
-    tokio::spawn(actor.run(rx).instrument(span));
+        source: Source::Player,
+        logged_at: None,
+        in_doubt: None,
+        seq_ceiling: SEQ_RESERVE,
+        finish_unsaved: false,
+    }
 }
 
 impl Actor {
+    fn start(self, rx: mpsc::Receiver<Command>) {
+        let span = tracing::info_span!("game", id = %self.id, kind = %self.kind);
+        tokio::spawn(self.run(rx).instrument(span));
+    }
+
+    /// Server time for this action: the log's timestamp when replaying it.
+    fn now_ms(&self) -> u64 {
+        self.logged_at.unwrap_or_else(ids::now_ms)
+    }
+
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::info!("game started");
         let period = Duration::from_millis(self.hub.config.spectator_batch_ms.clamp(10, 60_000));
@@ -122,8 +205,11 @@ impl Actor {
                     None => break,
                 },
                 _ = tick.tick() => {
+                    self.upkeep().await;
                     self.flush_spectators();
                     if self.subs.is_empty()
+                        && !self.finish_unsaved
+                        && self.in_doubt.is_none()
                         && self.ended_at.is_some_and(|t| t.elapsed() >= linger)
                     {
                         break;
@@ -236,6 +322,15 @@ impl Actor {
     /// Rebuilds the document; when it changed, advances `seq`, encodes the diff once,
     /// buffers it and sends the same bytes to every subscriber.
     fn commit(&mut self) {
+        if self.source == (Source::Log { restoring: true }) {
+            // Rebuilding: the document is built once when the actor starts.
+            return;
+        }
+        if self.seq >= self.seq_ceiling {
+            // Out of reserved seqs (only unlogged changes get here): the change stays in
+            // the state and goes out with the next commit after `upkeep` reserves more.
+            return;
+        }
         let new = self.build_doc();
         let patch = json_patch::diff(&self.doc, &new);
         if patch.0.is_empty() {
@@ -334,20 +429,118 @@ impl Actor {
         self.commit();
     }
 
-    /// Logs an action; it is acknowledged only once the store accepted it.
-    async fn persist(&self, player_id: &str, action: ActionKind) -> Result<(), ApiError> {
+    /// Logs an action; it is acknowledged only once the store accepted it. An action from
+    /// the log is not logged again.
+    async fn persist(&mut self, player_id: &str, action: ActionKind) -> Result<(), ApiError> {
+        if self.source != Source::Player {
+            return Ok(());
+        }
+        let position = match &action {
+            ActionKind::Move { notation } => {
+                let mut next = self.game.clone_box();
+                next.play(notation)
+                    .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+                next.position()
+            }
+            _ => self.game.position(),
+        };
         let record = ActionRecord {
             seq: self.seq + 1,
-            at_ms: ids::now_ms(),
+            at_ms: self.now_ms(),
             player_id: player_id.to_string(),
             action,
+            position: Some(position),
         };
-        self.hub
+        match self
+            .hub
             .store_call(self.hub.store.append_action(&self.id, &record))
             .await
+        {
+            Ok(()) => {
+                self.seq_ceiling = self.seq_ceiling.max(record.seq + SEQ_RESERVE);
+                Ok(())
+            }
+            Err(e) => {
+                // The write may have landed with only its answer lost: settle it from the
+                // log before this game does anything else.
+                self.in_doubt = Some(record);
+                Err(e)
+            }
+        }
+    }
+
+    /// Settles a write whose answer was lost: if the log holds it, it happened (it is
+    /// applied and broadcast now); otherwise it never did.
+    async fn settle(&mut self) -> Result<(), ApiError> {
+        let Some(record) = self.in_doubt.clone() else {
+            return Ok(());
+        };
+        let last = self
+            .hub
+            .store_call(self.hub.store.last_action(&self.id))
+            .await?;
+        self.in_doubt = None;
+        if last.as_ref() == Some(&record) {
+            tracing::info!(seq = record.seq, "a write whose answer was lost is logged: applying it");
+            if let Err(e) = self.apply_logged(&record, false).await {
+                tracing::error!(error = %e, "a logged action does not apply");
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies an action from the log.
+    async fn apply_logged(&mut self, record: &ActionRecord, restoring: bool) -> Result<(), ApiError> {
+        let act = match &record.action {
+            ActionKind::Move { notation } => Act::Move {
+                mv: notation.clone(),
+                seq: None,
+            },
+            ActionKind::Resign => Act::Resign,
+            ActionKind::DrawOffer => Act::Draw(DrawAction::Offer),
+            ActionKind::DrawAccept => Act::Draw(DrawAction::Accept),
+            ActionKind::DrawDecline => Act::Draw(DrawAction::Decline),
+            ActionKind::Abort => Act::Abort,
+            ActionKind::Claim => Act::Claim,
+            ActionKind::Rematch => Act::Rematch,
+        };
+        self.source = Source::Log { restoring };
+        self.logged_at = Some(record.at_ms);
+        let r = self.act_now(&record.player_id, act).await;
+        self.source = Source::Player;
+        self.logged_at = None;
+        r.map(|_| ())
+    }
+
+    /// Periodic duties: settle a lost write, reserve seqs ahead, store a final document
+    /// that could not be stored.
+    async fn upkeep(&mut self) {
+        if self.in_doubt.is_some() && self.settle().await.is_err() {
+            return;
+        }
+        if self.seq_ceiling.saturating_sub(self.seq) <= SEQ_RESERVE / 2 {
+            let upto = self.seq + SEQ_RESERVE;
+            if self
+                .hub
+                .store_call(self.hub.store.reserve_seq(&self.id, upto))
+                .await
+                .is_ok()
+            {
+                self.seq_ceiling = self.seq_ceiling.max(upto);
+                self.commit();
+            }
+        }
+        if self.finish_unsaved {
+            self.save_finished().await;
+        }
     }
 
     async fn act(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
+        self.settle().await?;
+        self.act_now(player_id, act).await
+    }
+
+    async fn act_now(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
         let Some(side) = self.side_of(player_id) else {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
@@ -379,6 +572,10 @@ impl Actor {
                 self.persist(player_id, ActionKind::Abort).await?;
                 self.rated = false;
                 self.end(None, Reason::Aborted).await;
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            Act::Claim if self.source != Source::Player => {
+                self.end(Some(side), Reason::Abandoned).await;
                 Ok(Answer::Ok { seq: self.seq })
             }
             Act::Claim => {
@@ -526,17 +723,26 @@ impl Actor {
         self.save_finished().await;
     }
 
-    async fn save_finished(&self) {
+    async fn save_finished(&mut self) {
+        if self.source == (Source::Log { restoring: true }) {
+            // Stored once the rebuilt actor starts (its document and seq are final then).
+            self.finish_unsaved = true;
+            return;
+        }
         let finished = FinishedGame {
             seq: self.seq,
             doc: self.doc.clone(),
         };
-        if let Err(e) = self
+        match self
             .hub
             .store_call(self.hub.store.finish_game(&self.id, &finished))
             .await
         {
-            tracing::error!(error = %e, "could not store the finished game");
+            Ok(()) => self.finish_unsaved = false,
+            Err(e) => {
+                tracing::error!(error = %e, "could not store the finished game: retrying");
+                self.finish_unsaved = true;
+            }
         }
     }
 
@@ -558,7 +764,9 @@ impl Actor {
         }
         self.persist(player_id, ActionKind::Rematch).await?;
         self.rematch_requested.push(player_id.to_string());
-        if self.rematch_requested.len() == 2 {
+        if self.rematch_requested.len() == 2 && self.source == (Source::Log { restoring: true }) {
+            // The rematch game, if it was created, has its own record and log.
+        } else if self.rematch_requested.len() == 2 {
             let new = NewGame {
                 id: ids::game_id(),
                 kind: self.kind.clone(),

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 
 use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, Store, StoreError,
-    StoreResult,
+    StoreResult, SEQ_RESERVE,
 };
 
 #[derive(Default)]
@@ -22,6 +22,7 @@ struct Inner {
     actions: HashMap<String, Vec<ActionRecord>>,
     finished: HashMap<String, FinishedGame>,
     unfinished: HashMap<String, BTreeSet<String>>,
+    reserved: HashMap<String, u64>,
 }
 
 /// A [`Store`] in process memory (lost on restart).
@@ -93,6 +94,7 @@ impl Store for MemoryStore {
         }
         s.games.insert(game.id.clone(), game.clone());
         s.actions.insert(game.id.clone(), Vec::new());
+        s.reserved.insert(game.id.clone(), SEQ_RESERVE);
         Ok(())
     }
 
@@ -106,6 +108,9 @@ impl Store for MemoryStore {
             .actions
             .get_mut(game_id)
             .ok_or_else(|| StoreError::Conflict(format!("no game {game_id}")))?;
+        if log.last() == Some(action) {
+            return Ok(());
+        }
         if log.last().is_some_and(|last| last.seq >= action.seq) {
             return Err(StoreError::Conflict(format!(
                 "action seq {} not after the last logged one",
@@ -113,7 +118,46 @@ impl Store for MemoryStore {
             )));
         }
         log.push(action.clone());
+        let r = s.reserved.entry(game_id.to_string()).or_default();
+        *r = (*r).max(action.seq + SEQ_RESERVE);
         Ok(())
+    }
+
+    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()> {
+        let mut s = self.lock();
+        if !s.games.contains_key(game_id) {
+            return Err(StoreError::Conflict(format!("no game {game_id}")));
+        }
+        let r = s.reserved.entry(game_id.to_string()).or_default();
+        *r = (*r).max(upto);
+        Ok(())
+    }
+
+    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64> {
+        Ok(self.lock().reserved.get(game_id).copied().unwrap_or(0))
+    }
+
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {
+        let s = self.lock();
+        let mut games: Vec<&GameRecord> = s
+            .games
+            .values()
+            .filter(|g| !s.finished.contains_key(&g.id))
+            .collect();
+        games.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
+        Ok(games.into_iter().map(|g| g.id.clone()).collect())
+    }
+
+    async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
+        let s = self.lock();
+        let mut rooms: Vec<RoomRecord> = s
+            .rooms
+            .values()
+            .filter(|r| r.status == "waiting")
+            .cloned()
+            .collect();
+        rooms.sort_by(|a, b| a.code.cmp(&b.code));
+        Ok(rooms)
     }
 
     async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {

@@ -6,8 +6,15 @@
 //! its action log, and the final document of finished games). The actor acknowledges an
 //! action only after [`Store::append_action`] succeeded, so an acknowledged move is durable
 //! as far as the store is.
+//!
+//! Two more rules make recovery exact (see `crate::recovery`): each logged action carries
+//! the position it produced, so a replay is checked move by move against what was stored;
+//! and a game may only issue document seqs below a durable reservation
+//! ([`SEQ_RESERVE`]), so a game reloaded after a crash restarts above every seq any client
+//! has seen and no seq ever names two different documents.
 
 pub mod memory;
+pub mod redis;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -138,7 +145,15 @@ pub struct ActionRecord {
     pub player_id: String,
     /// The action.
     pub action: ActionKind,
+    /// The position string after the action, checked when the log is replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
 }
+
+/// How many document seqs a game may issue past its last durable reservation. Logging an
+/// action reserves `action.seq + SEQ_RESERVE`; changes that are not logged (presence,
+/// spectator counts) reserve more with [`Store::reserve_seq`] before they would cross it.
+pub const SEQ_RESERVE: u64 = 1024;
 
 /// A finished game's final document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,6 +173,11 @@ pub trait Store: Send + Sync + 'static {
     /// Checks the backend is reachable (for `/health`).
     async fn ping(&self) -> StoreResult<()>;
 
+    /// What `/health` reports as `persistence`: `"off"` when nothing survives a restart.
+    fn persistence(&self) -> &'static str {
+        "off"
+    }
+
     /// Creates a player; `Conflict` if the id or token hash exists.
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
     /// The player whose token hashes to `token_hash`.
@@ -175,11 +195,25 @@ pub trait Store: Send + Sync + 'static {
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()>;
     /// A game's setup.
     async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>>;
-    /// Appends to a game's action log; `Conflict` unless `action.seq` is greater than the
-    /// last logged seq.
+    /// Appends to a game's action log and reserves seqs up to `action.seq + SEQ_RESERVE`;
+    /// `Conflict` unless `action.seq` is greater than the last logged seq. Appending the
+    /// very record that is already last succeeds without a second copy, so a write whose
+    /// answer was lost can be retried.
     async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()>;
     /// A game's action log, in order.
     async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>>;
+    /// The last logged action (to settle a write whose outcome is unknown).
+    async fn last_action(&self, game_id: &str) -> StoreResult<Option<ActionRecord>> {
+        Ok(self.actions(game_id).await?.pop())
+    }
+    /// Raises a game's seq reservation to at least `upto` (see [`SEQ_RESERVE`]).
+    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()>;
+    /// A game's seq reservation: no seq above it was ever issued.
+    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64>;
+    /// Ids of every unfinished game, oldest first (what recovery reloads).
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>>;
+    /// Rooms still waiting for an opponent (what recovery reloads).
+    async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>>;
     /// Records (or replaces) the final document of a finished game and removes the game from
     /// its players' unfinished lists.
     async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()>;

@@ -1,0 +1,273 @@
+//! Recovery at start-up: every unfinished game is rebuilt from its action log and served
+//! again, so a crash or restart loses nothing a player was told succeeded.
+//!
+//! Why replay instead of a stored snapshot: the log is the one thing written before every
+//! acknowledgement, so it is always complete; replaying it through the rules engine (and
+//! the same actor code that applied it live) rebuilds exactly the acknowledged state, and
+//! each entry's stored position checks the replay move by move. A game whose log does not
+//! replay is left out (logged, and kept in the store for an operator) rather than served
+//! wrong.
+//!
+//! Document seqs: a rebuilt game restarts at its stored seq reservation, which is above
+//! every seq issued before the crash (see [`crate::store::SEQ_RESERVE`]), so a client's
+//! `game.watch` with an old `since` gets a fresh snapshot, never diffs against a document it
+//! did not have.
+//!
+//! Presence: nobody is connected after a restart, so both players start offline from the
+//! moment of recovery (abandonment is counted from then, not from before the crash).
+//!
+//! Rooms: rooms still waiting for an opponent are reloaded; a started or closed room is
+//! loaded on demand when someone joins it by code ([`stored_room`]).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use stoa_protocol::wire::SeatPlayer;
+use thiserror::Error;
+use tokio::sync::mpsc;
+
+use crate::game::actor::Restoring;
+use crate::game::{GameHandle, NewGame};
+use crate::hub::Hub;
+use crate::metrics::kind_index;
+use crate::rooms::{Room, RoomStatus};
+use crate::store::{RoomRecord, StoreError, SEQ_RESERVE};
+
+/// Why one game could not be rebuilt.
+#[derive(Debug, Error)]
+pub enum RecoveryError {
+    /// The store failed (recovery as a whole stops).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The game is indexed as unfinished but has no record.
+    #[error("no record for game {0}")]
+    Missing(String),
+    /// The kind or options are no longer accepted by the rules engine.
+    #[error("the rules engine refuses the game: {0}")]
+    Engine(String),
+    /// A logged action was refused on replay.
+    #[error("logged action seq {seq} does not replay: {reason}")]
+    Replay {
+        /// The action's seq.
+        seq: u64,
+        /// Why.
+        reason: String,
+    },
+    /// A logged action replayed to another position than the one stored with it.
+    #[error("after logged action seq {seq} the position is {got:?}, the log says {want:?}")]
+    Mismatch {
+        /// The action's seq.
+        seq: u64,
+        /// What the replay gives.
+        got: String,
+        /// What was stored.
+        want: String,
+    },
+}
+
+/// What recovery did.
+#[derive(Debug, Default)]
+pub struct RecoveryReport {
+    /// Games rebuilt and running again.
+    pub games: usize,
+    /// Of those, games whose log already ended them (their final document is stored now).
+    pub ended: usize,
+    /// Actions replayed.
+    pub actions: usize,
+    /// Games left out, with the reason.
+    pub failed: Vec<(String, String)>,
+    /// Waiting rooms reloaded.
+    pub rooms: usize,
+}
+
+/// Reloads every unfinished game and waiting room. Fails only when the store fails.
+pub async fn recover(hub: &Arc<Hub>) -> Result<RecoveryReport, StoreError> {
+    let mut report = RecoveryReport::default();
+    let ids = hub.store.all_unfinished_games().await?;
+    for id in ids {
+        match restore_game(hub, &id).await {
+            Ok((ended, actions)) => {
+                report.games += 1;
+                report.actions += actions;
+                if ended {
+                    report.ended += 1;
+                }
+            }
+            Err(RecoveryError::Store(e)) => return Err(e),
+            Err(e) => {
+                tracing::error!(game = %id, error = %e, "game not recovered: left in the store");
+                report.failed.push((id, e.to_string()));
+            }
+        }
+    }
+    for record in hub.store.waiting_rooms().await? {
+        if let Some(room) = room_from_record(hub, record).await? {
+            hub.rooms.restore(room);
+            report.rooms += 1;
+        }
+    }
+    tracing::info!(
+        games = report.games,
+        ended = report.ended,
+        actions = report.actions,
+        failed = report.failed.len(),
+        rooms = report.rooms,
+        "recovery done"
+    );
+    Ok(report)
+}
+
+/// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
+/// number of actions replayed.
+async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), RecoveryError> {
+    let record = hub
+        .store
+        .game(id)
+        .await?
+        .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
+    let log = hub.store.actions(id).await?;
+    let reserved = hub.store.seq_reserved(id).await?;
+    let kind = stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
+    let game = kind
+        .start(&record.options)
+        .map_err(|e| RecoveryError::Engine(e.to_string()))?;
+    let players = record.players.clone().map(|p| SeatPlayer {
+        id: p.id,
+        name: p.name,
+        rating: None,
+    });
+    let new = NewGame {
+        id: record.id.clone(),
+        kind: record.kind.clone(),
+        options: record.options.clone(),
+        clock: record.clock.clone(),
+        rated: record.rated,
+        visibility: record.visibility,
+        code: record.code.clone(),
+        players: players.clone(),
+        rematch_of: record.rematch_of.clone(),
+    };
+    let (tx, rx) = mpsc::channel(hub.config.game_queue.max(1));
+    let handle = GameHandle {
+        id: record.id.clone(),
+        kind: record.kind.clone(),
+        tx,
+        players: [players[0].id.clone(), players[1].id.clone()],
+    };
+    // Registered (and counted live) before the replay, as a new game would be, so that an
+    // end reached in the log unregisters it the same way.
+    hub.games.insert(handle);
+    let ki = kind_index(&record.kind);
+    hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
+    let mut restoring = Restoring::new(hub.clone(), new, game);
+    let replayed = replay(&mut restoring, &log).await;
+    let last_seq = match replayed {
+        Ok(seq) => seq,
+        Err(e) => {
+            if !restoring.ended() {
+                hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
+            }
+            hub.games.remove(id);
+            return Err(e);
+        }
+    };
+    let start = reserved.max(last_seq);
+    let ceiling = start + SEQ_RESERVE;
+    if let Err(e) = hub.store.reserve_seq(id, ceiling).await {
+        if !restoring.ended() {
+            hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
+        }
+        hub.games.remove(id);
+        return Err(e.into());
+    }
+    let ended = restoring.ended();
+    tracing::info!(game = %id, actions = log.len(), moves = restoring.moves(), seq = start, ended, "game recovered");
+    restoring.start(start, ceiling, rx);
+    Ok((ended, log.len()))
+}
+
+/// Applies the log in order, checking each entry's seq order and stored position. Returns
+/// the last logged seq.
+async fn replay(
+    restoring: &mut Restoring,
+    log: &[crate::store::ActionRecord],
+) -> Result<u64, RecoveryError> {
+    let mut last_seq = 0;
+    for action in log {
+        if action.seq <= last_seq {
+            return Err(RecoveryError::Replay {
+                seq: action.seq,
+                reason: format!("seq not after the previous entry's {last_seq}"),
+            });
+        }
+        restoring
+            .apply(action)
+            .await
+            .map_err(|e| RecoveryError::Replay {
+                seq: action.seq,
+                reason: e.to_string(),
+            })?;
+        if let Some(want) = &action.position {
+            let got = restoring.position();
+            if got != *want {
+                return Err(RecoveryError::Mismatch {
+                    seq: action.seq,
+                    got,
+                    want: want.clone(),
+                });
+            }
+        }
+        last_seq = action.seq;
+    }
+    Ok(last_seq)
+}
+
+/// A room from the store, for a code not in memory (a started or closed room after a
+/// restart). `None` when there is no such room.
+pub async fn stored_room(hub: &Arc<Hub>, code: &str) -> Result<Option<Room>, StoreError> {
+    match hub.store.room(code).await? {
+        Some(record) => room_from_record(hub, record).await,
+        None => Ok(None),
+    }
+}
+
+async fn room_from_record(hub: &Arc<Hub>, record: RoomRecord) -> Result<Option<Room>, StoreError> {
+    let Ok(kind) = stoa_protocol::kind(&record.kind) else {
+        tracing::warn!(room = %record.code, kind = %record.kind, "stored room of an unknown kind");
+        return Ok(None);
+    };
+    let Some(host) = seat(hub, &record.host).await? else {
+        return Ok(None);
+    };
+    let mut seats = [None, None];
+    for (i, id) in record.seats.iter().enumerate() {
+        if let Some(id) = id {
+            seats[i] = seat(hub, id).await?;
+        }
+    }
+    let status = match (record.status.as_str(), &record.game_id) {
+        ("waiting", _) => RoomStatus::Waiting,
+        ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
+        _ => RoomStatus::Closed,
+    };
+    Ok(Some(Room {
+        code: record.code,
+        kind: record.kind,
+        side_names: kind.side_names,
+        options: record.options,
+        clock: record.clock,
+        rated: record.rated,
+        visibility: record.visibility,
+        host,
+        seats,
+        status,
+    }))
+}
+
+async fn seat(hub: &Arc<Hub>, player_id: &str) -> Result<Option<SeatPlayer>, StoreError> {
+    Ok(hub.store.player(player_id).await?.map(|p| SeatPlayer {
+        id: p.id,
+        name: p.name,
+        rating: None,
+    }))
+}

@@ -1,0 +1,623 @@
+//! The Redis store: everything that must survive a crash or restart, written so that one
+//! logged move costs one round trip.
+//!
+//! Key layout (every key under the deployment's prefix `P`, `--redis-prefix`, so several
+//! deployments share one Redis without seeing each other). Every hash field holds one JSON
+//! value, so a record round-trips through serde and stays readable with `HGETALL`:
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `P:player:{id}` | hash | a [`PlayerRecord`] (the token only as its SHA-256) |
+//! | `P:token:{sha256}` | string | the player id owning that token hash |
+//! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
+//! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
+//! | `P:room:{code}` | hash | a [`RoomRecord`] |
+//! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
+//! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` and `seq_reserved` |
+//! | `P:game:{id}:log` | list | the action log, one JSON [`ActionRecord`] per entry |
+//! | `P:game:{id}:final` | string | the JSON [`FinishedGame`] once ended |
+//! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
+//! | `P:games:finished` | sorted set | every finished game, by end ms |
+//!
+//! Why Lua scripts: appending an action must check the seq, push the entry and raise the
+//! seq reservation atomically, in one round trip; a script does all three, and Redis replays
+//! it from its AOF as one unit. Why a connection manager plus a health flag: the manager
+//! reconnects with exponential backoff on its own; the flag (kept by a 250 ms ping task)
+//! lets calls fail at once with `unavailable` while Redis is known to be down, instead of
+//! each waiting out a timeout.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, ErrorKind, RedisError, Script};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{
+    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, Store, StoreError,
+    StoreResult, SEQ_RESERVE,
+};
+use crate::ids;
+
+/// Creates a player unless its id or token hash is taken.
+/// KEYS: player hash, token key. ARGV: id, then field/value pairs.
+const CREATE_PLAYER: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('SET', KEYS[2], ARGV[1])
+return 1
+";
+
+/// Creates a game unless its id is taken, and indexes it as unfinished.
+/// KEYS: game hash, unfinished games, unfinished games of player 0, of player 1.
+/// ARGV: id, created ms, initial seq reservation, then field/value pairs.
+const CREATE_GAME: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'last_seq', '0', 'seq_reserved', ARGV[3], unpack(ARGV, 4))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+return 1
+";
+
+/// Appends one action: 1 appended, 2 already the last entry (a retried write), -1 no such
+/// game, -2 seq not after the last one.
+/// KEYS: game hash, log. ARGV: seq, entry, reservation.
+const APPEND_ACTION: &str = r"
+local last = redis.call('HGET', KEYS[1], 'last_seq')
+if not last then
+  return -1
+end
+local seq = tonumber(ARGV[1])
+if seq <= tonumber(last) then
+  if seq == tonumber(last) and redis.call('LINDEX', KEYS[2], -1) == ARGV[2] then
+    return 2
+  end
+  return -2
+end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+local reserved = tonumber(redis.call('HGET', KEYS[1], 'seq_reserved') or '0')
+if tonumber(ARGV[3]) > reserved then
+  redis.call('HSET', KEYS[1], 'last_seq', ARGV[1], 'seq_reserved', ARGV[3])
+else
+  redis.call('HSET', KEYS[1], 'last_seq', ARGV[1])
+end
+return 1
+";
+
+/// Raises the seq reservation: 1 done, -1 no such game.
+/// KEYS: game hash. ARGV: reservation.
+const RESERVE_SEQ: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return -1
+end
+local reserved = tonumber(redis.call('HGET', KEYS[1], 'seq_reserved') or '0')
+if tonumber(ARGV[1]) > reserved then
+  redis.call('HSET', KEYS[1], 'seq_reserved', ARGV[1])
+end
+return 1
+";
+
+/// How to reach Redis.
+#[derive(Clone, Debug)]
+pub struct RedisOptions {
+    /// `redis://host:port/db` (or `rediss://`, `unix://`).
+    pub url: String,
+    /// Key prefix isolating this deployment.
+    pub prefix: String,
+    /// Longest wait for one call before it fails with `unavailable`.
+    pub timeout: Duration,
+}
+
+struct Scripts {
+    create_player: Script,
+    create_game: Script,
+    append_action: Script,
+    reserve_seq: Script,
+}
+
+struct Inner {
+    conn: ConnectionManager,
+    prefix: String,
+    timeout: Duration,
+    /// Whether Redis answered the last call or ping.
+    up: AtomicBool,
+    scripts: Scripts,
+}
+
+/// A [`Store`] in Redis.
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How often the health task pings Redis.
+const PING_PERIOD: Duration = Duration::from_millis(250);
+
+impl RedisStore {
+    /// Connects (retrying with backoff for a few seconds) and starts the health task.
+    pub async fn connect(options: RedisOptions) -> StoreResult<RedisStore> {
+        let prefix = options.prefix.trim().to_string();
+        if prefix.is_empty() || prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(StoreError::Unavailable(
+                "the redis prefix must be non-empty, without spaces".into(),
+            ));
+        }
+        let client = redis::Client::open(options.url.as_str())
+            .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
+        let config = ConnectionManagerConfig::new()
+            .set_factor(50)
+            .set_exponent_base(2)
+            .set_max_delay(2_000)
+            .set_number_of_retries(6)
+            .set_connection_timeout(options.timeout)
+            .set_response_timeout(options.timeout);
+        let conn = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?;
+        let inner = Arc::new(Inner {
+            conn,
+            prefix,
+            timeout: options.timeout,
+            up: AtomicBool::new(true),
+            scripts: Scripts {
+                create_player: Script::new(CREATE_PLAYER),
+                create_game: Script::new(CREATE_GAME),
+                append_action: Script::new(APPEND_ACTION),
+                reserve_seq: Script::new(RESERVE_SEQ),
+            },
+        });
+        tokio::spawn(health_task(Arc::downgrade(&inner)));
+        Ok(RedisStore { inner })
+    }
+
+    /// Whether Redis answered the last call or ping.
+    pub fn is_up(&self) -> bool {
+        self.inner.up.load(Ordering::Relaxed)
+    }
+
+    fn key(&self, parts: &[&str]) -> String {
+        let mut k = self.inner.prefix.clone();
+        for p in parts {
+            k.push(':');
+            k.push_str(p);
+        }
+        k
+    }
+
+    fn game_key(&self, id: &str) -> String {
+        self.key(&["game", id])
+    }
+
+    fn log_key(&self, id: &str) -> String {
+        self.key(&["game", id, "log"])
+    }
+
+    /// Runs one Redis operation with the timeout, failing at once while Redis is known to
+    /// be down (the health task notices when it is back).
+    async fn run<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        F: std::future::Future<Output = Result<T, RedisError>>,
+    {
+        if !self.is_up() {
+            return Err(StoreError::Unavailable("redis is unreachable".into()));
+        }
+        match tokio::time::timeout(self.inner.timeout, op).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => {
+                if is_outage(&e) {
+                    self.mark_down(&e.to_string());
+                }
+                Err(StoreError::Unavailable(e.to_string()))
+            }
+            Err(_) => {
+                self.mark_down("timeout");
+                Err(StoreError::Unavailable("redis timed out".into()))
+            }
+        }
+    }
+
+    fn mark_down(&self, why: &str) {
+        if self.inner.up.swap(false, Ordering::Relaxed) {
+            tracing::warn!(reason = why, "redis unreachable: refusing writes until it answers");
+        }
+    }
+
+    fn conn(&self) -> ConnectionManager {
+        self.inner.conn.clone()
+    }
+}
+
+/// Errors that mean Redis cannot serve now (rather than a bad request or bad data).
+fn is_outage(e: &RedisError) -> bool {
+    e.is_io_error()
+        || e.is_timeout()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || matches!(
+            e.kind(),
+            ErrorKind::BusyLoadingError
+                | ErrorKind::TryAgain
+                | ErrorKind::MasterDown
+                | ErrorKind::ReadOnly
+                | ErrorKind::ClusterDown
+        )
+}
+
+/// Pings Redis every [`PING_PERIOD`] and keeps the `up` flag; stops with the store.
+async fn health_task(inner: Weak<Inner>) {
+    loop {
+        tokio::time::sleep(PING_PERIOD).await;
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let mut conn = inner.conn.clone();
+        let ping = tokio::time::timeout(
+            inner.timeout,
+            redis::cmd("PING").query_async::<String>(&mut conn),
+        )
+        .await;
+        let ok = matches!(ping, Ok(Ok(_)));
+        let was = inner.up.swap(ok, Ordering::Relaxed);
+        if ok && !was {
+            tracing::info!("redis is reachable again");
+        } else if !ok && was {
+            tracing::warn!("redis unreachable: refusing writes until it answers");
+        }
+    }
+}
+
+/// A record as hash fields, each one JSON value.
+fn to_fields<T: Serialize>(record: &T) -> StoreResult<Vec<(String, String)>> {
+    match serde_json::to_value(record) {
+        Ok(Value::Object(m)) => Ok(m.into_iter().map(|(k, v)| (k, v.to_string())).collect()),
+        Ok(_) => Err(StoreError::Corrupt("record is not an object".into())),
+        Err(e) => Err(StoreError::Corrupt(e.to_string())),
+    }
+}
+
+/// A record from hash fields (`None` for a missing key); unknown fields are ignored.
+fn from_fields<T: DeserializeOwned>(fields: HashMap<String, String>) -> StoreResult<Option<T>> {
+    if fields.is_empty() {
+        return Ok(None);
+    }
+    let mut m = Map::new();
+    for (k, v) in fields {
+        let value = serde_json::from_str(&v)
+            .map_err(|e| StoreError::Corrupt(format!("field {k}: {e}")))?;
+        m.insert(k, value);
+    }
+    serde_json::from_value(Value::Object(m))
+        .map(Some)
+        .map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn encode<T: Serialize>(v: &T) -> StoreResult<String> {
+    serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// Whether an id or code from a client may be part of a key (they are generated as short
+/// alphanumerics; anything else cannot exist, and must not reach into other keys).
+fn key_safe(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+fn flat(fields: Vec<(String, String)>) -> Vec<String> {
+    fields.into_iter().flat_map(|(k, v)| [k, v]).collect()
+}
+
+#[async_trait]
+impl Store for RedisStore {
+    async fn ping(&self) -> StoreResult<()> {
+        if !self.is_up() {
+            return Err(StoreError::Unavailable("redis is unreachable".into()));
+        }
+        let mut conn = self.conn();
+        self.run(redis::cmd("PING").query_async::<String>(&mut conn))
+            .await
+            .map(|_| ())
+    }
+
+    fn persistence(&self) -> &'static str {
+        "redis"
+    }
+
+    async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
+        if !key_safe(&player.id) || !key_safe(&player.token_hash) {
+            return Err(StoreError::Conflict("malformed player id or token hash".into()));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.create_player.prepare_invoke();
+        inv.key(self.key(&["player", &player.id]))
+            .key(self.key(&["token", &player.token_hash]))
+            .arg(&player.id)
+            .arg(flat(to_fields(player)?));
+        let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        if created == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("player {} exists", player.id)))
+        }
+    }
+
+    async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>> {
+        if !key_safe(token_hash) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let key = self.key(&["token", token_hash]);
+        let id: Option<String> = self.run(conn.get(key)).await?;
+        match id {
+            Some(id) => self.player(&id).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
+        if !key_safe(id) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let fields: HashMap<String, String> =
+            self.run(conn.hgetall(self.key(&["player", id]))).await?;
+        from_fields(fields)
+    }
+
+    async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
+        if !key_safe(&room.code) {
+            return Err(StoreError::Conflict("malformed room code".into()));
+        }
+        let key = self.key(&["room", &room.code]);
+        let waiting = self.key(&["rooms", "waiting"]);
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .del(&key)
+            .ignore()
+            .hset_multiple(&key, &to_fields(room)?)
+            .ignore();
+        if room.status == "waiting" {
+            pipe.sadd(&waiting, &room.code).ignore();
+        } else {
+            pipe.srem(&waiting, &room.code).ignore();
+        }
+        let mut conn = self.conn();
+        self.run(pipe.query_async::<()>(&mut conn)).await
+    }
+
+    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
+        if !key_safe(code) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let fields: HashMap<String, String> =
+            self.run(conn.hgetall(self.key(&["room", code]))).await?;
+        from_fields(fields)
+    }
+
+    async fn create_game(&self, game: &GameRecord) -> StoreResult<()> {
+        if !key_safe(&game.id) || game.players.iter().any(|p| !key_safe(&p.id)) {
+            return Err(StoreError::Conflict("malformed game or player id".into()));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.create_game.prepare_invoke();
+        inv.key(self.game_key(&game.id))
+            .key(self.key(&["games", "unfinished"]))
+            .key(self.key(&["player", &game.players[0].id, "unfinished"]))
+            .key(self.key(&["player", &game.players[1].id, "unfinished"]))
+            .arg(&game.id)
+            .arg(game.created_ms)
+            .arg(SEQ_RESERVE)
+            .arg(flat(to_fields(game)?));
+        let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        if created == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("game {} exists", game.id)))
+        }
+    }
+
+    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
+        if !key_safe(id) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let fields: HashMap<String, String> = self.run(conn.hgetall(self.game_key(id))).await?;
+        from_fields(fields)
+    }
+
+    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()> {
+        if !key_safe(game_id) {
+            return Err(StoreError::Conflict(format!("no game {game_id}")));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.append_action.prepare_invoke();
+        inv.key(self.game_key(game_id))
+            .key(self.log_key(game_id))
+            .arg(action.seq)
+            .arg(encode(action)?)
+            .arg(action.seq + SEQ_RESERVE);
+        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        match r {
+            1 | 2 => Ok(()),
+            -1 => Err(StoreError::Conflict(format!("no game {game_id}"))),
+            _ => Err(StoreError::Conflict(format!(
+                "action seq {} not after the last logged one",
+                action.seq
+            ))),
+        }
+    }
+
+    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {
+        if !key_safe(game_id) {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn();
+        let entries: Vec<String> = self.run(conn.lrange(self.log_key(game_id), 0, -1)).await?;
+        entries.iter().map(|e| decode(e)).collect()
+    }
+
+    async fn last_action(&self, game_id: &str) -> StoreResult<Option<ActionRecord>> {
+        if !key_safe(game_id) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let last: Option<String> = self.run(conn.lindex(self.log_key(game_id), -1)).await?;
+        last.as_deref().map(decode).transpose()
+    }
+
+    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()> {
+        if !key_safe(game_id) {
+            return Err(StoreError::Conflict(format!("no game {game_id}")));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.reserve_seq.prepare_invoke();
+        inv.key(self.game_key(game_id)).arg(upto);
+        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        if r == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Conflict(format!("no game {game_id}")))
+        }
+    }
+
+    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64> {
+        if !key_safe(game_id) {
+            return Ok(0);
+        }
+        let mut conn = self.conn();
+        let r: Option<u64> = self
+            .run(conn.hget(self.game_key(game_id), "seq_reserved"))
+            .await?;
+        Ok(r.unwrap_or(0))
+    }
+
+    async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {
+        let Some(game) = self.game(game_id).await? else {
+            return Err(StoreError::Conflict(format!("no game {game_id}")));
+        };
+        let now = ids::now_ms();
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .set(self.key(&["game", game_id, "final"]), encode(finished)?)
+            .ignore()
+            .zrem(self.key(&["games", "unfinished"]), game_id)
+            .ignore()
+            .cmd("ZADD")
+            .arg(self.key(&["games", "finished"]))
+            .arg("NX")
+            .arg(now)
+            .arg(game_id)
+            .ignore();
+        for p in &game.players {
+            pipe.zrem(self.key(&["player", &p.id, "unfinished"]), game_id)
+                .ignore()
+                .cmd("ZADD")
+                .arg(self.key(&["player", &p.id, "finished"]))
+                .arg("NX")
+                .arg(now)
+                .arg(game_id)
+                .ignore();
+        }
+        let mut conn = self.conn();
+        self.run(pipe.query_async::<()>(&mut conn)).await
+    }
+
+    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
+        if !key_safe(game_id) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let text: Option<String> = self
+            .run(conn.get(self.key(&["game", game_id, "final"])))
+            .await?;
+        text.as_deref().map(decode).transpose()
+    }
+
+    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>> {
+        if !key_safe(player_id) {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn();
+        self.run(conn.zrange(self.key(&["player", player_id, "unfinished"]), 0, -1))
+            .await
+    }
+
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {
+        let mut conn = self.conn();
+        self.run(conn.zrange(self.key(&["games", "unfinished"]), 0, -1))
+            .await
+    }
+
+    async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
+        let mut conn = self.conn();
+        let mut codes: Vec<String> = self
+            .run(conn.smembers(self.key(&["rooms", "waiting"])))
+            .await?;
+        codes.sort();
+        let mut pipe = redis::pipe();
+        for code in &codes {
+            pipe.hgetall(self.key(&["room", code]));
+        }
+        let all: Vec<HashMap<String, String>> = self.run(pipe.query_async(&mut conn)).await?;
+        let mut rooms = Vec::new();
+        for fields in all {
+            if let Some(room) = from_fields::<RoomRecord>(fields)? {
+                if room.status == "waiting" {
+                    rooms.push(room);
+                }
+            }
+        }
+        Ok(rooms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip() {
+        let p = PlayerRecord {
+            id: "pabc".into(),
+            name: "Zoë \"x\"".into(),
+            token_hash: "00ff".into(),
+            created_ms: 7,
+        };
+        let fields: HashMap<String, String> = to_fields(&p).unwrap().into_iter().collect();
+        assert_eq!(fields["name"], "\"Zoë \\\"x\\\"\"");
+        assert_eq!(fields["created_ms"], "7");
+        let back: PlayerRecord = from_fields(fields).unwrap().unwrap();
+        assert_eq!(back, p);
+        assert_eq!(from_fields::<PlayerRecord>(HashMap::new()).unwrap(), None);
+    }
+
+    #[test]
+    fn unsafe_ids_never_reach_keys() {
+        assert!(key_safe("gabc123"));
+        assert!(!key_safe("g:log"));
+        assert!(!key_safe(""));
+        assert!(!key_safe("a b"));
+        assert!(!key_safe(&"a".repeat(65)));
+    }
+}
