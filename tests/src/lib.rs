@@ -5,6 +5,8 @@
 //! test reads as the scenario it checks.
 #![forbid(unsafe_code)]
 
+pub mod redis;
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
@@ -314,6 +316,27 @@ impl Client {
         v["rid"] = json!(rid);
         self.send(v).await;
         self.recv_where(|m| m["rid"] == json!(rid)).await
+    }
+
+    /// Like [`Client::request`], but a closed connection is `Err(close code)` (0 without
+    /// one) instead of a panic: for tests that kill the server under their clients.
+    pub async fn try_request(&mut self, mut v: Value) -> Result<Value, u16> {
+        let rid = self.rid();
+        v["rid"] = json!(rid);
+        self.ws
+            .send(Message::Text(v.to_string().into()))
+            .await
+            .map_err(|_| 0u16)?;
+        if let Some(i) = self.pending.iter().position(|m| m["rid"] == json!(rid)) {
+            return Ok(self.pending.remove(i).expect("index"));
+        }
+        loop {
+            match self.read_frame().await {
+                Ok(m) if m["rid"] == json!(rid) => return Ok(m),
+                Ok(m) => self.pending.push_back(m),
+                Err(code) => return Err(code),
+            }
+        }
     }
 
     /// The next `game.diff` of a game (pending or new).
