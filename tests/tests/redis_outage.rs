@@ -1,0 +1,127 @@
+//! Redis dies (kill -9, AOF on) and comes back while games run. The chosen policy is
+//! *pause*: while Redis is unreachable `/health` is 503 `degraded`, moves and new rooms are
+//! refused with `unavailable` and change nothing; when Redis is back the server reconnects
+//! by itself, the games go on, and no acknowledged move is lost — not in the live games and
+//! not after a later server crash.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use stoa_tests::redis::{moves_of, wait_health, Duel, RedisServer, Step};
+use stoa_tests::{quick_options, Client};
+
+const GAMES: usize = 8;
+const KINDS: [&str; 4] = ["unane", "staku", "akron", "akunur"];
+
+async fn wait_for(counter: &AtomicUsize, at_least: usize) {
+    for _ in 0..6000 {
+        if counter.load(Ordering::Relaxed) >= at_least {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("waited too long for {at_least} moves");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
+    let mut redis = RedisServer::start();
+    let server = redis.start_server("outage");
+    let body = wait_health(&server, 200, Duration::from_secs(5));
+    assert_eq!(body["persistence"], "redis");
+
+    let mut duels = Vec::new();
+    for i in 0..GAMES {
+        let kind = KINDS[i % KINDS.len()];
+        // Full-size options: the games last through the outage.
+        duels.push(Duel::open(&server, kind, json!({}), 7 + i as u64).await);
+    }
+    let mut host = Client::guest(&server, "host").await;
+
+    let acked = Arc::new(AtomicUsize::new(0));
+    let refused = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for mut d in duels {
+        let (acked, refused, stop) = (acked.clone(), refused.clone(), stop.clone());
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                match d.step().await {
+                    Step::Moved => {
+                        acked.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Step::Ended => break,
+                    Step::Refused(e) => {
+                        assert_eq!(e["code"], "unavailable", "{e}");
+                        refused.fetch_add(1, Ordering::Relaxed);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        // The refused move changed nothing, or (if its write landed and only
+                        // the answer was lost) it is in the game: learn which.
+                        while d.resync().await.is_err() {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                    }
+                    Step::Closed => panic!("the server must survive a Redis outage"),
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            d
+        }));
+    }
+
+    wait_for(&acked, 40).await;
+    redis.kill9();
+    let body = wait_health(&server, 503, Duration::from_secs(5));
+    assert_eq!(body["status"], "degraded", "{body}");
+    assert!(!body["reasons"].as_array().expect("reasons").is_empty());
+    // New rooms are refused while Redis is down.
+    let r = host
+        .request(json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .await;
+    assert_eq!(r["code"], "unavailable", "{r}");
+    // Games are paused: moves keep being refused for a while.
+    let refused_before = refused.load(Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(refused.load(Ordering::Relaxed) > refused_before, "moves were tried and refused");
+    let during = acked.load(Ordering::Relaxed);
+
+    redis.restart();
+    wait_health(&server, 200, Duration::from_secs(20));
+    wait_for(&acked, during + 40).await;
+    let r = host
+        .request(json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .await;
+    assert_eq!(r["t"], "room", "{r}");
+    stop.store(true, Ordering::Relaxed);
+    let mut duels = Vec::new();
+    for t in tasks {
+        duels.push(t.await.expect("game task"));
+    }
+
+    // Live games keep every acknowledged move.
+    let mut live_moves = Vec::new();
+    for d in duels.iter_mut() {
+        let doc = d.resync().await.expect("snapshot");
+        assert!(d.keeps_acked(&doc), "game {} lost an acknowledged move", d.game_id);
+        live_moves.push(moves_of(&doc));
+    }
+
+    // And so does Redis: a server restarted from it shows exactly the live moves.
+    drop(server);
+    let server = redis.start_server("outage");
+    for (d, live) in duels.iter_mut().zip(live_moves) {
+        d.reconnect(&server).await;
+        let doc = d.resync().await.expect("snapshot after restart");
+        assert_eq!(moves_of(&doc), live, "game {}", d.game_id);
+        assert!(d.keeps_acked(&doc));
+    }
+    eprintln!(
+        "{} moves acknowledged, {} refused during the outage",
+        acked.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed)
+    );
+}
