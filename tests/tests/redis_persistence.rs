@@ -1,0 +1,147 @@
+//! What survives a restart over Redis (players by token, finished games, waiting rooms,
+//! `since` after a restart), and the key prefix isolating two servers on one Redis.
+
+use serde_json::json;
+use stoa_tests::redis::{health, wait_health, RedisServer};
+use stoa_tests::{quick_options, side_of, Client, Server, Table, Tracked};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_finished_games_and_rooms_survive_a_restart() {
+    let redis = RedisServer::start();
+    let server = redis.start_server("keep");
+
+    let mut table = Table::open(&server, "staku", quick_options("staku"), "private").await;
+    table.play_out(5, 300).await;
+    let game_id = table.game_id.clone();
+    let code = table.code.clone();
+    let (status, finished) = server.api_game(&game_id, Some(&code));
+    assert_eq!(status, 200);
+    assert_eq!(finished["status"]["state"], "ended");
+    let host_token = table.host.token.clone();
+    let host_id = table.host.player_id.clone();
+    let host_name = table.host.welcome["player"]["name"].clone();
+
+    // A public room waiting for an opponent, and a live game that ends on a resignation
+    // after the restart.
+    let mut alice = Client::guest(&server, "alice").await;
+    let room = alice
+        .request(json!({"t":"room.create","kind":"akron","options":quick_options("akron"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .await;
+    let room_code = room["room"]["code"].as_str().expect("code").to_string();
+    let mut live = Table::open(&server, "unane", quick_options("unane"), "public").await;
+    live.step(9).await.expect("a move");
+    let live_seq = live.host_doc.seq;
+    let live_doc = live.host_doc.doc.clone();
+
+    drop(server); // kill -9
+    let server = redis.start_server("keep");
+
+    // The player is the same, by token.
+    let host = Client::with_token(&server, &host_token).await;
+    assert_eq!(host.player_id, host_id);
+    assert_eq!(host.welcome["player"]["name"], host_name);
+    assert_eq!(host.welcome["games"], json!([]), "the finished game is not unfinished");
+    // The finished game reads the same, over HTTP and websocket.
+    let (status, again) = server.api_game(&game_id, Some(&code));
+    assert_eq!(status, 200);
+    assert_eq!(again, finished);
+    let mut host = host;
+    let snap = host
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
+    assert_eq!(snap["doc"], finished, "{snap}");
+    // A private game stays private.
+    assert_eq!(server.api_game(&game_id, None).0, 404);
+    // The room of the finished game answers like game.watch.
+    let mut watcher = Client::guest(&server, "watcher").await;
+    let w = watcher.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(w["t"], "game.snapshot", "{w}");
+    assert_eq!(w["doc"], finished);
+
+    // The waiting room is still open: a new player joins and the game starts.
+    let mut alice = Client::with_token(&server, &alice.token).await;
+    let mut bob = Client::guest(&server, "bob").await;
+    let joined = bob.request(json!({"t":"room.join","code":room_code})).await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    let started = alice.recv_where(|m| m["t"] == "game.started").await;
+    assert_eq!(started["kind"], "akron");
+
+    // The live game: its players are back with it in `games`; `since` from before the crash
+    // gets a snapshot (never diffs against a document the client did not have), whose
+    // moves and position are the ones acknowledged, and the game goes on.
+    let mut p = Client::with_token(&server, &live.host.token).await;
+    assert_eq!(p.welcome["games"], json!([live.game_id]));
+    let snap = p
+        .request(json!({"t":"game.watch","game_id":live.game_id,"since":live_seq}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    assert!(snap["seq"].as_u64().expect("seq") > live_seq);
+    let doc = &snap["doc"];
+    assert_eq!(doc["moves"], live_doc["moves"]);
+    assert_eq!(doc["position"], live_doc["position"]);
+    assert_eq!(doc["players"], live_doc["players"]);
+    let me = side_of(doc, &p.player_id).expect("seated");
+    for (side, online) in doc["online"].as_object().expect("online") {
+        assert_eq!(online, &json!(*side == me), "only the reconnected player is online");
+    }
+    let mut tracked = Tracked::from_snapshot(&snap);
+    let r = p
+        .request(json!({"t":"game.resign","game_id":live.game_id}))
+        .await;
+    assert_eq!(r["t"], "ok", "{r}");
+    tracked.catch_up(&mut p, r["seq"].as_u64().expect("seq")).await;
+    assert_eq!(tracked.doc["status"]["reason"], "resign");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn key_prefix_isolates_two_servers_on_one_redis() {
+    let redis = RedisServer::start();
+    let a = redis.start_server("alpha");
+    let b = redis.start_server("beta");
+    for s in [&a, &b] {
+        assert_eq!(wait_health(s, 200, std::time::Duration::from_secs(5))["persistence"], "redis");
+    }
+    let mut table = Table::open(&a, "akunur", quick_options("akunur"), "public").await;
+    table.step(3).await.expect("a move");
+    let game_id = table.game_id.clone();
+    assert_eq!(a.api_game(&game_id, None).0, 200);
+    assert_eq!(b.api_game(&game_id, None).0, 404);
+
+    // A's token means nothing to B.
+    let mut c = Client::connect(&b).await;
+    let r = c
+        .request(json!({"t":"hello","protocol":1,"token":table.host.token}))
+        .await;
+    assert_eq!(r["code"], "unauthorized", "{r}");
+    // A's room code means nothing to B.
+    let mut bob = Client::guest(&b, "bob").await;
+    let r = bob.request(json!({"t":"room.join","code":table.code})).await;
+    assert_eq!(r["code"], "not_found", "{r}");
+
+    // Restarting B recovers none of A's games; restarting A recovers its game.
+    drop(b);
+    let b = redis.start_server("beta");
+    assert_eq!(b.api_game(&game_id, None).0, 404);
+    drop(a);
+    let a = redis.start_server("alpha");
+    let (status, doc) = a.api_game(&game_id, None);
+    assert_eq!(status, 200);
+    assert_eq!(doc["moves"], table.host_doc.doc["moves"]);
+    // Nothing of either is stored outside its prefix.
+    let keys = redis.command("KEYS *").expect("KEYS");
+    for line in keys.lines().filter(|l| !l.starts_with('*') && !l.starts_with('$')) {
+        assert!(
+            line.starts_with("alpha:") || line.starts_with("beta:"),
+            "key outside the prefixes: {line}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn memory_store_says_persistence_is_off() {
+    let server = Server::start();
+    let (status, body) = health(&server);
+    assert_eq!(status, 200);
+    assert_eq!(body["persistence"], "off");
+}
