@@ -367,6 +367,32 @@ impl Game for Akron {
         action == Action::Swap
     }
 
+    /// The client view; a thin client can draw every level from it without the rules:
+    ///
+    /// ```text
+    /// {
+    ///   "size": 8,                          // level 0 is size x size holes
+    ///   "to_act": "vert" | "horz" | null,   // null once the game has ended
+    ///   "ply": 20,
+    ///   "piles": {"vert": 21, "horz": 26},
+    ///   "pieces": 32, "nodelay": false,
+    ///   "swap_available": false,            // horz may answer vert's first add with `swap`
+    ///   "connected": {"vert": false, "horz": false},
+    ///   "levels": [                         // one entry per level k = 0..size-1
+    ///     {"level": 0, "size": 8,           // (size-k) x (size-k) points
+    ///      "rows": [[null, "vert", ...], ...]}  // rows[j][i]: point (k, i, j), row 0 = bottom
+    ///   ],
+    ///   "balls": [                          // every ball: level, then row, then column
+    ///     {"point": "E7'", "level": 1, "column": 4, "row": 5,
+    ///      "plan": [9, 11],                 // (2i+k, 2j+k): drawing position, half-hole units
+    ///      "side": "vert", "cut": false}    // cut: a ball of the other colour tops its column
+    ///   ],
+    ///   "links": [                          // every pair of same-colour same-level neighbours
+    ///     {"a": "B6", "b": "B7", "level": 0, "side": "vert",
+    ///      "cut": false}                    // cut by the column rule or a crossing pair above
+    ///   ]
+    /// }
+    /// ```
     fn view(&self) -> serde_json::Value {
         view::view(self)
     }
