@@ -2,12 +2,12 @@
 //! balls stacked on a square board, moves that drop the balls above, an over/under rule and a
 //! connection that only wins once it survives the opponent's reply. Rules: `rules/akron.md`.
 //!
-//! Layout: [`geometry`] (points, levels, what touches what), [`connection`] (column and
+//! Layout: `geometry` (points, levels, what touches what), `connection` (column and
 //! crossing rules, components), `movegen` (adds, moves with their drop chains, swap),
 //! `position` (position strings), `notation` (point names), `view` (client JSON).
 
-pub mod connection;
-pub mod geometry;
+mod connection;
+mod geometry;
 mod movegen;
 mod notation;
 mod options;
@@ -22,7 +22,7 @@ use connection::{Analysis, EMPTY};
 use geometry::{Geometry, MAX_POINTS, NONE};
 pub use options::Options;
 
-/// One Akron action. Points are indices into the board's [`geometry::Geometry`] (level,
+/// One Akron action. Points are indices into the board geometry of its size (level,
 /// then row, then column), so an action belongs to the board size it was made for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -117,7 +117,7 @@ impl Akron {
 
     /// Whether a side is connected edge to edge on the current board.
     pub fn connected(&self, side: Side) -> bool {
-        Analysis::new(self.geo, &self.cells).connected[side.index()]
+        Analysis::with(self.geo, &self.cells, |an| an.connected[side.index()])
     }
 
     /// The name of a point on this board (`D4'`), or `?` for an index off the board.
@@ -159,28 +159,32 @@ impl Akron {
     /// Checks the end conditions after a non-swap action by `mover`, in the page's order.
     fn check_end(&mut self, mover: Side) {
         let other = mover.other();
-        let an = Analysis::new(self.geo, &self.cells);
-        if an.connected[other.index()] {
-            self.outcome = Some(Outcome {
-                winner: Some(other),
-                reason: Reason::Connection,
-            });
-        } else if self.nodelay && an.connected[mover.index()] {
-            self.outcome = Some(Outcome {
-                winner: Some(mover),
-                reason: Reason::Connection,
-            });
-        } else if self.history.iter().filter(|&&h| h == self.hash).count() >= 3 {
-            self.outcome = Some(Outcome {
-                winner: None,
-                reason: Reason::Repetition,
-            });
-        } else if !self.has_legal_action(&an) {
-            self.outcome = Some(Outcome {
-                winner: Some(mover),
-                reason: Reason::NoMoves,
-            });
-        }
+        let outcome = Analysis::with(self.geo, &self.cells, |an| {
+            if an.connected[other.index()] {
+                Some(Outcome {
+                    winner: Some(other),
+                    reason: Reason::Connection,
+                })
+            } else if self.nodelay && an.connected[mover.index()] {
+                Some(Outcome {
+                    winner: Some(mover),
+                    reason: Reason::Connection,
+                })
+            } else if self.history.iter().filter(|&&h| h == self.hash).count() >= 3 {
+                Some(Outcome {
+                    winner: None,
+                    reason: Reason::Repetition,
+                })
+            } else if !self.has_legal_action(an) {
+                Some(Outcome {
+                    winner: Some(mover),
+                    reason: Reason::NoMoves,
+                })
+            } else {
+                None
+            }
+        });
+        self.outcome = outcome;
     }
 
     /// Whether the side to act has any legal action (the game assumed on).
@@ -262,10 +266,11 @@ impl Game for Akron {
             .nth(1)
             .is_some()
         {
-            let an = Analysis::new(self.geo, &self.cells);
-            self.for_each_move(&an, &mut |a| {
-                out.push(a);
-                true
+            Analysis::with(self.geo, &self.cells, |an| {
+                self.for_each_move(an, &mut |a| {
+                    out.push(a);
+                    true
+                })
             });
         }
     }
@@ -440,8 +445,7 @@ impl Game for Akron {
                 if from >= n || to >= n {
                     return Err(RulesError::illegal(&text, "no such point on this board"));
                 }
-                let an = Analysis::new(self.geo, &self.cells);
-                self.move_problem(&an, from, to)
+                Analysis::with(self.geo, &self.cells, |an| self.move_problem(an, from, to))
                     .map_err(|reason| RulesError::illegal(&text, reason))
             }
         }

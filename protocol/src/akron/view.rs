@@ -17,8 +17,11 @@ fn side_name(cell: u8) -> Value {
 
 /// Builds the view documented on `Game::view` for [`Akron`] (levels, balls, links).
 pub fn view(game: &Akron) -> Value {
+    Analysis::with(game.geo, &game.cells, |an| build(game, an))
+}
+
+fn build(game: &Akron, an: &Analysis) -> Value {
     let geo = game.geo;
-    let an = Analysis::new(geo, &game.cells);
     let n = geo.n;
     let levels: Vec<Value> = (0..n)
         .map(|k| {
