@@ -159,6 +159,20 @@ impl Akron {
     /// Checks the end conditions after a non-swap action by `mover`, in the page's order.
     fn check_end(&mut self, mover: Side) {
         let other = mover.other();
+        let repeated = || self.history.iter().filter(|&&h| h == self.hash).count() >= 3;
+        // Most positions need no connection analysis at all: nobody has level-0 balls on both
+        // of their edges, and the side to act can still add a ball.
+        let may_connect = |side: Side| self.on_both_edges(side);
+        let needs_analysis = may_connect(other) || (self.nodelay && may_connect(mover));
+        if !needs_analysis && self.can_add_or_swap() {
+            if repeated() {
+                self.outcome = Some(Outcome {
+                    winner: None,
+                    reason: Reason::Repetition,
+                });
+            }
+            return;
+        }
         let outcome = Analysis::with(self.geo, &self.cells, |an| {
             if an.connected[other.index()] {
                 Some(Outcome {
@@ -170,7 +184,7 @@ impl Akron {
                     winner: Some(mover),
                     reason: Reason::Connection,
                 })
-            } else if self.history.iter().filter(|&&h| h == self.hash).count() >= 3 {
+            } else if repeated() {
                 Some(Outcome {
                     winner: None,
                     reason: Reason::Repetition,
@@ -187,13 +201,31 @@ impl Akron {
         self.outcome = outcome;
     }
 
+    /// Whether `side` has level-0 balls on both of its edges (necessary for a connection).
+    fn on_both_edges(&self, side: Side) -> bool {
+        let n = self.geo.n;
+        let c = colour(side);
+        let at = |along: usize, across: usize| {
+            // vert's edges are rows, horz's are columns.
+            let (i, j) = if side == Side::First {
+                (across, along)
+            } else {
+                (along, across)
+            };
+            self.cells[j * n + i] == c
+        };
+        (0..n).any(|x| at(0, x)) && (0..n).any(|x| at(n - 1, x))
+    }
+
+    /// Whether the side to act can add a ball or swap (so it has a legal action).
+    fn can_add_or_swap(&self) -> bool {
+        (self.piles[self.to_move.index()] > 0 && self.cells[..self.geo.holes()].contains(&EMPTY))
+            || self.swap_available()
+    }
+
     /// Whether the side to act has any legal action (the game assumed on).
     fn has_legal_action(&self, an: &Analysis) -> bool {
-        let me = self.to_move;
-        if self.piles[me.index()] > 0 && self.cells[..self.geo.holes()].contains(&EMPTY) {
-            return true;
-        }
-        if self.swap_available() {
+        if self.can_add_or_swap() {
             return true;
         }
         let mut any = false;
