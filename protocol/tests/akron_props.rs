@@ -37,7 +37,12 @@ fn check_position(g: &Akron, opts: &Options, rng: &mut StdRng, exhaustive: bool)
     }
     assert!(g.to_act().is_some());
     for &a in &legal {
-        assert_eq!(g.check(a), Ok(()), "{} listed but rejected", g.format_action(a));
+        assert_eq!(
+            g.check(a),
+            Ok(()),
+            "{} listed but rejected",
+            g.format_action(a)
+        );
         let text = g.format_action(a);
         assert_eq!(g.parse_action(&text), Ok(a), "round trip of {text}");
         assert_eq!(g.parse_action(&text.to_lowercase()), Ok(a));

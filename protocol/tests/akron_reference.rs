@@ -238,7 +238,8 @@ impl Naive {
                 if !rests {
                     continue;
                 }
-                if group.iter().any(|&g| Self::touch(d, g)) && after.iter().any(|&g| Self::touch(d, g))
+                if group.iter().any(|&g| Self::touch(d, g))
+                    && after.iter().any(|&g| Self::touch(d, g))
                 {
                     out.insert(format!("{}-{}", name(f), name(d)));
                 }
@@ -289,13 +290,22 @@ fn compare_playout(size: u32, pieces: u32, nodelay: bool, seed: u64, plies: usiz
         let (p, q) = (mover.index() as u8 + 1, mover.other().index() as u8 + 1);
         let o = g.outcome();
         if after.connected(q) {
-            assert_eq!(o.map(|o| (o.winner, o.reason)), Some((Some(mover.other()), Reason::Connection)));
+            assert_eq!(
+                o.map(|o| (o.winner, o.reason)),
+                Some((Some(mover.other()), Reason::Connection))
+            );
         } else if nodelay && after.connected(p) {
-            assert_eq!(o.map(|o| (o.winner, o.reason)), Some((Some(mover), Reason::Connection)));
+            assert_eq!(
+                o.map(|o| (o.winner, o.reason)),
+                Some((Some(mover), Reason::Connection))
+            );
         } else if o.is_some_and(|o| o.reason == Reason::Repetition) {
             assert_eq!(o.unwrap().winner, None);
         } else if after.legal().is_empty() {
-            assert_eq!(o.map(|o| (o.winner, o.reason)), Some((Some(mover), Reason::NoMoves)));
+            assert_eq!(
+                o.map(|o| (o.winner, o.reason)),
+                Some((Some(mover), Reason::NoMoves))
+            );
         } else {
             assert_eq!(o, None, "{}", g.position());
         }
