@@ -69,6 +69,15 @@ fn perft_4x4_reference_counts() {
 }
 
 #[test]
+fn perft_regression_counts() {
+    // Not from the page: this engine's counts one ply deeper (moves appear from ply 4 on),
+    // kept so that a change in move generation cannot go unnoticed.
+    assert_eq!(Akron::start(&opts(r#"{"size":3}"#)).perft(5), 20784);
+    assert_eq!(Akron::start(&opts(r#"{"size":4}"#)).perft(4), 47040);
+    assert_eq!(Akron::start(&opts("{}")).perft(2), 6561);
+}
+
+#[test]
 fn perft_counts_match_the_generic_perft() {
     // The engine may override perft; the trait's generic version must agree.
     let g = Akron::start(&opts(r#"{"size":4}"#));
