@@ -15,6 +15,7 @@ use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
@@ -160,6 +161,10 @@ pub async fn run_with_store(
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
     let mut stop_rx2 = hub.shutdown.clone();
+    // Small frames must not wait for Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let serve = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
