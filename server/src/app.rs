@@ -126,12 +126,14 @@ async fn api_game(
             }
         }
     }
-    let (Ok(Some(finished)), Ok(Some(record))) =
-        (hub.store.finished_game(&id).await, hub.store.game(&id).await)
-    else {
+    let (Ok(Some(finished)), Ok(Some(record))) = (
+        hub.store.finished_game(&id).await,
+        hub.store.game(&id).await,
+    ) else {
         return not_found();
     };
-    let code_ok = matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+    let code_ok =
+        matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
     if record.visibility == Visibility::Public || code_ok {
         Json(finished.doc).into_response()
     } else {
@@ -140,7 +142,10 @@ async fn api_game(
 }
 
 /// Runs the server with the in-memory store until `shutdown` resolves.
-pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     run_with_store(config, Arc::new(MemoryStore::new()), shutdown).await
 }
 

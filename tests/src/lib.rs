@@ -79,7 +79,10 @@ impl Server {
         let mut cmd = Command::new(binary("stoa-server"));
         cmd.args(["--listen", "127.0.0.1:0"])
             .args(args)
-            .env("RUST_LOG", std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stdin(Stdio::null());
         if std::env::var_os("STOA_TEST_LOG").is_none() {
@@ -205,7 +208,9 @@ impl Client {
     /// Connects and says hello as a new guest.
     pub async fn guest(server: &Server, name: &str) -> Client {
         let mut c = Client::connect(server).await;
-        let w = c.request(json!({"t":"hello","protocol":1,"name":name})).await;
+        let w = c
+            .request(json!({"t":"hello","protocol":1,"name":name}))
+            .await;
         c.set_welcome(w);
         c
     }
@@ -500,7 +505,11 @@ impl Table {
         let game_id = self.game_id.clone();
         let ply = self.host_doc.doc["moves"].as_array().map_or(0, Vec::len) as u64;
         let own_last = (ply >= 2)
-            .then(|| self.host_doc.doc["moves"][ply as usize - 2].as_str().map(str::to_string))
+            .then(|| {
+                self.host_doc.doc["moves"][ply as usize - 2]
+                    .as_str()
+                    .map(str::to_string)
+            })
             .flatten();
         let repeat_back = self.repeat_back;
         let (mover, mover_doc) = if host_acts {

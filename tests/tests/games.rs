@@ -17,7 +17,10 @@ async fn full_game(kind: &str, seed: u64) {
         .request(json!({"t":"room.join","code":table.code}))
         .await;
     let mut watched = Tracked::from_snapshot(&snap);
-    assert_eq!(watched.doc, table.host_doc.doc, "the watcher starts from the same document");
+    assert_eq!(
+        watched.doc, table.host_doc.doc,
+        "the watcher starts from the same document"
+    );
 
     let started = std::time::Instant::now();
     let moves = table.play_out(seed, 600).await;

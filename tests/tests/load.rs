@@ -32,10 +32,7 @@ async fn two_hundred_concurrent_games() {
     for t in tasks {
         total += t.await.expect("game task");
     }
-    eprintln!(
-        "200 games, {total} moves in {:?}",
-        started.elapsed()
-    );
+    eprintln!("200 games, {total} moves in {:?}", started.elapsed());
     let (_, metrics) = server.http_get("/metrics");
     let started_line = metrics
         .lines()

@@ -43,7 +43,10 @@ async fn private_games_need_the_code() {
     assert_eq!(server.api_game("gnope", None).0, 404);
 
     // Finished private games stay private.
-    let r = t.host.request(json!({"t":"game.resign","game_id":game_id})).await;
+    let r = t
+        .host
+        .request(json!({"t":"game.resign","game_id":game_id}))
+        .await;
     assert_eq!(r["t"], "ok");
     assert_eq!(server.api_game(&game_id, None).0, 404);
     assert_eq!(server.api_game(&game_id, Some(&t.code)).0, 200);

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::SinkExt;
 use serde_json::json;
 use stoa_tests::{Server, Table, LOOSE};
-use futures_util::SinkExt;
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -27,12 +27,20 @@ async fn slow_spectator_does_not_delay_players() {
     )
     .await
     .unwrap();
-    slow.send(Message::Text(json!({"t":"hello","protocol":1,"name":"slow"}).to_string().into()))
-        .await
-        .unwrap();
-    slow.send(Message::Text(json!({"t":"game.watch","game_id":game_id}).to_string().into()))
-        .await
-        .unwrap();
+    slow.send(Message::Text(
+        json!({"t":"hello","protocol":1,"name":"slow"})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+    slow.send(Message::Text(
+        json!({"t":"game.watch","game_id":game_id})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
 
     let dropped = |server: &Server| {
         let (_, m) = server.http_get("/metrics");
@@ -74,8 +82,14 @@ async fn slow_spectator_does_not_delay_players() {
     }
     // The game goes on normally after the drop.
     t.step(1).await.expect("game on");
-    eprintln!("{actions} actions, worst round trip {worst:?}, dropped {}", dropped(&server));
-    assert!(worst < Duration::from_millis(500), "players were delayed: {worst:?}");
+    eprintln!(
+        "{actions} actions, worst round trip {worst:?}, dropped {}",
+        dropped(&server)
+    );
+    assert!(
+        worst < Duration::from_millis(500),
+        "players were delayed: {worst:?}"
+    );
     assert_eq!(t.host_doc.doc, t.guest_doc.doc);
     drop(slow);
 }
