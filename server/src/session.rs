@@ -550,7 +550,7 @@ impl Session {
         }
         self.send(&ServerMessage::Room {
             rid,
-            room: room.info(),
+            room: Box::new(room.info()),
         });
         Ok(())
     }
@@ -567,7 +567,7 @@ impl Session {
             JoinOutcome::Waiting(room) => {
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 Ok(())
             }
@@ -604,7 +604,7 @@ impl Session {
                     .await;
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 self.hub.announce(&handle, room.side_names).await;
                 Ok(())
