@@ -304,7 +304,11 @@ impl Client {
         loop {
             match self.read_frame().await {
                 Ok(v) => self.pending.push_back(v),
-                Err(code) => return code,
+                Err(code) => {
+                    // Answer the close handshake so the server need not wait for it.
+                    let _ = self.ws.close(None).await;
+                    return code;
+                }
             }
         }
     }
