@@ -163,6 +163,7 @@ pub async fn run_with_store(
     let hub = Arc::new(Hub::new(config, store, stop_rx));
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = router(hub.clone(), guard);
+    tokio::spawn(crate::lobby::run(hub.clone()));
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
     let mut stop_rx2 = hub.shutdown.clone();

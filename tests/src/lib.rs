@@ -58,6 +58,8 @@ pub const LOOSE: &[&str] = &[
     "100000",
     "--spectator-batch-ms",
     "200",
+    "--lobby-batch-ms",
+    "100",
 ];
 
 /// A running `stoa-server` child process, killed on drop.
