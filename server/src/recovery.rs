@@ -153,13 +153,15 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
         kind: record.kind.clone(),
         tx,
         players: [players[0].id.clone(), players[1].id.clone()],
+        summary: Arc::new(std::sync::Mutex::new(None)),
     };
+    let summary = handle.summary.clone();
     // Registered (and counted live) before the replay, as a new game would be, so that an
     // end reached in the log unregisters it the same way.
     hub.games.insert(handle);
     let ki = kind_index(&record.kind);
     hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
-    let mut restoring = Restoring::new(hub.clone(), new, game);
+    let mut restoring = Restoring::new(hub.clone(), new, game, summary);
     let replayed = replay(&mut restoring, &log).await;
     let last_seq = match replayed {
         Ok(seq) => seq,

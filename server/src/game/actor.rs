@@ -81,6 +81,8 @@ struct Actor {
     seq_ceiling: u64,
     /// The final document could not be stored yet (retried on every tick).
     finish_unsaved: bool,
+    /// The lobby's view of this game (public games while they are on).
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
 
 /// Starts the actor of a new game on its own task.
@@ -90,9 +92,11 @@ pub fn spawn(
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
-    let mut actor = build(hub, new, game, online);
+    let mut actor = build(hub, new, game, online, summary);
     actor.doc = actor.build_doc();
+    actor.update_summary();
     actor.start(rx);
 }
 
@@ -103,8 +107,13 @@ pub struct Restoring(Actor);
 
 impl Restoring {
     /// A game at its start, both players offline.
-    pub fn new(hub: Arc<Hub>, new: NewGame, game: Box<dyn AnyGame>) -> Restoring {
-        Restoring(build(hub, new, game, [false, false]))
+    pub fn new(
+        hub: Arc<Hub>,
+        new: NewGame,
+        game: Box<dyn AnyGame>,
+        summary: Arc<std::sync::Mutex<Option<Value>>>,
+    ) -> Restoring {
+        Restoring(build(hub, new, game, [false, false], summary))
     }
 
     /// Applies one logged action as the rules engine and the actor would have live.
@@ -133,11 +142,18 @@ impl Restoring {
         self.0.seq = seq;
         self.0.seq_ceiling = ceiling;
         self.0.doc = self.0.build_doc();
+        self.0.update_summary();
         self.0.start(rx);
     }
 }
 
-fn build(hub: Arc<Hub>, new: NewGame, game: Box<dyn AnyGame>, online: [bool; 2]) -> Actor {
+fn build(
+    hub: Arc<Hub>,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    online: [bool; 2],
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+) -> Actor {
     let now = Instant::now();
     let mut online_map = HashMap::new();
     let mut offline_since = HashMap::new();
@@ -178,6 +194,7 @@ fn build(hub: Arc<Hub>, new: NewGame, game: Box<dyn AnyGame>, online: [bool; 2])
         in_doubt: None,
         seq_ceiling: SEQ_RESERVE,
         finish_unsaved: false,
+        summary,
     }
 }
 
@@ -287,8 +304,14 @@ impl Actor {
 
     fn build_doc(&self) -> Value {
         let online = [
-            self.online.get(&self.players[0].id).copied().unwrap_or(false),
-            self.online.get(&self.players[1].id).copied().unwrap_or(false),
+            self.online
+                .get(&self.players[0].id)
+                .copied()
+                .unwrap_or(false),
+            self.online
+                .get(&self.players[1].id)
+                .copied()
+                .unwrap_or(false),
         ];
         let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
             Value::Null
@@ -338,6 +361,7 @@ impl Actor {
         }
         self.seq += 1;
         self.doc = new;
+        self.update_summary();
         let msg = ServerMessage::GameDiff {
             game_id: self.id.clone(),
             seq: self.seq,
@@ -356,6 +380,20 @@ impl Actor {
                 conn.remove_sub(&self.id);
             }
         }
+    }
+
+    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
+    fn update_summary(&self) {
+        let summary = (self.visibility == Visibility::Public && self.result.is_none()).then(|| {
+            json!({
+                "kind": self.kind,
+                "players": self.doc["players"],
+                "clock": self.doc["clock"]["kind"],
+                "rated": self.rated,
+                "spectators": self.spectators,
+            })
+        });
+        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
     }
 
     fn watch(
