@@ -43,9 +43,14 @@ pub fn build_binaries() {
             .parent()
             .expect("workspace root")
             .to_path_buf();
+        let mut args = vec!["build", "-p", "stoa-server", "--bins"];
+        if !cfg!(debug_assertions) {
+            // An optimised tool (the load generator) drives the optimised server.
+            args.push("--release");
+        }
         let status = Command::new(env!("CARGO"))
             .current_dir(&root)
-            .args(["build", "-p", "stoa-server", "--bins"])
+            .args(args)
             .status()
             .expect("run cargo build");
         assert!(status.success(), "building stoa-server failed");
