@@ -1,0 +1,216 @@
+//! The `Store` contract, run against the in-memory store and the Redis store alike, so the
+//! two stay in step: conflicts, the idempotent retry of the last append, seq reservations,
+//! the unfinished/finished indexes, rooms waiting or not.
+
+use std::time::Duration;
+
+use serde_json::json;
+use stoa_protocol::wire::Visibility;
+use stoa_server::store::memory::MemoryStore;
+use stoa_server::store::redis::{RedisOptions, RedisStore};
+use stoa_server::store::{
+    ActionKind, ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, SeatRecord,
+    Store, StoreError, SEQ_RESERVE,
+};
+use stoa_tests::redis::RedisServer;
+
+fn player(id: &str, hash: &str) -> PlayerRecord {
+    PlayerRecord {
+        id: id.into(),
+        name: format!("name of {id}"),
+        token_hash: hash.into(),
+        created_ms: 5,
+    }
+}
+
+fn action(seq: u64, mv: &str) -> ActionRecord {
+    ActionRecord {
+        seq,
+        at_ms: 1000 + seq,
+        player_id: "pa".into(),
+        action: ActionKind::Move {
+            notation: mv.into(),
+        },
+        position: Some(format!("after {mv}")),
+    }
+}
+
+fn room(code: &str, status: &str) -> RoomRecord {
+    RoomRecord {
+        code: code.into(),
+        kind: "akron".into(),
+        options: json!({"size": 4}),
+        clock: json!({"kind": "none"}),
+        rated: false,
+        visibility: Visibility::Public,
+        host: "pa".into(),
+        seats: [Some("pa".into()), None],
+        status: status.into(),
+        game_id: (status == "started").then(|| "g1".into()),
+    }
+}
+
+async fn contract(store: &dyn Store) {
+    // Players: by id and token hash; neither may be taken twice.
+    store.create_player(&player("pa", "aa11")).await.unwrap();
+    store.create_player(&player("pb", "bb22")).await.unwrap();
+    assert!(matches!(
+        store.create_player(&player("pa", "cc33")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.create_player(&player("pc", "aa11")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(store.player_by_token_hash("aa11").await.unwrap(), Some(player("pa", "aa11")));
+    assert_eq!(store.player_by_token_hash("ffff").await.unwrap(), None);
+    assert_eq!(store.player("pb").await.unwrap(), Some(player("pb", "bb22")));
+    assert_eq!(store.player("pc").await.unwrap(), None);
+
+    // Games.
+    let game = GameRecord {
+        id: "g1".into(),
+        kind: "staku".into(),
+        options: json!({"max_stack": 2}),
+        clock: json!({"kind": "fischer", "initial_ms": 60000, "increment_ms": 0}),
+        rated: true,
+        visibility: Visibility::Private,
+        code: Some("ABCDEFGHJK".into()),
+        players: [
+            SeatRecord { id: "pa".into(), name: "a".into() },
+            SeatRecord { id: "pb".into(), name: "b".into() },
+        ],
+        created_ms: 42,
+        rematch_of: None,
+    };
+    store.create_game(&game).await.unwrap();
+    assert!(matches!(store.create_game(&game).await, Err(StoreError::Conflict(_))));
+    assert_eq!(store.game("g1").await.unwrap(), Some(game.clone()));
+    assert_eq!(store.game("g2").await.unwrap(), None);
+    assert_eq!(store.unfinished_games("pa").await.unwrap(), ["g1"]);
+    assert_eq!(store.unfinished_games("pb").await.unwrap(), ["g1"]);
+    assert_eq!(store.all_unfinished_games().await.unwrap(), ["g1"]);
+    assert_eq!(store.seq_reserved("g1").await.unwrap(), SEQ_RESERVE);
+
+    // The log: strictly increasing seqs; the very last record may be written again (a
+    // retry after a lost answer), nothing else at or below the last seq.
+    assert_eq!(store.last_action("g1").await.unwrap(), None);
+    store.append_action("g1", &action(2, "a")).await.unwrap();
+    store.append_action("g1", &action(2, "a")).await.unwrap();
+    assert!(matches!(
+        store.append_action("g1", &action(2, "b")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.append_action("g1", &action(1, "c")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    store.append_action("g1", &action(5, "d")).await.unwrap();
+    assert!(matches!(
+        store.append_action("g1", &action(2, "a")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.append_action("nope", &action(9, "x")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(store.actions("g1").await.unwrap(), [action(2, "a"), action(5, "d")]);
+    assert_eq!(store.last_action("g1").await.unwrap(), Some(action(5, "d")));
+    assert_eq!(store.actions("nope").await.unwrap(), []);
+
+    // Reservations only grow.
+    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5 + SEQ_RESERVE);
+    store.reserve_seq("g1", 10).await.unwrap();
+    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5 + SEQ_RESERVE);
+    store.reserve_seq("g1", 5000).await.unwrap();
+    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5000);
+    assert!(store.reserve_seq("nope", 5000).await.is_err());
+
+    // Finishing moves the game out of every unfinished index and keeps its document.
+    let finished = FinishedGame {
+        seq: 7,
+        doc: json!({"id": "g1", "status": {"state": "ended"}}),
+    };
+    assert_eq!(store.finished_game("g1").await.unwrap(), None);
+    store.finish_game("g1", &finished).await.unwrap();
+    assert_eq!(store.finished_game("g1").await.unwrap(), Some(finished.clone()));
+    assert!(store.unfinished_games("pa").await.unwrap().is_empty());
+    assert!(store.all_unfinished_games().await.unwrap().is_empty());
+    // Replacing it (a rematch request on an ended game) is fine.
+    let again = FinishedGame { seq: 8, ..finished };
+    store.finish_game("g1", &again).await.unwrap();
+    assert_eq!(store.finished_game("g1").await.unwrap(), Some(again));
+
+    // Rooms: only waiting ones are listed for recovery; every one reads back.
+    store.save_room(&room("ROOMA00001", "waiting")).await.unwrap();
+    store.save_room(&room("ROOMB00002", "waiting")).await.unwrap();
+    assert_eq!(
+        store.waiting_rooms().await.unwrap(),
+        [room("ROOMA00001", "waiting"), room("ROOMB00002", "waiting")]
+    );
+    store.save_room(&room("ROOMA00001", "started")).await.unwrap();
+    store.save_room(&room("ROOMB00002", "closed")).await.unwrap();
+    assert!(store.waiting_rooms().await.unwrap().is_empty());
+    assert_eq!(
+        store.room("ROOMA00001").await.unwrap(),
+        Some(room("ROOMA00001", "started"))
+    );
+    assert_eq!(store.room("NOSUCHROOM").await.unwrap(), None);
+    store.ping().await.unwrap();
+}
+
+#[tokio::test]
+async fn memory_store_keeps_the_contract() {
+    let store = MemoryStore::new();
+    assert_eq!(store.persistence(), "off");
+    contract(&store).await;
+}
+
+#[tokio::test]
+async fn redis_store_keeps_the_contract_and_its_prefix() {
+    let mut redis = RedisServer::start();
+    let options = |prefix: &str| RedisOptions {
+        url: redis.url(),
+        prefix: prefix.into(),
+        timeout: Duration::from_millis(500),
+    };
+    let store = RedisStore::connect(options("one")).await.unwrap();
+    assert_eq!(store.persistence(), "redis");
+    contract(&store).await;
+    // The same contract from scratch under another prefix: nothing of "one" is visible.
+    let other = RedisStore::connect(options("two")).await.unwrap();
+    assert_eq!(other.player("pa").await.unwrap(), None);
+    contract(&other).await;
+    // Ids that are not ids never reach a key.
+    assert_eq!(store.game("g1:log").await.unwrap(), None);
+    assert_eq!(store.room("a b").await.unwrap(), None);
+
+    // Down: calls fail at once with `unavailable`; back: the store reconnects by itself.
+    redis.kill9();
+    let mut down = false;
+    for _ in 0..100 {
+        if matches!(store.ping().await, Err(StoreError::Unavailable(_))) {
+            down = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(down, "a dead redis is noticed");
+    assert!(matches!(
+        store.player("pa").await,
+        Err(StoreError::Unavailable(_))
+    ));
+    redis.restart();
+    let mut back = false;
+    for _ in 0..200 {
+        if store.ping().await.is_ok() {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(back, "the store reconnects after redis restarts");
+    // And the AOF kept everything.
+    assert_eq!(store.player("pa").await.unwrap(), Some(player("pa", "aa11")));
+    assert_eq!(store.actions("g1").await.unwrap(), [action(2, "a"), action(5, "d")]);
+}
