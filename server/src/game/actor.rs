@@ -201,7 +201,19 @@ fn build(
 impl Actor {
     fn start(self, rx: mpsc::Receiver<Command>) {
         let span = tracing::info_span!("game", id = %self.id, kind = %self.kind);
-        tokio::spawn(self.run(rx).instrument(span));
+        let hub = self.hub.clone();
+        let id = self.id.clone();
+        let task = tokio::spawn(self.run(rx).instrument(span));
+        // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+        // behind; its game is unregistered and requests get `not_found` instead of hanging.
+        tokio::spawn(async move {
+            if let Err(e) = task.await {
+                if e.is_panic() {
+                    tracing::error!(game = %id, "game actor panicked; game unregistered");
+                    hub.games.remove(&id);
+                }
+            }
+        });
     }
 
     /// Server time for this action: the log's timestamp when replaying it.
@@ -816,12 +828,10 @@ impl Actor {
                 players: [self.players[1].clone(), self.players[0].clone()],
                 rematch_of: Some(self.id.clone()),
             };
-            let handle = self.hub.create_game(new).await?;
+            let handle = self.hub.start_game(new).await?;
             self.rematch_game = Some(handle.id.clone());
             self.commit();
             self.save_finished().await;
-            let names = self.game.side_names();
-            self.hub.announce(&handle, names).await;
         } else {
             self.commit();
             self.save_finished().await;
