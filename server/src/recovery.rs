@@ -127,7 +127,8 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
         .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
     let log = hub.store.actions(id).await?;
     let reserved = hub.store.seq_reserved(id).await?;
-    let kind = stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
+    let kind =
+        stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
     let game = kind
         .start(&record.options)
         .map_err(|e| RecoveryError::Engine(e.to_string()))?;
@@ -289,8 +290,10 @@ mod tests {
     use crate::store::{ActionKind, ActionRecord, GameRecord, SeatRecord, Store};
 
     fn hub(store: Arc<dyn Store>) -> Arc<Hub> {
-        let mut config = Config::default();
-        config.spectator_batch_ms = 10;
+        let config = Config {
+            spectator_batch_ms: 10,
+            ..Config::default()
+        };
         let (_tx, rx) = watch::channel(false);
         Arc::new(Hub::new(config, store, rx))
     }
@@ -312,15 +315,24 @@ mod tests {
                 visibility: Visibility::Public,
                 code: None,
                 players: [
-                    SeatRecord { id: "pa".into(), name: "a".into() },
-                    SeatRecord { id: "pb".into(), name: "b".into() },
+                    SeatRecord {
+                        id: "pa".into(),
+                        name: "a".into(),
+                    },
+                    SeatRecord {
+                        id: "pb".into(),
+                        name: "b".into(),
+                    },
                 ],
                 created_ms: 1,
                 rematch_of: None,
             })
             .await
             .unwrap();
-        let mut game = stoa_protocol::kind("staku").unwrap().start(&options).unwrap();
+        let mut game = stoa_protocol::kind("staku")
+            .unwrap()
+            .start(&options)
+            .unwrap();
         let mut moves = Vec::new();
         for i in 0..n {
             let mv = game.legal_notations()[i % 3].clone();
@@ -333,7 +345,9 @@ mod tests {
                         seq: 3 * i as u64 + 2,
                         at_ms: 10 + i as u64,
                         player_id: ["pa", "pb"][side].into(),
-                        action: ActionKind::Move { notation: mv.clone() },
+                        action: ActionKind::Move {
+                            notation: mv.clone(),
+                        },
                         position: Some(game.position()),
                     },
                 )
@@ -347,7 +361,14 @@ mod tests {
     async fn snapshot(hub: &Arc<Hub>, id: &str) -> Option<(u64, Value)> {
         let handle = hub.games.get(id)?;
         let (tx, rx) = oneshot::channel();
-        handle.tx.send(Command::Snapshot { code: None, reply: tx }).await.ok()?;
+        handle
+            .tx
+            .send(Command::Snapshot {
+                code: None,
+                reply: tx,
+            })
+            .await
+            .ok()?;
         rx.await.ok()?
     }
 
@@ -357,14 +378,20 @@ mod tests {
         let moves = logged_game(&store, "ggood", 6).await;
         let hub = hub(store.clone());
         let report = recover(&hub).await.unwrap();
-        assert_eq!((report.games, report.actions, report.failed.len()), (1, 6, 0));
+        assert_eq!(
+            (report.games, report.actions, report.failed.len()),
+            (1, 6, 0)
+        );
         let (seq, doc) = snapshot(&hub, "ggood").await.expect("live again");
         // The last action had seq 17 and reserved 17 + SEQ_RESERVE: the game restarts there.
         assert_eq!(seq, 17 + SEQ_RESERVE);
         assert_eq!(doc["moves"], json!(moves));
         assert_eq!(doc["status"]["state"], "playing");
         assert_eq!(doc["online"], json!({"white": false, "black": false}));
-        assert_eq!(store.seq_reserved("ggood").await.unwrap(), seq + SEQ_RESERVE);
+        assert_eq!(
+            store.seq_reserved("ggood").await.unwrap(),
+            seq + SEQ_RESERVE
+        );
     }
 
     #[tokio::test]
@@ -382,7 +409,9 @@ mod tests {
         logged_game(&store, "gbad", 1).await;
         let mut bad = store.actions("gbad").await.unwrap().pop().unwrap();
         bad.seq += 1;
-        bad.action = ActionKind::Move { notation: "z9-z8".into() };
+        bad.action = ActionKind::Move {
+            notation: "z9-z8".into(),
+        };
         bad.position = None;
         store.append_action("gbad", &bad).await.unwrap();
         let hub = hub(store.clone());
@@ -391,7 +420,10 @@ mod tests {
         let mut failed: Vec<&str> = report.failed.iter().map(|(id, _)| id.as_str()).collect();
         failed.sort_unstable();
         assert_eq!(failed, ["gbad", "gbent"]);
-        assert!(report.failed.iter().any(|(_, e)| e.contains("not the position")));
+        assert!(report
+            .failed
+            .iter()
+            .any(|(_, e)| e.contains("not the position")));
         assert!(snapshot(&hub, "gfine").await.is_some());
         assert!(hub.games.get("gbent").is_none());
         assert!(hub.games.get("gbad").is_none());

@@ -262,7 +262,11 @@ impl Duel {
             .to_string();
         self.in_flight = Some((ply, mv.clone()));
         for host in [self.host_moves_next, !self.host_moves_next] {
-            let c = if host { &mut self.host } else { &mut self.guest };
+            let c = if host {
+                &mut self.host
+            } else {
+                &mut self.guest
+            };
             let r = match c
                 .try_request(json!({"t":"game.move","game_id":game_id,"move":mv}))
                 .await
@@ -311,7 +315,9 @@ impl Duel {
     /// Whether a document's moves keep every acknowledged move at its ply.
     pub fn keeps_acked(&self, doc: &Value) -> bool {
         let moves = moves_of(doc);
-        self.acked.iter().all(|(ply, mv)| moves.get(*ply) == Some(mv))
+        self.acked
+            .iter()
+            .all(|(ply, mv)| moves.get(*ply) == Some(mv))
     }
 }
 
@@ -319,6 +325,10 @@ impl Duel {
 pub fn moves_of(doc: &Value) -> Vec<String> {
     doc["moves"]
         .as_array()
-        .map(|a| a.iter().filter_map(|m| m.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use stoa_tests::redis::{moves_of, Duel, RedisServer, Step};
 use stoa_tests::quick_options;
+use stoa_tests::redis::{moves_of, Duel, RedisServer, Step};
 
 const GAMES: usize = 50;
 const KINDS: [&str; 4] = ["unane", "staku", "akron", "akunur"];
@@ -67,7 +67,11 @@ async fn kill9_mid_games_then_every_game_resumes_and_finishes() {
             swallowed += 1;
             assert_eq!(&moves[..acked.len()], &acked[..], "game {}", d.game_id);
         } else {
-            assert_eq!(moves, acked, "game {}: acknowledged moves after restart", d.game_id);
+            assert_eq!(
+                moves, acked,
+                "game {}: acknowledged moves after restart",
+                d.game_id
+            );
         }
         if doc["status"]["state"] == "playing" {
             assert!(
@@ -80,10 +84,7 @@ async fn kill9_mid_games_then_every_game_resumes_and_finishes() {
         }
     }
     assert!(swallowed <= unfinished_at_kill);
-    let live = duels
-        .iter()
-        .filter(|d| !d.moves.is_empty())
-        .count();
+    let live = duels.iter().filter(|d| !d.moves.is_empty()).count();
     eprintln!(
         "{before} moves acknowledged before the kill, {unfinished_at_kill} in flight, \
          {swallowed} of those durable; {live} games resumed with moves"

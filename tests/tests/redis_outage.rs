@@ -78,22 +78,29 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
     assert!(!body["reasons"].as_array().expect("reasons").is_empty());
     // New rooms are refused while Redis is down.
     let r = host
-        .request(json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
-            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .request(
+            json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}),
+        )
         .await;
     assert_eq!(r["code"], "unavailable", "{r}");
     // Games are paused: moves keep being refused for a while.
     let refused_before = refused.load(Ordering::Relaxed);
     tokio::time::sleep(Duration::from_millis(800)).await;
-    assert!(refused.load(Ordering::Relaxed) > refused_before, "moves were tried and refused");
+    assert!(
+        refused.load(Ordering::Relaxed) > refused_before,
+        "moves were tried and refused"
+    );
     let during = acked.load(Ordering::Relaxed);
 
     redis.restart();
     wait_health(&server, 200, Duration::from_secs(20));
     wait_for(&acked, during + 40).await;
     let r = host
-        .request(json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
-            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .request(
+            json!({"t":"room.create","kind":"staku","options":quick_options("staku"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}),
+        )
         .await;
     assert_eq!(r["t"], "room", "{r}");
     stop.store(true, Ordering::Relaxed);
@@ -106,7 +113,11 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
     let mut live_moves = Vec::new();
     for d in duels.iter_mut() {
         let doc = d.resync().await.expect("snapshot");
-        assert!(d.keeps_acked(&doc), "game {} lost an acknowledged move", d.game_id);
+        assert!(
+            d.keeps_acked(&doc),
+            "game {} lost an acknowledged move",
+            d.game_id
+        );
         live_moves.push(moves_of(&doc));
     }
 

@@ -25,8 +25,10 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
     // after the restart.
     let mut alice = Client::guest(&server, "alice").await;
     let room = alice
-        .request(json!({"t":"room.create","kind":"akron","options":quick_options("akron"),
-            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .request(
+            json!({"t":"room.create","kind":"akron","options":quick_options("akron"),
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}),
+        )
         .await;
     let room_code = room["room"]["code"].as_str().expect("code").to_string();
     let mut live = Table::open(&server, "unane", quick_options("unane"), "public").await;
@@ -41,7 +43,11 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
     let host = Client::with_token(&server, &host_token).await;
     assert_eq!(host.player_id, host_id);
     assert_eq!(host.welcome["player"]["name"], host_name);
-    assert_eq!(host.welcome["games"], json!([]), "the finished game is not unfinished");
+    assert_eq!(
+        host.welcome["games"],
+        json!([]),
+        "the finished game is not unfinished"
+    );
     // The finished game reads the same, over HTTP and websocket.
     let (status, again) = server.api_game(&game_id, Some(&code));
     assert_eq!(status, 200);
@@ -83,14 +89,20 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
     assert_eq!(doc["players"], live_doc["players"]);
     let me = side_of(doc, &p.player_id).expect("seated");
     for (side, online) in doc["online"].as_object().expect("online") {
-        assert_eq!(online, &json!(*side == me), "only the reconnected player is online");
+        assert_eq!(
+            online,
+            &json!(*side == me),
+            "only the reconnected player is online"
+        );
     }
     let mut tracked = Tracked::from_snapshot(&snap);
     let r = p
         .request(json!({"t":"game.resign","game_id":live.game_id}))
         .await;
     assert_eq!(r["t"], "ok", "{r}");
-    tracked.catch_up(&mut p, r["seq"].as_u64().expect("seq")).await;
+    tracked
+        .catch_up(&mut p, r["seq"].as_u64().expect("seq"))
+        .await;
     assert_eq!(tracked.doc["status"]["reason"], "resign");
 }
 
@@ -100,7 +112,10 @@ async fn key_prefix_isolates_two_servers_on_one_redis() {
     let a = redis.start_server("alpha");
     let b = redis.start_server("beta");
     for s in [&a, &b] {
-        assert_eq!(wait_health(s, 200, std::time::Duration::from_secs(5))["persistence"], "redis");
+        assert_eq!(
+            wait_health(s, 200, std::time::Duration::from_secs(5))["persistence"],
+            "redis"
+        );
     }
     let mut table = Table::open(&a, "akunur", quick_options("akunur"), "public").await;
     table.step(3).await.expect("a move");
@@ -116,7 +131,9 @@ async fn key_prefix_isolates_two_servers_on_one_redis() {
     assert_eq!(r["code"], "unauthorized", "{r}");
     // A's room code means nothing to B.
     let mut bob = Client::guest(&b, "bob").await;
-    let r = bob.request(json!({"t":"room.join","code":table.code})).await;
+    let r = bob
+        .request(json!({"t":"room.join","code":table.code}))
+        .await;
     assert_eq!(r["code"], "not_found", "{r}");
 
     // Restarting B recovers none of A's games; restarting A recovers its game.
@@ -130,7 +147,10 @@ async fn key_prefix_isolates_two_servers_on_one_redis() {
     assert_eq!(doc["moves"], table.host_doc.doc["moves"]);
     // Nothing of either is stored outside its prefix.
     let keys = redis.command("KEYS *").expect("KEYS");
-    for line in keys.lines().filter(|l| !l.starts_with('*') && !l.starts_with('$')) {
+    for line in keys
+        .lines()
+        .filter(|l| !l.starts_with('*') && !l.starts_with('$'))
+    {
         assert!(
             line.starts_with("alpha:") || line.starts_with("beta:"),
             "key outside the prefixes: {line}"

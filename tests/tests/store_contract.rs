@@ -62,9 +62,15 @@ async fn contract(store: &dyn Store) {
         store.create_player(&player("pc", "aa11")).await,
         Err(StoreError::Conflict(_))
     ));
-    assert_eq!(store.player_by_token_hash("aa11").await.unwrap(), Some(player("pa", "aa11")));
+    assert_eq!(
+        store.player_by_token_hash("aa11").await.unwrap(),
+        Some(player("pa", "aa11"))
+    );
     assert_eq!(store.player_by_token_hash("ffff").await.unwrap(), None);
-    assert_eq!(store.player("pb").await.unwrap(), Some(player("pb", "bb22")));
+    assert_eq!(
+        store.player("pb").await.unwrap(),
+        Some(player("pb", "bb22"))
+    );
     assert_eq!(store.player("pc").await.unwrap(), None);
 
     // Games.
@@ -77,14 +83,23 @@ async fn contract(store: &dyn Store) {
         visibility: Visibility::Private,
         code: Some("ABCDEFGHJK".into()),
         players: [
-            SeatRecord { id: "pa".into(), name: "a".into() },
-            SeatRecord { id: "pb".into(), name: "b".into() },
+            SeatRecord {
+                id: "pa".into(),
+                name: "a".into(),
+            },
+            SeatRecord {
+                id: "pb".into(),
+                name: "b".into(),
+            },
         ],
         created_ms: 42,
         rematch_of: None,
     };
     store.create_game(&game).await.unwrap();
-    assert!(matches!(store.create_game(&game).await, Err(StoreError::Conflict(_))));
+    assert!(matches!(
+        store.create_game(&game).await,
+        Err(StoreError::Conflict(_))
+    ));
     assert_eq!(store.game("g1").await.unwrap(), Some(game.clone()));
     assert_eq!(store.game("g2").await.unwrap(), None);
     assert_eq!(store.unfinished_games("pa").await.unwrap(), ["g1"]);
@@ -114,7 +129,10 @@ async fn contract(store: &dyn Store) {
         store.append_action("nope", &action(9, "x")).await,
         Err(StoreError::Conflict(_))
     ));
-    assert_eq!(store.actions("g1").await.unwrap(), [action(2, "a"), action(5, "d")]);
+    assert_eq!(
+        store.actions("g1").await.unwrap(),
+        [action(2, "a"), action(5, "d")]
+    );
     assert_eq!(store.last_action("g1").await.unwrap(), Some(action(5, "d")));
     assert_eq!(store.actions("nope").await.unwrap(), []);
 
@@ -133,7 +151,10 @@ async fn contract(store: &dyn Store) {
     };
     assert_eq!(store.finished_game("g1").await.unwrap(), None);
     store.finish_game("g1", &finished).await.unwrap();
-    assert_eq!(store.finished_game("g1").await.unwrap(), Some(finished.clone()));
+    assert_eq!(
+        store.finished_game("g1").await.unwrap(),
+        Some(finished.clone())
+    );
     assert!(store.unfinished_games("pa").await.unwrap().is_empty());
     assert!(store.all_unfinished_games().await.unwrap().is_empty());
     // Replacing it (a rematch request on an ended game) is fine.
@@ -142,14 +163,26 @@ async fn contract(store: &dyn Store) {
     assert_eq!(store.finished_game("g1").await.unwrap(), Some(again));
 
     // Rooms: only waiting ones are listed for recovery; every one reads back.
-    store.save_room(&room("ROOMA00001", "waiting")).await.unwrap();
-    store.save_room(&room("ROOMB00002", "waiting")).await.unwrap();
+    store
+        .save_room(&room("ROOMA00001", "waiting"))
+        .await
+        .unwrap();
+    store
+        .save_room(&room("ROOMB00002", "waiting"))
+        .await
+        .unwrap();
     assert_eq!(
         store.waiting_rooms().await.unwrap(),
         [room("ROOMA00001", "waiting"), room("ROOMB00002", "waiting")]
     );
-    store.save_room(&room("ROOMA00001", "started")).await.unwrap();
-    store.save_room(&room("ROOMB00002", "closed")).await.unwrap();
+    store
+        .save_room(&room("ROOMA00001", "started"))
+        .await
+        .unwrap();
+    store
+        .save_room(&room("ROOMB00002", "closed"))
+        .await
+        .unwrap();
     assert!(store.waiting_rooms().await.unwrap().is_empty());
     assert_eq!(
         store.room("ROOMA00001").await.unwrap(),
@@ -211,6 +244,12 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     }
     assert!(back, "the store reconnects after redis restarts");
     // And the AOF kept everything.
-    assert_eq!(store.player("pa").await.unwrap(), Some(player("pa", "aa11")));
-    assert_eq!(store.actions("g1").await.unwrap(), [action(2, "a"), action(5, "d")]);
+    assert_eq!(
+        store.player("pa").await.unwrap(),
+        Some(player("pa", "aa11"))
+    );
+    assert_eq!(
+        store.actions("g1").await.unwrap(),
+        [action(2, "a"), action(5, "d")]
+    );
 }

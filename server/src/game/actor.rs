@@ -531,7 +531,10 @@ impl Actor {
             .await?;
         self.in_doubt = None;
         if last.as_ref() == Some(&record) {
-            tracing::info!(seq = record.seq, "a write whose answer was lost is logged: applying it");
+            tracing::info!(
+                seq = record.seq,
+                "a write whose answer was lost is logged: applying it"
+            );
             if let Err(e) = self.apply_logged(&record, false).await {
                 tracing::error!(error = %e, "a logged action does not apply");
             }
@@ -540,7 +543,11 @@ impl Actor {
     }
 
     /// Applies an action from the log.
-    async fn apply_logged(&mut self, record: &ActionRecord, restoring: bool) -> Result<(), ApiError> {
+    async fn apply_logged(
+        &mut self,
+        record: &ActionRecord,
+        restoring: bool,
+    ) -> Result<(), ApiError> {
         let act = match &record.action {
             ActionKind::Move { notation } => Act::Move {
                 mv: notation.clone(),

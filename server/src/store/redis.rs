@@ -236,7 +236,10 @@ impl RedisStore {
 
     fn mark_down(&self, why: &str) {
         if self.inner.up.swap(false, Ordering::Relaxed) {
-            tracing::warn!(reason = why, "redis unreachable: refusing writes until it answers");
+            tracing::warn!(
+                reason = why,
+                "redis unreachable: refusing writes until it answers"
+            );
         }
     }
 
@@ -300,8 +303,8 @@ fn from_fields<T: DeserializeOwned>(fields: HashMap<String, String>) -> StoreRes
     }
     let mut m = Map::new();
     for (k, v) in fields {
-        let value = serde_json::from_str(&v)
-            .map_err(|e| StoreError::Corrupt(format!("field {k}: {e}")))?;
+        let value =
+            serde_json::from_str(&v).map_err(|e| StoreError::Corrupt(format!("field {k}: {e}")))?;
         m.insert(k, value);
     }
     serde_json::from_value(Value::Object(m))
@@ -345,7 +348,9 @@ impl Store for RedisStore {
 
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
         if !key_safe(&player.id) || !key_safe(&player.token_hash) {
-            return Err(StoreError::Conflict("malformed player id or token hash".into()));
+            return Err(StoreError::Conflict(
+                "malformed player id or token hash".into(),
+            ));
         }
         let mut conn = self.conn();
         let mut inv = self.inner.scripts.create_player.prepare_invoke();
