@@ -87,6 +87,32 @@ pub struct Config {
     /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
     #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
     pub shutdown_grace_ms: u64,
+
+    /// Matchmaking: a pairing wave runs at least this often, in milliseconds (and at once
+    /// when a join makes a pair possible).
+    #[arg(long, env = "STOA_QUEUE_WAVE_MS", default_value_t = 1_000)]
+    pub queue_wave_ms: u64,
+
+    /// Rated matchmaking: the rating gap a player accepts right after joining.
+    #[arg(long, env = "STOA_QUEUE_GAP_INITIAL", default_value_t = 100.0)]
+    pub queue_gap_initial: f64,
+
+    /// Rated matchmaking: how much the accepted gap grows at each step of waiting.
+    #[arg(long, env = "STOA_QUEUE_GAP_STEP", default_value_t = 50.0)]
+    pub queue_gap_step: f64,
+
+    /// Rated matchmaking: the length of one widening step, in milliseconds.
+    #[arg(long, env = "STOA_QUEUE_GAP_STEP_MS", default_value_t = 2_000)]
+    pub queue_gap_step_ms: u64,
+
+    /// Rated matchmaking: after waiting this long (ms) a player accepts any opponent, so
+    /// nobody waits forever while anyone else is in the queue.
+    #[arg(long, env = "STOA_QUEUE_GAP_UNLIMITED_MS", default_value_t = 30_000)]
+    pub queue_gap_unlimited_ms: u64,
+
+    /// Lobby diffs are published at most once per this many milliseconds.
+    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 300)]
+    pub lobby_batch_ms: u64,
 }
 
 impl Default for Config {

@@ -17,6 +17,9 @@ use crate::error::ApiError;
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::ids;
+use crate::lobby::Lobby;
+use crate::matchmaker::Matchmaker;
+use crate::ratings::Ratings;
 use crate::metrics::{kind_index, Metrics};
 use crate::outbound::ConnHandle;
 use crate::players::Players;
@@ -42,6 +45,12 @@ pub struct Hub {
     pub ip_limiter: IpLimiter,
     /// Flips to `true` when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// Matchmaking queues.
+    pub matchmaker: Matchmaker,
+    /// Rating updates.
+    pub ratings: Ratings,
+    /// The live lobby.
+    pub lobby: Lobby,
     next_conn: AtomicU64,
 }
 
@@ -55,6 +64,7 @@ impl Hub {
     /// A hub over a store.
     pub fn new(config: Config, store: Arc<dyn Store>, shutdown: watch::Receiver<bool>) -> Self {
         let ip_limiter = IpLimiter::new(config.ip_conn_limit, config.ip_window());
+        let matchmaker = Matchmaker::new(crate::matchmaker::widening(&config));
         Hub {
             config,
             store,
@@ -64,6 +74,9 @@ impl Hub {
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
+            matchmaker,
+            ratings: Ratings::default(),
+            lobby: Lobby::default(),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -89,7 +102,11 @@ impl Hub {
 
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
     /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
-    pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
+    pub async fn create_game(self: &Arc<Self>, mut new: NewGame) -> Result<GameHandle, ApiError> {
+        // Seats show each player's current rating in this kind.
+        for seat in new.players.iter_mut() {
+            crate::ratings::fill_seat(self, seat, &new.kind).await?;
+        }
         let kind = stoa_protocol::kind(&new.kind)
             .map_err(|e| ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string()))?;
         let game = kind.start(&new.options).map_err(|e| {

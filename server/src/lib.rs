@@ -13,6 +13,11 @@
 //! - [`game`]: the actor, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
 //! - [`store`]: the persistence trait and the in-memory store.
+//! - [`matchmaker`]: `queue.join`/`queue.leave` and the pairing task over the pure
+//!   [`pairing`] model; [`queue_metrics`]: its Prometheus metrics.
+//! - [`ratings`]: Glicko-2 ratings ([`rating`] is the pure maths) read from and written to
+//!   the store, shown in `welcome`, seats and the lobby.
+//! - [`lobby`]: the live lobby document and its batched diffs.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 
@@ -24,12 +29,16 @@ pub mod game;
 pub mod games;
 pub mod hub;
 pub mod ids;
+pub mod lobby;
+pub mod matchmaker;
 pub mod metrics;
 pub mod outbound;
 pub mod pairing;
 pub mod players;
+pub mod queue_metrics;
 pub mod rate_limit;
 pub mod rating;
+pub mod ratings;
 pub mod rooms;
 pub mod session;
 pub mod store;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
     Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
@@ -227,6 +227,7 @@ impl Session {
             .hub
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
+        let ratings = crate::ratings::welcome_map(&self.hub, &player.id).await?;
         self.conn.set_player(player.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
         if first {
@@ -239,7 +240,7 @@ impl Session {
             player: PlayerInfo {
                 id: player.id.clone(),
                 name: player.name.clone(),
-                ratings: Map::new(),
+                ratings,
             },
             token,
             games,
@@ -365,12 +366,34 @@ impl Session {
                 self.ok(rid, None, None);
                 Ok(())
             }
-            ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
-            ),
-            ClientMessage::LobbyWatch { .. } | ClientMessage::LobbyUnwatch { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "the lobby is not available yet"),
-            ),
+            ClientMessage::QueueJoin {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                let me = self.me()?.clone();
+                crate::matchmaker::queue_join(
+                    &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
+                )
+                .await
+            }
+            ClientMessage::QueueLeave { rid } => {
+                let me = self.me()?.id.clone();
+                self.hub.matchmaker.leave(&me);
+                self.ok(rid, None, None);
+                Ok(())
+            }
+            ClientMessage::LobbyWatch { rid } => {
+                self.hub.lobby.watch(&self.hub, &self.conn, rid);
+                Ok(())
+            }
+            ClientMessage::LobbyUnwatch { rid } => {
+                self.hub.lobby.unwatch(self.conn.id);
+                self.ok(rid, None, None);
+                Ok(())
+            }
         }
     }
 
@@ -525,7 +548,8 @@ impl Session {
                     ))
                 })?,
         };
-        let host = self.seat_player()?;
+        let mut host = self.seat_player()?;
+        crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
@@ -625,8 +649,11 @@ impl Session {
                     .await;
             }
         }
+        self.hub.lobby.unwatch(self.conn.id);
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
+                // The last connection is gone: the player leaves its queue.
+                self.hub.matchmaker.leave(&p.id);
                 self.hub.presence(&p.id, false).await;
             }
         }

@@ -25,6 +25,7 @@ use super::{Act, Answer, Command, NewGame};
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::ids;
+use crate::lobby;
 use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
 use crate::store::{ActionKind, ActionRecord, FinishedGame};
@@ -111,6 +112,7 @@ pub fn spawn(
 impl Actor {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::info!("game started");
+        self.hub.lobby.set_game(&self.id, lobby::game_entry(&self.doc));
         let period = Duration::from_millis(self.hub.config.spectator_batch_ms.clamp(10, 60_000));
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -132,6 +134,7 @@ impl Actor {
             }
         }
         self.hub.games.remove(&self.id);
+        self.hub.lobby.set_game(&self.id, None);
         tracing::info!("game actor stopped");
     }
 
@@ -243,6 +246,7 @@ impl Actor {
         }
         self.seq += 1;
         self.doc = new;
+        self.hub.lobby.set_game(&self.id, lobby::game_entry(&self.doc));
         let msg = ServerMessage::GameDiff {
             game_id: self.id.clone(),
             seq: self.seq,
@@ -516,6 +520,10 @@ impl Actor {
     }
 
     async fn end(&mut self, winner: Option<Side>, reason: Reason) {
+        // Ratings first, so the end diff and the `ok` come after the new ratings are stored.
+        if self.rated && reason != Reason::Aborted {
+            self.rate(winner).await;
+        }
         self.result = Some((winner, reason));
         self.draw_offer = None;
         self.commit();
@@ -524,6 +532,20 @@ impl Actor {
         self.hub.metrics.games_live[kind_index(&self.kind)].fetch_sub(1, Ordering::Relaxed);
         tracing::info!(reason = reason.as_str(), "game ended");
         self.save_finished().await;
+    }
+
+    /// Updates both players' ratings for a rated result (a failure is logged: the game's
+    /// result stands either way).
+    async fn rate(&self, winner: Option<Side>) {
+        let players = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        let r = self
+            .hub
+            .ratings
+            .record_result(&self.hub, &self.kind, players, winner)
+            .await;
+        if let Err(e) = r {
+            tracing::error!(error = %e, "could not update the ratings");
+        }
     }
 
     async fn save_finished(&self) {
