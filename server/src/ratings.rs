@@ -116,3 +116,63 @@ impl Ratings {
         Ok([new_a, new_b])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::store::memory::MemoryStore;
+
+    fn hub() -> Hub {
+        let (_tx, rx) = tokio::sync::watch::channel(false);
+        Hub::new(Config::default(), Arc::new(MemoryStore::new()), rx)
+    }
+
+    #[tokio::test]
+    async fn welcome_shows_every_kind_with_defaults() {
+        let hub = hub();
+        let m = welcome_map(&hub, "nobody").await.unwrap();
+        assert_eq!(m.len(), KINDS.len());
+        assert_eq!(
+            m["staku"],
+            json!({"rating":1500,"deviation":350,"provisional":true,"games":0})
+        );
+    }
+
+    #[tokio::test]
+    async fn a_result_updates_both_players_in_its_kind_only() {
+        let hub = hub();
+        let [a, b] = hub
+            .ratings
+            .record_result(&hub, "akron", ["p1", "p2"], Some(Side::Second))
+            .await
+            .unwrap();
+        // Two newcomers: the paper's maths gives ±162.3 with deviation 290.3.
+        assert!((a.rating - 1337.7).abs() < 0.1, "{a:?}");
+        assert!((b.rating - 1662.3).abs() < 0.1, "{b:?}");
+        assert_eq!((a.games, b.games), (1, 1));
+        let m = welcome_map(&hub, "p2").await.unwrap();
+        assert_eq!(
+            m["akron"],
+            json!({"rating":1662,"deviation":290,"provisional":true,"games":1})
+        );
+        assert_eq!(m["staku"]["games"], 0);
+        let mut seat = SeatPlayer {
+            id: "p1".into(),
+            name: "p1".into(),
+            rating: None,
+        };
+        fill_seat(&hub, &mut seat, "akron").await.unwrap();
+        assert_eq!(seat.rating, Some(json!(1338)));
+        // A draw between them now pulls them together, from the stored ratings.
+        let [a2, b2] = hub
+            .ratings
+            .record_result(&hub, "akron", ["p1", "p2"], None)
+            .await
+            .unwrap();
+        assert!(a2.rating > a.rating && b2.rating < b.rating);
+        assert_eq!((a2.games, b2.games), (2, 2));
+    }
+}
