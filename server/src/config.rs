@@ -67,6 +67,11 @@ pub struct Config {
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,
 
+    /// The lobby document is rebuilt (and a diff pushed if it changed) at most this often,
+    /// in ms, so a busy lobby costs watchers a few diffs per second, not one per event.
+    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 300)]
+    pub lobby_batch_ms: u64,
+
     /// A connection must send `hello` within this many milliseconds.
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,
@@ -109,10 +114,6 @@ pub struct Config {
     /// nobody waits forever while anyone else is in the queue.
     #[arg(long, env = "STOA_QUEUE_GAP_UNLIMITED_MS", default_value_t = 30_000)]
     pub queue_gap_unlimited_ms: u64,
-
-    /// Lobby diffs are published at most once per this many milliseconds.
-    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 300)]
-    pub lobby_batch_ms: u64,
 }
 
 impl Default for Config {

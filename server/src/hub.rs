@@ -17,7 +17,6 @@ use crate::error::ApiError;
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::ids;
-use crate::lobby::Lobby;
 use crate::matchmaker::Matchmaker;
 use crate::ratings::Ratings;
 use crate::metrics::{kind_index, Metrics};
@@ -39,6 +38,8 @@ pub struct Hub {
     pub rooms: Rooms,
     /// Live games.
     pub games: Games,
+    /// Lobby watchers and document.
+    pub lobby: crate::lobby::Lobby,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -49,8 +50,6 @@ pub struct Hub {
     pub matchmaker: Matchmaker,
     /// Rating updates.
     pub ratings: Ratings,
-    /// The live lobby.
-    pub lobby: Lobby,
     next_conn: AtomicU64,
 }
 
@@ -71,12 +70,12 @@ impl Hub {
             players: Players::default(),
             rooms: Rooms::default(),
             games: Games::default(),
+            lobby: crate::lobby::Lobby::default(),
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
             matchmaker,
             ratings: Ratings::default(),
-            lobby: Lobby::default(),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -107,10 +106,17 @@ impl Hub {
         for seat in new.players.iter_mut() {
             crate::ratings::fill_seat(self, seat, &new.kind).await?;
         }
-        let kind = stoa_protocol::kind(&new.kind)
-            .map_err(|e| ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string()))?;
+        let kind = stoa_protocol::kind(&new.kind).map_err(|e| {
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
+        })?;
         let game = kind.start(&new.options).map_err(|e| {
-            ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string())
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
         })?;
         let record = GameRecord {
             id: new.id.clone(),
@@ -140,6 +146,7 @@ impl Hub {
             kind: new.kind.clone(),
             tx,
             players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
         // the actor (presence commands are idempotent).
@@ -151,7 +158,7 @@ impl Hub {
         let ki = kind_index(&new.kind);
         self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
         self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
-        actor::spawn(self.clone(), new, game, online, rx);
+        actor::spawn(self.clone(), new, game, online, rx, handle.summary.clone());
         Ok(handle)
     }
 

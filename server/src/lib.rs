@@ -9,6 +9,7 @@
 //! - [`session`]: `hello`/`welcome`, rate limits, routing of requests.
 //! - [`players`]: who is connected (several connections per player).
 //! - [`rooms`]: hosting with codes.
+//! - [`lobby`]: the lobby document (public rooms and games) with diffs.
 //! - [`games`]: registry of live game actors.
 //! - [`game`]: the actor, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
@@ -17,7 +18,6 @@
 //!   [`pairing`] model; [`queue_metrics`]: its Prometheus metrics.
 //! - [`ratings`]: Glicko-2 ratings ([`rating`] is the pure maths) read from and written to
 //!   the store, shown in `welcome`, seats and the lobby.
-//! - [`lobby`]: the live lobby document and its batched diffs.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 

@@ -286,9 +286,8 @@ impl Session {
             } => self.watch(rid, &game_id, since, code).await,
             ClientMessage::GameUnwatch { rid, game_id } => {
                 if let Some(h) = self.hub.games.get(&game_id) {
-                    let _ = h
-                        .tx
-                        .send(Command::Unwatch {
+                    let _ =
+                        h.tx.send(Command::Unwatch {
                             conn_id: self.conn.id,
                         })
                         .await;
@@ -298,9 +297,7 @@ impl Session {
                 Ok(())
             }
             ClientMessage::GameLegal { rid, game_id } => {
-                let answer = self
-                    .call(&game_id, |reply| Command::Legal { reply })
-                    .await;
+                let answer = self.call(&game_id, |reply| Command::Legal { reply }).await;
                 match answer {
                     Some(r) => self.answer(rid, &game_id, r?),
                     None => {
@@ -321,20 +318,14 @@ impl Session {
                 mv,
                 seq,
             } => self.act(rid, game_id, Act::Move { mv, seq }).await,
-            ClientMessage::GameResign { rid, game_id } => {
-                self.act(rid, game_id, Act::Resign).await
-            }
+            ClientMessage::GameResign { rid, game_id } => self.act(rid, game_id, Act::Resign).await,
             ClientMessage::GameDraw {
                 rid,
                 game_id,
                 action,
             } => self.act(rid, game_id, Act::Draw(action)).await,
-            ClientMessage::GameAbort { rid, game_id } => {
-                self.act(rid, game_id, Act::Abort).await
-            }
-            ClientMessage::GameClaim { rid, game_id } => {
-                self.act(rid, game_id, Act::Claim).await
-            }
+            ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id, Act::Abort).await,
+            ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id, Act::Claim).await,
             ClientMessage::GameRematch { rid, game_id } => {
                 self.act(rid, game_id, Act::Rematch).await
             }
@@ -386,7 +377,7 @@ impl Session {
                 Ok(())
             }
             ClientMessage::LobbyWatch { rid } => {
-                self.hub.lobby.watch(&self.hub, &self.conn, rid);
+                self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
                 Ok(())
             }
             ClientMessage::LobbyUnwatch { rid } => {
@@ -429,7 +420,10 @@ impl Session {
     }
 
     /// A game that is not live: its final document from the store, or `not_found`.
-    async fn finished(&self, game_id: &str) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
+    async fn finished(
+        &self,
+        game_id: &str,
+    ) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
         let finished = self
             .hub
             .store_call(self.hub.store.finished_game(game_id))
@@ -441,7 +435,13 @@ impl Session {
             .await?
             .ok_or_else(|| ApiError::no_game(game_id))?;
         let players = [record.players[0].id.clone(), record.players[1].id.clone()];
-        Ok((finished.seq, finished.doc, record.visibility, record.code, players))
+        Ok((
+            finished.seq,
+            finished.doc,
+            record.visibility,
+            record.code,
+            players,
+        ))
     }
 
     async fn watch(
@@ -574,7 +574,7 @@ impl Session {
         }
         self.send(&ServerMessage::Room {
             rid,
-            room: room.info(),
+            room: Box::new(room.info()),
         });
         Ok(())
     }
@@ -591,7 +591,7 @@ impl Session {
             JoinOutcome::Waiting(room) => {
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 Ok(())
             }
@@ -628,7 +628,7 @@ impl Session {
                     .await;
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 self.hub.announce(&handle, room.side_names).await;
                 Ok(())
@@ -639,17 +639,16 @@ impl Session {
     /// Ends the session: unsubscribes from every game, and reports the player offline when
     /// this was its last connection.
     pub async fn end(&mut self) {
+        self.hub.lobby.unwatch(self.conn.id);
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
-                let _ = h
-                    .tx
-                    .send(Command::Unwatch {
+                let _ =
+                    h.tx.send(Command::Unwatch {
                         conn_id: self.conn.id,
                     })
                     .await;
             }
         }
-        self.hub.lobby.unwatch(self.conn.id);
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
                 // The last connection is gone: the player leaves its queue.

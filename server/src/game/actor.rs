@@ -25,7 +25,6 @@ use super::{Act, Answer, Command, NewGame};
 use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::ids;
-use crate::lobby;
 use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
 use crate::store::{ActionKind, ActionRecord, FinishedGame};
@@ -58,6 +57,8 @@ struct Actor {
     doc: Value,
     replay: Replay,
     ended_at: Option<Instant>,
+    /// The lobby's view of this game (public games while they are on).
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
 
 /// Starts the actor of a new game on its own task.
@@ -67,6 +68,7 @@ pub fn spawn(
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
     let now = Instant::now();
     let mut online_map = HashMap::new();
@@ -103,8 +105,10 @@ pub fn spawn(
         doc: Value::Null,
         replay,
         ended_at: None,
+        summary,
     };
     actor.doc = actor.build_doc();
+    actor.update_summary();
     let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
     tokio::spawn(actor.run(rx).instrument(span));
 }
@@ -112,7 +116,6 @@ pub fn spawn(
 impl Actor {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::info!("game started");
-        self.hub.lobby.set_game(&self.id, lobby::game_entry(&self.doc));
         let period = Duration::from_millis(self.hub.config.spectator_batch_ms.clamp(10, 60_000));
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -134,7 +137,6 @@ impl Actor {
             }
         }
         self.hub.games.remove(&self.id);
-        self.hub.lobby.set_game(&self.id, None);
         tracing::info!("game actor stopped");
     }
 
@@ -204,8 +206,14 @@ impl Actor {
 
     fn build_doc(&self) -> Value {
         let online = [
-            self.online.get(&self.players[0].id).copied().unwrap_or(false),
-            self.online.get(&self.players[1].id).copied().unwrap_or(false),
+            self.online
+                .get(&self.players[0].id)
+                .copied()
+                .unwrap_or(false),
+            self.online
+                .get(&self.players[1].id)
+                .copied()
+                .unwrap_or(false),
         ];
         let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
             Value::Null
@@ -246,7 +254,7 @@ impl Actor {
         }
         self.seq += 1;
         self.doc = new;
-        self.hub.lobby.set_game(&self.id, lobby::game_entry(&self.doc));
+        self.update_summary();
         let msg = ServerMessage::GameDiff {
             game_id: self.id.clone(),
             seq: self.seq,
@@ -265,6 +273,20 @@ impl Actor {
                 conn.remove_sub(&self.id);
             }
         }
+    }
+
+    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
+    fn update_summary(&self) {
+        let summary = (self.visibility == Visibility::Public && self.result.is_none()).then(|| {
+            json!({
+                "kind": self.kind,
+                "players": self.doc["players"],
+                "clock": self.doc["clock"]["kind"],
+                "rated": self.rated,
+                "spectators": self.spectators,
+            })
+        });
+        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
     }
 
     fn watch(
