@@ -18,11 +18,11 @@ use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::ids;
 use crate::matchmaker::Matchmaker;
-use crate::ratings::Ratings;
 use crate::metrics::{kind_index, Metrics};
 use crate::outbound::ConnHandle;
 use crate::players::Players;
 use crate::rate_limit::IpLimiter;
+use crate::ratings::Ratings;
 use crate::rooms::Rooms;
 use crate::store::{GameRecord, SeatRecord, Store, StoreResult};
 

@@ -153,7 +153,10 @@ impl Matchmaker {
 
     /// The queue a player waits in.
     pub fn queue_of(&self, player_id: &str) -> Option<QueueKey> {
-        self.lock().pairing.queue_of(&player_id.to_string()).cloned()
+        self.lock()
+            .pairing
+            .queue_of(&player_id.to_string())
+            .cloned()
     }
 
     /// Runs one pairing wave over every queue at time `now`.
@@ -254,8 +257,8 @@ pub fn describe(key: &QueueKey) -> Value {
 pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
     let invalid = |m: String| ApiError::new(ErrorCode::InvalidOptions, m);
     let clock = clock.unwrap_or_else(|| json!({"kind": "none"}));
-    let tc: TimeControl = serde_json::from_value(clock)
-        .map_err(|e| invalid(format!("bad clock: {e}")))?;
+    let tc: TimeControl =
+        serde_json::from_value(clock).map_err(|e| invalid(format!("bad clock: {e}")))?;
     let tc = tc.validate().map_err(|e| invalid(e.to_string()))?;
     serde_json::to_value(tc).map_err(|e| invalid(e.to_string()))
 }
@@ -425,7 +428,12 @@ mod tests {
         mm.join(key("akron", false), seat("b"), 1500.0, t);
         mm.join(key("staku", true), seat("c"), 1500.0, t);
         mm.join(
-            QueueKey::new("staku", &json!({"max_stack":2}), &json!({"kind":"none"}), false),
+            QueueKey::new(
+                "staku",
+                &json!({"max_stack":2}),
+                &json!({"kind":"none"}),
+                false,
+            ),
             seat("d"),
             1500.0,
             t,
@@ -472,8 +480,10 @@ mod tests {
     fn clocks_are_validated_and_normalised() {
         assert_eq!(validate_clock(None).unwrap(), json!({"kind":"none"}));
         assert_eq!(
-            validate_clock(Some(json!({"increment_ms":0,"kind":"fischer","initial_ms":60000,"x":1})))
-                .unwrap(),
+            validate_clock(Some(
+                json!({"increment_ms":0,"kind":"fischer","initial_ms":60000,"x":1})
+            ))
+            .unwrap(),
             json!({"kind":"fischer","initial_ms":60000,"increment_ms":0})
         );
         for bad in [

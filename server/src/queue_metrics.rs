@@ -124,11 +124,22 @@ impl QueueMetrics {
             s,
             "# HELP stoa_queue_waiting Players waiting in matchmaking queues, by kind and rated flag.\n# TYPE stoa_queue_waiting gauge"
         );
-        let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let waiting = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         for k in KINDS.iter() {
             for rated in [false, true] {
-                let n = waiting.get(&(k.id.to_string(), rated)).copied().unwrap_or(0);
-                let _ = writeln!(s, "stoa_queue_waiting{{kind=\"{}\",rated=\"{rated}\"}} {n}", k.id);
+                let n = waiting
+                    .get(&(k.id.to_string(), rated))
+                    .copied()
+                    .unwrap_or(0);
+                let _ = writeln!(
+                    s,
+                    "stoa_queue_waiting{{kind=\"{}\",rated=\"{rated}\"}} {n}",
+                    k.id
+                );
             }
         }
         let _ = writeln!(
@@ -174,7 +185,10 @@ mod tests {
         m.paired("staku", [1_500, 400], 120.0);
         let mut s = String::new();
         m.render(&mut s);
-        assert!(s.contains("stoa_queue_waiting{kind=\"staku\",rated=\"true\"} 3\n"), "{s}");
+        assert!(
+            s.contains("stoa_queue_waiting{kind=\"staku\",rated=\"true\"} 3\n"),
+            "{s}"
+        );
         assert!(s.contains("stoa_queue_waiting{kind=\"staku\",rated=\"false\"} 0\n"));
         assert!(s.contains("stoa_queue_pairings_total{kind=\"staku\"} 1\n"));
         assert!(s.contains("stoa_queue_wait_seconds_bucket{le=\"0.5\"} 1\n"));

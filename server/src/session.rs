@@ -580,8 +580,11 @@ impl Session {
     }
 
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
-        let me = self.seat_player()?;
+        let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
+        if let Some(room) = self.hub.rooms.get(&code) {
+            crate::ratings::fill_seat(&self.hub, &mut me, &room.kind).await?;
+        }
         match self.hub.rooms.join(&code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
                 ErrorCode::NotFound,

@@ -92,7 +92,11 @@ impl LobbyView {
         while fresh.seq < self.seq {
             fresh.next(&mut other).await;
         }
-        assert_eq!(self.doc, fresh.doc, "after {} diffs at seq {}", self.diffs, self.seq);
+        assert_eq!(
+            self.doc, fresh.doc,
+            "after {} diffs at seq {}",
+            self.diffs, self.seq
+        );
         other.close().await;
     }
 }

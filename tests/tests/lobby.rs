@@ -50,7 +50,10 @@ async fn lobby_follows_rooms_games_queues_and_presence() {
     let server = Server::start();
     let mut w = Client::guest(&server, "watcher").await;
     let mut view = LobbyView::watch(&mut w).await;
-    assert_eq!(view.doc, json!({"rooms":{},"games":{},"queues":{},"online":1}));
+    assert_eq!(
+        view.doc,
+        json!({"rooms":{},"games":{},"queues":{},"online":1})
+    );
 
     // A public room appears with its host; a private one never does.
     let mut host = Client::guest(&server, "host").await;
@@ -81,36 +84,54 @@ async fn lobby_follows_rooms_games_queues_and_presence() {
     assert_eq!(joined["t"], "room", "{joined}");
     let started = host.recv_where(|m| m["t"] == "game.started").await;
     let game_id = started["game_id"].as_str().expect("game_id").to_string();
-    view.until(&mut w, |d| d["games"].get(&game_id).is_some() && count(d, "rooms") == 0)
-        .await;
+    view.until(&mut w, |d| {
+        d["games"].get(&game_id).is_some() && count(d, "rooms") == 0
+    })
+    .await;
     let g = &view.doc["games"][game_id.as_str()];
     assert_eq!(g["kind"], "akron");
     assert_eq!(g["clock"], "none");
     assert_eq!(g["rated"], false);
     assert_eq!(g["spectators"], 0);
     let players = g["players"].as_object().expect("players");
-    let mut names: Vec<&str> = players.values().map(|p| p["name"].as_str().expect("name")).collect();
+    let mut names: Vec<&str> = players
+        .values()
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
     names.sort();
     assert_eq!(names, ["guest", "host"]);
     assert!(players.values().all(|p| p["rating"] == 1500));
 
     // A spectator shows in the game's entry.
     let mut spectator = Client::guest(&server, "spectator").await;
-    let snap = spectator.request(json!({"t":"game.watch","game_id":game_id})).await;
+    let snap = spectator
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
     assert_eq!(snap["t"], "game.snapshot");
-    view.until(&mut w, |d| d["games"][game_id.as_str()]["spectators"] == 1).await;
+    view.until(&mut w, |d| d["games"][game_id.as_str()]["spectators"] == 1)
+        .await;
     view.assert_equals_fresh(&mut w, &server).await;
 
     // The game ends: it leaves the lobby.
-    let ok = host.request(json!({"t":"game.resign","game_id":game_id})).await;
+    let ok = host
+        .request(json!({"t":"game.resign","game_id":game_id}))
+        .await;
     assert_eq!(ok["t"], "ok");
     view.until(&mut w, |d| count(d, "games") == 0).await;
 
     // Queue counts follow joins and leaves.
-    let ok = guest.request(json!({"t":"queue.join","kind":"unane","rated":true})).await;
+    let ok = guest
+        .request(json!({"t":"queue.join","kind":"unane","rated":true}))
+        .await;
     assert_eq!(ok["t"], "queued");
     view.until(&mut w, |d| count(d, "queues") == 1).await;
-    let q = view.doc["queues"].as_object().expect("queues").values().next().expect("queue").clone();
+    let q = view.doc["queues"]
+        .as_object()
+        .expect("queues")
+        .values()
+        .next()
+        .expect("queue")
+        .clone();
     assert_eq!(q["kind"], "unane");
     assert_eq!(q["rated"], true);
     assert_eq!(q["waiting"], 1);
@@ -150,7 +171,11 @@ async fn lobby_diffs_are_batched_and_unwatch_stops_them() {
     let elapsed = t0.elapsed().as_millis() as usize;
     // At most one diff per batch (plus one for the host's arrival and two for the batches
     // cut at both ends).
-    assert!(view.diffs <= elapsed / BATCH_MS + 3, "{} diffs in {elapsed} ms", view.diffs);
+    assert!(
+        view.diffs <= elapsed / BATCH_MS + 3,
+        "{} diffs in {elapsed} ms",
+        view.diffs
+    );
     assert!(view.diffs < 40);
     view.assert_equals_fresh(&mut w, &server).await;
 
@@ -159,7 +184,10 @@ async fn lobby_diffs_are_batched_and_unwatch_stops_them() {
     assert_eq!(ok["t"], "ok", "{ok}");
     w.pending.retain(|m| m["t"] != "lobby.diff");
     create(&mut host, "public").await;
-    let d = recv_within(&mut w, Duration::from_millis(1000), |m| m["t"] == "lobby.diff").await;
+    let d = recv_within(&mut w, Duration::from_millis(1000), |m| {
+        m["t"] == "lobby.diff"
+    })
+    .await;
     assert!(d.is_none(), "diff after unwatch: {d:?}");
     let again = LobbyView::watch(&mut w).await;
     assert_eq!(count(&again.doc, "rooms"), 41);
@@ -191,10 +219,14 @@ async fn lobby_document_equals_fresh_snapshots_after_random_activity() {
             2 if !rooms.is_empty() => {
                 let (host, code) = rooms.remove(0);
                 if host == who {
-                    let ok = players[who].request(json!({"t":"room.leave","code":code})).await;
+                    let ok = players[who]
+                        .request(json!({"t":"room.leave","code":code}))
+                        .await;
                     assert_eq!(ok["t"], "ok");
                 } else {
-                    let r = players[who].request(json!({"t":"room.join","code":code})).await;
+                    let r = players[who]
+                        .request(json!({"t":"room.join","code":code}))
+                        .await;
                     assert_eq!(r["t"], "room", "{r}");
                     let game_id = r["room"]["game_id"].as_str().expect("game_id").to_string();
                     games.push((who, game_id));
@@ -202,7 +234,9 @@ async fn lobby_document_equals_fresh_snapshots_after_random_activity() {
             }
             3 if !games.is_empty() => {
                 let (p, game_id) = games.remove(0);
-                let ok = players[p].request(json!({"t":"game.resign","game_id":game_id})).await;
+                let ok = players[p]
+                    .request(json!({"t":"game.resign","game_id":game_id}))
+                    .await;
                 assert_eq!(ok["t"], "ok", "{ok}");
             }
             4 => {
@@ -216,10 +250,8 @@ async fn lobby_document_equals_fresh_snapshots_after_random_activity() {
                 // Reconnect with the token, then close the old connection: the player stays
                 // online (and queued, if it was).
                 let token = players[who].token.clone();
-                let old = std::mem::replace(
-                    &mut players[who],
-                    Client::with_token(&server, &token).await,
-                );
+                let old =
+                    std::mem::replace(&mut players[who], Client::with_token(&server, &token).await);
                 old.close().await;
             }
         }

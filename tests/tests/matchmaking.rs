@@ -78,17 +78,36 @@ async fn compatible_players_are_paired_within_two_seconds() {
             "options":{"max_stack":3},"clock":{"kind":"none"},"rated":false}})
     );
     let t0 = Instant::now();
-    let pos = queue(&mut b, join("staku", json!({"max_stack":3}), json!({"kind":"none"}), false)).await;
+    let pos = queue(
+        &mut b,
+        join(
+            "staku",
+            json!({"max_stack":3}),
+            json!({"kind":"none"}),
+            false,
+        ),
+    )
+    .await;
     assert_eq!(pos, 2);
     let (sa, da) = started(&mut a).await;
     let (sb, db) = started(&mut b).await;
-    assert!(t0.elapsed() < Duration::from_secs(2), "paired after {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(2),
+        "paired after {:?}",
+        t0.elapsed()
+    );
     assert_eq!(sa["game_id"], sb["game_id"]);
     assert_eq!(sa["kind"], "staku");
     assert_ne!(sa["side"], sb["side"]);
     assert_eq!(da.doc, db.doc);
-    assert_eq!(side_of(&da.doc, &a.player_id).as_deref(), sa["side"].as_str());
-    assert_eq!(side_of(&da.doc, &b.player_id).as_deref(), sb["side"].as_str());
+    assert_eq!(
+        side_of(&da.doc, &a.player_id).as_deref(),
+        sa["side"].as_str()
+    );
+    assert_eq!(
+        side_of(&da.doc, &b.player_id).as_deref(),
+        sb["side"].as_str()
+    );
     assert_eq!(da.doc["rated"], false);
     assert_eq!(da.doc["visibility"], "public");
     assert_eq!(da.doc["options"], json!({"max_stack":3}));
@@ -98,9 +117,18 @@ async fn compatible_players_are_paired_within_two_seconds() {
 
     let (status, metrics) = server.http_get("/metrics");
     assert_eq!(status, 200);
-    assert!(metrics.contains("stoa_queue_pairings_total{kind=\"staku\"} 1\n"), "{metrics}");
-    assert!(metrics.contains("stoa_queue_wait_seconds_count 2\n"), "{metrics}");
-    assert!(metrics.contains("stoa_queue_rating_gap_count 1\n"), "{metrics}");
+    assert!(
+        metrics.contains("stoa_queue_pairings_total{kind=\"staku\"} 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("stoa_queue_wait_seconds_count 2\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("stoa_queue_rating_gap_count 1\n"),
+        "{metrics}"
+    );
     assert!(metrics.contains("stoa_queue_joins_total 2\n"), "{metrics}");
 }
 
@@ -115,15 +143,32 @@ async fn incompatible_players_are_not_paired() {
     assert_eq!(queue(&mut base, staku(false)).await, 1);
     let fischer = json!({"kind":"fischer","initial_ms":60000,"increment_ms":0});
     for (c, req) in [
-        (&mut other_kind, join("akron", json!({}), json!({"kind":"none"}), false)),
-        (&mut other_options, join("staku", json!({"max_stack":2}), json!({"kind":"none"}), false)),
+        (
+            &mut other_kind,
+            join("akron", json!({}), json!({"kind":"none"}), false),
+        ),
+        (
+            &mut other_options,
+            join(
+                "staku",
+                json!({"max_stack":2}),
+                json!({"kind":"none"}),
+                false,
+            ),
+        ),
         (&mut other_clock, join("staku", json!({}), fischer, false)),
         (&mut other_rated, staku(true)),
     ] {
         assert_eq!(queue(c, req).await, 1, "each is alone in its queue");
     }
     none_started(
-        &mut [&mut base, &mut other_kind, &mut other_options, &mut other_clock, &mut other_rated],
+        &mut [
+            &mut base,
+            &mut other_kind,
+            &mut other_options,
+            &mut other_clock,
+            &mut other_rated,
+        ],
         Duration::from_millis(1200),
     )
     .await;
@@ -144,7 +189,12 @@ async fn incompatible_players_are_not_paired() {
     let (sb, _) = started(&mut partner).await;
     assert_eq!(sa["game_id"], sb["game_id"]);
     none_started(
-        &mut [&mut other_kind, &mut other_options, &mut other_clock, &mut other_rated],
+        &mut [
+            &mut other_kind,
+            &mut other_options,
+            &mut other_clock,
+            &mut other_rated,
+        ],
         Duration::from_millis(600),
     )
     .await;
@@ -158,7 +208,10 @@ async fn leaving_and_disconnecting_remove_the_player() {
     let queued = |n: u64| {
         move |d: &Value| {
             d["queues"].as_object().is_some_and(|q| {
-                q.values().map(|e| e["waiting"].as_u64().unwrap_or(0)).sum::<u64>() == n
+                q.values()
+                    .map(|e| e["waiting"].as_u64().unwrap_or(0))
+                    .sum::<u64>()
+                    == n
             })
         }
     };
@@ -196,7 +249,11 @@ async fn one_player_on_two_connections_is_never_paired_with_themself() {
     let mut p2 = Client::with_token(&server, &p1.token).await;
     assert_eq!(p1.player_id, p2.player_id);
     assert_eq!(queue(&mut p1, staku(true)).await, 1);
-    assert_eq!(queue(&mut p2, staku(true)).await, 1, "the same entry keeps its place");
+    assert_eq!(
+        queue(&mut p2, staku(true)).await,
+        1,
+        "the same entry keeps its place"
+    );
     none_started(&mut [&mut p1, &mut p2], Duration::from_millis(1200)).await;
 
     let mut q = Client::guest(&server, "other").await;
@@ -240,7 +297,9 @@ async fn rated_results_update_ratings_aborts_do_not_and_far_ratings_pair_after_w
     for p in d1.doc["players"].as_object().expect("players").values() {
         assert_eq!(p["rating"], 1500);
     }
-    let ok = a.request(json!({"t":"game.abort","game_id":g1["game_id"]})).await;
+    let ok = a
+        .request(json!({"t":"game.abort","game_id":g1["game_id"]}))
+        .await;
     assert_eq!(ok["t"], "ok", "{ok}");
     assert_eq!(welcome_ratings(&server, &a).await["staku"], fresh);
     assert_eq!(welcome_ratings(&server, &b).await["staku"], fresh);
@@ -250,12 +309,20 @@ async fn rated_results_update_ratings_aborts_do_not_and_far_ratings_pair_after_w
     queue(&mut b, staku(true)).await;
     let (g2, _) = started(&mut a).await;
     started(&mut b).await;
-    let ok = a.request(json!({"t":"game.resign","game_id":g2["game_id"]})).await;
+    let ok = a
+        .request(json!({"t":"game.resign","game_id":g2["game_id"]}))
+        .await;
     assert_eq!(ok["t"], "ok", "{ok}");
     let ra = welcome_ratings(&server, &a).await;
     let rb = welcome_ratings(&server, &b).await;
-    assert_eq!(ra["staku"], json!({"rating":1338,"deviation":290,"provisional":true,"games":1}));
-    assert_eq!(rb["staku"], json!({"rating":1662,"deviation":290,"provisional":true,"games":1}));
+    assert_eq!(
+        ra["staku"],
+        json!({"rating":1338,"deviation":290,"provisional":true,"games":1})
+    );
+    assert_eq!(
+        rb["staku"],
+        json!({"rating":1662,"deviation":290,"provisional":true,"games":1})
+    );
     assert_eq!(ra["akron"], fresh, "other kinds are untouched");
 
     // 324 points apart: the window must widen 5 steps (2 s) before they are paired, and
@@ -266,7 +333,10 @@ async fn rated_results_update_ratings_aborts_do_not_and_far_ratings_pair_after_w
     let (_, d3) = started(&mut a).await;
     let waited = t0.elapsed();
     started(&mut b).await;
-    assert!(waited >= Duration::from_millis(1600), "paired too early: {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(1600),
+        "paired too early: {waited:?}"
+    );
     let side_a = side_of(&d3.doc, &a.player_id).expect("a seated");
     let side_b = side_of(&d3.doc, &b.player_id).expect("b seated");
     assert_eq!(d3.doc["players"][side_a.as_str()]["rating"], 1338);
@@ -278,15 +348,37 @@ async fn queue_join_rejects_bad_settings_and_changes_nothing() {
     let server = server(&[]);
     let mut a = Client::guest(&server, "a").await;
     for (req, code) in [
-        (join("chess", json!({}), json!({"kind":"none"}), false), "invalid_options"),
-        (join("staku", json!({"max_stack":7}), json!({"kind":"none"}), false), "invalid_options"),
         (
-            join("staku", json!({}), json!({"kind":"fischer","initial_ms":0,"increment_ms":0}), false),
+            join("chess", json!({}), json!({"kind":"none"}), false),
             "invalid_options",
         ),
-        (join("staku", json!({}), json!({"kind":"sundial"}), false), "invalid_options"),
+        (
+            join(
+                "staku",
+                json!({"max_stack":7}),
+                json!({"kind":"none"}),
+                false,
+            ),
+            "invalid_options",
+        ),
+        (
+            join(
+                "staku",
+                json!({}),
+                json!({"kind":"fischer","initial_ms":0,"increment_ms":0}),
+                false,
+            ),
+            "invalid_options",
+        ),
+        (
+            join("staku", json!({}), json!({"kind":"sundial"}), false),
+            "invalid_options",
+        ),
         (json!({"t":"queue.join","options":{}}), "bad_request"),
-        (json!({"t":"queue.join","kind":"staku","rated":"yes"}), "bad_request"),
+        (
+            json!({"t":"queue.join","kind":"staku","rated":"yes"}),
+            "bad_request",
+        ),
     ] {
         let e = a.request(req.clone()).await;
         assert_eq!(e["t"], "error", "{req} -> {e}");
