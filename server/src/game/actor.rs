@@ -110,7 +110,19 @@ pub fn spawn(
     actor.doc = actor.build_doc();
     actor.update_summary();
     let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
-    tokio::spawn(actor.run(rx).instrument(span));
+    let hub = actor.hub.clone();
+    let id = actor.id.clone();
+    let task = tokio::spawn(actor.run(rx).instrument(span));
+    // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+    // behind; its game is unregistered and requests get `not_found` instead of hanging.
+    tokio::spawn(async move {
+        if let Err(e) = task.await {
+            if e.is_panic() {
+                tracing::error!(game = %id, "game actor panicked; game unregistered");
+                hub.games.remove(&id);
+            }
+        }
+    });
 }
 
 impl Actor {
@@ -614,12 +626,10 @@ impl Actor {
                 players: [self.players[1].clone(), self.players[0].clone()],
                 rematch_of: Some(self.id.clone()),
             };
-            let handle = self.hub.create_game(new).await?;
+            let handle = self.hub.start_game(new).await?;
             self.rematch_game = Some(handle.id.clone());
             self.commit();
             self.save_finished().await;
-            let names = self.game.side_names();
-            self.hub.announce(&handle, names).await;
         } else {
             self.commit();
             self.save_finished().await;
