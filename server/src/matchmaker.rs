@@ -3,8 +3,8 @@
 //!
 //! The queue model itself is pure and lives in [`crate::pairing`]; this module owns one
 //! [`Pairing`] behind a mutex, feeds it the time, and turns each [`crate::pairing::Match`]
-//! into a game through the same path rooms use ([`Hub::create_game`] then
-//! [`Hub::announce`]), so a paired player gets `game.started` and a snapshot exactly as a
+//! into a game through the same path rooms and rematches use ([`Hub::start_game`]:
+//! [`Hub::create_game`] then [`Hub::announce`]), so a paired player gets `game.started` and a snapshot exactly as a
 //! room player does.
 //!
 //! Why a task with waves: pairing everyone at once per wave (every `--queue-wave-ms`, and
@@ -337,12 +337,10 @@ async fn run(hub: Arc<Hub>) {
     }
 }
 
-/// Creates the game of a pairing and tells both players; when the game cannot be created
-/// (store unavailable), puts the players back in the queue (they lose their waiting time).
+/// Creates the game of a pairing and tells both players ([`Hub::start_game`]); when the game
+/// cannot be created (store unavailable), puts the players back in the queue (they lose
+/// their waiting time).
 async fn start(hub: &Arc<Hub>, made: Made) {
-    let Ok(kind) = stoa_protocol::kind(&made.key.kind) else {
-        return;
-    };
     let desc = describe(&made.key);
     let new = NewGame {
         id: ids::game_id(),
@@ -355,7 +353,7 @@ async fn start(hub: &Arc<Hub>, made: Made) {
         players: made.players.clone(),
         rematch_of: None,
     };
-    match hub.create_game(new).await {
+    match hub.start_game(new).await {
         Ok(handle) => {
             hub.metrics
                 .queues
@@ -367,7 +365,6 @@ async fn start(hub: &Arc<Hub>, made: Made) {
                 waited_ms = ?made.waited_ms,
                 "paired"
             );
-            hub.announce(&handle, kind.side_names).await;
         }
         Err(e) => {
             tracing::warn!(error = %e, queue = %made.key, "could not start a paired game");
