@@ -63,6 +63,11 @@ pub struct Config {
     #[arg(long, env = "STOA_ABANDON_TIMEOUT_MS", default_value_t = 60_000)]
     pub abandon_timeout_ms: u64,
 
+    /// How long a side may take over its first action before the game is aborted, in ms
+    /// (PROTOCOL.md: 30 s, or the side's initial time if shorter; correspondence: one turn).
+    #[arg(long, env = "STOA_FIRST_ACTION_MS", default_value_t = 30_000)]
+    pub first_action_ms: u64,
+
     /// Spectator count changes are published at most once per this many milliseconds.
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,
@@ -71,8 +76,9 @@ pub struct Config {
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,
 
-    /// Interval of server websocket pings, in milliseconds.
-    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 20_000)]
+    /// Interval of server websocket pings, in milliseconds. Their round trips feed the
+    /// players' lag compensation, so they are frequent enough to measure a fresh game.
+    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 5_000)]
     pub ping_interval_ms: u64,
 
     /// A connection silent (no frame, no pong) for this long is closed, in milliseconds.

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
 use tokio::sync::{mpsc, watch};
 
@@ -42,6 +43,8 @@ pub struct Hub {
     pub ip_limiter: IpLimiter,
     /// Flips to `true` when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// The server's time (game clocks, `server_time`, ping round trips); see [`crate::time`].
+    pub time: Arc<dyn TimeSource>,
     next_conn: AtomicU64,
 }
 
@@ -64,6 +67,7 @@ impl Hub {
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
+            time: Arc::new(crate::time::TokioTime::new()),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -95,6 +99,7 @@ impl Hub {
         let game = kind.start(&new.options).map_err(|e| {
             ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string())
         })?;
+        crate::clock_request::time_control(&new.clock)?;
         let record = GameRecord {
             id: new.id.clone(),
             kind: new.kind.clone(),
