@@ -32,7 +32,9 @@ pub async fn serve(hub: Arc<Hub>, socket: WebSocket, peer: SocketAddr, guard: Co
 async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
     use std::sync::atomic::Ordering;
     hub.metrics.connections_open.fetch_add(1, Ordering::Relaxed);
-    hub.metrics.connections_total.fetch_add(1, Ordering::Relaxed);
+    hub.metrics
+        .connections_total
+        .fetch_add(1, Ordering::Relaxed);
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Outbound>(hub.config.outbound_queue.max(2));
     let conn = Arc::new(ConnHandle::new(id, tx, hub.metrics.clone()));
@@ -152,8 +154,20 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
         Some((code, reason)) => conn.close(code, reason),
         None => conn.stop(),
     };
-    drop(stream);
     session.end().await;
+    if close.is_some() && queued && wait_writer {
+        // Finish the close handshake: read (and discard) until the peer's close, so unread
+        // input never turns our close into a connection reset that loses the close frame.
+        let drain = async {
+            while let Some(Ok(msg)) = stream.next().await {
+                if matches!(msg, Message::Close(_)) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(grace, drain).await;
+    }
+    drop(stream);
     if wait_writer && queued && !conn.is_kicked() {
         // Let queued frames (answers, the close frame) go out, within the grace period.
         if tokio::time::timeout(grace, &mut writer).await.is_err() {

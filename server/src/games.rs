@@ -69,7 +69,11 @@ impl Games {
         let g = self.lock();
         g.by_player
             .get(player_id)
-            .map(|ids| ids.iter().filter_map(|id| g.live.get(id).cloned()).collect())
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|id| g.live.get(id).cloned())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

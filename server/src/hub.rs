@@ -94,10 +94,17 @@ impl Hub {
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
     /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
     pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
-        let kind = stoa_protocol::kind(&new.kind)
-            .map_err(|e| ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string()))?;
+        let kind = stoa_protocol::kind(&new.kind).map_err(|e| {
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
+        })?;
         let game = kind.start(&new.options).map_err(|e| {
-            ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string())
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
         })?;
         crate::clock_request::time_control(&new.clock)?;
         let record = GameRecord {

@@ -270,8 +270,14 @@ impl Actor {
 
     fn build_doc(&self) -> Value {
         let online = [
-            self.online.get(&self.players[0].id).copied().unwrap_or(false),
-            self.online.get(&self.players[1].id).copied().unwrap_or(false),
+            self.online
+                .get(&self.players[0].id)
+                .copied()
+                .unwrap_or(false),
+            self.online
+                .get(&self.players[1].id)
+                .copied()
+                .unwrap_or(false),
         ];
         let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
             Value::Null
