@@ -95,7 +95,10 @@ mod tests {
             &json!({"kind":"fischer","initial_ms":1000,"increment_ms":5,"remaining_ms":{}}),
         ))
         .unwrap();
-        assert_eq!(c, json!({"kind":"fischer","initial_ms":1000,"increment_ms":5}));
+        assert_eq!(
+            c,
+            json!({"kind":"fischer","initial_ms":1000,"increment_ms":5})
+        );
     }
 
     #[test]
@@ -104,21 +107,32 @@ mod tests {
         assert!(err(json!({})).contains("clock.kind must be one of"));
         assert!(err(json!({"kind":"hourglass"})).contains("clock.kind must be one of"));
         assert!(err(json!({"kind":"fischer","initial_ms":1000})).contains("increment_ms"));
-        assert!(err(json!({"kind":"fischer","initial_ms":-1,"increment_ms":0}))
-            .contains("non-negative integers"));
-        assert!(err(json!({"kind":"fischer","initial_ms":"1000","increment_ms":0}))
-            .contains("clock:"));
-        assert!(err(json!({"kind":"fischer","initial_ms":1.5,"increment_ms":0})).contains("clock:"));
+        assert!(
+            err(json!({"kind":"fischer","initial_ms":-1,"increment_ms":0}))
+                .contains("non-negative integers")
+        );
+        assert!(
+            err(json!({"kind":"fischer","initial_ms":"1000","increment_ms":0})).contains("clock:")
+        );
+        assert!(
+            err(json!({"kind":"fischer","initial_ms":1.5,"increment_ms":0})).contains("clock:")
+        );
         assert_eq!(
             err(json!({"kind":"fischer","initial_ms":0,"increment_ms":0})),
             "clock: a fischer clock must give each side at least 1000 ms for its first timed turn (this one gives 0 ms)"
         );
-        assert!(err(json!({"kind":"fischer","initial_ms":500,"increment_ms":0}))
-            .contains("at least 1000 ms"));
-        assert!(err(json!({"kind":"fischer","initial_ms":90000000,"increment_ms":0}))
-            .contains("initial_ms of 90000000 ms is too long"));
-        assert!(err(json!({"kind":"byoyomi","initial_ms":0,"periods":5,"period_ms":100}))
-            .contains("period_ms"));
+        assert!(
+            err(json!({"kind":"fischer","initial_ms":500,"increment_ms":0}))
+                .contains("at least 1000 ms")
+        );
+        assert!(
+            err(json!({"kind":"fischer","initial_ms":90000000,"increment_ms":0}))
+                .contains("initial_ms of 90000000 ms is too long")
+        );
+        assert!(
+            err(json!({"kind":"byoyomi","initial_ms":0,"periods":5,"period_ms":100}))
+                .contains("period_ms")
+        );
         assert!(err(json!({"kind":"correspondence","days_per_turn":0})).contains("days_per_turn"));
         assert!(err(json!({"kind":"correspondence","days_per_turn":15})).contains("days_per_turn"));
     }

@@ -207,7 +207,13 @@ async fn nobody_moves_the_game_aborts_at_the_default_thirty_seconds() {
 
 #[tokio::test(start_paused = true)]
 async fn the_second_side_gets_its_own_window_and_an_untimed_game_aborts_too() {
-    let mut f = Fixture::new("staku", json!({}), json!({"kind":"none"}), Config::default()).await;
+    let mut f = Fixture::new(
+        "staku",
+        json!({}),
+        json!({"kind":"none"}),
+        Config::default(),
+    )
+    .await;
     tokio::time::sleep(Duration::from_secs(20)).await;
     let mv = f.legal().await[0].clone();
     f.play(ALICE, &mv).await;
@@ -376,8 +382,9 @@ async fn turns_follow_the_person(
         let legal = f.legal().await;
         let mv = match line.get(ply) {
             Some(mv) => mv.clone(),
-            None => legal[(seed as usize).wrapping_mul(31).wrapping_add(ply * 7) % legal.len()]
-                .clone(),
+            None => {
+                legal[(seed as usize).wrapping_mul(31).wrapping_add(ply * 7) % legal.len()].clone()
+            }
         };
         let since_before = f.doc["clock"]["since"].clone();
         let mover_side_before = f.doc["to_act"].clone();
@@ -476,7 +483,11 @@ async fn claims_wait_for_the_abandonment_timeout_and_reconnection_cancels() {
     tokio::time::sleep_until(offline_since + Duration::from_secs(60)).await;
     let early = f.act(BOB, Act::Claim).await.unwrap_err();
     assert_eq!(early.code.as_str(), "conflict");
-    assert!(early.message.contains("claim after 60.0 s"), "{}", early.message);
+    assert!(
+        early.message.contains("claim after 60.0 s"),
+        "{}",
+        early.message
+    );
     // Alice comes back and leaves again: the wait starts over.
     for online in [true, false] {
         f.game
@@ -505,9 +516,7 @@ async fn claims_wait_for_the_abandonment_timeout_and_reconnection_cancels() {
 
 #[tokio::test(start_paused = true)]
 async fn the_claim_timeout_is_the_remaining_clock_when_shorter() {
-    let mut config = Config::default();
-    config.abandon_timeout_ms = 60_000;
-    let mut f = Fixture::new("staku", json!({}), fischer(20_000, 0), config).await;
+    let mut f = Fixture::new("staku", json!({}), fischer(20_000, 0), Config::default()).await;
     for p in [ALICE, BOB] {
         let mv = f.legal().await[0].clone();
         f.play(p, &mv).await;
@@ -516,7 +525,11 @@ async fn the_claim_timeout_is_the_remaining_clock_when_shorter() {
     // could succeed; at 10 s the claim needs her remaining 10 s of absence.
     tokio::time::sleep(Duration::from_secs(10)).await;
     let err = f.act(BOB, Act::Claim).await.unwrap_err();
-    assert!(err.message.contains("claim after 10.0 s"), "{}", err.message);
+    assert!(
+        err.message.contains("claim after 10.0 s"),
+        "{}",
+        err.message
+    );
     f.until_ended().await;
     assert_eq!(f.doc["status"]["reason"], "timeout");
 }

@@ -86,7 +86,10 @@ async fn fischer_two_seconds_flag_reaches_players_and_spectator_on_time() {
     table.step(1).await.expect("white moves");
     table.step(1).await.expect("black moves");
     let doc = table.host_doc.doc.clone();
-    let running = doc["clock"]["running"].as_str().expect("a clock runs").to_string();
+    let running = doc["clock"]["running"]
+        .as_str()
+        .expect("a clock runs")
+        .to_string();
     assert_eq!(doc["to_act"], running.as_str());
     let since = doc["clock"]["since"].as_u64().expect("since");
     let remaining = doc["clock"]["remaining_ms"][&running].as_u64().unwrap();
@@ -128,7 +131,10 @@ async fn fischer_two_seconds_flag_reaches_players_and_spectator_on_time() {
     let pong = watcher.request(json!({"t":"ping"})).await;
     assert_eq!(pong["t"], "pong");
     let server_time = pong["server_time"].as_u64().expect("server_time");
-    assert!(server_time + 50 >= before && server_time <= wall_ms() + 50, "{pong}");
+    assert!(
+        server_time + 50 >= before && server_time <= wall_ms() + 50,
+        "{pong}"
+    );
 }
 
 #[tokio::test]
@@ -137,7 +143,8 @@ async fn a_game_nobody_moves_in_is_aborted_at_the_first_action_deadline() {
     args.extend(["--first-action-ms", "1000"]);
     let server = Server::start_with(&args);
     let clock = json!({"kind":"fischer","initial_ms":300000,"increment_ms":3000});
-    let mut table = Table::open_with_clock(&server, "akron", json!({"size":4}), clock, "private").await;
+    let mut table =
+        Table::open_with_clock(&server, "akron", json!({"size":4}), clock, "private").await;
     let (mut watcher, mut watched) = spectator(&server, &table).await;
     let deadline = table.host_doc.doc["clock"]["first_action_deadline"]
         .as_u64()
@@ -165,7 +172,10 @@ async fn a_game_nobody_moves_in_is_aborted_at_the_first_action_deadline() {
 /// (no lag credit: the server measured no round trip). Returns (main, periods).
 fn expected_after_turn(clock: &Value, main: u64, periods: u64, elapsed: u64) -> (u64, u64) {
     match clock["kind"].as_str().unwrap() {
-        "fischer" => (main - elapsed + clock["increment_ms"].as_u64().unwrap(), periods),
+        "fischer" => (
+            main - elapsed + clock["increment_ms"].as_u64().unwrap(),
+            periods,
+        ),
         "delay" => (
             main - elapsed.saturating_sub(clock["delay_ms"].as_u64().unwrap()),
             periods,
@@ -185,15 +195,24 @@ fn expected_after_turn(clock: &Value, main: u64, periods: u64, elapsed: u64) -> 
 /// Plays `turns` moves of Staku with `clock`, checking after each the whole clock object
 /// against the time control, and the no-capture counter in `state`.
 async fn clocked_staku(server: &Server, clock: Value, turns: usize, seed: u64) -> Table {
-    let mut table =
-        Table::open_with_clock(server, "staku", json!({"max_stack":2}), clock.clone(), "private").await;
+    let mut table = Table::open_with_clock(
+        server,
+        "staku",
+        json!({"max_stack":2}),
+        clock.clone(),
+        "private",
+    )
+    .await;
     let start = table.host_doc.doc.clone();
     let c = &start["clock"];
     for (k, v) in clock.as_object().unwrap() {
         assert_eq!(&c[k], v, "the document's clock carries the control's {k}");
     }
     let initial = clock["initial_ms"].as_u64().unwrap();
-    assert_eq!(c["remaining_ms"], json!({"white": initial, "black": initial}));
+    assert_eq!(
+        c["remaining_ms"],
+        json!({"white": initial, "black": initial})
+    );
     if clock["kind"] == "byoyomi" {
         let p = clock["periods"].as_u64().unwrap();
         assert_eq!(c["periods_left"], json!({"white": p, "black": p}));
@@ -202,7 +221,9 @@ async fn clocked_staku(server: &Server, clock: Value, turns: usize, seed: u64) -
     let mut timed_turns = 0;
     for _ in 0..turns {
         let before = table.host_doc.doc.clone();
-        let Some(mv) = table.step(seed).await else { break };
+        let Some(mv) = table.step(seed).await else {
+            break;
+        };
         let after = table.host_doc.doc.clone();
         let mover = before["to_act"].as_str().unwrap();
         let other = if mover == "white" { "black" } else { "white" };
@@ -240,7 +261,10 @@ async fn clocked_staku(server: &Server, clock: Value, turns: usize, seed: u64) -
         }
         let both_started = after["moves"].as_array().unwrap().len() >= 2;
         if both_started {
-            assert_eq!(ca["running"], other, "the clock switches to the side to act");
+            assert_eq!(
+                ca["running"], other,
+                "the clock switches to the side to act"
+            );
             assert!(ca["since"].as_u64().unwrap() >= cb["since"].as_u64().unwrap_or(0));
             assert_eq!(ca["first_action_deadline"], Value::Null);
         } else {
@@ -291,15 +315,42 @@ async fn invalid_clocks_are_refused_with_invalid_options() {
         (json!({"initial_ms":1000}), "clock.kind must be one of"),
         (json!({"kind":"sandglass"}), "clock.kind must be one of"),
         (json!({"kind":"fischer","initial_ms":60000}), "increment_ms"),
-        (json!({"kind":"fischer","initial_ms":-5,"increment_ms":0}), "non-negative"),
-        (json!({"kind":"fischer","initial_ms":"60000","increment_ms":0}), "clock:"),
-        (json!({"kind":"fischer","initial_ms":0,"increment_ms":0}), "at least 1000 ms"),
-        (json!({"kind":"delay","initial_ms":100,"delay_ms":0}), "at least 1000 ms"),
-        (json!({"kind":"fischer","initial_ms":100000000,"increment_ms":0}), "too long"),
-        (json!({"kind":"byoyomi","initial_ms":0,"periods":5,"period_ms":10}), "period_ms"),
-        (json!({"kind":"byoyomi","initial_ms":0,"periods":100,"period_ms":10000}), "periods"),
-        (json!({"kind":"correspondence","days_per_turn":0}), "days_per_turn"),
-        (json!({"kind":"correspondence","days_per_turn":30}), "days_per_turn"),
+        (
+            json!({"kind":"fischer","initial_ms":-5,"increment_ms":0}),
+            "non-negative",
+        ),
+        (
+            json!({"kind":"fischer","initial_ms":"60000","increment_ms":0}),
+            "clock:",
+        ),
+        (
+            json!({"kind":"fischer","initial_ms":0,"increment_ms":0}),
+            "at least 1000 ms",
+        ),
+        (
+            json!({"kind":"delay","initial_ms":100,"delay_ms":0}),
+            "at least 1000 ms",
+        ),
+        (
+            json!({"kind":"fischer","initial_ms":100000000,"increment_ms":0}),
+            "too long",
+        ),
+        (
+            json!({"kind":"byoyomi","initial_ms":0,"periods":5,"period_ms":10}),
+            "period_ms",
+        ),
+        (
+            json!({"kind":"byoyomi","initial_ms":0,"periods":100,"period_ms":10000}),
+            "periods",
+        ),
+        (
+            json!({"kind":"correspondence","days_per_turn":0}),
+            "days_per_turn",
+        ),
+        (
+            json!({"kind":"correspondence","days_per_turn":30}),
+            "days_per_turn",
+        ),
     ] {
         let e = a
             .request(json!({"t":"room.create","kind":"staku","clock":clock}))
@@ -319,8 +370,6 @@ async fn invalid_clocks_are_refused_with_invalid_options() {
         room["room"]["clock"],
         json!({"kind":"fischer","initial_ms":180000,"increment_ms":2000})
     );
-    let room = a
-        .request(json!({"t":"room.create","kind":"staku"}))
-        .await;
+    let room = a.request(json!({"t":"room.create","kind":"staku"})).await;
     assert_eq!(room["room"]["clock"], json!({"kind":"none"}));
 }

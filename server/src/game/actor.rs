@@ -127,10 +127,8 @@ impl Actor {
             // The one clock timer: the first-action deadline or the running side's flag
             // (plus its lag grace), re-armed after every event.
             let deadline = self.timer_deadline();
-            let wake = crate::time::instant_at(
-                self.hub.time.as_ref(),
-                deadline.unwrap_or(u64::MAX),
-            );
+            let wake =
+                crate::time::instant_at(self.hub.time.as_ref(), deadline.unwrap_or(u64::MAX));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,

@@ -372,7 +372,7 @@ mod tests {
         d.on_action(Second, "bob", true, false, Some(First), T)
             .unwrap();
         d.record_rtt("alice", 200); // 100 ms each way
-        // Arrives 2050 ms into a 2000 ms turn: credited 100 ms, charged 1950.
+                                    // Arrives 2050 ms into a 2000 ms turn: credited 100 ms, charged 1950.
         let turn = d
             .on_action(First, "alice", true, false, Some(Second), T + 2_050)
             .unwrap()
@@ -504,10 +504,13 @@ mod tests {
             .on_action(Second, "bob", true, false, Some(First), T)
             .unwrap();
         // White's clock runs: 20 s - 8 s used.
-        assert_eq!(short.abandonment_timeout_ms(First, T + 8_000, 60_000), 12_000);
+        assert_eq!(
+            short.abandonment_timeout_ms(First, T + 8_000, 60_000),
+            12_000
+        );
         d.stop(T);
-        let c = ClockDriver::new(TimeControl::Correspondence { days_per_turn: 1 }, P, 30_000)
-            .unwrap();
+        let c =
+            ClockDriver::new(TimeControl::Correspondence { days_per_turn: 1 }, P, 30_000).unwrap();
         assert_eq!(c.abandonment_timeout_ms(First, T, 60_000), 86_400_000);
     }
 
@@ -530,8 +533,7 @@ mod tests {
     fn survives_serde() {
         let mut d = fischer(2_000, 0);
         d.record_rtt("alice", 80);
-        let back: ClockDriver =
-            serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
+        let back: ClockDriver = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
         assert_eq!(back, d);
     }
 }
