@@ -12,10 +12,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stoa_protocol::clock::TimeControl;
-
 use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Value};
+use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{DrawAction, ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
 use stoa_protocol::{AnyGame, Reason, Side};
 use tokio::sync::mpsc;
@@ -137,11 +136,12 @@ impl Actor {
                 _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
                     self.on_timer().await;
                 }
-                _ = shutdown.changed(), if !shutting_down => {
+                changed = shutdown.changed(), if !shutting_down => {
                     // Moves are refused while the server shuts down: nobody may lose on
-                    // time meanwhile (a restore resumes the clock).
+                    // time meanwhile (a restore resumes the clock). A dropped sender only
+                    // disables this branch.
                     shutting_down = true;
-                    if self.result.is_none() {
+                    if changed.is_ok() && *shutdown.borrow() && self.result.is_none() {
                         self.clock.pause(self.hub.time.now_ms());
                         self.commit();
                     }
