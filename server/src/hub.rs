@@ -37,6 +37,8 @@ pub struct Hub {
     pub rooms: Rooms,
     /// Live games.
     pub games: Games,
+    /// Lobby watchers and document.
+    pub lobby: crate::lobby::Lobby,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -64,6 +66,7 @@ impl Hub {
             players: Players::default(),
             rooms: Rooms::default(),
             games: Games::default(),
+            lobby: crate::lobby::Lobby::default(),
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
@@ -135,6 +138,7 @@ impl Hub {
             kind: new.kind.clone(),
             tx,
             players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
         // the actor (presence commands are idempotent).
@@ -146,7 +150,24 @@ impl Hub {
         let ki = kind_index(&new.kind);
         self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
         self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
-        actor::spawn(self.clone(), new, game, online, rx);
+        actor::spawn(self.clone(), new, game, online, rx, handle.summary.clone());
+        Ok(handle)
+    }
+
+    /// Creates a game for two players and tells them ([`Hub::create_game`] then
+    /// [`Hub::announce`]): the entry point for matchmaking and anything else that pairs two
+    /// players outside a room. `new.players` are by side index (first-acting side first).
+    pub async fn start_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
+        let side_names = stoa_protocol::kind(&new.kind)
+            .map(|k| k.side_names)
+            .map_err(|e| {
+                ApiError::new(
+                    stoa_protocol::wire::ErrorCode::InvalidOptions,
+                    e.to_string(),
+                )
+            })?;
+        let handle = self.create_game(new).await?;
+        self.announce(&handle, side_names).await;
         Ok(handle)
     }
 

@@ -359,9 +359,15 @@ impl Session {
             ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
                 ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
             ),
-            ClientMessage::LobbyWatch { .. } | ClientMessage::LobbyUnwatch { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "the lobby is not available yet"),
-            ),
+            ClientMessage::LobbyWatch { rid } => {
+                self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
+                Ok(())
+            }
+            ClientMessage::LobbyUnwatch { rid } => {
+                self.hub.lobby.unwatch(self.conn.id);
+                self.ok(rid, None, None);
+                Ok(())
+            }
         }
     }
 
@@ -615,6 +621,7 @@ impl Session {
     /// Ends the session: unsubscribes from every game, and reports the player offline when
     /// this was its last connection.
     pub async fn end(&mut self) {
+        self.hub.lobby.unwatch(self.conn.id);
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
                 let _ =

@@ -61,6 +61,8 @@ struct Actor {
     doc: Value,
     replay: Replay,
     ended_at: Option<Instant>,
+    /// The lobby's view of this game (public games while they are on).
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
 
 /// Starts the actor of a new game on its own task.
@@ -70,6 +72,7 @@ pub fn spawn(
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
     let now = hub.time.now_ms();
     let mut online_map = HashMap::new();
@@ -107,10 +110,24 @@ pub fn spawn(
         doc: Value::Null,
         replay,
         ended_at: None,
+        summary,
     };
     actor.doc = actor.build_doc();
+    actor.update_summary();
     let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
-    tokio::spawn(actor.run(rx).instrument(span));
+    let hub = actor.hub.clone();
+    let id = actor.id.clone();
+    let task = tokio::spawn(actor.run(rx).instrument(span));
+    // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+    // behind; its game is unregistered and requests get `not_found` instead of hanging.
+    tokio::spawn(async move {
+        if let Err(e) = task.await {
+            if e.is_panic() {
+                tracing::error!(game = %id, "game actor panicked; game unregistered");
+                hub.games.remove(&id);
+            }
+        }
+    });
 }
 
 impl Actor {
@@ -316,6 +333,7 @@ impl Actor {
         }
         self.seq += 1;
         self.doc = new;
+        self.update_summary();
         let msg = ServerMessage::GameDiff {
             game_id: self.id.clone(),
             seq: self.seq,
@@ -334,6 +352,20 @@ impl Actor {
                 conn.remove_sub(&self.id);
             }
         }
+    }
+
+    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
+    fn update_summary(&self) {
+        let summary = (self.visibility == Visibility::Public && self.result.is_none()).then(|| {
+            json!({
+                "kind": self.kind,
+                "players": self.doc["players"],
+                "clock": self.doc["clock"]["kind"],
+                "rated": self.rated,
+                "spectators": self.spectators,
+            })
+        });
+        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
     }
 
     fn watch(
@@ -689,12 +721,10 @@ impl Actor {
                 players: [self.players[1].clone(), self.players[0].clone()],
                 rematch_of: Some(self.id.clone()),
             };
-            let handle = self.hub.create_game(new).await?;
+            let handle = self.hub.start_game(new).await?;
             self.rematch_game = Some(handle.id.clone());
             self.commit();
             self.save_finished().await;
-            let names = self.game.side_names();
-            self.hub.announce(&handle, names).await;
         } else {
             self.commit();
             self.save_finished().await;
