@@ -64,7 +64,8 @@ pub struct Config {
     #[arg(long, env = "STOA_REPLAY_BUFFER", default_value_t = 256)]
     pub replay_buffer: usize,
 
-    /// How long a player must have had no connection before the opponent may claim, in ms.
+    /// How long a player must have had no connection before the opponent may claim, in ms
+    /// (or the player's remaining clock if shorter; correspondence: its remaining time).
     #[arg(long, env = "STOA_ABANDON_TIMEOUT_MS", default_value_t = 60_000)]
     pub abandon_timeout_ms: u64,
 

@@ -284,10 +284,28 @@ fn no_pings() -> Vec<&'static str> {
 }
 
 #[tokio::test]
-async fn fischer_increments_and_the_no_capture_counter_run_together() {
+async fn fischer_increments_and_the_no_capture_counter_run_together_to_a_draw() {
     let server = Server::start_with(&no_pings());
     let clock = json!({"kind":"fischer","initial_ms":60000,"increment_ms":1000});
-    let mut table = clocked_staku(&server, clock, 60, 11).await;
+    let mut table = clocked_staku(&server, clock, 400, 11).await;
+    // Staku-2 played at random captures nothing: after 20 turns the counter draws the game,
+    // and the clock stops with it (the last turn still got its increment).
+    let doc = &table.host_doc.doc;
+    assert_eq!(
+        doc["status"],
+        json!({"state":"ended","winner":null,"reason":"no_capture_limit"})
+    );
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(20));
+    assert_eq!(doc["state"]["no_capture_counter"], 0);
+    assert_eq!(doc["clock"]["running"], Value::Null);
+    assert_eq!(doc["clock"]["since"], Value::Null);
+    // Every turn took far less than the 1 s increment: both sides gained time.
+    for side in ["white", "black"] {
+        assert!(
+            doc["clock"]["remaining_ms"][side].as_u64().unwrap() > 60000,
+            "{doc}"
+        );
+    }
     // Whatever happened, the final document equals a fresh snapshot.
     let fresh = table.snapshot().await;
     assert_eq!(fresh["doc"], table.host_doc.doc);
