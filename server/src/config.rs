@@ -64,9 +64,15 @@ pub struct Config {
     #[arg(long, env = "STOA_REPLAY_BUFFER", default_value_t = 256)]
     pub replay_buffer: usize,
 
-    /// How long a player must have had no connection before the opponent may claim, in ms.
+    /// How long a player must have had no connection before the opponent may claim, in ms
+    /// (or the player's remaining clock if shorter; correspondence: its remaining time).
     #[arg(long, env = "STOA_ABANDON_TIMEOUT_MS", default_value_t = 60_000)]
     pub abandon_timeout_ms: u64,
+
+    /// How long a side may take over its first action before the game is aborted, in ms
+    /// (PROTOCOL.md: 30 s, or the side's initial time if shorter; correspondence: one turn).
+    #[arg(long, env = "STOA_FIRST_ACTION_MS", default_value_t = 30_000)]
+    pub first_action_ms: u64,
 
     /// Spectator count changes are published at most once per this many milliseconds.
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
@@ -81,8 +87,9 @@ pub struct Config {
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,
 
-    /// Interval of server websocket pings, in milliseconds.
-    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 20_000)]
+    /// Interval of server websocket pings, in milliseconds. Their round trips feed the
+    /// players' lag compensation, so they are frequent enough to measure a fresh game.
+    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 5_000)]
     pub ping_interval_ms: u64,
 
     /// A connection silent (no frame, no pong) for this long is closed, in milliseconds.

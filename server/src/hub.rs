@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
 use tokio::sync::{mpsc, watch};
 
@@ -50,6 +51,8 @@ pub struct Hub {
     pub matchmaker: Matchmaker,
     /// Rating updates.
     pub ratings: Ratings,
+    /// The server's time (game clocks, `server_time`, ping round trips); see [`crate::time`].
+    pub time: Arc<dyn TimeSource>,
     next_conn: AtomicU64,
 }
 
@@ -76,6 +79,7 @@ impl Hub {
             shutdown,
             matchmaker,
             ratings: Ratings::default(),
+            time: Arc::new(crate::time::TokioTime::new()),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -118,6 +122,7 @@ impl Hub {
                 e.to_string(),
             )
         })?;
+        crate::clock_request::time_control(&new.clock)?;
         let record = GameRecord {
             id: new.id.clone(),
             kind: new.kind.clone(),

@@ -30,7 +30,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
 use tokio::sync::Notify;
 use tracing::Instrument;
@@ -250,17 +249,10 @@ pub fn describe(key: &QueueKey) -> Value {
 }
 
 /// Validates a queue's clock request and returns it normalised (only the fields of its
-/// kind, so equal clocks written differently share a queue). Missing means no clock.
-///
-/// One small function on purpose: it is the seam where the shared clock validation of the
-/// clocks integration replaces this local use of [`TimeControl::validate`].
+/// kind, so equal clocks written differently share a queue). Missing means no clock. The
+/// rules are the rooms' ones: see [`crate::clock_request::validate_clock`].
 pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    let invalid = |m: String| ApiError::new(ErrorCode::InvalidOptions, m);
-    let clock = clock.unwrap_or_else(|| json!({"kind": "none"}));
-    let tc: TimeControl =
-        serde_json::from_value(clock).map_err(|e| invalid(format!("bad clock: {e}")))?;
-    let tc = tc.validate().map_err(|e| invalid(e.to_string()))?;
-    serde_json::to_value(tc).map_err(|e| invalid(e.to_string()))
+    crate::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
 }
 
 /// Handles `queue.join`: validates and normalises the settings, looks the player's rating

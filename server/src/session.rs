@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::Value;
 use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
-    Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
+    Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::oneshot;
 
@@ -122,7 +122,7 @@ impl Session {
             if self.identified() {
                 self.send(&ServerMessage::Pong {
                     rid: rid.clone(),
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 return Flow::Continue;
             }
@@ -244,7 +244,7 @@ impl Session {
             },
             token,
             games,
-            server_time: ids::now_ms(),
+            server_time: self.hub.time.now_ms(),
         });
         self.player = Some(player);
         Ok(())
@@ -274,7 +274,7 @@ impl Session {
             ClientMessage::Ping { rid } => {
                 self.send(&ServerMessage::Pong {
                     rid,
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 Ok(())
             }
@@ -534,7 +534,7 @@ impl Session {
         let options = game_kind
             .validate_options(&options)
             .map_err(|e| invalid(e.to_string()))?;
-        let clock = validate_clock(clock)?;
+        let (_, clock) = crate::clock_request::validate_clock(clock.as_ref())?;
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
             name => game_kind
@@ -659,23 +659,5 @@ impl Session {
                 self.hub.presence(&p.id, false).await;
             }
         }
-    }
-}
-
-/// Checks a clock request object: only `kind` is validated until clocks are integrated.
-fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    let clock = clock.unwrap_or_else(|| serde_json::json!({"kind": "none"}));
-    let Value::Object(m) = &clock else {
-        return Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            "clock must be an object with a 'kind'",
-        ));
-    };
-    match m.get("kind").and_then(Value::as_str) {
-        Some(k) if CLOCK_KINDS.contains(&k) => Ok(clock),
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            format!("clock.kind must be one of: {}", CLOCK_KINDS.join(", ")),
-        )),
     }
 }
