@@ -183,6 +183,7 @@ pub async fn run_with_store(
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(config, store, stop_rx));
+    crate::matchmaker::spawn(hub.clone());
     // Unfinished games are back before anyone can connect.
     recovery::recover(&hub)
         .await

@@ -162,7 +162,7 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     hub.games.insert(handle);
     let ki = kind_index(&record.kind);
     hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
-    let mut restoring = Restoring::new(hub.clone(), new, game, summary);
+    let mut restoring = Restoring::new(hub.clone(), new, game, summary, record.created_ms);
     let replayed = replay(&mut restoring, &log).await;
     let last_seq = match replayed {
         Ok(seq) => seq,
@@ -185,7 +185,8 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     }
     let ended = restoring.ended();
     tracing::info!(game = %id, actions = log.len(), moves = restoring.moves(), seq = start, ended, "game recovered");
-    restoring.start(start, ceiling, rx);
+    let last_ms = log.last().map_or(record.created_ms, |a| a.at_ms);
+    restoring.start(start, ceiling, last_ms, rx);
     Ok((ended, log.len()))
 }
 

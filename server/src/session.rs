@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
-    Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
+    Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::oneshot;
 
@@ -123,7 +123,7 @@ impl Session {
             if self.identified() {
                 self.send(&ServerMessage::Pong {
                     rid: rid.clone(),
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 return Flow::Continue;
             }
@@ -228,6 +228,7 @@ impl Session {
             .hub
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
+        let ratings = crate::ratings::welcome_map(&self.hub, &player.id).await?;
         self.conn.set_player(player.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
         if first {
@@ -240,11 +241,11 @@ impl Session {
             player: PlayerInfo {
                 id: player.id.clone(),
                 name: player.name.clone(),
-                ratings: Map::new(),
+                ratings,
             },
             token,
             games,
-            server_time: ids::now_ms(),
+            server_time: self.hub.time.now_ms(),
         });
         self.player = Some(player);
         Ok(())
@@ -274,7 +275,7 @@ impl Session {
             ClientMessage::Ping { rid } => {
                 self.send(&ServerMessage::Pong {
                     rid,
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 Ok(())
             }
@@ -357,9 +358,25 @@ impl Session {
                 self.ok(rid, None, None);
                 Ok(())
             }
-            ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
-            ),
+            ClientMessage::QueueJoin {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                let me = self.me()?.clone();
+                crate::matchmaker::queue_join(
+                    &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
+                )
+                .await
+            }
+            ClientMessage::QueueLeave { rid } => {
+                let me = self.me()?.id.clone();
+                self.hub.matchmaker.leave(&me);
+                self.ok(rid, None, None);
+                Ok(())
+            }
             ClientMessage::LobbyWatch { rid } => {
                 self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
                 Ok(())
@@ -518,7 +535,7 @@ impl Session {
         let options = game_kind
             .validate_options(&options)
             .map_err(|e| invalid(e.to_string()))?;
-        let clock = validate_clock(clock)?;
+        let (_, clock) = crate::clock_request::validate_clock(clock.as_ref())?;
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
             name => game_kind
@@ -532,7 +549,8 @@ impl Session {
                     ))
                 })?,
         };
-        let host = self.seat_player()?;
+        let mut host = self.seat_player()?;
+        crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
@@ -563,18 +581,19 @@ impl Session {
     }
 
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
-        let me = self.seat_player()?;
+        let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
-        let mut outcome = self.hub.rooms.join(&code, &me);
-        if matches!(outcome, JoinOutcome::NotFound) {
+        if self.hub.rooms.get(&code).is_none() {
             // After a restart only waiting rooms are in memory: a started one is in the store.
             let stored = recovery::stored_room(&self.hub, &code).await;
             if let Some(room) = self.hub.store_call(async { stored }).await? {
                 self.hub.rooms.restore(room);
-                outcome = self.hub.rooms.join(&code, &me);
             }
         }
-        match outcome {
+        if let Some(room) = self.hub.rooms.get(&code) {
+            crate::ratings::fill_seat(&self.hub, &mut me, &room.kind).await?;
+        }
+        match self.hub.rooms.join(&code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("no room '{code}'"),
@@ -643,26 +662,10 @@ impl Session {
         }
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
+                // The last connection is gone: the player leaves its queue.
+                self.hub.matchmaker.leave(&p.id);
                 self.hub.presence(&p.id, false).await;
             }
         }
-    }
-}
-
-/// Checks a clock request object: only `kind` is validated until clocks are integrated.
-fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    let clock = clock.unwrap_or_else(|| serde_json::json!({"kind": "none"}));
-    let Value::Object(m) = &clock else {
-        return Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            "clock must be an object with a 'kind'",
-        ));
-    };
-    match m.get("kind").and_then(Value::as_str) {
-        Some(k) if CLOCK_KINDS.contains(&k) => Ok(clock),
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            format!("clock.kind must be one of: {}", CLOCK_KINDS.join(", ")),
-        )),
     }
 }

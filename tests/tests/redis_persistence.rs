@@ -165,3 +165,44 @@ async fn memory_store_says_persistence_is_off() {
     assert_eq!(status, 200);
     assert_eq!(body["persistence"], "off");
 }
+
+/// The restore policy for clocks: time while the server was down is charged to nobody.
+/// The turn in progress continues with the time its side had at the last logged action
+/// (the server cannot know when it died), and the other side's time is exactly as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_resume_without_charging_the_downtime() {
+    let redis = RedisServer::start();
+    let server = redis.start_server("clock");
+    let clock = json!({"kind":"fischer","initial_ms":600_000,"increment_ms":0});
+    let mut t =
+        Table::open_with_clock(&server, "staku", quick_options("staku"), clock, "public").await;
+    // Both sides make their first action, then one more move: a clock runs.
+    for _ in 0..3 {
+        t.step(11).await.expect("a move");
+    }
+    let before = t.host_doc.doc["clock"].clone();
+    let running = before["running"]
+        .as_str()
+        .expect("a clock runs")
+        .to_string();
+    let game_id = t.game_id.clone();
+
+    drop(server); // kill -9
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let server = redis.start_server("clock");
+    let mut p = Client::with_token(&server, &t.host.token).await;
+    let snap = p.request(json!({"t":"game.watch","game_id":game_id})).await;
+    let after = &snap["doc"]["clock"];
+    assert_eq!(after["running"], before["running"], "{after}");
+    assert_eq!(
+        after["remaining_ms"], before["remaining_ms"],
+        "nothing charged: {after}"
+    );
+    let since_before = before["since"].as_u64().expect("since");
+    let since_after = after["since"].as_u64().expect("since");
+    assert!(
+        since_after >= since_before + 1500,
+        "the running side's turn restarts at the restart ({since_before} → {since_after})"
+    );
+    assert!(snap["doc"]["players"][&running].is_object());
+}

@@ -1,11 +1,12 @@
 //! The `Store` contract, run against the in-memory store and the Redis store alike, so the
 //! two stay in step: conflicts, the idempotent retry of the last append, seq reservations,
-//! the unfinished/finished indexes, rooms waiting or not.
+//! the unfinished/finished indexes, rooms waiting or not, ratings.
 
 use std::time::Duration;
 
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
+use stoa_server::rating::Rating;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
@@ -189,6 +190,31 @@ async fn contract(store: &dyn Store) {
         Some(room("ROOMA00001", "started"))
     );
     assert_eq!(store.room("NOSUCHROOM").await.unwrap(), None);
+
+    // Ratings: per player and kind, both players of a game at once.
+    assert!(store.ratings("pa").await.unwrap().is_empty());
+    let r = |rating: f64, games: u32| Rating {
+        rating,
+        deviation: 200.0,
+        volatility: 0.06,
+        games,
+    };
+    store
+        .save_ratings(
+            "staku",
+            &[("pa".into(), r(1600.5, 1)), ("pb".into(), r(1400.0, 1))],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings("akron", &[("pa".into(), r(1510.0, 3))])
+        .await
+        .unwrap();
+    let pa = store.ratings("pa").await.unwrap();
+    assert_eq!(pa.len(), 2);
+    assert_eq!(pa["staku"], r(1600.5, 1));
+    assert_eq!(pa["akron"], r(1510.0, 3));
+    assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
     store.ping().await.unwrap();
 }
 

@@ -14,11 +14,13 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Value};
+use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{DrawAction, ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
 use stoa_protocol::{AnyGame, Reason, Side};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
+use super::clock_driver::{ClockDriver, Expiry};
 use super::document::{self, DocInput};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
@@ -49,7 +51,8 @@ struct Actor {
     id: String,
     kind: String,
     options: Value,
-    clock: Value,
+    /// The clock and the players' lag compensation (see `clock_driver`).
+    clock: ClockDriver,
     rated: bool,
     visibility: Visibility,
     code: Option<String>,
@@ -62,7 +65,8 @@ struct Actor {
     /// Players (ids) who made their first action.
     acted: Vec<String>,
     online: HashMap<String, bool>,
-    offline_since: HashMap<String, Instant>,
+    /// When each offline player lost its last connection (server ms, the hub's time).
+    offline_since: HashMap<String, u64>,
     subs: HashMap<u64, Arc<ConnHandle>>,
     spectators: u64,
     rematch_requested: Vec<String>,
@@ -72,8 +76,10 @@ struct Actor {
     replay: Replay,
     ended_at: Option<Instant>,
     source: Source,
-    /// The server time of the logged action being applied (its log timestamp).
-    logged_at: Option<u64>,
+    /// The moment of the action being handled: its arrival, or its log timestamp when it
+    /// is replayed. One moment for the deadline check, the clock and the log entry, so a
+    /// replay charges the clocks exactly what the live game did.
+    action_at: Option<u64>,
     /// A logged write whose answer was lost: the log decides whether it happened before
     /// anything else happens in this game.
     in_doubt: Option<ActionRecord>,
@@ -81,6 +87,9 @@ struct Actor {
     seq_ceiling: u64,
     /// The final document could not be stored yet (retried on every tick).
     finish_unsaved: bool,
+    /// The clock is paused because the store is unreachable (no move can be acknowledged,
+    /// so nobody may lose time meanwhile).
+    store_paused: bool,
     /// The lobby's view of this game (public games while they are on).
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
@@ -94,7 +103,8 @@ pub fn spawn(
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
-    let mut actor = build(hub, new, game, online, summary);
+    let now = hub.time.now_ms();
+    let mut actor = build(hub, new, game, online, summary, now);
     actor.doc = actor.build_doc();
     actor.update_summary();
     actor.start(rx);
@@ -107,13 +117,16 @@ pub struct Restoring(Actor);
 
 impl Restoring {
     /// A game at its start, both players offline.
+    /// The clock starts at `created_ms`, the game's creation time, so that logged actions
+    /// replay at their logged times.
     pub fn new(
         hub: Arc<Hub>,
         new: NewGame,
         game: Box<dyn AnyGame>,
         summary: Arc<std::sync::Mutex<Option<Value>>>,
+        created_ms: u64,
     ) -> Restoring {
-        Restoring(build(hub, new, game, [false, false], summary))
+        Restoring(build(hub, new, game, [false, false], summary, created_ms))
     }
 
     /// Applies one logged action as the rules engine and the actor would have live.
@@ -137,8 +150,20 @@ impl Restoring {
     }
 
     /// Starts the actor at document `seq` (above every seq issued before), with seqs
-    /// reserved up to `ceiling`.
-    pub fn start(mut self, seq: u64, ceiling: u64, rx: mpsc::Receiver<Command>) {
+    /// reserved up to `ceiling`. `last_ms` is the last moment known to be persisted (the
+    /// last logged action, or the creation): the clock is paused there and resumed now, so
+    /// the time while the server was down is charged to nobody — the turn in progress
+    /// continues with the time it had at its last logged action. Both players count as
+    /// offline from now (abandonment is measured from the restart).
+    pub fn start(mut self, seq: u64, ceiling: u64, last_ms: u64, rx: mpsc::Receiver<Command>) {
+        let now = self.0.hub.time.now_ms();
+        if self.0.result.is_none() {
+            self.0.clock.pause(last_ms);
+            self.0.clock.resume(now.max(last_ms));
+        }
+        for since in self.0.offline_since.values_mut() {
+            *since = now;
+        }
         self.0.seq = seq;
         self.0.seq_ceiling = ceiling;
         self.0.doc = self.0.build_doc();
@@ -153,8 +178,8 @@ fn build(
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     summary: Arc<std::sync::Mutex<Option<Value>>>,
+    now: u64,
 ) -> Actor {
-    let now = Instant::now();
     let mut online_map = HashMap::new();
     let mut offline_since = HashMap::new();
     for (i, p) in new.players.iter().enumerate() {
@@ -164,12 +189,13 @@ fn build(
         }
     }
     let replay = Replay::new(hub.config.replay_buffer);
+    let clock = start_clock(&hub, &new, game.to_act(), now);
     Actor {
         hub,
         id: new.id,
         kind: new.kind,
         options: new.options,
-        clock: document::clock_object(&new.clock),
+        clock,
         rated: new.rated,
         visibility: new.visibility,
         code: new.code,
@@ -190,10 +216,11 @@ fn build(
         replay,
         ended_at: None,
         source: Source::Player,
-        logged_at: None,
+        action_at: None,
         in_doubt: None,
         seq_ceiling: SEQ_RESERVE,
         finish_unsaved: false,
+        store_paused: false,
         summary,
     }
 }
@@ -216,9 +243,9 @@ impl Actor {
         });
     }
 
-    /// Server time for this action: the log's timestamp when replaying it.
+    /// The moment of the action being handled (see `action_at`), else the hub's time.
     fn now_ms(&self) -> u64 {
-        self.logged_at.unwrap_or_else(ids::now_ms)
+        self.action_at.unwrap_or_else(|| self.hub.time.now_ms())
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -227,12 +254,32 @@ impl Actor {
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let linger = Duration::from_millis(self.hub.config.finished_linger_ms);
+        let mut shutdown = self.hub.shutdown.clone();
+        let mut shutting_down = *shutdown.borrow();
         loop {
+            // The one clock timer: the first-action deadline or the running side's flag
+            // (plus its lag grace), re-armed after every event.
+            let deadline = self.timer_deadline();
+            let wake =
+                crate::time::instant_at(self.hub.time.as_ref(), deadline.unwrap_or(u64::MAX));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
+                _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
+                    self.on_timer().await;
+                }
+                changed = shutdown.changed(), if !shutting_down => {
+                    // Moves are refused while the server shuts down: nobody may lose on
+                    // time meanwhile (a restore resumes the clock). A dropped sender only
+                    // disables this branch.
+                    shutting_down = true;
+                    if changed.is_ok() && *shutdown.borrow() && self.result.is_none() {
+                        self.clock.pause(self.hub.time.now_ms());
+                        self.commit();
+                    }
+                }
                 _ = tick.tick() => {
                     self.upkeep().await;
                     self.flush_spectators();
@@ -289,9 +336,51 @@ impl Actor {
                 let _ = reply.send(r);
             }
             Command::Presence { player_id, online } => self.presence(&player_id, online),
+            Command::Rtt { player_id, rtt_ms } => self.clock.record_rtt(&player_id, rtt_ms),
             Command::Snapshot { code, reply } => {
                 let visible = self.visibility == Visibility::Public || self.code_matches(&code);
                 let _ = reply.send(visible.then(|| (self.seq, self.doc.clone())));
+            }
+        }
+    }
+
+    /// Player ids by current side index.
+    fn player_ids(&self) -> [&str; 2] {
+        [self.players[0].id.as_str(), self.players[1].id.as_str()]
+    }
+
+    /// When the clock timer must fire (server ms), while the game is on.
+    fn timer_deadline(&self) -> Option<u64> {
+        if self.result.is_some() {
+            return None;
+        }
+        self.clock.timer_deadline(self.player_ids())
+    }
+
+    /// The clock timer fired: end the game if a deadline passed (even with nobody
+    /// connected); otherwise the loop re-arms it.
+    async fn on_timer(&mut self) {
+        if self.result.is_some() {
+            return;
+        }
+        let now = self.hub.time.now_ms();
+        let ids = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        if let Some(expiry) = self.clock.check_deadlines(now, ids) {
+            self.expire(expiry).await;
+        }
+    }
+
+    /// Ends the game for an expired deadline.
+    async fn expire(&mut self, expiry: Expiry) {
+        match expiry {
+            Expiry::FirstAction(side) => {
+                tracing::info!(side = self.game.side_name(side), "no first action in time");
+                self.rated = false;
+                self.end(None, Reason::Aborted).await;
+            }
+            Expiry::Flag(flag) => {
+                tracing::info!(side = self.game.side_name(flag.side), "flag fell");
+                self.end(Some(flag.side.other()), Reason::Timeout).await;
             }
         }
     }
@@ -340,7 +429,7 @@ impl Actor {
             id: &self.id,
             kind: &self.kind,
             options: &self.options,
-            clock: self.clock.clone(),
+            clock: self.clock.to_json(self.game.side_names()),
             rated: self.rated,
             visibility: self.visibility,
             game: self.game.as_ref(),
@@ -474,7 +563,7 @@ impl Actor {
             self.offline_since.remove(player_id);
         } else {
             self.offline_since
-                .insert(player_id.to_string(), Instant::now());
+                .insert(player_id.to_string(), self.hub.time.now_ms());
         }
         self.commit();
     }
@@ -562,16 +651,28 @@ impl Actor {
             ActionKind::Rematch => Act::Rematch,
         };
         self.source = Source::Log { restoring };
-        self.logged_at = Some(record.at_ms);
+        self.action_at = Some(record.at_ms);
         let r = self.act_now(&record.player_id, act).await;
         self.source = Source::Player;
-        self.logged_at = None;
+        self.action_at = None;
         r.map(|_| ())
     }
 
-    /// Periodic duties: settle a lost write, reserve seqs ahead, store a final document
-    /// that could not be stored.
+    /// Periodic duties: pause the clock while the store is unreachable, settle a lost
+    /// write, reserve seqs ahead, store a final document that could not be stored.
     async fn upkeep(&mut self) {
+        let available = self.hub.store.available();
+        if !available && !self.store_paused && self.result.is_none() {
+            tracing::warn!("store unreachable: moves are refused and the clock is paused");
+            self.store_paused = true;
+            self.clock.pause(self.hub.time.now_ms());
+            self.commit();
+        } else if available && self.store_paused {
+            tracing::info!("store reachable again: the clock resumes");
+            self.store_paused = false;
+            self.clock.resume(self.hub.time.now_ms());
+            self.commit();
+        }
         if self.in_doubt.is_some() && self.settle().await.is_err() {
             return;
         }
@@ -594,7 +695,10 @@ impl Actor {
 
     async fn act(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
         self.settle().await?;
-        self.act_now(player_id, act).await
+        self.action_at = Some(self.hub.time.now_ms());
+        let r = self.act_now(player_id, act).await;
+        self.action_at = None;
+        r
     }
 
     async fn act_now(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
@@ -609,6 +713,20 @@ impl Actor {
         }
         if self.result.is_some() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
+        }
+        // A deadline that passed before this request arrived ends the game first, so the
+        // result never depends on whether the timer or the request was handled first.
+        let now = self.now_ms();
+        let ids = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        if let Some(expiry) = self.clock.check_deadlines(now, ids) {
+            self.expire(expiry).await;
+            return Err(ApiError::new(
+                ErrorCode::GameOver,
+                match expiry {
+                    Expiry::FirstAction(_) => "the game was aborted: no first action in time",
+                    Expiry::Flag(_) => "the game is over: time ran out",
+                },
+            ));
         }
         match act {
             Act::Move { mv, seq } => self.play(player_id, side, &mv, seq).await,
@@ -643,19 +761,24 @@ impl Actor {
                         "your opponent is connected",
                     ));
                 }
-                let timeout = self.hub.config.abandon_timeout();
-                let gone = self
+                let now = self.hub.time.now_ms();
+                let timeout_ms = self.clock.abandonment_timeout_ms(
+                    side.other(),
+                    now,
+                    self.hub.config.abandon_timeout_ms,
+                );
+                let gone_ms = self
                     .offline_since
                     .get(&opponent)
-                    .map(|t| t.elapsed())
-                    .unwrap_or_default();
-                if gone < timeout {
+                    .map_or(0, |t| now.saturating_sub(*t));
+                // "Longer than" the timeout (PROTOCOL.md).
+                if gone_ms <= timeout_ms {
                     return Err(ApiError::new(
                         ErrorCode::Conflict,
                         format!(
-                            "your opponent left {} s ago; you may claim after {} s",
-                            gone.as_secs(),
-                            timeout.as_secs()
+                            "your opponent left {:.1} s ago; you may claim after {:.1} s",
+                            gone_ms as f64 / 1000.0,
+                            timeout_ms as f64 / 1000.0
                         ),
                     ));
                 }
@@ -688,21 +811,45 @@ impl Actor {
                 format!("it is {}'s turn", self.to_act_name()),
             ));
         }
-        let canonical = self
-            .game
-            .check_notation(mv)
+        // Played on copies of the game and the clock: the clock needs the move's effect
+        // (does it end this person's turn?), and a move refused for time or not stored
+        // must change nothing.
+        let mut next_game = self.game.clone_box();
+        let played = next_game
+            .play(mv)
             .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        let next_side = if next_game.outcome().is_some() {
+            None
+        } else {
+            next_game.to_act()
+        };
+        // Who acts next, as a person (a swap exchanges the seats, not the colour to act).
+        let next_player = next_side.map(|s| {
+            let seat = if played.swap { s.other() } else { s };
+            self.players[seat.index()].id.as_str()
+        });
+        let ends_turn = next_player != Some(player_id);
+        let now = self.now_ms();
+        let mut next_clock = self.clock.clone();
+        if let Err(flag) =
+            next_clock.on_action(side, player_id, ends_turn, played.swap, next_side, now)
+        {
+            self.clock = next_clock;
+            self.expire(Expiry::Flag(flag)).await;
+            return Err(ApiError::new(
+                ErrorCode::GameOver,
+                "the game is over: time ran out",
+            ));
+        }
         self.persist(
             player_id,
             ActionKind::Move {
-                notation: canonical.clone(),
+                notation: played.notation.clone(),
             },
         )
         .await?;
-        let played = self
-            .game
-            .play(&canonical)
-            .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        self.game = next_game;
+        self.clock = next_clock;
         self.hub.metrics.moves.fetch_add(1, Ordering::Relaxed);
         self.moves.push(played.notation);
         if !self.acted.iter().any(|p| p == player_id) {
@@ -770,6 +917,17 @@ impl Actor {
     }
 
     async fn end(&mut self, winner: Option<Side>, reason: Reason) {
+        // Ratings first, so the end diff and the `ok` come after the new ratings are stored.
+        // A rebuilt game's ratings were recorded when it ended live.
+        if self.rated
+            && reason != Reason::Aborted
+            && self.source != (Source::Log { restoring: true })
+        {
+            self.rate(winner).await;
+        }
+        // A no-op when the turn already ended (by rule) or a flag fell; otherwise the
+        // running side is charged what it used (resignation, agreement, abort, claim).
+        self.clock.stop(self.now_ms());
         self.result = Some((winner, reason));
         self.draw_offer = None;
         self.commit();
@@ -778,6 +936,20 @@ impl Actor {
         self.hub.metrics.games_live[kind_index(&self.kind)].fetch_sub(1, Ordering::Relaxed);
         tracing::info!(reason = reason.as_str(), "game ended");
         self.save_finished().await;
+    }
+
+    /// Updates both players' ratings for a rated result (a failure is logged: the game's
+    /// result stands either way).
+    async fn rate(&self, winner: Option<Side>) {
+        let players = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        let r = self
+            .hub
+            .ratings
+            .record_result(&self.hub, &self.kind, players, winner)
+            .await;
+        if let Err(e) = r {
+            tracing::error!(error = %e, "could not update the ratings");
+        }
     }
 
     async fn save_finished(&mut self) {
@@ -828,7 +1000,7 @@ impl Actor {
                 id: ids::game_id(),
                 kind: self.kind.clone(),
                 options: self.options.clone(),
-                clock: strip_live_clock(&self.clock),
+                clock: self.clock.request_json(),
                 rated: self.rated,
                 visibility: self.visibility,
                 code: self.code.clone(),
@@ -851,13 +1023,18 @@ fn unreachable_rematch() -> Result<Answer, ApiError> {
     Err(ApiError::new(ErrorCode::Conflict, "rematch handled above"))
 }
 
-/// The clock request object without the live fields.
-fn strip_live_clock(clock: &Value) -> Value {
-    let mut c = clock.clone();
-    if let Value::Object(m) = &mut c {
-        m.remove("remaining_ms");
-        m.remove("running");
-        m.remove("since");
-    }
-    c
+/// The game's clock with the first side to act started at `now`. `Hub::create_game`
+/// validated the clock request; one that no longer validates (a stored game after the
+/// bounds changed) falls back to no clock rather than losing the game.
+fn start_clock(hub: &Hub, new: &NewGame, to_act: Option<Side>, now: u64) -> ClockDriver {
+    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
+    let first_action_ms = hub.config.first_action_ms;
+    let tc = crate::clock_request::time_control(&new.clock).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "invalid stored clock: playing without one");
+        TimeControl::None
+    });
+    let mut clock = ClockDriver::new(tc, players, first_action_ms)
+        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms));
+    clock.start(to_act, now);
+    clock
 }

@@ -11,6 +11,8 @@
 //! | `P:token:{sha256}` | string | the player id owning that token hash |
 //! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
+//! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
+//! | `P:ratings:{kind}` | sorted set | players by rating in a kind (a leaderboard index) |
 //! | `P:room:{code}` | hash | a [`RoomRecord`] |
 //! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
 //! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` and `seq_reserved` |
@@ -39,10 +41,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{
-    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, Store, StoreError,
-    StoreResult, SEQ_RESERVE,
+    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
+    StoreError, StoreResult, SEQ_RESERVE,
 };
 use crate::ids;
+use crate::rating::Rating;
 
 /// Creates a player unless its id or token hash is taken.
 /// KEYS: player hash, token key. ARGV: id, then field/value pairs.
@@ -346,6 +349,10 @@ impl Store for RedisStore {
         "redis"
     }
 
+    fn available(&self) -> bool {
+        self.is_up()
+    }
+
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
         if !key_safe(&player.id) || !key_safe(&player.token_hash) {
             return Err(StoreError::Conflict(
@@ -572,6 +579,41 @@ impl Store for RedisStore {
         let mut conn = self.conn();
         self.run(conn.zrange(self.key(&["games", "unfinished"]), 0, -1))
             .await
+    }
+
+    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind> {
+        if !key_safe(player_id) {
+            return Ok(RatingsByKind::new());
+        }
+        let mut conn = self.conn();
+        let fields: HashMap<String, String> = self
+            .run(conn.hgetall(self.key(&["player", player_id, "ratings"])))
+            .await?;
+        fields
+            .into_iter()
+            .map(|(kind, r)| Ok((kind, decode::<Rating>(&r)?)))
+            .collect()
+    }
+
+    async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()> {
+        if !key_safe(kind) || ratings.iter().any(|(p, _)| !key_safe(p)) {
+            return Err(StoreError::Conflict("malformed kind or player id".into()));
+        }
+        // One MULTI: every rating of the game is written, or none.
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for (player, rating) in ratings {
+            pipe.hset(
+                self.key(&["player", player, "ratings"]),
+                kind,
+                encode(rating)?,
+            )
+            .ignore()
+            .zadd(self.key(&["ratings", kind]), player, rating.rating)
+            .ignore();
+        }
+        let mut conn = self.conn();
+        self.run(pipe.query_async::<()>(&mut conn)).await
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
