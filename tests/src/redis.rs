@@ -212,6 +212,7 @@ pub struct Duel {
     pub in_flight: Option<(usize, String)>,
     seed: u64,
     host_moves_next: bool,
+    needs_resync: bool,
 }
 
 impl Duel {
@@ -230,6 +231,7 @@ impl Duel {
             in_flight: None,
             seed,
             host_moves_next: true,
+            needs_resync: false,
         };
         d.host.clear();
         d.guest.clear();
@@ -239,6 +241,9 @@ impl Duel {
     /// Plays one move for the side to act (chosen with `pick(seed, ply)` from
     /// `game.legal`); the mover is whoever the server accepts.
     pub async fn step(&mut self) -> Step {
+        if self.needs_resync && self.resync().await.is_ok() {
+            self.needs_resync = false;
+        }
         let game_id = self.game_id.clone();
         let legal = match self
             .host
@@ -274,19 +279,36 @@ impl Duel {
                 Ok(v) => v,
                 Err(_) => return Step::Closed,
             };
-            c.clear();
             if r["t"] == "ok" {
+                // The move's ply, from its diff (queued before the ok): our view may lack
+                // a move whose write was settled from the log after an outage.
+                let seq = r["seq"].clone();
+                let at = c
+                    .pending
+                    .iter()
+                    .find(|m| m["t"] == "game.diff" && m["seq"] == seq)
+                    .and_then(|d| ply_in_patch(&d["patch"], &mv));
+                c.clear();
+                let at = at.unwrap_or(ply);
                 self.in_flight = None;
-                self.acked.push((ply, mv.clone()));
-                self.moves.push(mv);
+                self.acked.push((at, mv.clone()));
+                if at == self.moves.len() {
+                    self.moves.push(mv);
+                } else {
+                    self.needs_resync = true;
+                }
                 self.host_moves_next = !host;
                 return Step::Moved;
             }
+            c.clear();
             if r["code"] != "not_your_turn" {
+                self.needs_resync = true;
                 return Step::Refused(r);
             }
         }
-        panic!("neither player may move {mv} in {game_id}");
+        // Neither may move it: the game changed under our view (a settled write).
+        self.needs_resync = true;
+        Step::Refused(json!({"code": "not_your_turn", "move": mv}))
     }
 
     /// A fresh snapshot through the host; the known moves become the server's.
@@ -319,6 +341,14 @@ impl Duel {
             .iter()
             .all(|(ply, mv)| moves.get(*ply) == Some(mv))
     }
+}
+
+/// The index at which a patch adds `mv` to the document's `moves`.
+fn ply_in_patch(patch: &Value, mv: &str) -> Option<usize> {
+    patch.as_array()?.iter().find_map(|op| {
+        let index = op["path"].as_str()?.strip_prefix("/moves/")?;
+        (op["value"] == mv).then(|| index.parse().ok()).flatten()
+    })
 }
 
 /// The `moves` of a game document.

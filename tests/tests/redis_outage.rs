@@ -54,8 +54,16 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
                     }
                     Step::Ended => break,
                     Step::Refused(e) => {
-                        assert_eq!(e["code"], "unavailable", "{e}");
-                        refused.fetch_add(1, Ordering::Relaxed);
+                        // `unavailable` while Redis is down; right after it, a move chosen
+                        // before a lost write was settled from the log may no longer fit.
+                        assert!(
+                            ["unavailable", "illegal_move", "not_your_turn"]
+                                .contains(&e["code"].as_str().unwrap_or("")),
+                            "{e}"
+                        );
+                        if e["code"] == "unavailable" {
+                            refused.fetch_add(1, Ordering::Relaxed);
+                        }
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         // The refused move changed nothing, or (if its write landed and only
                         // the answer was lost) it is in the game: learn which.

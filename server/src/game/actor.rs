@@ -298,6 +298,10 @@ impl Actor {
     }
 
     async fn handle(&mut self, cmd: Command) {
+        if self.in_doubt.is_some() && matches!(cmd, Command::Watch { .. } | Command::Legal { .. }) {
+            // Reads show what the log says happened, when the store can tell.
+            let _ = self.settle().await;
+        }
         match cmd {
             Command::Watch {
                 conn,
