@@ -135,10 +135,12 @@ impl Hub {
                 SeatRecord {
                     id: new.players[0].id.clone(),
                     name: new.players[0].name.clone(),
+                    rating: new.players[0].rating.clone(),
                 },
                 SeatRecord {
                     id: new.players[1].id.clone(),
                     name: new.players[1].name.clone(),
+                    rating: new.players[1].rating.clone(),
                 },
             ],
             created_ms: ids::now_ms(),

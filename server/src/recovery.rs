@@ -135,7 +135,7 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     let players = record.players.clone().map(|p| SeatPlayer {
         id: p.id,
         name: p.name,
-        rating: None,
+        rating: p.rating,
     });
     let new = NewGame {
         id: record.id.clone(),

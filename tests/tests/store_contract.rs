@@ -87,10 +87,12 @@ async fn contract(store: &dyn Store) {
             SeatRecord {
                 id: "pa".into(),
                 name: "a".into(),
+                rating: Some(json!(1500)),
             },
             SeatRecord {
                 id: "pb".into(),
                 name: "b".into(),
+                rating: None,
             },
         ],
         created_ms: 42,

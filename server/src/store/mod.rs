@@ -84,6 +84,9 @@ pub struct SeatRecord {
     pub id: String,
     /// Display name at the start of the game.
     pub name: String,
+    /// The rating shown in the seat at the start (restored with the game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<Value>,
 }
 
 /// Everything needed to recreate a game from its action log.
