@@ -1,1 +1,906 @@
-//! Wire messages of PROTOCOL.md version 1: being implemented.
+//! Wire messages of PROTOCOL.md version 1, as serde types shared by the server and clients.
+//!
+//! Why a module of plain types: the server, the reference client, bots and the tests must
+//! agree byte for byte on field names, so every message lives here once. The types follow
+//! `shared/PROTOCOL.md` exactly; additions (fields or messages the page does not name) are
+//! marked as such in their docs and clients ignore what they do not know.
+//!
+//! Parsing a client frame goes through [`parse_client_message`], which separates the three
+//! failure classes the protocol distinguishes: invalid JSON / missing `t` / wrong field types
+//! (`bad_request`) versus an unknown `t` (`unknown_type`).
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// The protocol version this module implements (`hello.protocol`, `welcome.protocol`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Longest accepted string `rid`, in characters.
+pub const MAX_RID_LEN: usize = 64;
+
+/// A request id chosen by the client: an integer or a string of at most 64 characters.
+///
+/// Why its own type: the answer must echo it exactly (an integer stays an integer), and an
+/// over-long string must be rejected as `bad_request` at parse time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Rid {
+    /// An integer rid.
+    Int(i64),
+    /// A string rid (at most [`MAX_RID_LEN`] characters).
+    Str(String),
+}
+
+impl fmt::Display for Rid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rid::Int(i) => write!(f, "{i}"),
+            Rid::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for Rid {
+    fn from(v: i64) -> Self {
+        Rid::Int(v)
+    }
+}
+
+impl From<&str> for Rid {
+    fn from(v: &str) -> Self {
+        Rid::Str(v.to_string())
+    }
+}
+
+impl Serialize for Rid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Rid::Int(i) => s.serialize_i64(*i),
+            Rid::Str(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Rid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct RidVisitor;
+        impl Visitor<'_> for RidVisitor {
+            type Value = Rid;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(
+                    f,
+                    "an integer or a string of at most {MAX_RID_LEN} characters"
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Rid, E> {
+                Ok(Rid::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Rid, E> {
+                i64::try_from(v)
+                    .map(Rid::Int)
+                    .map_err(|_| E::custom("rid integer out of range"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Rid, E> {
+                if v.chars().count() > MAX_RID_LEN {
+                    Err(E::custom(format!(
+                        "rid string longer than {MAX_RID_LEN} characters"
+                    )))
+                } else {
+                    Ok(Rid::Str(v.to_string()))
+                }
+            }
+        }
+        d.deserialize_any(RidVisitor)
+    }
+}
+
+/// Extracts a valid `rid` from a raw JSON object, if it has one, so that even a
+/// `bad_request` answer can echo it.
+pub fn extract_rid(value: &Value) -> Option<Rid> {
+    value
+        .get("rid")
+        .and_then(|r| Rid::deserialize(r.clone()).ok())
+}
+
+/// Error codes of PROTOCOL.md's Errors section, serialised as the exact code strings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Invalid JSON, a missing `t`, wrong field types, a binary frame.
+    BadRequest,
+    /// A `t` the server does not know.
+    UnknownType,
+    /// A first message other than `hello`, or an unknown/revoked token.
+    Unauthorized,
+    /// An unknown game id or room code.
+    NotFound,
+    /// The player may not do this (a spectator acting, a private game without its code).
+    Forbidden,
+    /// A move by the side not to act.
+    NotYourTurn,
+    /// A move the rules reject (the reason is in `message`).
+    IllegalMove,
+    /// `seq` given with a move is not the current one.
+    StaleSeq,
+    /// An action on an ended game.
+    GameOver,
+    /// An action not allowed in the game's or room's current state.
+    Conflict,
+    /// Too many requests in the window.
+    RateLimited,
+    /// The server cannot serve this now (store down, shutting down).
+    Unavailable,
+    /// Room/queue options rejected by the game's validation.
+    InvalidOptions,
+}
+
+impl ErrorCode {
+    /// The wire string of the code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::UnknownType => "unknown_type",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::StaleSeq => "stale_seq",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::InvalidOptions => "invalid_options",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `clock` object of requests and (with live fields added) of documents.
+///
+/// Why an internally tagged enum: `kind` selects which other fields exist, exactly as the
+/// Clocks section lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClockSpec {
+    /// No clock.
+    #[default]
+    None,
+    /// Fischer: initial time plus an increment per turn.
+    Fischer {
+        /// Initial time per side, ms.
+        initial_ms: u64,
+        /// Added after each turn, ms.
+        increment_ms: u64,
+    },
+    /// Simple delay: the first `delay_ms` of each turn are free.
+    Delay {
+        /// Initial time per side, ms.
+        initial_ms: u64,
+        /// Free time per turn, ms.
+        delay_ms: u64,
+    },
+    /// Byo-yomi: main time, then `periods` periods of `period_ms`.
+    Byoyomi {
+        /// Main time per side, ms.
+        initial_ms: u64,
+        /// Number of periods.
+        periods: u32,
+        /// Length of one period, ms.
+        period_ms: u64,
+    },
+    /// Correspondence: days per turn.
+    Correspondence {
+        /// Days allowed per turn.
+        days_per_turn: u32,
+    },
+}
+
+impl ClockSpec {
+    /// The wire name of the clock kind.
+    pub fn kind_str(&self) -> &'static str {
+        match self {
+            ClockSpec::None => "none",
+            ClockSpec::Fischer { .. } => "fischer",
+            ClockSpec::Delay { .. } => "delay",
+            ClockSpec::Byoyomi { .. } => "byoyomi",
+            ClockSpec::Correspondence { .. } => "correspondence",
+        }
+    }
+}
+
+/// Names of all clock kinds, for validating a request's `clock.kind`.
+pub const CLOCK_KINDS: [&str; 5] = ["none", "fischer", "delay", "byoyomi", "correspondence"];
+
+/// `game.draw` actions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawAction {
+    /// Offer a draw.
+    Offer,
+    /// Accept the opponent's offer.
+    Accept,
+    /// Decline the opponent's offer.
+    Decline,
+}
+
+/// Room visibility: public rooms and games are listed and watchable by anyone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// Listed in the lobby, watchable by anyone.
+    Public,
+    /// Reachable only by room code (or by seat).
+    #[default]
+    Private,
+}
+
+impl Visibility {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Private => "private",
+        }
+    }
+}
+
+fn default_protocol() -> u32 {
+    PROTOCOL_VERSION
+}
+
+fn default_side() -> String {
+    "random".to_string()
+}
+
+/// Every message a client may send, tagged by `t`.
+///
+/// Why `Option<Rid>` everywhere: any request may carry a rid, and the answer echoes it.
+/// Unknown fields are ignored (forward compatibility); wrong types are `bad_request`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t")]
+pub enum ClientMessage {
+    /// The first message of a session.
+    #[serde(rename = "hello")]
+    Hello {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Protocol version (1; missing means 1).
+        #[serde(default = "default_protocol")]
+        protocol: u32,
+        /// A token from an earlier `welcome`, to be the same player again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// Display name for a new guest (1-24 characters).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// Liveness check; answered by `pong`, never rate limited.
+    #[serde(rename = "ping")]
+    Ping {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// Subscribe to a game (snapshot, or missed diffs since `since`).
+    #[serde(rename = "game.watch")]
+    GameWatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The last seq the client has; the server replays later diffs when it can.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<u64>,
+        /// Addition: the room code, to watch a private game directly.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// End a game subscription.
+    #[serde(rename = "game.unwatch")]
+    GameUnwatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Ask for the legal moves of the side to act.
+    #[serde(rename = "game.legal")]
+    GameLegal {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Play one action.
+    #[serde(rename = "game.move")]
+    GameMove {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The action in the game's notation.
+        #[serde(rename = "move")]
+        mv: String,
+        /// The seq the client last saw; a different current seq gets `stale_seq`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+    },
+    /// Resign.
+    #[serde(rename = "game.resign")]
+    GameResign {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Offer, accept or decline a draw.
+    #[serde(rename = "game.draw")]
+    GameDraw {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// What to do.
+        action: DrawAction,
+    },
+    /// Abort (while either side has not yet acted).
+    #[serde(rename = "game.abort")]
+    GameAbort {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Claim the win when the opponent is gone past the abandonment timeout.
+    #[serde(rename = "game.claim")]
+    GameClaim {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Ask for a rematch of an ended game.
+    #[serde(rename = "game.rematch")]
+    GameRematch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+    /// Host a room.
+    #[serde(rename = "room.create")]
+    RoomCreate {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kind (`unane`, `staku`, `akron`, `akunur`).
+        kind: String,
+        /// Game options (validated by the game; missing means defaults).
+        #[serde(default)]
+        options: Value,
+        /// Clock request object; missing means `{"kind":"none"}`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<Value>,
+        /// Rated game.
+        #[serde(default)]
+        rated: bool,
+        /// Public or private (default private).
+        #[serde(default)]
+        visibility: Visibility,
+        /// `random` or a side name: the host's side.
+        #[serde(default = "default_side")]
+        side: String,
+    },
+    /// Join a room by code (or watch its game when full).
+    #[serde(rename = "room.join")]
+    RoomJoin {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Room code.
+        code: String,
+    },
+    /// Leave a room; the host leaving a waiting room closes it.
+    #[serde(rename = "room.leave")]
+    RoomLeave {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Room code.
+        code: String,
+    },
+    /// Enter a matchmaking queue.
+    #[serde(rename = "queue.join")]
+    QueueJoin {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kind.
+        kind: String,
+        /// Game options.
+        #[serde(default)]
+        options: Value,
+        /// Clock request object.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<Value>,
+        /// Rated pairing.
+        #[serde(default)]
+        rated: bool,
+    },
+    /// Leave the matchmaking queue.
+    #[serde(rename = "queue.leave")]
+    QueueLeave {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// Subscribe to the lobby document.
+    #[serde(rename = "lobby.watch")]
+    LobbyWatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// End the lobby subscription.
+    #[serde(rename = "lobby.unwatch")]
+    LobbyUnwatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+}
+
+/// Every `t` a client may send, in [`ClientMessage`] order.
+pub const CLIENT_TYPES: &[&str] = &[
+    "hello",
+    "ping",
+    "game.watch",
+    "game.unwatch",
+    "game.legal",
+    "game.move",
+    "game.resign",
+    "game.draw",
+    "game.abort",
+    "game.claim",
+    "game.rematch",
+    "room.create",
+    "room.join",
+    "room.leave",
+    "queue.join",
+    "queue.leave",
+    "lobby.watch",
+    "lobby.unwatch",
+];
+
+impl ClientMessage {
+    /// The request's rid, if any.
+    pub fn rid(&self) -> Option<&Rid> {
+        match self {
+            ClientMessage::Hello { rid, .. }
+            | ClientMessage::Ping { rid }
+            | ClientMessage::GameWatch { rid, .. }
+            | ClientMessage::GameUnwatch { rid, .. }
+            | ClientMessage::GameLegal { rid, .. }
+            | ClientMessage::GameMove { rid, .. }
+            | ClientMessage::GameResign { rid, .. }
+            | ClientMessage::GameDraw { rid, .. }
+            | ClientMessage::GameAbort { rid, .. }
+            | ClientMessage::GameClaim { rid, .. }
+            | ClientMessage::GameRematch { rid, .. }
+            | ClientMessage::RoomCreate { rid, .. }
+            | ClientMessage::RoomJoin { rid, .. }
+            | ClientMessage::RoomLeave { rid, .. }
+            | ClientMessage::QueueJoin { rid, .. }
+            | ClientMessage::QueueLeave { rid }
+            | ClientMessage::LobbyWatch { rid }
+            | ClientMessage::LobbyUnwatch { rid } => rid.as_ref(),
+        }
+    }
+
+    /// The message's `t`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMessage::Hello { .. } => "hello",
+            ClientMessage::Ping { .. } => "ping",
+            ClientMessage::GameWatch { .. } => "game.watch",
+            ClientMessage::GameUnwatch { .. } => "game.unwatch",
+            ClientMessage::GameLegal { .. } => "game.legal",
+            ClientMessage::GameMove { .. } => "game.move",
+            ClientMessage::GameResign { .. } => "game.resign",
+            ClientMessage::GameDraw { .. } => "game.draw",
+            ClientMessage::GameAbort { .. } => "game.abort",
+            ClientMessage::GameClaim { .. } => "game.claim",
+            ClientMessage::GameRematch { .. } => "game.rematch",
+            ClientMessage::RoomCreate { .. } => "room.create",
+            ClientMessage::RoomJoin { .. } => "room.join",
+            ClientMessage::RoomLeave { .. } => "room.leave",
+            ClientMessage::QueueJoin { .. } => "queue.join",
+            ClientMessage::QueueLeave { .. } => "queue.leave",
+            ClientMessage::LobbyWatch { .. } => "lobby.watch",
+            ClientMessage::LobbyUnwatch { .. } => "lobby.unwatch",
+        }
+    }
+}
+
+/// Why a client frame could not be turned into a [`ClientMessage`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    /// `bad_request` or `unknown_type`.
+    pub code: ErrorCode,
+    /// A message for a person.
+    pub message: String,
+    /// The rid, when the frame was an object with a valid one.
+    pub rid: Option<Rid>,
+}
+
+/// Parses one client text frame, telling `bad_request` (invalid JSON, not an object,
+/// missing or non-string `t`, wrong field types) from `unknown_type` (a `t` not in
+/// [`CLIENT_TYPES`]).
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| ParseError {
+        code: ErrorCode::BadRequest,
+        message: format!("invalid JSON: {e}"),
+        rid: None,
+    })?;
+    let rid = extract_rid(&value);
+    let Some(obj) = value.as_object() else {
+        return Err(ParseError {
+            code: ErrorCode::BadRequest,
+            message: "a message must be a JSON object".into(),
+            rid,
+        });
+    };
+    let t = match obj.get("t") {
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => {
+            return Err(ParseError {
+                code: ErrorCode::BadRequest,
+                message: "field 't' must be a string".into(),
+                rid,
+            })
+        }
+        None => {
+            return Err(ParseError {
+                code: ErrorCode::BadRequest,
+                message: "missing field 't'".into(),
+                rid,
+            })
+        }
+    };
+    if !CLIENT_TYPES.contains(&t.as_str()) {
+        return Err(ParseError {
+            code: ErrorCode::UnknownType,
+            message: format!("unknown message type '{t}'"),
+            rid,
+        });
+    }
+    ClientMessage::deserialize(value).map_err(|e| ParseError {
+        code: ErrorCode::BadRequest,
+        message: format!("bad '{t}' message: {e}"),
+        rid,
+    })
+}
+
+/// A player as shown in `welcome` (with all ratings).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerInfo {
+    /// Public id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Ratings by game kind (empty until ratings exist).
+    #[serde(default)]
+    pub ratings: serde_json::Map<String, Value>,
+}
+
+/// A player as shown in a game document's `players` and in rooms.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatPlayer {
+    /// Public id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Rating for this game kind, `null` until ratings exist.
+    pub rating: Option<Value>,
+}
+
+/// A room as answered by `room.create` / `room.join`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoomInfo {
+    /// The room code.
+    pub code: String,
+    /// Game kind.
+    pub kind: String,
+    /// Validated options.
+    pub options: Value,
+    /// Clock request object.
+    pub clock: Value,
+    /// Rated flag.
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// The host.
+    pub host: SeatPlayer,
+    /// Seats by side name; `null` when free.
+    pub seats: serde_json::Map<String, Value>,
+    /// `waiting`, `started` or `closed`.
+    pub status: String,
+    /// Addition: the game id once started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
+}
+
+/// Every message the server sends, tagged by `t`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t")]
+pub enum ServerMessage {
+    /// Answer to `hello`.
+    #[serde(rename = "welcome")]
+    Welcome {
+        /// Echoed rid, if the hello had one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Protocol version (1).
+        protocol: u32,
+        /// Who this session is.
+        player: PlayerInfo,
+        /// The secret token to be this player again.
+        token: String,
+        /// Ids of unfinished games this player sits in.
+        games: Vec<String>,
+        /// Server time, ms since the epoch.
+        server_time: u64,
+    },
+    /// Answer to `ping`.
+    #[serde(rename = "pong")]
+    Pong {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Server time, ms since the epoch.
+        server_time: u64,
+    },
+    /// A generic success answer.
+    #[serde(rename = "ok")]
+    Ok {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game's new seq (after an action) or current seq (after a diff replay).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seq: Option<u64>,
+        /// Addition: the game this answer concerns, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+    },
+    /// A failed request (nothing changed).
+    #[serde(rename = "error")]
+    Error {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Machine-readable code.
+        code: ErrorCode,
+        /// Text for a person.
+        message: String,
+    },
+    /// A full game document.
+    #[serde(rename = "game.snapshot")]
+    GameSnapshot {
+        /// Echoed rid (absent on automatic snapshots after `game.started`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The document's seq.
+        seq: u64,
+        /// The document.
+        doc: Value,
+    },
+    /// One change of a game document (RFC 6902 patch from seq-1 to seq).
+    #[serde(rename = "game.diff")]
+    GameDiff {
+        /// The game.
+        game_id: String,
+        /// The new seq.
+        seq: u64,
+        /// The JSON Patch.
+        patch: Value,
+    },
+    /// Answer to `game.legal`.
+    #[serde(rename = "legal")]
+    Legal {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The seq the moves are legal at.
+        seq: u64,
+        /// Canonical notations.
+        moves: Vec<String>,
+    },
+    /// Answer to `room.create` / `room.join`.
+    #[serde(rename = "room")]
+    Room {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The room.
+        room: RoomInfo,
+    },
+    /// A game this player sits in has started (a snapshot follows).
+    #[serde(rename = "game.started")]
+    GameStarted {
+        /// The game.
+        game_id: String,
+        /// Game kind.
+        kind: String,
+        /// This player's side.
+        side: String,
+    },
+    /// Answer to `queue.join`.
+    #[serde(rename = "queued")]
+    Queued {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The queue's description.
+        queue: Value,
+        /// Position in the queue.
+        position: u64,
+    },
+    /// Answer to `lobby.watch`.
+    #[serde(rename = "lobby")]
+    Lobby {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The lobby document's seq.
+        seq: u64,
+        /// The lobby document.
+        doc: Value,
+    },
+    /// One change of the lobby document.
+    #[serde(rename = "lobby.diff")]
+    LobbyDiff {
+        /// The new seq.
+        seq: u64,
+        /// The JSON Patch.
+        patch: Value,
+    },
+    /// Addition: the server is shutting down; a close frame follows.
+    #[serde(rename = "shutdown")]
+    Shutdown {
+        /// Text for a person.
+        message: String,
+    },
+}
+
+impl ServerMessage {
+    /// An `error` message.
+    pub fn error(rid: Option<Rid>, code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMessage::Error {
+            rid,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Encodes the message as one JSON text frame.
+    pub fn to_json(&self) -> String {
+        // Serialising these types cannot fail: every map key is a string.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"t\":\"error\"}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classifies_bad_frames() {
+        assert_eq!(
+            parse_client_message("{").unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            parse_client_message("[1]").unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+        assert_eq!(
+            parse_client_message(r#"{"rid":1}"#).unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+        let e = parse_client_message(r#"{"t":"nope","rid":"a"}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownType);
+        assert_eq!(e.rid, Some(Rid::Str("a".into())));
+        let e = parse_client_message(r#"{"t":"game.move","rid":3,"game_id":1,"move":"x"}"#)
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        assert_eq!(e.rid, Some(Rid::Int(3)));
+        let long = "x".repeat(65);
+        let e = parse_client_message(&format!(r#"{{"t":"ping","rid":"{long}"}}"#)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        assert_eq!(
+            parse_client_message(r#"{"t":"ping","rid":1.5}"#)
+                .unwrap_err()
+                .code,
+            ErrorCode::BadRequest
+        );
+    }
+
+    #[test]
+    fn parses_requests() {
+        let m = parse_client_message(
+            r#"{"t":"game.move","rid":"r1","game_id":"g","move":"a1","seq":4}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            m,
+            ClientMessage::GameMove {
+                rid: Some(Rid::Str("r1".into())),
+                game_id: "g".into(),
+                mv: "a1".into(),
+                seq: Some(4)
+            }
+        );
+        let m = parse_client_message(r#"{"t":"hello","protocol":1}"#).unwrap();
+        assert_eq!(m.type_name(), "hello");
+        let m = parse_client_message(r#"{"t":"room.create","kind":"unane"}"#).unwrap();
+        match m {
+            ClientMessage::RoomCreate {
+                visibility, side, ..
+            } => {
+                assert_eq!(visibility, Visibility::Private);
+                assert_eq!(side, "random");
+            }
+            _ => panic!(),
+        }
+        let m =
+            parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"offer"}"#).unwrap();
+        assert_eq!(m.type_name(), "game.draw");
+        assert!(parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn encodes_answers() {
+        let e = ServerMessage::error(Some(Rid::Int(7)), ErrorCode::StaleSeq, "old");
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"t":"error","rid":7,"code":"stale_seq","message":"old"})
+        );
+        let ok = ServerMessage::Ok {
+            rid: Some("x".into()),
+            seq: Some(3),
+            game_id: None,
+        };
+        assert_eq!(ok.to_json(), r#"{"t":"ok","rid":"x","seq":3}"#);
+        let clock: ClockSpec =
+            serde_json::from_value(json!({"kind":"fischer","initial_ms":1,"increment_ms":2}))
+                .unwrap();
+        assert_eq!(clock.kind_str(), "fischer");
+        for code in [ErrorCode::InvalidOptions, ErrorCode::NotYourTurn] {
+            assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
+        }
+    }
+}
