@@ -71,7 +71,9 @@ pub fn parse(label: &str) -> Result<Value, String> {
             let (initial, delay) = rest
                 .split_once('/')
                 .or_else(|| rest.split_once('+'))
-                .ok_or_else(|| format!("'{label}': a delay clock is delay:MAIN/DELAY, e.g. delay:5m/3s"))?;
+                .ok_or_else(|| {
+                    format!("'{label}': a delay clock is delay:MAIN/DELAY, e.g. delay:5m/3s")
+                })?;
             Ok(json!({
                 "kind": "delay",
                 "initial_ms": duration_ms(initial, MIN)?,
@@ -79,7 +81,9 @@ pub fn parse(label: &str) -> Result<Value, String> {
             }))
         }
         "byoyomi" | "byo-yomi" | "byo" => {
-            let bad = || format!("'{label}': a byo-yomi clock is byoyomi:MAIN/PERIODSxPERIOD, e.g. byoyomi:10m/5x30s");
+            let bad = || {
+                format!("'{label}': a byo-yomi clock is byoyomi:MAIN/PERIODSxPERIOD, e.g. byoyomi:10m/5x30s")
+            };
             let (initial, periods) = rest.split_once('/').ok_or_else(bad)?;
             let (count, period) = periods.split_once('x').ok_or_else(bad)?;
             let count: u32 = count.trim().parse().map_err(|_| bad())?;
@@ -92,9 +96,9 @@ pub fn parse(label: &str) -> Result<Value, String> {
         }
         "corr" | "correspondence" => {
             let days = rest.trim_end_matches('d').trim();
-            let days: u32 = days
-                .parse()
-                .map_err(|_| format!("'{label}': a correspondence clock is corr:DAYSd, e.g. corr:3d"))?;
+            let days: u32 = days.parse().map_err(|_| {
+                format!("'{label}': a correspondence clock is corr:DAYSd, e.g. corr:3d")
+            })?;
             Ok(json!({"kind": "correspondence", "days_per_turn": days}))
         }
         other => Err(format!(
@@ -129,7 +133,11 @@ pub fn label(clock: &Value) -> String {
             };
             format!("{minutes}+{}", ms("increment_ms") / 1_000)
         }
-        "delay" => format!("delay {}/{}", short(ms("initial_ms")), short(ms("delay_ms"))),
+        "delay" => format!(
+            "delay {}/{}",
+            short(ms("initial_ms")),
+            short(ms("delay_ms"))
+        ),
         "byoyomi" => format!(
             "byo-yomi {}/{}x{}",
             short(ms("initial_ms")),
@@ -202,7 +210,10 @@ mod tests {
     #[test]
     fn labels_and_times() {
         assert_eq!(label(&parse("5+3").unwrap()), "5+3");
-        assert_eq!(label(&parse("byoyomi:10m/5x30s").unwrap()), "byo-yomi 10m/5x30s");
+        assert_eq!(
+            label(&parse("byoyomi:10m/5x30s").unwrap()),
+            "byo-yomi 10m/5x30s"
+        );
         assert_eq!(label(&json!({"kind":"none"})), "no clock");
         assert_eq!(format_ms(299_000), "4:59");
         assert_eq!(format_ms(9_400), "0:09.4");

@@ -182,38 +182,35 @@ impl<'a> GameDoc<'a> {
     }
 }
 
-/// Text for the end of a game: `white palace`, `draw agreement`.
+/// Text for the end of a game: `white palace`, `draw agreement`, `none aborted` (an
+/// aborted game has no result at all).
 pub fn outcome_text(status: &Status) -> String {
-    format!(
-        "{} {}",
-        status.winner.as_deref().unwrap_or("draw"),
-        status.reason.as_deref().unwrap_or("unknown")
-    )
+    let reason = status.reason.as_deref().unwrap_or("unknown");
+    let winner = match (&status.winner, reason) {
+        (Some(w), _) => w.as_str(),
+        (None, "aborted") => "none",
+        (None, _) => "draw",
+    };
+    format!("{winner} {reason}")
 }
 
 /// Cell names mentioned in a move (for highlighting the last move), found without rules
-/// knowledge: runs of letters immediately followed by digits (and apostrophes for Akron's
-/// raised points), lower-cased.
+/// knowledge: a letter immediately followed by digits (and apostrophes, for Akron's raised
+/// points), lower-cased. `b3xb4` gives b3 and b4.
 pub fn cells_in_move(mv: &str) -> Vec<String> {
     let chars: Vec<char> = mv.chars().collect();
     let mut out = Vec::new();
-    let mut i = 0;
+    let mut i = 1;
     while i < chars.len() {
-        if chars[i].is_ascii_alphabetic() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            let letters_end = i;
+        if chars[i].is_ascii_digit() && chars[i - 1].is_ascii_alphabetic() {
+            let start = i - 1;
             while i < chars.len() && chars[i].is_ascii_digit() {
                 i += 1;
             }
-            if i > letters_end && letters_end - start == 1 {
-                while i < chars.len() && chars[i] == '\'' {
-                    i += 1;
-                }
-                out.push(chars[start..i].iter().collect::<String>().to_lowercase());
+            while i < chars.len() && chars[i] == '\'' {
+                i += 1;
             }
+            out.push(chars[start..i].iter().collect::<String>().to_lowercase());
         } else {
             i += 1;
         }

@@ -50,6 +50,7 @@ impl Identity {
     }
 
     /// Where the tokens are kept.
+    #[cfg(test)]
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
     }
@@ -137,8 +138,15 @@ mod tests {
         {
             use std::os::unix::fs::PermissionsExt;
             id.store("ws://c/ws", "t3", "p3", "Cy").unwrap();
-            let mode = fs::metadata(id.path().unwrap()).unwrap().permissions().mode();
-            assert_eq!(mode & 0o077, 0, "token file must not be group/world readable");
+            let mode = fs::metadata(id.path().unwrap())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(
+                mode & 0o077,
+                0,
+                "token file must not be group/world readable"
+            );
         }
         let _ = fs::remove_dir_all(&dir);
     }

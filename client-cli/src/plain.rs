@@ -128,7 +128,10 @@ fn flush(session: &mut Session, printed: &mut Printed) {
             if let Some(last) = g.moves().last() {
                 out.push_str(&format!("last move: {last}\n"));
             }
-            out.push_str(&format!("status: {}\n", present::status_sentence(g, me.as_deref())));
+            out.push_str(&format!(
+                "status: {}\n",
+                present::status_sentence(g, me.as_deref())
+            ));
             printed.spectators = Some(g.spectators());
             printed.online = g
                 .sides()

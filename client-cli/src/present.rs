@@ -12,7 +12,11 @@ use crate::document::{cells_in_move, outcome_text, GameDoc};
 
 /// The board drawing of a document, last move highlighted.
 pub fn drawing(g: GameDoc) -> Drawing {
-    let last = g.moves().last().map(|m| cells_in_move(m)).unwrap_or_default();
+    let last = g
+        .moves()
+        .last()
+        .map(|m| cells_in_move(m))
+        .unwrap_or_default();
     board::draw(g.kind(), g.state(), &Sides(g.sides()), &last)
 }
 
@@ -140,7 +144,11 @@ pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
                     "room {code} {} {} by {host}{}",
                     r["kind"].as_str().unwrap_or("?"),
                     clock_of(r),
-                    if r["rated"].as_bool() == Some(true) { " rated" } else { "" }
+                    if r["rated"].as_bool() == Some(true) {
+                        " rated"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }
@@ -198,10 +206,22 @@ mod tests {
             "draw_offer": "black", "spectators": 1, "online": {"white": true, "black": false}
         });
         let g = GameDoc(&doc);
-        assert_eq!(player_line(g, "white", Some("white"), 2000), "white Ann clock 4:58 (you) to act");
-        assert_eq!(player_line(g, "black", Some("white"), 2000), "black Bob (1500) clock 5:00 offline");
-        assert_eq!(status_sentence(g, Some("white")), "your turn (white); draw offered by black");
-        assert_eq!(status_sentence(g, None), "white to act; draw offered by black");
+        assert_eq!(
+            player_line(g, "white", Some("white"), 2000),
+            "white Ann clock 4:58 (you) to act"
+        );
+        assert_eq!(
+            player_line(g, "black", Some("white"), 2000),
+            "black Bob (1500) clock 5:00 offline"
+        );
+        assert_eq!(
+            status_sentence(g, Some("white")),
+            "your turn (white); draw offered by black"
+        );
+        assert_eq!(
+            status_sentence(g, None),
+            "white to act; draw offered by black"
+        );
         assert_eq!(heading(g), "staku game g1 · 5+3 · casual · 1 spectator");
         assert_eq!(numbered_moves(g), vec!["1. b2-c3"]);
     }

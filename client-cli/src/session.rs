@@ -109,8 +109,6 @@ pub enum Pending {
     Action(&'static str),
     /// `lobby.watch`.
     LobbyWatch,
-    /// Fire and forget (`room.leave`, `queue.leave`).
-    Ignore,
 }
 
 /// A request's answer, delivered back to the front-end loop.
@@ -282,7 +280,9 @@ impl Session {
                 options,
                 clock,
                 rated,
-            } => json!({"t":"queue.join","kind":kind,"options":options,"clock":clock,"rated":rated}),
+            } => {
+                json!({"t":"queue.join","kind":kind,"options":options,"clock":clock,"rated":rated})
+            }
             Start::Host {
                 kind,
                 options,
@@ -290,7 +290,9 @@ impl Session {
                 rated,
                 visibility,
                 side,
-            } => json!({"t":"room.create","kind":kind,"options":options,"clock":clock,"rated":rated,"visibility":visibility,"side":side}),
+            } => {
+                json!({"t":"room.create","kind":kind,"options":options,"clock":clock,"rated":rated,"visibility":visibility,"side":side})
+            }
             Start::Join { code } => {
                 self.awaiting_game = true;
                 json!({"t":"room.join","code":code})
@@ -316,14 +318,16 @@ impl Session {
                 self.watch_in_flight = false;
                 self.info(format!("disconnected: {why}; reconnecting"));
             }
-            ConnEvent::Reconnected(_) => {
+            ConnEvent::Reconnected(me) => {
                 self.connected = true;
+                self.me = me;
                 self.info("reconnected");
                 self.resubscribe();
             }
             ConnEvent::Closed(why) => {
                 self.connected = false;
-                self.notes.push(Note::Error(format!("error connection: {why}")));
+                self.notes
+                    .push(Note::Error(format!("error connection: {why}")));
                 self.fail();
             }
         }
@@ -346,7 +350,9 @@ impl Session {
     /// Asks for the followed game again: the missed diffs when the server still has them,
     /// else a snapshot.
     fn watch_game(&mut self) {
-        let Some(id) = self.game_id.clone() else { return };
+        let Some(id) = self.game_id.clone() else {
+            return;
+        };
         if self.watch_in_flight {
             return;
         }
@@ -497,11 +503,9 @@ impl Session {
         let offer = g.draw_offer().map(String::from);
         if offer != self.offer_seen {
             match &offer {
-                Some(side) if Some(side.as_str()) != self.my_side().as_deref() => {
-                    self.info(format!(
-                        "draw offered by {side} (type: draw accept | draw decline)"
-                    ))
-                }
+                Some(side) if Some(side.as_str()) != self.my_side().as_deref() => self.info(
+                    format!("draw offered by {side} (type: draw accept | draw decline)"),
+                ),
                 Some(side) => self.info(format!("draw offered by {side}")),
                 None => {}
             }
@@ -557,7 +561,11 @@ impl Session {
                 if let Ok(msg) = answer {
                     let moves = msg["moves"]
                         .as_array()
-                        .map(|a| a.iter().filter_map(|m| m.as_str().map(String::from)).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|m| m.as_str().map(String::from))
+                                .collect()
+                        })
                         .unwrap_or_default();
                     self.legal = Some((msg["seq"].as_u64().unwrap_or(0), moves));
                 }
@@ -566,7 +574,9 @@ impl Session {
                 if let Err(e) = answer {
                     self.error(&e);
                     if e.code() == "illegal_move" {
-                        self.info(format!("{mv} was not played; type legal to list the legal moves"));
+                        self.info(format!(
+                            "{mv} was not played; type legal to list the legal moves"
+                        ));
                     }
                 }
             }
@@ -584,7 +594,6 @@ impl Session {
                     self.error(&e);
                 }
             }
-            Pending::Ignore => {}
         }
     }
 

@@ -95,7 +95,10 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
                     (false, false) => " | ",
                     (false, true) => " x ",
                 };
-                line.push(span(text, if l.cut { Tone::Cut } else { sides.tone(l.side) }));
+                line.push(span(
+                    text,
+                    if l.cut { Tone::Cut } else { sides.tone(l.side) },
+                ));
             } else if px % 2 == 0 && py % 2 == 0 {
                 line.push(span(" . ", Tone::Dim));
             } else {
@@ -110,7 +113,11 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
     let mut files: Line = vec![span("    ", Tone::Plain)];
     for px in 0..span_n {
         files.push(span(
-            if px % 2 == 0 { format!(" {} ", letters(px / 2)) } else { "   ".into() },
+            if px % 2 == 0 {
+                format!(" {} ", letters(px / 2))
+            } else {
+                "   ".into()
+            },
             Tone::Dim,
         ));
     }
@@ -148,19 +155,21 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{text, view};
     use super::super::draw;
+    use super::super::testutil::{text, view};
     use serde_json::json;
 
     #[test]
     fn draws_raised_balls_and_links() {
-        // Vert fills A1 B1 A2 B2 C1 (horz elsewhere), then moves C1 up onto A1'.
+        // Vert fills A1 B1 A2 B2 C1 (horz elsewhere), then moves C1 up onto A2' (resting on A1 B1 A2 B2).
         let (state, sides) = view(
             "akron",
             json!({"size": 4}),
-            &["A1", "D4", "B1", "D3", "A2", "C4", "B2", "D2", "C1", "D1", "C1-A1'"],
+            &[
+                "A1", "D4", "B1", "D3", "A2", "C4", "B2", "D2", "C1", "D1", "C1-A2'",
+            ],
         );
-        let d = draw("akron", &state, &sides, &["a1'".into()]);
+        let d = draw("akron", &state, &sides, &["a2'".into()]);
         let t = text(&d);
         let lines: Vec<&str> = t.lines().collect();
         // 7 plan rows plus the file line.

@@ -18,7 +18,10 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
     ys.dedup();
     let mut board = Vec::new();
     for &y in ys.iter().rev() {
-        let mut row: Vec<&Value> = cells.iter().filter(|c| c["y"].as_i64() == Some(y)).collect();
+        let mut row: Vec<&Value> = cells
+            .iter()
+            .filter(|c| c["y"].as_i64() == Some(y))
+            .collect();
         row.sort_by_key(|c| c["x"].as_i64());
         let mut line: Line = Vec::new();
         let mut col = 0i64;
@@ -40,7 +43,11 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             line.push(marked(name, tone, mark));
             line.push(marked(sep, tone, mark));
             match c["stone"].as_str() {
-                Some(side) => line.push(marked(Sides::letter(side).to_string(), sides.tone(side), mark)),
+                Some(side) => line.push(marked(
+                    Sides::letter(side).to_string(),
+                    sides.tone(side),
+                    mark,
+                )),
                 None => line.push(marked(".", Tone::Dim, mark)),
             }
             col += (name.len() + 2) as i64;
@@ -67,7 +74,11 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
         .unwrap_or_default();
     facts.push(format!(
         "corner tokens left: {}",
-        if tokens.is_empty() { "none".to_string() } else { tokens.join(" ") }
+        if tokens.is_empty() {
+            "none".to_string()
+        } else {
+            tokens.join(" ")
+        }
     ));
     if state["bonus_pending"].as_bool() == Some(true) {
         facts.push("bonus placement pending".into());
@@ -84,8 +95,8 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{text, view};
     use super::super::draw;
+    use super::super::testutil::{text, view};
     use serde_json::json;
 
     #[test]
@@ -102,7 +113,11 @@ mod tests {
         assert!(t.contains("g7:D"), "{t}");
         assert!(t.contains("i5*."), "{t}");
         // The hexagon: row 5 is the widest and starts 4 half cells left of row 9.
-        assert_eq!(lines[0].find("e9").unwrap() - lines[4].find("a5").unwrap(), 12, "{t}");
+        assert_eq!(
+            lines[0].find("e9").unwrap() - lines[4].find("a5").unwrap(),
+            12,
+            "{t}"
+        );
         assert!(t.contains("corner tokens left: a1 e1 i5 i9 e9 a5"), "{t}");
     }
 }

@@ -170,3 +170,38 @@ pub(crate) mod testutil {
         plain_lines(d).join("\n")
     }
 }
+
+#[cfg(test)]
+mod print {
+    use super::testutil::{text, view};
+    use super::*;
+    use serde_json::json;
+
+    /// `cargo test -p stoa-cli print_boards -- --ignored --nocapture` prints a sample of each
+    /// drawing (for eyeballing and documentation).
+    #[test]
+    #[ignore]
+    fn print_boards() {
+        let samples: [(&str, Value, &[&str]); 4] = [
+            ("unane", json!({}), &["a7xb7", "d7xc7", "b7xc7"]),
+            ("staku", json!({}), &["b1-c1+d1", "f2-e2", "b3-c3"]),
+            (
+                "akron",
+                json!({"size": 5}),
+                &[
+                    "A1", "E5", "B1", "E4", "A2", "D5", "B2", "D4", "C1", "C3", "C1-A2'",
+                ],
+            ),
+            ("akunur", json!({}), &["c3", "g7", "d3", "f7", "c4"]),
+        ];
+        for (kind, options, moves) in samples {
+            let (state, sides) = view(kind, options, moves);
+            let last = moves
+                .last()
+                .map(|m| crate::document::cells_in_move(m))
+                .unwrap_or_default();
+            let d = draw(kind, &state, &sides, &last);
+            println!("--- {kind} ---\n{}\n{}\n", text(&d), d.legend);
+        }
+    }
+}

@@ -17,7 +17,10 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
     ys.dedup();
     let mut board = Vec::new();
     for &y in ys.iter().rev() {
-        let mut row: Vec<&Value> = cells.iter().filter(|c| c["y"].as_i64() == Some(y)).collect();
+        let mut row: Vec<&Value> = cells
+            .iter()
+            .filter(|c| c["y"].as_i64() == Some(y))
+            .collect();
         row.sort_by_key(|c| c["x"].as_i64());
         let mut line: Line = Vec::new();
         let mut col = 0i64;
@@ -35,7 +38,11 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             line.push(marked(name, name_tone, mark));
             line.push(marked(
                 if palace.is_some() { "#" } else { ":" },
-                if palace.is_some() { Tone::Special } else { Tone::Dim },
+                if palace.is_some() {
+                    Tone::Special
+                } else {
+                    Tone::Dim
+                },
                 mark,
             ));
             let tokens: Vec<&str> = c["tokens"]
@@ -74,8 +81,8 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{text, view};
     use super::super::draw;
+    use super::super::testutil::{text, view};
     use serde_json::json;
 
     #[test]

@@ -24,7 +24,11 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             let name = format!("{file}{rank}");
             let mark = last.contains(&name);
             match row.get(f).and_then(Value::as_str) {
-                Some(side) => line.push(marked(Sides::letter(side).to_string(), sides.tone(side), mark)),
+                Some(side) => line.push(marked(
+                    Sides::letter(side).to_string(),
+                    sides.tone(side),
+                    mark,
+                )),
                 None => line.push(marked(".", Tone::Dim, mark)),
             }
             line.push(span(" ", Tone::Plain));
@@ -55,8 +59,8 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{text, view};
     use super::super::draw;
+    use super::super::testutil::{text, view};
     use serde_json::json;
 
     #[test]

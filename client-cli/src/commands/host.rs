@@ -28,7 +28,9 @@ impl HostArgs {
         let (kind, options, clock) = self.settings.resolve()?;
         let side = self.side.to_ascii_lowercase();
         if side != "random" {
-            let names = stoa_protocol::kind(&kind).map_err(|e| e.to_string())?.side_names;
+            let names = stoa_protocol::kind(&kind)
+                .map_err(|e| e.to_string())?
+                .side_names;
             if !names.contains(&side.as_str()) {
                 return Err(format!(
                     "--side must be random, {} or {}",

@@ -23,7 +23,12 @@ use crate::{clock_spec, plain, tui};
 #[derive(Clone, Debug, Args)]
 pub struct Global {
     /// Server websocket address.
-    #[arg(long, env = "STOA_SERVER", default_value = "ws://127.0.0.1:7878/ws", global = true)]
+    #[arg(
+        long,
+        env = "STOA_SERVER",
+        default_value = "ws://127.0.0.1:7878/ws",
+        global = true
+    )]
     pub server: String,
     /// Line-oriented mode for scripts and screen readers (automatic when stdout is not a
     /// terminal).
@@ -58,7 +63,11 @@ impl GameSettings {
         let kind = self.kind.to_ascii_lowercase();
         if stoa_protocol::kind(&kind).is_err() {
             let known: Vec<&str> = stoa_protocol::KINDS.iter().map(|k| k.id).collect();
-            return Err(format!("unknown game kind '{}' (one of: {})", self.kind, known.join(", ")));
+            return Err(format!(
+                "unknown game kind '{}' (one of: {})",
+                self.kind,
+                known.join(", ")
+            ));
         }
         let options = match &self.options {
             None => Value::Object(Map::new()),
@@ -74,15 +83,21 @@ impl GameSettings {
 pub fn parse_options(text: &str) -> Result<Value, String> {
     let t = text.trim();
     if t.starts_with('{') {
-        let v: Value = serde_json::from_str(t).map_err(|e| format!("--options JSON is invalid: {e}"))?;
-        return if v.is_object() { Ok(v) } else { Err("--options must be a JSON object".into()) };
+        let v: Value =
+            serde_json::from_str(t).map_err(|e| format!("--options JSON is invalid: {e}"))?;
+        return if v.is_object() {
+            Ok(v)
+        } else {
+            Err("--options must be a JSON object".into())
+        };
     }
     let mut map = Map::new();
     for pair in t.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = pair
             .split_once('=')
             .ok_or_else(|| format!("--options: '{pair}' is not key=value"))?;
-        let value = serde_json::from_str(v.trim()).unwrap_or_else(|_| Value::String(v.trim().into()));
+        let value =
+            serde_json::from_str(v.trim()).unwrap_or_else(|_| Value::String(v.trim().into()));
         map.insert(k.trim().to_string(), value);
     }
     Ok(Value::Object(map))

@@ -99,7 +99,11 @@ pub async fn run(
     };
     ratatui::restore();
     let failed = session.failed;
-    for n in session.take_notes().iter().chain(view.log.iter().rev().take(1)) {
+    for n in session
+        .take_notes()
+        .iter()
+        .chain(view.log.iter().rev().take(1))
+    {
         if let Note::Error(t) = n {
             eprintln!("{t}");
         }
@@ -133,7 +137,10 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
                 // Complete to the longest common prefix of every candidate.
                 let mut common = first.clone();
                 for o in &options[1..] {
-                    while !o.to_ascii_lowercase().starts_with(&common.to_ascii_lowercase()) {
+                    while !o
+                        .to_ascii_lowercase()
+                        .starts_with(&common.to_ascii_lowercase())
+                    {
                         common.pop();
                     }
                 }
@@ -156,7 +163,9 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
                     .as_ref()
                     .map(|l| present::lobby_entries(&l.doc))
                     .unwrap_or_default();
-                if let Some(e) = entries.get(view.lobby_selected.min(entries.len().saturating_sub(1))) {
+                if let Some(e) =
+                    entries.get(view.lobby_selected.min(entries.len().saturating_sub(1)))
+                {
                     let cmd = if e.what == "room" { "join" } else { "watch" };
                     session.on_input(&format!("{cmd} {}", e.key));
                 }

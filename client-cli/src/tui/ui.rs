@@ -74,9 +74,15 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
     for fact in &d.facts {
         lines.push(Line::raw(fact.clone()));
     }
-    lines.push(Line::styled(d.legend.clone(), Style::default().fg(Color::DarkGray)));
+    lines.push(Line::styled(
+        d.legend.clone(),
+        Style::default().fg(Color::DarkGray),
+    ));
     let title = format!(" {} ", present::heading(g));
-    f.render_widget(Paragraph::new(lines).block(Block::bordered().title(title)), area);
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
 }
 
 fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
@@ -156,7 +162,11 @@ fn clock_style(g: GameDoc, side: &str, now: i64) -> Style {
     let low = g.remaining_ms(side, now).is_some_and(|ms| ms < 10_000);
     let mut s = Style::default().add_modifier(Modifier::BOLD);
     if running {
-        s = s.fg(if low { Color::LightRed } else { Color::LightGreen });
+        s = s.fg(if low {
+            Color::LightRed
+        } else {
+            Color::LightGreen
+        });
     }
     s
 }
@@ -174,7 +184,11 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         let me = session.my_side();
         for (i, side) in g.sides().iter().enumerate() {
             let tone = if i == 0 { Tone::First } else { Tone::Second };
-            let marker = if g.to_act() == Some(side.as_str()) { "▶ " } else { "  " };
+            let marker = if g.to_act() == Some(side.as_str()) {
+                "▶ "
+            } else {
+                "  "
+            };
             let mut head = vec![
                 Span::raw(marker),
                 Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
@@ -226,13 +240,13 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     );
 
     let visible = log.height.saturating_sub(2) as usize;
-    let log_lines: Vec<Line> = view
+    let recent: Vec<&Note> = view
         .log
         .iter()
         .filter(|n| !n.text().starts_with("move "))
-        .rev()
-        .take(visible)
-        .rev()
+        .collect();
+    let log_lines: Vec<Line> = recent[recent.len().saturating_sub(visible)..]
+        .iter()
         .map(|n| match n {
             Note::Error(t) => Line::styled(t.clone(), Style::default().fg(Color::LightRed)),
             Note::Info(t) => Line::raw(t.clone()),
@@ -259,9 +273,13 @@ fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
             let me = session.my_side();
             let sentence = present::status_sentence(g, me.as_deref());
             let style = if session.my_turn() {
-                Style::default().fg(Color::LightGreen).add_modifier(Modifier::BOLD)
+                Style::default()
+                    .fg(Color::LightGreen)
+                    .add_modifier(Modifier::BOLD)
             } else if g.status().ended {
-                Style::default().fg(Color::LightMagenta).add_modifier(Modifier::BOLD)
+                Style::default()
+                    .fg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD)
             } else {
                 Style::default()
             };
@@ -274,7 +292,10 @@ fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
             }
             spans.push(Span::raw(format!(" · {} moves", g.moves().len())));
             if session.spectating() {
-                spans.push(Span::styled(" · watching", Style::default().fg(Color::DarkGray)));
+                spans.push(Span::styled(
+                    " · watching",
+                    Style::default().fg(Color::DarkGray),
+                ));
             }
         }
         None => spans.push(Span::raw(match session.phase {
@@ -290,7 +311,10 @@ fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
 fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     let text = if let Some(Note::Error(t)) = view.log.last() {
         return f.render_widget(
-            Paragraph::new(Line::styled(t.clone(), Style::default().fg(Color::LightRed))),
+            Paragraph::new(Line::styled(
+                t.clone(),
+                Style::default().fg(Color::LightRed),
+            )),
             area,
         );
     } else if !view.input.trim().is_empty() {
@@ -298,7 +322,10 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         if c.is_empty() {
             String::new()
         } else {
-            format!("legal: {}", c.iter().take(12).cloned().collect::<Vec<_>>().join(" "))
+            format!(
+                "legal: {}",
+                c.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
+            )
         }
     } else if session.game_over() && !session.spectating() {
         "game over: type rematch, or quit".to_string()

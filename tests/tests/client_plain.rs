@@ -1,0 +1,150 @@
+//! End-to-end tests of the reference client `stoa` against the real `stoa-server`: two
+//! players in plain mode (separate config directories) play a full game of each kind through
+//! host/join, and a third process watches it to the end; plus the terminal UI under tmux.
+//!
+//! Why scripted lines computed with the rules engines: the test must know which moves are
+//! legal and how the game ends, without the client needing any rules knowledge. Each move is
+//! sent only after the process to act printed `your turn`, so there are no sleeps as
+//! synchronisation.
+#![forbid(unsafe_code)]
+
+mod client_support;
+
+use client_support::{scripted_game, Clients, Server, TIMEOUT};
+use serde_json::json;
+
+/// Plays one full game of `kind` and checks that both players and a spectator see its end.
+fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
+    let server = Server::start();
+    let script = scripted_game(kind, &options, seed, 400);
+    let first_side = stoa_protocol::kind(kind).unwrap().side_names[0];
+    let mut clients = Clients::new(&server);
+    let opts = options.to_string();
+    let host = clients.spawn(
+        "host",
+        &["host", kind, "--public", "--side", first_side, "--clock", "none", "--options", &opts],
+    );
+    let room_line = clients.wait(host, |l| l.starts_with("room "));
+    let code = room_line["room ".len()..].trim().to_string();
+    clients.wait(host, |l| l.starts_with("share this line with your opponent: stoa join "));
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let game_id = started.split_whitespace().nth(2).unwrap().to_string();
+    assert!(started.ends_with(&format!("side {first_side}")), "{started}");
+    clients.wait(guest, |l| l.starts_with(&format!("game started {game_id} side ")));
+    let watcher = clients.spawn("watcher", &["watch", &game_id]);
+    clients.wait(watcher, |l| l.starts_with("== "));
+
+    for (i, mv) in script.moves.iter().enumerate() {
+        // Whoever is to act says so; the scripted move goes to that process.
+        let who = clients.wait_any(&[host, guest], |l| l == "your turn");
+        clients.send(who, mv);
+        for c in [host, guest, watcher] {
+            clients.wait(c, |l| l == format!("move {} {}", i + 1, mv));
+        }
+    }
+    if let Some(side) = &script.resign_side {
+        let who = clients.wait_any(&[host, guest], |l| l == "your turn");
+        let _ = side;
+        clients.send(who, "resign");
+    }
+    let end = format!("game over: {}", script.outcome);
+    for c in [host, guest, watcher] {
+        let line = clients.wait(c, |l| l.starts_with("game over: "));
+        assert_eq!(line, end, "client {} saw a different end", clients.name(c));
+    }
+    // The watcher leaves on its own at the end; players leave when their input closes.
+    clients.close_stdin(host);
+    clients.close_stdin(guest);
+    for c in [host, guest, watcher] {
+        clients.expect_exit(c, TIMEOUT);
+    }
+}
+
+#[test]
+fn unane_full_game_host_join_watch() {
+    full_game("unane", json!({"width": 4, "height": 3}), 1);
+}
+
+#[test]
+fn staku_full_game_host_join_watch() {
+    full_game("staku", json!({}), 2);
+}
+
+#[test]
+fn akron_full_game_host_join_watch() {
+    full_game("akron", json!({"size": 4, "nodelay": true}), 3);
+}
+
+#[test]
+fn akunur_full_game_host_join_watch() {
+    full_game("akunur", json!({}), 4);
+}
+
+/// Errors come back as `error <code>: <message>` lines and change nothing; a draw offer is
+/// seen by the opponent and accepted; the watcher joins by the private room's code.
+#[test]
+fn errors_draw_and_private_watch_by_code() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &["host", "unane", "--side", "black", "--clock", "none", "--options", "width=4,height=3"],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(guest, |l| l.starts_with("game started "));
+    assert!(started.ends_with("side white"), "{started}");
+    let watcher = clients.spawn("watcher", &["watch", &code]);
+    clients.wait(watcher, |l| l.starts_with("== "));
+
+    clients.wait(host, |l| l == "your turn");
+    clients.send(guest, "a1xa2");
+    clients.wait(guest, |l| l.starts_with("error not_your_turn: "));
+    clients.send(host, "a1xb2");
+    clients.wait(host, |l| l.starts_with("error illegal_move: "));
+    clients.send(host, "a3xb3");
+    for c in [host, guest, watcher] {
+        clients.wait(c, |l| l == "move 1 a3xb3");
+    }
+    clients.wait(guest, |l| l == "your turn");
+    clients.send(watcher, "resign");
+    clients.wait(watcher, |l| l.starts_with("error forbidden: "));
+    clients.send(guest, "draw offer");
+    clients.wait(host, |l| l.starts_with("draw offered by white"));
+    clients.send(host, "draw accept");
+    for c in [host, guest, watcher] {
+        let line = clients.wait(c, |l| l.starts_with("game over: "));
+        assert_eq!(line, "game over: draw agreement");
+    }
+    clients.close_stdin(host);
+    clients.close_stdin(guest);
+    for c in [host, guest, watcher] {
+        clients.expect_exit(c, TIMEOUT);
+    }
+}
+
+/// The quick-pairing queue pairs two `stoa play` processes with the same settings.
+#[test]
+fn play_pairs_two_players_through_the_queue() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let a = clients.spawn("a", &["play", "akron", "--clock", "none", "--options", "size=3"]);
+    clients.wait(a, |l| l.starts_with("queued "));
+    let b = clients.spawn("b", &["play", "akron", "--clock", "none", "--options", "size=3"]);
+    let sa = clients.wait(a, |l| l.starts_with("game started "));
+    let sb = clients.wait(b, |l| l.starts_with("game started "));
+    let id = sa.split_whitespace().nth(2).unwrap();
+    assert_eq!(sb.split_whitespace().nth(2), Some(id));
+    assert_ne!(sa.split_whitespace().nth(4), sb.split_whitespace().nth(4));
+    // Nobody has acted: the side to act may abort.
+    let who = clients.wait_any(&[a, b], |l| l == "your turn");
+    clients.send(who, "abort");
+    for c in [a, b] {
+        assert_eq!(clients.wait(c, |l| l.starts_with("game over: ")), "game over: none aborted");
+    }
+    clients.close_stdin(a);
+    clients.close_stdin(b);
+    clients.expect_exit(a, TIMEOUT);
+    clients.expect_exit(b, TIMEOUT);
+}
