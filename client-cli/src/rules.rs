@@ -25,8 +25,9 @@ struct Setup {
     /// Start from this position string instead of the start position.
     #[arg(long)]
     position: Option<String>,
-    /// Space-separated actions to apply first, in the game's notation.
-    #[arg(long)]
+    /// Space-separated actions to apply first, in the game's notation. Values may start
+    /// with `-` (Ūnane removals such as `-a4`).
+    #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
 }
 

@@ -6,6 +6,9 @@ use crate::any_game::{AnyGame, Instance};
 use crate::game::{Game, RulesError};
 use crate::{akron, akunur, staku, unane};
 
+/// A type-erased result: a boxed game or why it could not be built.
+type GameResult = Result<Box<dyn AnyGame>, RulesError>;
+
 /// One registered game kind: its id, side names and constructors behind erased types.
 pub struct GameKind {
     /// The id used on the wire.
@@ -13,8 +16,8 @@ pub struct GameKind {
     /// Side names, first-acting side first.
     pub side_names: [&'static str; 2],
     validate: fn(&Value) -> Result<Value, RulesError>,
-    start: fn(&Value) -> Result<Box<dyn AnyGame>, RulesError>,
-    from_position: fn(&Value, &str) -> Result<Box<dyn AnyGame>, RulesError>,
+    start: fn(&Value) -> GameResult,
+    from_position: fn(&Value, &str) -> GameResult,
 }
 
 impl GameKind {

@@ -25,8 +25,7 @@ fn legal(game: &Unane) -> Vec<String> {
 
 fn play(game: &mut Unane, text: &str) {
     let action = game.parse_action(text).unwrap();
-    game.check(action)
-        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    game.check(action).unwrap_or_else(|e| panic!("{text}: {e}"));
     game.apply(action);
 }
 
@@ -139,7 +138,15 @@ fn start_position_strings() {
 
 #[test]
 fn top_left_is_black_and_checkerboard_on_every_size() {
-    for (w, h) in [(3u32, 4u32), (4, 3), (6, 5), (16, 16), (16, 15), (15, 16), (3, 16)] {
+    for (w, h) in [
+        (3u32, 4u32),
+        (4, 3),
+        (6, 5),
+        (16, 16),
+        (16, 15),
+        (15, 16),
+        (3, 16),
+    ] {
         let g = Unane::start(&opts(w, h));
         for f in 0..w as u8 {
             for r in 0..h as u8 {
@@ -151,10 +158,16 @@ fn top_left_is_black_and_checkerboard_on_every_size() {
                 assert_eq!(g.stone(Cell::new(f, r).unwrap()), Some(want), "{w}x{h}");
             }
         }
-        assert_eq!(g.stone(Cell::new(0, h as u8 - 1).unwrap()), Some(Side::First));
+        assert_eq!(
+            g.stone(Cell::new(0, h as u8 - 1).unwrap()),
+            Some(Side::First)
+        );
         assert_eq!(g.to_act(), Some(Side::First));
         assert_eq!(g.outcome(), None);
-        assert_eq!(g.stone_count(Side::First) + g.stone_count(Side::Second), w * h);
+        assert_eq!(
+            g.stone_count(Side::First) + g.stone_count(Side::Second),
+            w * h
+        );
     }
 }
 
@@ -462,9 +475,7 @@ fn check_accepts_exactly_the_listed_actions_on_a_small_board() {
     assert_eq!(accepted, listed);
     assert_eq!(
         listed,
-        [
-            "a2xa3", "a2xb2", "b3xa3", "b3xb2", "c1xc2", "c1xd1", "d2xc2", "d2xd1", "d2xd3"
-        ]
+        ["a2xa3", "a2xb2", "b3xa3", "b3xb2", "c1xc2", "c1xd1", "d2xc2", "d2xd1", "d2xd3"]
     );
     assert!(g.check(Action::Swap).is_err());
 }
@@ -495,7 +506,10 @@ fn notation_input_forms() {
     let big = Unane::start(&opts(16, 16));
     let a = big.parse_action("P16xP15").unwrap();
     assert_eq!(big.format_action(a), "p16xp15");
-    assert_eq!(big.parse_action("-p16").unwrap(), Action::Remove(cell("p16")));
+    assert_eq!(
+        big.parse_action("-p16").unwrap(),
+        Action::Remove(cell("p16"))
+    );
 }
 
 #[test]
@@ -546,7 +560,8 @@ fn options_defaults_and_normalisation() {
         json!({"width": 6, "height": 7})
     );
     assert_eq!(
-        k.validate_options(&json!({"height": 5, "width": 16})).unwrap(),
+        k.validate_options(&json!({"height": 5, "width": 16}))
+            .unwrap(),
         json!({"width": 16, "height": 5})
     );
     assert_eq!(k.side_names, ["black", "white"]);

@@ -1,20 +1,8 @@
 //! `stoa-server`: the Stoa game server.
 #![forbid(unsafe_code)]
 
-use std::net::SocketAddr;
-
-use axum::{routing::get, Json, Router};
 use clap::Parser;
-use serde_json::json;
-
-/// Command-line configuration; every flag also reads an environment variable.
-#[derive(Debug, Parser)]
-#[command(name = "stoa-server", version, about = "Stoa game server")]
-struct Config {
-    /// Address to listen on.
-    #[arg(long, env = "STOA_LISTEN", default_value = "127.0.0.1:7878")]
-    listen: SocketAddr,
-}
+use stoa_server::Config;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -22,15 +10,31 @@ async fn main() -> std::io::Result<()> {
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
+        .with_writer(std::io::stderr)
         .init();
     let config = Config::parse();
-    let app = Router::new().route("/health", get(|| async { Json(json!({"status":"ok"})) }));
-    let listener = tokio::net::TcpListener::bind(config.listen).await?;
-    tracing::info!(addr = %listener.local_addr()?, "listening");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shutting down");
-        })
-        .await
+    stoa_server::run(config, shutdown_signal()).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -1,7 +1,26 @@
-//! Helpers shared by the end-to-end tests: starting binaries, free ports, websocket clients.
+//! Helpers shared by the end-to-end tests: building and starting the real server binary on a
+//! free port, a websocket test client, and JSON Patch document tracking.
+//!
+//! Why a library: every test file speaks the same protocol through the same helpers, so a
+//! test reads as the scenario it checks.
 #![forbid(unsafe_code)]
 
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for one expected message before failing.
+pub const TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Path of a workspace binary built by cargo (`stoa-server`, `stoa`).
 pub fn binary(name: &str) -> PathBuf {
@@ -11,4 +30,544 @@ pub fn binary(name: &str) -> PathBuf {
         dir.pop();
     }
     dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Builds the server binary once per test process (`cargo test` alone does not build other
+/// packages' binaries).
+pub fn build_binaries() {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("workspace root")
+            .to_path_buf();
+        let status = Command::new(env!("CARGO"))
+            .current_dir(&root)
+            .args(["build", "-p", "stoa-server", "--bins"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "building stoa-server failed");
+    });
+}
+
+/// Flags for a server that does not get in the way of scripted clients.
+pub const LOOSE: &[&str] = &[
+    "--rate-limit",
+    "100000",
+    "--ip-conn-limit",
+    "100000",
+    "--spectator-batch-ms",
+    "200",
+];
+
+/// A running `stoa-server` child process, killed on drop.
+pub struct Server {
+    child: Child,
+    /// The bound address.
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the server with [`LOOSE`] limits.
+    pub fn start() -> Server {
+        Server::start_with(LOOSE)
+    }
+
+    /// Starts the server with extra flags (after `--listen 127.0.0.1:0`).
+    pub fn start_with(args: &[&str]) -> Server {
+        build_binaries();
+        let mut cmd = Command::new(binary("stoa-server"));
+        cmd.args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .stdout(Stdio::piped())
+            .stdin(Stdio::null());
+        if std::env::var_os("STOA_TEST_LOG").is_none() {
+            cmd.stderr(Stdio::null());
+        }
+        let mut child = cmd.spawn().expect("spawn stoa-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            // Keep draining so the child never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("server printed its address");
+        let addr = line
+            .strip_prefix("stoa-server listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .trim()
+            .parse()
+            .expect("address");
+        Server { child, addr }
+    }
+
+    /// The websocket URL.
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    /// A plain HTTP GET: (status, body).
+    pub fn http_get(&self, path: &str) -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(self.addr).expect("connect");
+        s.set_read_timeout(Some(TIMEOUT)).ok();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        )
+        .expect("write");
+        let mut buf = String::new();
+        s.read_to_string(&mut buf).expect("read");
+        let status = buf
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = buf
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    /// A game document through `GET /api/games/{id}` (with `?code=` when given).
+    pub fn api_game(&self, id: &str, code: Option<&str>) -> (u16, Value) {
+        let path = match code {
+            Some(c) => format!("/api/games/{id}?code={c}"),
+            None => format!("/api/games/{id}"),
+        };
+        let (status, body) = self.http_get(&path);
+        (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    /// Sends SIGTERM (graceful shutdown) and waits for the process to exit.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..200 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        self.child.wait().expect("wait")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A websocket test client with a queue of messages received but not yet consumed.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Messages received while waiting for something else, in arrival order.
+    pub pending: VecDeque<Value>,
+    next_rid: i64,
+    /// Player id from `welcome`.
+    pub player_id: String,
+    /// Token from `welcome`.
+    pub token: String,
+    /// The `welcome` message.
+    pub welcome: Value,
+}
+
+impl Client {
+    /// Opens a websocket (no hello yet).
+    pub async fn connect(server: &Server) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(server.ws_url())
+            .await
+            .expect("websocket connect");
+        Client {
+            ws,
+            pending: VecDeque::new(),
+            next_rid: 1,
+            player_id: String::new(),
+            token: String::new(),
+            welcome: Value::Null,
+        }
+    }
+
+    /// Connects and says hello as a new guest.
+    pub async fn guest(server: &Server, name: &str) -> Client {
+        let mut c = Client::connect(server).await;
+        let w = c.request(json!({"t":"hello","protocol":1,"name":name})).await;
+        c.set_welcome(w);
+        c
+    }
+
+    /// Connects and says hello with a token.
+    pub async fn with_token(server: &Server, token: &str) -> Client {
+        let mut c = Client::connect(server).await;
+        let w = c
+            .request(json!({"t":"hello","protocol":1,"token":token}))
+            .await;
+        c.set_welcome(w);
+        c
+    }
+
+    fn set_welcome(&mut self, w: Value) {
+        assert_eq!(w["t"], "welcome", "hello failed: {w}");
+        self.player_id = w["player"]["id"].as_str().expect("id").to_string();
+        self.token = w["token"].as_str().expect("token").to_string();
+        self.welcome = w;
+    }
+
+    /// Sends a JSON message.
+    pub async fn send(&mut self, v: Value) {
+        self.send_raw(&v.to_string()).await;
+    }
+
+    /// Sends a raw text frame.
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("send");
+    }
+
+    /// Sends a binary frame.
+    pub async fn send_binary(&mut self, data: Vec<u8>) {
+        self.ws
+            .send(Message::Binary(data.into()))
+            .await
+            .expect("send");
+    }
+
+    /// The next frame from the socket (not the pending queue): `Ok(json)`, or `Err(close
+    /// code)` when the server closed (0 without a close frame).
+    pub async fn read_frame(&mut self) -> Result<Value, u16> {
+        loop {
+            let next = tokio::time::timeout(TIMEOUT, self.ws.next())
+                .await
+                .expect("timed out waiting for a frame");
+            match next {
+                Some(Ok(Message::Text(t))) => {
+                    return Ok(serde_json::from_str(t.as_str()).expect("server sent JSON"))
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Err(frame.map(|f| u16::from(f.code)).unwrap_or(0))
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return Err(0),
+            }
+        }
+    }
+
+    /// The next message: from the pending queue first, then the socket. Panics on close.
+    pub async fn recv(&mut self) -> Value {
+        if let Some(v) = self.pending.pop_front() {
+            return v;
+        }
+        match self.read_frame().await {
+            Ok(v) => v,
+            Err(code) => panic!("connection closed ({code})"),
+        }
+    }
+
+    /// The first message (pending or new) matching `pred`; others stay queued in order.
+    pub async fn recv_where(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.pending.iter().position(&pred) {
+            return self.pending.remove(i).expect("index");
+        }
+        loop {
+            match self.read_frame().await {
+                Ok(v) if pred(&v) => return v,
+                Ok(v) => self.pending.push_back(v),
+                Err(code) => panic!("connection closed ({code}) while waiting"),
+            }
+        }
+    }
+
+    /// Waits until the server closes the connection; returns the close code (0 if none).
+    /// Messages before the close are queued.
+    pub async fn closed(&mut self) -> u16 {
+        loop {
+            match self.read_frame().await {
+                Ok(v) => self.pending.push_back(v),
+                Err(code) => return code,
+            }
+        }
+    }
+
+    /// A fresh request id.
+    pub fn rid(&mut self) -> i64 {
+        self.next_rid += 1;
+        self.next_rid
+    }
+
+    /// Sends a request with a fresh integer rid and returns its direct answer.
+    pub async fn request(&mut self, mut v: Value) -> Value {
+        let rid = self.rid();
+        v["rid"] = json!(rid);
+        self.send(v).await;
+        self.recv_where(|m| m["rid"] == json!(rid)).await
+    }
+
+    /// The next `game.diff` of a game (pending or new).
+    pub async fn next_diff(&mut self, game_id: &str) -> Value {
+        let g = game_id.to_string();
+        self.recv_where(move |m| m["t"] == "game.diff" && m["game_id"] == g.as_str())
+            .await
+    }
+
+    /// Drops queued messages.
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Closes the websocket.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// A game document kept up to date by applying diffs, checking the seq chain.
+#[derive(Clone, Debug)]
+pub struct Tracked {
+    /// Game id.
+    pub game_id: String,
+    /// Current seq.
+    pub seq: u64,
+    /// Current document.
+    pub doc: Value,
+    /// Number of diffs applied.
+    pub diffs: usize,
+}
+
+impl Tracked {
+    /// From a `game.snapshot` message.
+    pub fn from_snapshot(snap: &Value) -> Tracked {
+        assert_eq!(snap["t"], "game.snapshot", "expected a snapshot: {snap}");
+        Tracked {
+            game_id: snap["game_id"].as_str().expect("game_id").to_string(),
+            seq: snap["seq"].as_u64().expect("seq"),
+            doc: snap["doc"].clone(),
+            diffs: 0,
+        }
+    }
+
+    /// Applies a `game.diff`; panics unless it is exactly the next seq and applies cleanly.
+    pub fn apply(&mut self, diff: &Value) {
+        assert_eq!(diff["t"], "game.diff");
+        assert_eq!(diff["game_id"], self.game_id.as_str());
+        let seq = diff["seq"].as_u64().expect("seq");
+        assert_eq!(seq, self.seq + 1, "gap or repeat in seq: {diff}");
+        let patch: json_patch::Patch =
+            serde_json::from_value(diff["patch"].clone()).expect("patch is RFC 6902");
+        json_patch::patch(&mut self.doc, &patch).expect("patch applies");
+        self.seq = seq;
+        self.diffs += 1;
+    }
+
+    /// Applies the diffs of this game already queued in a client's pending queue.
+    pub fn absorb_pending(&mut self, client: &mut Client) {
+        let game_id = self.game_id.clone();
+        let mut rest = std::collections::VecDeque::new();
+        while let Some(m) = client.pending.pop_front() {
+            if m["t"] == "game.diff" && m["game_id"] == game_id.as_str() {
+                self.apply(&m);
+            } else {
+                rest.push_back(m);
+            }
+        }
+        client.pending = rest;
+    }
+
+    /// Applies every queued diff of this game from a client's pending queue, and keeps
+    /// reading until the tracked seq reaches `seq`.
+    pub async fn catch_up(&mut self, client: &mut Client, seq: u64) {
+        while self.seq < seq {
+            let d = client.next_diff(&self.game_id).await;
+            self.apply(&d);
+        }
+    }
+}
+
+/// Side name of a player in a document.
+pub fn side_of(doc: &Value, player_id: &str) -> Option<String> {
+    doc["players"]
+        .as_object()?
+        .iter()
+        .find(|(_, p)| p["id"] == player_id)
+        .map(|(side, _)| side.clone())
+}
+
+/// Small options per kind so scripted games end quickly.
+pub fn quick_options(kind: &str) -> Value {
+    match kind {
+        "unane" => json!({"width": 4, "height": 3}),
+        "akron" => json!({"size": 4}),
+        "staku" => json!({"max_stack": 2}),
+        _ => json!({}),
+    }
+}
+
+/// A deterministic pseudo-random choice (splitmix64 of a seed and a step).
+pub fn pick(seed: u64, step: u64, n: usize) -> usize {
+    let mut z = seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(step.wrapping_mul(0xBF58_476D_1CE4_E5B9));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z % n.max(1) as u64) as usize
+}
+
+/// Two players seated in one game, each tracking the document from its own diffs.
+pub struct Table {
+    /// The host.
+    pub host: Client,
+    /// The joiner.
+    pub guest: Client,
+    /// Room code.
+    pub code: String,
+    /// Game id.
+    pub game_id: String,
+    /// The host's view.
+    pub host_doc: Tracked,
+    /// The guest's view.
+    pub guest_doc: Tracked,
+}
+
+impl Table {
+    /// Host creates a room (`visibility`), guest joins; both receive `game.started` and a
+    /// snapshot.
+    pub async fn open(server: &Server, kind: &str, options: Value, visibility: &str) -> Table {
+        let mut host = Client::guest(server, "host").await;
+        let mut guest = Client::guest(server, "guest").await;
+        let room = host
+            .request(json!({"t":"room.create","kind":kind,"options":options,
+                "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":"random"}))
+            .await;
+        assert_eq!(room["t"], "room", "room.create failed: {room}");
+        let code = room["room"]["code"].as_str().expect("code").to_string();
+        let joined = guest.request(json!({"t":"room.join","code":code})).await;
+        assert_eq!(joined["t"], "room", "room.join failed: {joined}");
+        let mut docs = Vec::new();
+        let mut game_id = String::new();
+        for c in [&mut host, &mut guest] {
+            let started = c.recv_where(|m| m["t"] == "game.started").await;
+            game_id = started["game_id"].as_str().expect("game_id").to_string();
+            let snap = c.recv_where(|m| m["t"] == "game.snapshot").await;
+            let doc = Tracked::from_snapshot(&snap);
+            assert_eq!(
+                side_of(&doc.doc, &c.player_id).as_deref(),
+                started["side"].as_str()
+            );
+            docs.push(doc);
+        }
+        let guest_doc = docs.pop().expect("doc");
+        let host_doc = docs.pop().expect("doc");
+        Table {
+            host,
+            guest,
+            code,
+            game_id,
+            host_doc,
+            guest_doc,
+        }
+    }
+
+    /// The client whose side is to act (per the host's view), or `None` once ended.
+    pub fn to_act_is_host(&self) -> Option<bool> {
+        let side = self.host_doc.doc["to_act"].as_str()?;
+        Some(self.host_doc.doc["players"][side]["id"] == self.host.player_id.as_str())
+    }
+
+    /// Plays one move by the side to act (chosen from `game.legal` with `pick(seed, ply)`),
+    /// then brings both views up to the new seq. Returns the move.
+    pub async fn step(&mut self, seed: u64) -> Option<String> {
+        let host_acts = self.to_act_is_host()?;
+        let game_id = self.game_id.clone();
+        let ply = self.host_doc.doc["moves"].as_array().map_or(0, Vec::len) as u64;
+        let (mover, mover_doc) = if host_acts {
+            (&mut self.host, &mut self.host_doc)
+        } else {
+            (&mut self.guest, &mut self.guest_doc)
+        };
+        let legal = mover
+            .request(json!({"t":"game.legal","game_id":game_id}))
+            .await;
+        assert_eq!(legal["t"], "legal", "{legal}");
+        let moves = legal["moves"].as_array().expect("moves").clone();
+        assert!(!moves.is_empty(), "no legal moves while the game is on");
+        let mv = moves[pick(seed, ply, moves.len())]
+            .as_str()
+            .expect("notation")
+            .to_string();
+        let ok = loop {
+            mover_doc.absorb_pending(mover);
+            let ok = mover
+                .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":mover_doc.seq}))
+                .await;
+            if ok["code"] == "stale_seq" {
+                // A spectator-count or presence diff slipped in: catch up and retry.
+                let d = mover.next_diff(&game_id).await;
+                mover_doc.apply(&d);
+                continue;
+            }
+            break ok;
+        };
+        assert_eq!(ok["t"], "ok", "move {mv} failed: {ok}");
+        let seq = ok["seq"].as_u64().expect("seq");
+        // The documented order: the diff is queued before the ok.
+        assert!(
+            mover
+                .pending
+                .iter()
+                .any(|m| m["t"] == "game.diff" && m["seq"] == seq),
+            "the mover's diff must arrive before its ok"
+        );
+        self.host_doc.catch_up(&mut self.host, seq).await;
+        self.guest_doc.catch_up(&mut self.guest, seq).await;
+        Some(mv)
+    }
+
+    /// Plays until the game ends by rule (or `max` moves, then the side to act resigns).
+    /// Returns the number of moves played.
+    pub async fn play_out(&mut self, seed: u64, max: usize) -> usize {
+        let mut n = 0;
+        while n < max {
+            if self.step(seed).await.is_none() {
+                return n;
+            }
+            n += 1;
+        }
+        if self.to_act_is_host().is_some() {
+            let game_id = self.game_id.clone();
+            let ok = self
+                .host
+                .request(json!({"t":"game.resign","game_id":game_id}))
+                .await;
+            assert_eq!(ok["t"], "ok");
+            let seq = ok["seq"].as_u64().expect("seq");
+            self.host_doc.catch_up(&mut self.host, seq).await;
+            self.guest_doc.catch_up(&mut self.guest, seq).await;
+        }
+        n
+    }
+
+    /// A fresh snapshot through a player's connection (players do not count as spectators).
+    pub async fn snapshot(&mut self) -> Value {
+        let game_id = self.game_id.clone();
+        let snap = self
+            .host
+            .request(json!({"t":"game.watch","game_id":game_id}))
+            .await;
+        assert_eq!(snap["t"], "game.snapshot", "{snap}");
+        snap
+    }
 }

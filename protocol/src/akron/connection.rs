@@ -4,78 +4,111 @@
 //! same-level links hold, the components of the connection graph (used both for the group
 //! condition of moves and for the edge-to-edge connection test).
 
+use std::cell::RefCell;
+
 use super::geometry::{Geometry, MAX_LINKS, MAX_POINTS, NONE};
 
 /// Empty point.
 pub const EMPTY: u8 = 0;
 
-/// The connection structure of one board.
+/// The connection structure of one board. The buffers are sized for the largest board but
+/// only the first `points` / `links` entries of the current board are written and read, and
+/// one analysis per thread is reused (see [`Analysis::with`]), so small boards pay for small
+/// boards and nothing is allocated on the hot paths.
 pub struct Analysis {
     /// Column rule: the ball is cut (a ball of the other colour is the topmost one on its
     /// plan point).
-    pub cut: [bool; MAX_POINTS],
+    pub cut: Vec<bool>,
     /// The link joins an uncut same-colour pair that no higher pair of the other colour
     /// crosses.
-    pub linked: [bool; MAX_LINKS],
+    pub linked: Vec<bool>,
     /// Component of every uncut ball, `NONE` for empty points and cut balls.
-    pub comp: [u16; MAX_POINTS],
+    pub comp: Vec<u16>,
     /// Balls grouped by component: component c is `order[start[c]..start[c + 1]]`.
-    pub order: [u16; MAX_POINTS],
+    pub order: Vec<u16>,
     /// Start of each component in `order` (one extra entry closes the last one).
-    pub start: [u16; MAX_POINTS + 1],
+    pub start: Vec<u16>,
     /// Number of components.
     pub comps: usize,
     /// Whether vert (index 0) and horz (index 1) are connected edge to edge.
     pub connected: [bool; 2],
+    /// Colour of the topmost ball on each point's plan column (scratch).
+    top: Vec<u8>,
+    /// Colour of the highest pair at each link's midpoint, from this level up (scratch).
+    link_top: Vec<u8>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Analysis> = RefCell::new(Analysis::blank());
 }
 
 impl Analysis {
+    fn blank() -> Analysis {
+        Analysis {
+            cut: vec![false; MAX_POINTS],
+            linked: vec![false; MAX_LINKS],
+            comp: vec![NONE; MAX_POINTS],
+            order: vec![0; MAX_POINTS],
+            start: vec![0; MAX_POINTS + 1],
+            comps: 0,
+            connected: [false; 2],
+            top: vec![EMPTY; MAX_POINTS],
+            link_top: vec![EMPTY; MAX_LINKS],
+        }
+    }
+
     /// The balls of component `c`.
     #[inline]
     pub fn members(&self, c: u16) -> &[u16] {
         &self.order[self.start[c as usize] as usize..self.start[c as usize + 1] as usize]
     }
 
-    /// Analyses a board (`cells[p]` is `EMPTY`, 1 for vert or 2 for horz).
-    pub fn new(geo: &Geometry, cells: &[u8]) -> Analysis {
-        let mut a = Analysis {
-            cut: [false; MAX_POINTS],
-            linked: [false; MAX_LINKS],
-            comp: [NONE; MAX_POINTS],
-            order: [0; MAX_POINTS],
-            start: [0; MAX_POINTS + 1],
-            comps: 0,
-            connected: [false; 2],
-        };
-        a.compute(geo, cells);
-        a
+    /// Analyses a board (`cells[p]` is `EMPTY`, 1 for vert or 2 for horz) and passes the
+    /// result to `f`, reusing this thread's buffers (fresh ones if they are in use).
+    pub fn with<R>(geo: &Geometry, cells: &[u8], f: impl FnOnce(&Analysis) -> R) -> R {
+        let mut f = Some(f);
+        let reused = SCRATCH.with(|scratch| {
+            let mut a = scratch.try_borrow_mut().ok()?;
+            a.compute(geo, cells);
+            f.take().map(|f| f(&a))
+        });
+        match (reused, f) {
+            (Some(r), _) => r,
+            (None, Some(f)) => {
+                let mut a = Analysis::blank();
+                a.compute(geo, cells);
+                f(&a)
+            }
+            (None, None) => unreachable!("the closure runs exactly once"),
+        }
     }
 
-    /// Fills a fresh analysis.
     fn compute(&mut self, geo: &Geometry, cells: &[u8]) {
         let np = geo.points;
+        self.comp[..np].fill(NONE);
+        self.connected = [false; 2];
         // Column rule. Higher levels have higher indices, so walking down fills the colour
         // of the topmost ball above each point before the point itself is reached. An empty
         // point has nothing above it (every raised ball is fully supported).
-        let mut top = [EMPTY; MAX_POINTS];
         for p in (0..np).rev() {
             let c = cells[p];
             if c == EMPTY {
+                self.top[p] = EMPTY;
+                self.cut[p] = false;
                 continue;
             }
             let u = geo.up2[p];
-            let t = if u != NONE && top[u as usize] != EMPTY {
-                top[u as usize]
+            let t = if u != NONE && self.top[u as usize] != EMPTY {
+                self.top[u as usize]
             } else {
                 c
             };
-            top[p] = t;
+            self.top[p] = t;
             self.cut[p] = t != c;
         }
         // Crossing rule: the highest pair at a midpoint decides its colour; links are numbered
         // lowest level first, so walking down sees the upper link of a midpoint first.
         let nl = geo.link_ends.len();
-        let mut link_top = [EMPTY; MAX_LINKS];
         for e in (0..nl).rev() {
             let (a, b) = geo.link_ends[e];
             let (a, b) = (a as usize, b as usize);
@@ -86,16 +119,16 @@ impl Analysis {
                 EMPTY
             };
             let u = geo.link_up[e];
-            let t = if u != NONE && link_top[u as usize] != EMPTY {
-                link_top[u as usize]
+            let t = if u != NONE && self.link_top[u as usize] != EMPTY {
+                self.link_top[u as usize]
             } else {
                 pair
             };
-            link_top[e] = t;
+            self.link_top[e] = t;
             self.linked[e] = pair != EMPTY && t == pair;
         }
         // Components of the connection graph (flood fill, writing members straight into
-        // `order`, which doubles as the work stack).
+        // `order`, which doubles as the work queue).
         let n = geo.n;
         let mut filled = 0usize;
         let mut comps = 0usize;

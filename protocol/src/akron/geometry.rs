@@ -28,8 +28,6 @@ pub struct Geometry {
     pub offset: [usize; MAX_SIZE + 1],
     /// (level, column, row) of every point.
     pub coord: Vec<(u8, u8, u8)>,
-    /// Same-level orthogonal neighbours, `NONE`-padded.
-    pub nbr: Vec<[u16; 4]>,
     /// The four supporters (level k-1), all `NONE` on level 0.
     pub below: Vec<[u16; 4]>,
     /// The up to four points of level k+1 this point supports, `NONE`-padded.
@@ -230,7 +228,6 @@ impl Geometry {
             points,
             offset,
             coord,
-            nbr,
             below,
             above,
             touch,

@@ -2,12 +2,12 @@
 //! balls stacked on a square board, moves that drop the balls above, an over/under rule and a
 //! connection that only wins once it survives the opponent's reply. Rules: `rules/akron.md`.
 //!
-//! Layout: [`geometry`] (points, levels, what touches what), [`connection`] (column and
+//! Layout: `geometry` (points, levels, what touches what), `connection` (column and
 //! crossing rules, components), `movegen` (adds, moves with their drop chains, swap),
 //! `position` (position strings), `notation` (point names), `view` (client JSON).
 
-pub mod connection;
-pub mod geometry;
+mod connection;
+mod geometry;
 mod movegen;
 mod notation;
 mod options;
@@ -22,7 +22,7 @@ use connection::{Analysis, EMPTY};
 use geometry::{Geometry, MAX_POINTS, NONE};
 pub use options::Options;
 
-/// One Akron action. Points are indices into the board's [`geometry::Geometry`] (level,
+/// One Akron action. Points are indices into the board geometry of its size (level,
 /// then row, then column), so an action belongs to the board size it was made for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
@@ -117,7 +117,7 @@ impl Akron {
 
     /// Whether a side is connected edge to edge on the current board.
     pub fn connected(&self, side: Side) -> bool {
-        Analysis::new(self.geo, &self.cells).connected[side.index()]
+        Analysis::with(self.geo, &self.cells, |an| an.connected[side.index()])
     }
 
     /// The name of a point on this board (`D4'`), or `?` for an index off the board.
@@ -159,37 +159,73 @@ impl Akron {
     /// Checks the end conditions after a non-swap action by `mover`, in the page's order.
     fn check_end(&mut self, mover: Side) {
         let other = mover.other();
-        let an = Analysis::new(self.geo, &self.cells);
-        if an.connected[other.index()] {
-            self.outcome = Some(Outcome {
-                winner: Some(other),
-                reason: Reason::Connection,
-            });
-        } else if self.nodelay && an.connected[mover.index()] {
-            self.outcome = Some(Outcome {
-                winner: Some(mover),
-                reason: Reason::Connection,
-            });
-        } else if self.history.iter().filter(|&&h| h == self.hash).count() >= 3 {
-            self.outcome = Some(Outcome {
-                winner: None,
-                reason: Reason::Repetition,
-            });
-        } else if !self.has_legal_action(&an) {
-            self.outcome = Some(Outcome {
-                winner: Some(mover),
-                reason: Reason::NoMoves,
-            });
+        let repeated = || self.history.iter().filter(|&&h| h == self.hash).count() >= 3;
+        // Most positions need no connection analysis at all: nobody has level-0 balls on both
+        // of their edges, and the side to act can still add a ball.
+        let may_connect = |side: Side| self.on_both_edges(side);
+        let needs_analysis = may_connect(other) || (self.nodelay && may_connect(mover));
+        if !needs_analysis && self.can_add_or_swap() {
+            if repeated() {
+                self.outcome = Some(Outcome {
+                    winner: None,
+                    reason: Reason::Repetition,
+                });
+            }
+            return;
         }
+        let outcome = Analysis::with(self.geo, &self.cells, |an| {
+            if an.connected[other.index()] {
+                Some(Outcome {
+                    winner: Some(other),
+                    reason: Reason::Connection,
+                })
+            } else if self.nodelay && an.connected[mover.index()] {
+                Some(Outcome {
+                    winner: Some(mover),
+                    reason: Reason::Connection,
+                })
+            } else if repeated() {
+                Some(Outcome {
+                    winner: None,
+                    reason: Reason::Repetition,
+                })
+            } else if !self.has_legal_action(an) {
+                Some(Outcome {
+                    winner: Some(mover),
+                    reason: Reason::NoMoves,
+                })
+            } else {
+                None
+            }
+        });
+        self.outcome = outcome;
+    }
+
+    /// Whether `side` has level-0 balls on both of its edges (necessary for a connection).
+    fn on_both_edges(&self, side: Side) -> bool {
+        let n = self.geo.n;
+        let c = colour(side);
+        let at = |along: usize, across: usize| {
+            // vert's edges are rows, horz's are columns.
+            let (i, j) = if side == Side::First {
+                (across, along)
+            } else {
+                (along, across)
+            };
+            self.cells[j * n + i] == c
+        };
+        (0..n).any(|x| at(0, x)) && (0..n).any(|x| at(n - 1, x))
+    }
+
+    /// Whether the side to act can add a ball or swap (so it has a legal action).
+    fn can_add_or_swap(&self) -> bool {
+        (self.piles[self.to_move.index()] > 0 && self.cells[..self.geo.holes()].contains(&EMPTY))
+            || self.swap_available()
     }
 
     /// Whether the side to act has any legal action (the game assumed on).
     fn has_legal_action(&self, an: &Analysis) -> bool {
-        let me = self.to_move;
-        if self.piles[me.index()] > 0 && self.cells[..self.geo.holes()].contains(&EMPTY) {
-            return true;
-        }
-        if self.swap_available() {
+        if self.can_add_or_swap() {
             return true;
         }
         let mut any = false;
@@ -262,10 +298,11 @@ impl Game for Akron {
             .nth(1)
             .is_some()
         {
-            let an = Analysis::new(self.geo, &self.cells);
-            self.for_each_move(&an, &mut |a| {
-                out.push(a);
-                true
+            Analysis::with(self.geo, &self.cells, |an| {
+                self.for_each_move(an, &mut |a| {
+                    out.push(a);
+                    true
+                })
             });
         }
     }
@@ -367,6 +404,32 @@ impl Game for Akron {
         action == Action::Swap
     }
 
+    /// The client view; a thin client can draw every level from it without the rules:
+    ///
+    /// ```text
+    /// {
+    ///   "size": 8,                          // level 0 is size x size holes
+    ///   "to_act": "vert" | "horz" | null,   // null once the game has ended
+    ///   "ply": 20,
+    ///   "piles": {"vert": 21, "horz": 26},
+    ///   "pieces": 32, "nodelay": false,
+    ///   "swap_available": false,            // horz may answer vert's first add with `swap`
+    ///   "connected": {"vert": false, "horz": false},
+    ///   "levels": [                         // one entry per level k = 0..size-1
+    ///     {"level": 0, "size": 8,           // (size-k) x (size-k) points
+    ///      "rows": [[null, "vert", ...], ...]}  // rows[j][i]: point (k, i, j), row 0 = bottom
+    ///   ],
+    ///   "balls": [                          // every ball: level, then row, then column
+    ///     {"point": "E7'", "level": 1, "column": 4, "row": 5,
+    ///      "plan": [9, 11],                 // (2i+k, 2j+k): drawing position, half-hole units
+    ///      "side": "vert", "cut": false}    // cut: a ball of the other colour tops its column
+    ///   ],
+    ///   "links": [                          // every pair of same-colour same-level neighbours
+    ///     {"a": "B6", "b": "B7", "level": 0, "side": "vert",
+    ///      "cut": false}                    // cut by the column rule or a crossing pair above
+    ///   ]
+    /// }
+    /// ```
     fn view(&self) -> serde_json::Value {
         view::view(self)
     }
@@ -414,8 +477,7 @@ impl Game for Akron {
                 if from >= n || to >= n {
                     return Err(RulesError::illegal(&text, "no such point on this board"));
                 }
-                let an = Analysis::new(self.geo, &self.cells);
-                self.move_problem(&an, from, to)
+                Analysis::with(self.geo, &self.cells, |an| self.move_problem(an, from, to))
                     .map_err(|reason| RulesError::illegal(&text, reason))
             }
         }

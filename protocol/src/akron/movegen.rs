@@ -81,8 +81,10 @@ impl Akron {
     pub(super) fn for_each_move(&self, an: &Analysis, emit: &mut dyn FnMut(Action) -> bool) {
         let me = colour(self.to_move);
         let geo = self.geo;
-        let mut mark = [0u16; MAX_POINTS];
-        let mut stamp = 0u16;
+        // Destinations already considered for the current ball (bit per point; only the
+        // words of this board are cleared).
+        let words = geo.points.div_ceil(64);
+        let mut seen = [0u64; MAX_POINTS.div_ceil(64)];
         for f in 0..geo.points {
             if self.cells[f] != me {
                 continue;
@@ -102,7 +104,7 @@ impl Akron {
             let group_drops = chain.points[1..chain.len]
                 .iter()
                 .any(|&q| an.comp[q as usize] == c);
-            stamp += 1;
+            seen[..words].fill(0);
             for &g in members {
                 let g = g as usize;
                 if g == f {
@@ -111,11 +113,12 @@ impl Akron {
                 let g_stays = !group_drops || !chain.contains(g);
                 for &d in geo.touching(g) {
                     let d = d as usize;
-                    if self.cells[d] != EMPTY || mark[d] == stamp {
+                    let bit = 1u64 << (d % 64);
+                    if self.cells[d] != EMPTY || seen[d / 64] & bit != 0 {
                         continue;
                     }
                     // Whether d qualifies does not depend on which group ball found it.
-                    mark[d] = stamp;
+                    seen[d / 64] |= bit;
                     if !self.usable_after(d, &chain) {
                         continue;
                     }

@@ -15,35 +15,13 @@ fn side_name(cell: u8) -> Value {
     }
 }
 
-/// Builds the view documented on [`Akron::view`](crate::Game::view):
-///
-/// ```text
-/// {
-///   "size": 8,                          // level 0 is size x size holes
-///   "to_act": "vert" | "horz" | null,   // null once the game has ended
-///   "ply": 20,
-///   "piles": {"vert": 21, "horz": 26},
-///   "pieces": 32, "nodelay": false,
-///   "swap_available": false,            // horz may answer vert's first add with `swap`
-///   "connected": {"vert": false, "horz": false},
-///   "levels": [                         // one entry per level k = 0..size-1
-///     {"level": 0, "size": 8,           // (size-k) x (size-k) points
-///      "rows": [[null, "vert", …], …]}  // rows[j][i] = contents of point (k, i, j), row 0 = bottom
-///   ],
-///   "balls": [                          // every ball: level, then row, then column
-///     {"point": "E7'", "level": 1, "column": 4, "row": 5,
-///      "plan": [9, 11],                 // (2i+k, 2j+k): where to draw it, in half-hole units
-///      "side": "vert", "cut": false}    // cut = a ball of the other colour is on top of it
-///   ],
-///   "links": [                          // every pair of same-colour, same-level neighbours
-///     {"a": "B6", "b": "B7", "level": 0, "side": "vert",
-///      "cut": false}                    // cut by the column rule or by a crossing pair above
-///   ]
-/// }
-/// ```
+/// Builds the view documented on `Game::view` for [`Akron`] (levels, balls, links).
 pub fn view(game: &Akron) -> Value {
+    Analysis::with(game.geo, &game.cells, |an| build(game, an))
+}
+
+fn build(game: &Akron, an: &Analysis) -> Value {
     let geo = game.geo;
-    let an = Analysis::new(geo, &game.cells);
     let n = geo.n;
     let levels: Vec<Value> = (0..n)
         .map(|k| {

@@ -271,7 +271,9 @@ pub fn cells(mut mask: u64) -> impl Iterator<Item = Cell> {
 
 /// The cells of the board in position-string order: row 9 down to row 1, low x first.
 pub fn display_order() -> impl Iterator<Item = Cell> {
-    (0..9).rev().flat_map(|y| (0..9).filter_map(move |x| Cell::from_xy(x, y)))
+    (0..9)
+        .rev()
+        .flat_map(|y| (0..9).filter_map(move |x| Cell::from_xy(x, y)))
 }
 
 #[cfg(test)]

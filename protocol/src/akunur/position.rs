@@ -66,14 +66,16 @@ fn pair(field: &str, text: &str) -> Result<[u32; 2], RulesError> {
 /// Parses and checks a position string; never panics.
 pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError> {
     let fields: Vec<&str> = text.trim().split(' ').collect();
-    if fields.len() != 7 {
-        return Err(err(format!(
-            "{FORMAT}; found {} field(s)",
-            fields.len()
-        )));
+    if fields.len() > 1 {
+        if let Some(i) = fields.iter().position(|f| f.is_empty()) {
+            return Err(err(format!(
+                "field {} is empty (fields are separated by single spaces); {FORMAT}",
+                i + 1
+            )));
+        }
     }
-    if let Some(i) = fields.iter().position(|f| f.is_empty()) {
-        return Err(err(format!("field {} is empty; {FORMAT}", i + 1)));
+    if fields.len() != 7 {
+        return Err(err(format!("{FORMAT}; found {} field(s)", fields.len())));
     }
 
     // Rows, 9 down to 1.
@@ -210,7 +212,9 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
             return Err(err("no bonus placement can be owed in the placement phase"));
         }
         if passes != 0 {
-            return Err(err("nobody passes in the placement phase, so passes must be 0"));
+            return Err(err(
+                "nobody passes in the placement phase, so passes must be 0",
+            ));
         }
     }
     if bonus {

@@ -77,13 +77,18 @@ pub(super) fn check(g: &Akunur, action: Action) -> Result<(), RulesError> {
     match action {
         Action::Place(cell) => {
             if !placing(g) {
-                return illegal("the placement phase is over and no bonus placement is owed; move a stone".into());
+                return illegal(
+                    "the placement phase is over and no bonus placement is owed; move a stone"
+                        .into(),
+                );
             }
             if g.bonus && g.placed[me] >= STONES {
                 return illegal("no stones left in your supply".into());
             }
             if cell.is_still_point() {
-                return illegal(format!("{cell} is the Still Point; stones are never placed there"));
+                return illegal(format!(
+                    "{cell} is the Still Point; stones are never placed there"
+                ));
             }
             if cell.is_corner() {
                 return illegal(format!("{cell} is a corner; stones are never placed there"));
@@ -104,7 +109,9 @@ pub(super) fn check(g: &Akunur, action: Action) -> Result<(), RulesError> {
                 return illegal("you owe a bonus placement: place a stone".into());
             }
             if g.in_placement_phase() {
-                return illegal("stones do not move during the placement phase: place a stone".into());
+                return illegal(
+                    "stones do not move during the placement phase: place a stone".into(),
+                );
             }
             let own = g.stones[me];
             if own & from.bit() == 0 {
@@ -131,7 +138,11 @@ pub(super) fn check(g: &Akunur, action: Action) -> Result<(), RulesError> {
                 return illegal(format!("{to} is not adjacent to {from}"));
             }
             if !may_enter(own, from, to) {
-                let what = if to.is_corner() { "corner" } else { "the Still Point" };
+                let what = if to.is_corner() {
+                    "corner"
+                } else {
+                    "the Still Point"
+                };
                 let support = (to.neighbours() & own & !from.bit()).count_ones();
                 return illegal(format!(
                     "entering {what} {to} needs at least 2 of its other neighbours holding your stones (it has {support})"
@@ -141,7 +152,9 @@ pub(super) fn check(g: &Akunur, action: Action) -> Result<(), RulesError> {
         }
         Action::Pass => {
             if placing(g) {
-                return illegal("pass is legal only when you have no other legal action: place a stone".into());
+                return illegal(
+                    "pass is legal only when you have no other legal action: place a stone".into(),
+                );
             }
             if can_move(g) {
                 return illegal("pass is legal only when you have no other legal action".into());

@@ -47,7 +47,11 @@ pub(super) fn view(g: &Akunur) -> Value {
         .iter()
         .enumerate()
         .filter(|(k, _)| g.tokens & (1 << k) != 0)
-        .map(|(_, &c)| Cell::from_index(c as usize).map(Cell::name).unwrap_or_default())
+        .map(|(_, &c)| {
+            Cell::from_index(c as usize)
+                .map(Cell::name)
+                .unwrap_or_default()
+        })
         .collect();
     json!({
         "board": {

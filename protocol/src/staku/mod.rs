@@ -47,7 +47,10 @@ const START_NEUTRALS: [u8; 9] = [13, 15, 18, 20, 24, 28, 30, 33, 35];
 impl Staku {
     /// The tokens on a cell (0 = a1 … 48 = g6; see [`board`]).
     pub fn cell(&self, cell: u8) -> Stack {
-        self.board.get(cell as usize).copied().unwrap_or(Stack::EMPTY)
+        self.board
+            .get(cell as usize)
+            .copied()
+            .unwrap_or(Stack::EMPTY)
     }
 
     /// The no-capture counter (20 down to 0).
@@ -161,6 +164,31 @@ impl Game for Staku {
     /// ```
     fn view(&self) -> serde_json::Value {
         self.build_view()
+    }
+
+    /// Same counts as the generic perft; the last level is counted without materialising
+    /// the ~400 turns of each position.
+    fn perft(&self, depth: u32) -> u64 {
+        match depth {
+            0 => 1,
+            1 => {
+                let mut n = 0;
+                self.for_each_turn(|_| n += 1);
+                n
+            }
+            _ => {
+                let mut actions = Vec::with_capacity(512);
+                self.legal_actions(&mut actions);
+                actions
+                    .iter()
+                    .map(|&a| {
+                        let mut next = *self;
+                        next.play_turn(a);
+                        next.perft(depth - 1)
+                    })
+                    .sum()
+            }
+        }
     }
 
     fn check(&self, action: Action) -> Result<(), RulesError> {

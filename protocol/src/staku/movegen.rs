@@ -17,6 +17,8 @@ fn for_each_landing(
     mut f: impl FnMut(u8, Stack, Landing),
 ) {
     let (unit, _) = board[from as usize].lift(k);
+    // `dir` indexes the neighbour table of each successive cell along the line.
+    #[allow(clippy::needless_range_loop)]
     for dir in 0..6 {
         let mut t = from;
         for _ in 0..k {

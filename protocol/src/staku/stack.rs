@@ -79,7 +79,11 @@ impl Stack {
 
     /// A stack of `neutrals` neutral tokens under `coloured` tokens of `colour`.
     pub const fn new(neutrals: u8, coloured: u8, colour: Side) -> Stack {
-        let c = if coloured == 0 { 0 } else { colour.index() as u8 };
+        let c = if coloured == 0 {
+            0
+        } else {
+            colour.index() as u8
+        };
         Stack((neutrals & 3) | ((coloured & 3) << 2) | (c << 4))
     }
 
@@ -134,9 +138,8 @@ impl Stack {
     /// Tokens from bottom to top.
     pub fn tokens(self) -> impl Iterator<Item = Token> {
         let top = self.owner().map(Token::of).unwrap_or(Token::Neutral);
-        std::iter::repeat(Token::Neutral)
-            .take(self.neutrals() as usize)
-            .chain(std::iter::repeat(top).take(self.coloured() as usize))
+        std::iter::repeat_n(Token::Neutral, self.neutrals() as usize)
+            .chain(std::iter::repeat_n(top, self.coloured() as usize))
     }
 
     /// Builds a stack from tokens bottom to top; `None` when they do not form a legal stack
@@ -166,7 +169,11 @@ impl Stack {
                 }
             }
         }
-        Some(Stack::new(neutrals, coloured, colour.unwrap_or(Side::First)))
+        Some(Stack::new(
+            neutrals,
+            coloured,
+            colour.unwrap_or(Side::First),
+        ))
     }
 
     /// Splits off the top `k` tokens: `(unit, left behind)`. `k` is clamped to the height.
@@ -188,7 +195,11 @@ impl Stack {
     /// Lands `self` (a unit topped by its owner's colour) on `target`: the resulting cell and
     /// what happened, or why it is not allowed.
     #[inline]
-    pub const fn land(self, target: Stack, max_stack: u8) -> Result<(Stack, Landing), LandingError> {
+    pub const fn land(
+        self,
+        target: Stack,
+        max_stack: u8,
+    ) -> Result<(Stack, Landing), LandingError> {
         if target.is_empty() {
             return Ok((self, Landing::Empty));
         }

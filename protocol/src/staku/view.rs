@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use super::board::{cell_name, coords, row_of, BLACK_PALACES, CELLS, ROWS, ROW_LEN, ROW_START, WHITE_PALACES};
+use super::board::{
+    cell_name, coords, row_of, BLACK_PALACES, CELLS, ROWS, ROW_LEN, ROW_START, WHITE_PALACES,
+};
 use super::stack::Token;
 use super::{Staku, COUNTER_START};
 use crate::game::Game;
@@ -47,7 +49,11 @@ impl Staku {
             .collect();
         let layout: Vec<Vec<String>> = (0..ROWS)
             .rev()
-            .map(|r| (0..ROW_LEN[r]).map(|i| cell_name(ROW_START[r] + i)).collect())
+            .map(|r| {
+                (0..ROW_LEN[r])
+                    .map(|i| cell_name(ROW_START[r] + i))
+                    .collect()
+            })
             .collect();
         json!({
             "board": {

@@ -1,1 +1,0 @@
-//! Clock maths (time controls, turn accounting, lag compensation): being implemented.

@@ -1,0 +1,183 @@
+//! The HTTP edge: router, handlers, listener, and graceful shutdown.
+//!
+//! Why here: everything that touches HTTP (upgrade, health, metrics, the game API) and the
+//! server's lifecycle lives in one file; the protocol itself lives in the session and actors.
+//! Shutdown order: stop accepting, tell every connection (a `shutdown` message and a close
+//! frame 1001), let their writers flush within the grace period, then return.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+use stoa_protocol::wire::Visibility;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::config::Config;
+use crate::connection::{self, ConnGuard};
+use crate::game::Command;
+use crate::hub::Hub;
+use crate::ids;
+use crate::metrics::Metrics;
+use crate::store::memory::MemoryStore;
+use crate::store::Store;
+
+#[derive(Clone)]
+struct AppState {
+    hub: Arc<Hub>,
+    guard: ConnGuard,
+}
+
+/// The router over a hub.
+fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
+    Router::new()
+        .route("/ws", get(ws_upgrade))
+        .route("/health", get(health))
+        .route("/metrics", get(metrics))
+        .route("/api/games/{id}", get(api_game))
+        .with_state(AppState { hub, guard })
+}
+
+async fn ws_upgrade(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let hub = state.hub.clone();
+    if *hub.shutdown.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
+    }
+    if !hub.ip_limiter.allow(peer.ip(), Instant::now()) {
+        Metrics::inc(&hub.metrics.connections_refused);
+        return (StatusCode::TOO_MANY_REQUESTS, "too many new connections").into_response();
+    }
+    let max = hub.config.max_frame_bytes;
+    let guard = state.guard.clone();
+    ws.max_frame_size(max)
+        .max_message_size(max)
+        .on_upgrade(move |socket| connection::serve(hub, socket, peer, guard))
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    let hub = &state.hub;
+    let mut reasons = Vec::new();
+    if *hub.shutdown.borrow() {
+        reasons.push("shutting down".to_string());
+    }
+    match tokio::time::timeout(Duration::from_secs(2), hub.store.ping()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => reasons.push(format!("store: {e}")),
+        Err(_) => reasons.push("store: timeout".to_string()),
+    }
+    let body = json!({
+        "status": if reasons.is_empty() { "ok" } else { "degraded" },
+        "reasons": reasons,
+        "games": hub.games.len(),
+        "players_online": hub.players.online_count(),
+        "server_time": ids::now_ms(),
+    });
+    let code = if reasons.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (code, Json(body)).into_response()
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.hub.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn api_game(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let hub = &state.hub;
+    let code = q.get("code").cloned();
+    let not_found = || (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response();
+    if let Some(h) = hub.games.get(&id) {
+        let (tx, rx) = oneshot::channel();
+        if h.tx
+            .send(Command::Snapshot {
+                code: code.clone(),
+                reply: tx,
+            })
+            .await
+            .is_ok()
+        {
+            if let Ok(answer) = rx.await {
+                return match answer {
+                    Some((_, doc)) => Json(doc).into_response(),
+                    None => not_found(),
+                };
+            }
+        }
+    }
+    let (Ok(Some(finished)), Ok(Some(record))) =
+        (hub.store.finished_game(&id).await, hub.store.game(&id).await)
+    else {
+        return not_found();
+    };
+    let code_ok = matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+    if record.visibility == Visibility::Public || code_ok {
+        Json(finished.doc).into_response()
+    } else {
+        not_found()
+    }
+}
+
+/// Runs the server with the in-memory store until `shutdown` resolves.
+pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    run_with_store(config, Arc::new(MemoryStore::new()), shutdown).await
+}
+
+/// Runs the server over a given store until `shutdown` resolves. Prints
+/// `stoa-server listening on ADDR` on stdout once bound (tests and scripts read it).
+pub async fn run_with_store(
+    config: Config,
+    store: Arc<dyn Store>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    let addr = listener.local_addr()?;
+    let grace = Duration::from_millis(config.shutdown_grace_ms);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let hub = Arc::new(Hub::new(config, store, stop_rx));
+    let (guard, mut guards_done) = mpsc::channel::<()>(1);
+    let app = router(hub.clone(), guard);
+    println!("stoa-server listening on {addr}");
+    tracing::info!(%addr, "listening");
+    let mut stop_rx2 = hub.shutdown.clone();
+    let serve = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = stop_rx2.changed().await;
+    });
+    let signal = tokio::spawn(async move {
+        shutdown.await;
+        tracing::info!("shutting down: no new connections, notifying clients");
+        let _ = stop_tx.send(true);
+        stop_tx
+    });
+    serve.await?;
+    // The router (and its guard) is dropped with the server; wait for live connections to
+    // flush their last frames and close.
+    let _ = tokio::time::timeout(grace + Duration::from_secs(1), guards_done.recv()).await;
+    drop(signal);
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! Server configuration: every listen address, timeout and limit, from flags or environment.
+//!
+//! Why one struct: the whole server reads its limits from here, so tests can start the real
+//! binary with tight or loose limits, and operators can set them by environment in a unit
+//! file or container without a rebuild.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// Command-line configuration; every flag also reads an environment variable.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "stoa-server",
+    version,
+    about = "Stoa game server: websocket at /ws, GET /health, GET /metrics, GET /api/games/{id}"
+)]
+pub struct Config {
+    /// Address to listen on (use port 0 for a free port; the bound address is printed on
+    /// stdout as `stoa-server listening on ADDR`).
+    #[arg(long, env = "STOA_LISTEN", default_value = "127.0.0.1:7878")]
+    pub listen: SocketAddr,
+
+    /// Largest accepted inbound websocket frame/message, in bytes; larger closes with 1009.
+    #[arg(long, env = "STOA_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
+    pub max_frame_bytes: usize,
+
+    /// Requests allowed per connection in one rate window (`ping` is free).
+    #[arg(long, env = "STOA_RATE_LIMIT", default_value_t = 50)]
+    pub rate_limit: u32,
+
+    /// Length of the per-connection rate window, in milliseconds.
+    #[arg(long, env = "STOA_RATE_WINDOW_MS", default_value_t = 10_000)]
+    pub rate_window_ms: u64,
+
+    /// A connection sending this many times the rate limit in one window is closed (1008).
+    #[arg(long, env = "STOA_RATE_CLOSE_FACTOR", default_value_t = 3)]
+    pub rate_close_factor: u32,
+
+    /// New websocket connections allowed per client IP in one IP window.
+    #[arg(long, env = "STOA_IP_CONN_LIMIT", default_value_t = 30)]
+    pub ip_conn_limit: u32,
+
+    /// Length of the per-IP connection window, in milliseconds.
+    #[arg(long, env = "STOA_IP_WINDOW_MS", default_value_t = 10_000)]
+    pub ip_window_ms: u64,
+
+    /// Outbound messages queued per connection; a connection whose queue is full is
+    /// disconnected (it can reconnect and resync).
+    #[arg(long, env = "STOA_OUTBOUND_QUEUE", default_value_t = 512)]
+    pub outbound_queue: usize,
+
+    /// Commands queued per game actor.
+    #[arg(long, env = "STOA_GAME_QUEUE", default_value_t = 1024)]
+    pub game_queue: usize,
+
+    /// Encoded diffs kept per game for `game.watch` with `since`.
+    #[arg(long, env = "STOA_REPLAY_BUFFER", default_value_t = 256)]
+    pub replay_buffer: usize,
+
+    /// How long a player must have had no connection before the opponent may claim, in ms.
+    #[arg(long, env = "STOA_ABANDON_TIMEOUT_MS", default_value_t = 60_000)]
+    pub abandon_timeout_ms: u64,
+
+    /// Spectator count changes are published at most once per this many milliseconds.
+    #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
+    pub spectator_batch_ms: u64,
+
+    /// A connection must send `hello` within this many milliseconds.
+    #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
+    pub hello_timeout_ms: u64,
+
+    /// Interval of server websocket pings, in milliseconds.
+    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 20_000)]
+    pub ping_interval_ms: u64,
+
+    /// A connection silent (no frame, no pong) for this long is closed, in milliseconds.
+    #[arg(long, env = "STOA_IDLE_TIMEOUT_MS", default_value_t = 60_000)]
+    pub idle_timeout_ms: u64,
+
+    /// An ended game with no subscribers leaves memory after this many milliseconds (it
+    /// stays readable from the store).
+    #[arg(long, env = "STOA_FINISHED_LINGER_MS", default_value_t = 300_000)]
+    pub finished_linger_ms: u64,
+
+    /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
+    #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
+    pub shutdown_grace_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::parse_from(["stoa-server"])
+    }
+}
+
+impl Config {
+    /// The rate window as a duration.
+    pub fn rate_window(&self) -> Duration {
+        Duration::from_millis(self.rate_window_ms)
+    }
+    /// The per-IP window as a duration.
+    pub fn ip_window(&self) -> Duration {
+        Duration::from_millis(self.ip_window_ms)
+    }
+    /// The abandonment timeout as a duration.
+    pub fn abandon_timeout(&self) -> Duration {
+        Duration::from_millis(self.abandon_timeout_ms)
+    }
+}

@@ -1,0 +1,185 @@
+//! One task per websocket: a reader loop, and a writer task fed by a bounded queue.
+//!
+//! Why split: the reader awaits requests one at a time (a request's answer is queued before
+//! the next is read, keeping answers in order), while the writer alone touches the socket's
+//! sending half. When the writer cannot keep up and the queue fills, the connection is
+//! kicked rather than slowing anyone else down.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use stoa_protocol::wire::ServerMessage;
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+use crate::hub::Hub;
+use crate::outbound::{ConnHandle, Outbound};
+use crate::session::{Flow, Session};
+
+/// Keeps the server's shutdown waiting until every connection task has finished.
+pub type ConnGuard = mpsc::Sender<()>;
+
+/// Serves one upgraded websocket until it closes.
+pub async fn serve(hub: Arc<Hub>, socket: WebSocket, peer: SocketAddr, guard: ConnGuard) {
+    let id = hub.conn_id();
+    let span = tracing::info_span!("conn", id, %peer);
+    run(hub, socket, id, guard).instrument(span).await
+}
+
+async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
+    use std::sync::atomic::Ordering;
+    hub.metrics.connections_open.fetch_add(1, Ordering::Relaxed);
+    hub.metrics.connections_total.fetch_add(1, Ordering::Relaxed);
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut rx) = mpsc::channel::<Outbound>(hub.config.outbound_queue.max(2));
+    let conn = Arc::new(ConnHandle::new(id, tx, hub.metrics.clone()));
+    let ping_tx = conn.clone();
+
+    let mut writer = tokio::spawn(
+        async move {
+            while let Some(item) = rx.recv().await {
+                match item {
+                    Outbound::Text(bytes) => {
+                        if sink.send(Message::Text(bytes)).await.is_err() {
+                            break;
+                        }
+                    }
+                    Outbound::Close(code, reason) => {
+                        let _ = sink
+                            .send(Message::Close(Some(CloseFrame {
+                                code,
+                                reason: reason.into(),
+                            })))
+                            .await;
+                        break;
+                    }
+                    Outbound::Ping => {
+                        if sink.send(Message::Ping(Default::default())).await.is_err() {
+                            break;
+                        }
+                    }
+                    Outbound::Stop => break,
+                }
+            }
+            let _ = sink.close().await;
+        }
+        .in_current_span(),
+    );
+
+    let mut session = Session::new(hub.clone(), conn.clone());
+    let mut shutdown = hub.shutdown.clone();
+    let hello_deadline = tokio::time::sleep(Duration::from_millis(hub.config.hello_timeout_ms));
+    tokio::pin!(hello_deadline);
+    let ping_every = Duration::from_millis(hub.config.ping_interval_ms.max(100));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
+    let idle = Duration::from_millis(hub.config.idle_timeout_ms);
+    let mut last_seen = Instant::now();
+    let grace = Duration::from_millis(hub.config.shutdown_grace_ms);
+    // `Some(close)` once the loop decided to end with a close frame.
+    let mut close: Option<(u16, &'static str)> = None;
+    let mut wait_writer = true;
+
+    loop {
+        tokio::select! {
+            biased;
+            _ = conn.kicked() => {
+                wait_writer = false;
+                break;
+            }
+            _ = shutdown.changed() => {
+                conn.send_msg(&ServerMessage::Shutdown {
+                    message: "the server is shutting down; reconnect later".into(),
+                });
+                close = Some((1001, "server shutting down"));
+                break;
+            }
+            _ = &mut hello_deadline, if !session.identified() => {
+                conn.send_msg(&ServerMessage::error(
+                    None,
+                    stoa_protocol::wire::ErrorCode::Unauthorized,
+                    "no hello in time",
+                ));
+                close = Some((1008, "hello expected"));
+                break;
+            }
+            _ = ping.tick() => {
+                if last_seen.elapsed() > idle {
+                    close = Some((1001, "idle timeout"));
+                    break;
+                }
+                let _ = ping_tx.send_ping();
+            }
+            frame = stream.next() => {
+                let Some(frame) = frame else { break };
+                match frame {
+                    Err(e) => {
+                        if is_capacity_error(e) {
+                            close = Some((1009, "frame too large"));
+                        } else {
+                            wait_writer = false;
+                        }
+                        break;
+                    }
+                    Ok(msg) => {
+                        last_seen = Instant::now();
+                        let flow = match msg {
+                            Message::Text(text) => session.on_text(text.as_str()).await,
+                            Message::Binary(_) => session.on_binary(),
+                            Message::Ping(_) | Message::Pong(_) => Flow::Continue,
+                            Message::Close(_) => break,
+                        };
+                        if let Flow::Close(code, reason) = flow {
+                            close = Some((code, reason));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    let queued = match close {
+        Some((code, reason)) => conn.close(code, reason),
+        None => conn.stop(),
+    };
+    session.end().await;
+    if close.is_some() && queued && wait_writer {
+        // Finish the close handshake: read (and discard) until the peer's close, so unread
+        // input never turns our close into a connection reset that loses the close frame.
+        let drain = async {
+            while let Some(Ok(msg)) = stream.next().await {
+                if matches!(msg, Message::Close(_)) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(grace, drain).await;
+    }
+    drop(stream);
+    if wait_writer && queued && !conn.is_kicked() {
+        // Let queued frames (answers, the close frame) go out, within the grace period.
+        if tokio::time::timeout(grace, &mut writer).await.is_err() {
+            writer.abort();
+        }
+    } else {
+        writer.abort();
+    }
+    drop(conn);
+    hub.metrics.connections_open.fetch_sub(1, Ordering::Relaxed);
+    tracing::debug!("connection closed");
+}
+
+/// Whether a read error is tungstenite's "message/frame too large".
+fn is_capacity_error(e: axum::Error) -> bool {
+    let inner = e.into_inner();
+    match inner.downcast::<tungstenite::Error>() {
+        Ok(te) => matches!(*te, tungstenite::Error::Capacity(_)),
+        Err(other) => {
+            let s = other.to_string();
+            s.contains("Space limit exceeded") || s.contains("too long") || s.contains("too large")
+        }
+    }
+}

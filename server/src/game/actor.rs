@@ -1,0 +1,600 @@
+//! The game actor: one task per live game that alone mutates it.
+//!
+//! Why: every action is validated by the rules engine, persisted through the store, applied,
+//! and turned into exactly one `seq` step with one RFC 6902 patch, encoded once and handed as
+//! the same bytes to every subscriber with `try_send` (a full subscriber queue kicks that
+//! subscriber, never delays the game). Order for the acting connection: the diff is queued
+//! to subscribers first, then the actor replies and the connection queues `ok` — so a
+//! subscribed mover always sees the diff before its `ok`.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::Utf8Bytes;
+use serde_json::{json, Value};
+use stoa_protocol::wire::{DrawAction, ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
+use stoa_protocol::{AnyGame, Reason, Side};
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+use super::document::{self, DocInput};
+use super::replay::Replay;
+use super::{Act, Answer, Command, NewGame};
+use crate::error::ApiError;
+use crate::hub::Hub;
+use crate::ids;
+use crate::metrics::kind_index;
+use crate::outbound::{ConnHandle, SendOutcome};
+use crate::store::{ActionKind, ActionRecord, FinishedGame};
+
+/// The state one actor owns.
+struct Actor {
+    hub: Arc<Hub>,
+    id: String,
+    kind: String,
+    options: Value,
+    clock: Value,
+    rated: bool,
+    visibility: Visibility,
+    code: Option<String>,
+    game: Box<dyn AnyGame>,
+    /// Players by current side index (a swap exchanges them: they follow the person).
+    players: [SeatPlayer; 2],
+    moves: Vec<String>,
+    result: Option<(Option<Side>, Reason)>,
+    draw_offer: Option<Side>,
+    /// Players (ids) who made their first action.
+    acted: Vec<String>,
+    online: HashMap<String, bool>,
+    offline_since: HashMap<String, Instant>,
+    subs: HashMap<u64, Arc<ConnHandle>>,
+    spectators: u64,
+    rematch_requested: Vec<String>,
+    rematch_game: Option<String>,
+    seq: u64,
+    doc: Value,
+    replay: Replay,
+    ended_at: Option<Instant>,
+}
+
+/// Starts the actor of a new game on its own task.
+pub fn spawn(
+    hub: Arc<Hub>,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+) {
+    let now = Instant::now();
+    let mut online_map = HashMap::new();
+    let mut offline_since = HashMap::new();
+    for (i, p) in new.players.iter().enumerate() {
+        online_map.insert(p.id.clone(), online[i]);
+        if !online[i] {
+            offline_since.insert(p.id.clone(), now);
+        }
+    }
+    let replay = Replay::new(hub.config.replay_buffer);
+    let mut actor = Actor {
+        hub,
+        id: new.id,
+        kind: new.kind,
+        options: new.options,
+        clock: document::clock_object(&new.clock),
+        rated: new.rated,
+        visibility: new.visibility,
+        code: new.code,
+        game,
+        players: new.players,
+        moves: Vec::new(),
+        result: None,
+        draw_offer: None,
+        acted: Vec::new(),
+        online: online_map,
+        offline_since,
+        subs: HashMap::new(),
+        spectators: 0,
+        rematch_requested: Vec::new(),
+        rematch_game: None,
+        seq: 0,
+        doc: Value::Null,
+        replay,
+        ended_at: None,
+    };
+    actor.doc = actor.build_doc();
+    let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
+    tokio::spawn(actor.run(rx).instrument(span));
+}
+
+impl Actor {
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        tracing::info!("game started");
+        let period = Duration::from_millis(self.hub.config.spectator_batch_ms.clamp(10, 60_000));
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let linger = Duration::from_millis(self.hub.config.finished_linger_ms);
+        loop {
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = tick.tick() => {
+                    self.flush_spectators();
+                    if self.subs.is_empty()
+                        && self.ended_at.is_some_and(|t| t.elapsed() >= linger)
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        self.hub.games.remove(&self.id);
+        tracing::info!("game actor stopped");
+    }
+
+    async fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Watch {
+                conn,
+                rid,
+                since,
+                code,
+                reply,
+            } => {
+                let r = self.watch(conn, rid, since, code);
+                if let Some(reply) = reply {
+                    let _ = reply.send(r);
+                }
+            }
+            Command::Unwatch { conn_id } => {
+                if let Some(conn) = self.subs.remove(&conn_id) {
+                    conn.remove_sub(&self.id);
+                }
+            }
+            Command::Legal { reply } => {
+                let moves = if self.result.is_some() {
+                    Vec::new()
+                } else {
+                    self.game.legal_notations()
+                };
+                let _ = reply.send(Ok(Answer::Legal {
+                    seq: self.seq,
+                    moves,
+                }));
+            }
+            Command::Act {
+                player_id,
+                act,
+                reply,
+            } => {
+                let r = self.act(&player_id, act).await;
+                let _ = reply.send(r);
+            }
+            Command::Presence { player_id, online } => self.presence(&player_id, online),
+            Command::Snapshot { code, reply } => {
+                let visible = self.visibility == Visibility::Public || self.code_matches(&code);
+                let _ = reply.send(visible.then(|| (self.seq, self.doc.clone())));
+            }
+        }
+    }
+
+    fn code_matches(&self, code: &Option<String>) -> bool {
+        match (&self.code, code) {
+            (Some(mine), Some(given)) => *mine == ids::normalize_code(given),
+            _ => false,
+        }
+    }
+
+    fn side_of(&self, player_id: &str) -> Option<Side> {
+        self.players
+            .iter()
+            .position(|p| p.id == player_id)
+            .map(Side::from_index)
+    }
+
+    fn is_player(&self, player_id: Option<&str>) -> bool {
+        player_id.is_some_and(|p| self.side_of(p).is_some())
+    }
+
+    fn build_doc(&self) -> Value {
+        let online = [
+            self.online.get(&self.players[0].id).copied().unwrap_or(false),
+            self.online.get(&self.players[1].id).copied().unwrap_or(false),
+        ];
+        let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
+            Value::Null
+        } else {
+            let sides: Vec<&str> = self
+                .rematch_requested
+                .iter()
+                .filter_map(|p| self.side_of(p))
+                .map(|s| self.game.side_name(s))
+                .collect();
+            json!({"requested": sides, "game_id": self.rematch_game})
+        };
+        document::build(&DocInput {
+            id: &self.id,
+            kind: &self.kind,
+            options: &self.options,
+            clock: self.clock.clone(),
+            rated: self.rated,
+            visibility: self.visibility,
+            game: self.game.as_ref(),
+            players: &self.players,
+            moves: &self.moves,
+            result: self.result,
+            draw_offer: self.draw_offer,
+            spectators: self.spectators,
+            online,
+            rematch,
+        })
+    }
+
+    /// Rebuilds the document; when it changed, advances `seq`, encodes the diff once,
+    /// buffers it and sends the same bytes to every subscriber.
+    fn commit(&mut self) {
+        let new = self.build_doc();
+        let patch = json_patch::diff(&self.doc, &new);
+        if patch.0.is_empty() {
+            return;
+        }
+        self.seq += 1;
+        self.doc = new;
+        let msg = ServerMessage::GameDiff {
+            game_id: self.id.clone(),
+            seq: self.seq,
+            patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
+        };
+        let bytes = Utf8Bytes::from(msg.to_json());
+        self.replay.push(self.seq, bytes.clone());
+        let mut gone = Vec::new();
+        for (id, conn) in &self.subs {
+            if conn.send(bytes.clone()) != SendOutcome::Sent {
+                gone.push(*id);
+            }
+        }
+        for id in gone {
+            if let Some(conn) = self.subs.remove(&id) {
+                conn.remove_sub(&self.id);
+            }
+        }
+    }
+
+    fn watch(
+        &mut self,
+        conn: Arc<ConnHandle>,
+        rid: Option<Rid>,
+        since: Option<u64>,
+        code: Option<String>,
+    ) -> Result<Answer, ApiError> {
+        let seated = self.is_player(conn.player_id());
+        if !(self.visibility == Visibility::Public || seated || self.code_matches(&code)) {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "this game is private: watch it with its room code",
+            ));
+        }
+        self.subs.insert(conn.id, conn.clone());
+        conn.add_sub(&self.id);
+        if let Some(since) = since {
+            if let Some(diffs) = self.replay.since(since, self.seq) {
+                for d in diffs {
+                    if conn.send(d) != SendOutcome::Sent {
+                        self.subs.remove(&conn.id);
+                        return Ok(Answer::Sent);
+                    }
+                }
+                return Ok(Answer::Ok { seq: self.seq });
+            }
+        }
+        let snap = ServerMessage::GameSnapshot {
+            rid,
+            game_id: self.id.clone(),
+            seq: self.seq,
+            doc: self.doc.clone(),
+        };
+        if conn.send_msg(&snap) != SendOutcome::Sent {
+            self.subs.remove(&conn.id);
+        }
+        Ok(Answer::Sent)
+    }
+
+    fn flush_spectators(&mut self) {
+        if self.result.is_some() {
+            return;
+        }
+        let count = self
+            .subs
+            .values()
+            .filter(|c| !self.is_player(c.player_id()))
+            .count() as u64;
+        if count != self.spectators {
+            self.spectators = count;
+            self.commit();
+        }
+    }
+
+    fn presence(&mut self, player_id: &str, online: bool) {
+        if self.side_of(player_id).is_none() || self.result.is_some() {
+            return;
+        }
+        if self.online.get(player_id) == Some(&online) {
+            return;
+        }
+        self.online.insert(player_id.to_string(), online);
+        if online {
+            self.offline_since.remove(player_id);
+        } else {
+            self.offline_since
+                .insert(player_id.to_string(), Instant::now());
+        }
+        self.commit();
+    }
+
+    /// Logs an action; it is acknowledged only once the store accepted it.
+    async fn persist(&self, player_id: &str, action: ActionKind) -> Result<(), ApiError> {
+        let record = ActionRecord {
+            seq: self.seq + 1,
+            at_ms: ids::now_ms(),
+            player_id: player_id.to_string(),
+            action,
+        };
+        self.hub
+            .store_call(self.hub.store.append_action(&self.id, &record))
+            .await
+    }
+
+    async fn act(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
+        let Some(side) = self.side_of(player_id) else {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "only the seated players act in this game",
+            ));
+        };
+        if act == Act::Rematch {
+            return self.rematch(player_id).await;
+        }
+        if self.result.is_some() {
+            return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
+        }
+        match act {
+            Act::Move { mv, seq } => self.play(player_id, side, &mv, seq).await,
+            Act::Resign => {
+                self.persist(player_id, ActionKind::Resign).await?;
+                self.end(Some(side.other()), Reason::Resign).await;
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            Act::Draw(action) => self.draw(player_id, side, action).await,
+            Act::Abort => {
+                let both_acted = self.players.iter().all(|p| self.acted.contains(&p.id));
+                if both_acted {
+                    return Err(ApiError::new(
+                        ErrorCode::Conflict,
+                        "both sides have acted: the game can no longer be aborted",
+                    ));
+                }
+                self.persist(player_id, ActionKind::Abort).await?;
+                self.rated = false;
+                self.end(None, Reason::Aborted).await;
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            Act::Claim => {
+                let opponent = self.players[side.other().index()].id.clone();
+                if self.online.get(&opponent).copied().unwrap_or(false) {
+                    return Err(ApiError::new(
+                        ErrorCode::Conflict,
+                        "your opponent is connected",
+                    ));
+                }
+                let timeout = self.hub.config.abandon_timeout();
+                let gone = self
+                    .offline_since
+                    .get(&opponent)
+                    .map(|t| t.elapsed())
+                    .unwrap_or_default();
+                if gone < timeout {
+                    return Err(ApiError::new(
+                        ErrorCode::Conflict,
+                        format!(
+                            "your opponent left {} s ago; you may claim after {} s",
+                            gone.as_secs(),
+                            timeout.as_secs()
+                        ),
+                    ));
+                }
+                self.persist(player_id, ActionKind::Claim).await?;
+                self.end(Some(side), Reason::Abandoned).await;
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            Act::Rematch => unreachable_rematch(),
+        }
+    }
+
+    async fn play(
+        &mut self,
+        player_id: &str,
+        side: Side,
+        mv: &str,
+        seq: Option<u64>,
+    ) -> Result<Answer, ApiError> {
+        if let Some(seq) = seq {
+            if seq != self.seq {
+                return Err(ApiError::new(
+                    ErrorCode::StaleSeq,
+                    format!("seq {seq} is not the current one ({})", self.seq),
+                ));
+            }
+        }
+        if self.game.to_act() != Some(side) {
+            return Err(ApiError::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {}'s turn", self.to_act_name()),
+            ));
+        }
+        let canonical = self
+            .game
+            .check_notation(mv)
+            .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        self.persist(
+            player_id,
+            ActionKind::Move {
+                notation: canonical.clone(),
+            },
+        )
+        .await?;
+        let played = self
+            .game
+            .play(&canonical)
+            .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        self.hub.metrics.moves.fetch_add(1, Ordering::Relaxed);
+        self.moves.push(played.notation);
+        if !self.acted.iter().any(|p| p == player_id) {
+            self.acted.push(player_id.to_string());
+        }
+        if self.draw_offer == Some(side) {
+            // The offering side acted again: its offer lapses.
+            self.draw_offer = None;
+        }
+        if played.swap {
+            // Everything keyed by side follows the person.
+            self.players.swap(0, 1);
+            self.draw_offer = self.draw_offer.map(Side::other);
+        }
+        if let Some(outcome) = self.game.outcome() {
+            self.end(outcome.winner, outcome.reason).await;
+        } else {
+            self.commit();
+        }
+        Ok(Answer::Ok { seq: self.seq })
+    }
+
+    fn to_act_name(&self) -> &'static str {
+        self.game
+            .to_act()
+            .map(|s| self.game.side_name(s))
+            .unwrap_or("nobody")
+    }
+
+    async fn draw(
+        &mut self,
+        player_id: &str,
+        side: Side,
+        action: DrawAction,
+    ) -> Result<Answer, ApiError> {
+        let opponent_offered = self.draw_offer == Some(side.other());
+        match action {
+            DrawAction::Offer if self.draw_offer == Some(side) => Err(ApiError::new(
+                ErrorCode::Conflict,
+                "you already offered a draw",
+            )),
+            DrawAction::Offer if !opponent_offered => {
+                self.persist(player_id, ActionKind::DrawOffer).await?;
+                self.draw_offer = Some(side);
+                self.commit();
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            // Offering while the opponent's offer stands accepts it.
+            DrawAction::Offer | DrawAction::Accept if opponent_offered => {
+                self.persist(player_id, ActionKind::DrawAccept).await?;
+                self.end(None, Reason::Agreement).await;
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            DrawAction::Decline if opponent_offered => {
+                self.persist(player_id, ActionKind::DrawDecline).await?;
+                self.draw_offer = None;
+                self.commit();
+                Ok(Answer::Ok { seq: self.seq })
+            }
+            _ => Err(ApiError::new(
+                ErrorCode::Conflict,
+                "there is no draw offer from your opponent",
+            )),
+        }
+    }
+
+    async fn end(&mut self, winner: Option<Side>, reason: Reason) {
+        self.result = Some((winner, reason));
+        self.draw_offer = None;
+        self.commit();
+        self.ended_at = Some(Instant::now());
+        self.hub.games.ended(&self.id);
+        self.hub.metrics.games_live[kind_index(&self.kind)].fetch_sub(1, Ordering::Relaxed);
+        tracing::info!(reason = reason.as_str(), "game ended");
+        self.save_finished().await;
+    }
+
+    async fn save_finished(&self) {
+        let finished = FinishedGame {
+            seq: self.seq,
+            doc: self.doc.clone(),
+        };
+        if let Err(e) = self
+            .hub
+            .store_call(self.hub.store.finish_game(&self.id, &finished))
+            .await
+        {
+            tracing::error!(error = %e, "could not store the finished game");
+        }
+    }
+
+    async fn rematch(&mut self, player_id: &str) -> Result<Answer, ApiError> {
+        if self.result.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "a rematch can be asked only once the game is over",
+            ));
+        }
+        if self.rematch_game.is_some() {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "the rematch has already started",
+            ));
+        }
+        if self.rematch_requested.iter().any(|p| p == player_id) {
+            return Ok(Answer::Ok { seq: self.seq });
+        }
+        self.persist(player_id, ActionKind::Rematch).await?;
+        self.rematch_requested.push(player_id.to_string());
+        if self.rematch_requested.len() == 2 {
+            let new = NewGame {
+                id: ids::game_id(),
+                kind: self.kind.clone(),
+                options: self.options.clone(),
+                clock: strip_live_clock(&self.clock),
+                rated: self.rated,
+                visibility: self.visibility,
+                code: self.code.clone(),
+                players: [self.players[1].clone(), self.players[0].clone()],
+                rematch_of: Some(self.id.clone()),
+            };
+            let handle = self.hub.create_game(new).await?;
+            self.rematch_game = Some(handle.id.clone());
+            self.commit();
+            self.save_finished().await;
+            let names = self.game.side_names();
+            self.hub.announce(&handle, names).await;
+        } else {
+            self.commit();
+            self.save_finished().await;
+        }
+        Ok(Answer::Ok { seq: self.seq })
+    }
+}
+
+fn unreachable_rematch() -> Result<Answer, ApiError> {
+    Err(ApiError::new(ErrorCode::Conflict, "rematch handled above"))
+}
+
+/// The clock request object without the live fields.
+fn strip_live_clock(clock: &Value) -> Value {
+    let mut c = clock.clone();
+    if let Value::Object(m) = &mut c {
+        m.remove("remaining_ms");
+        m.remove("running");
+        m.remove("since");
+    }
+    c
+}

@@ -1,0 +1,104 @@
+//! Building the game document exactly as PROTOCOL.md shows it.
+//!
+//! Why rebuild instead of mutate: the document is a pure function of the actor's state, so
+//! the diff between two builds is by construction the whole change, and a fresh snapshot
+//! always equals the previous document with every patch applied.
+
+use serde_json::{json, Map, Value};
+use stoa_protocol::wire::{SeatPlayer, Visibility};
+use stoa_protocol::{AnyGame, Reason, Side};
+
+/// Everything the document is built from.
+pub struct DocInput<'a> {
+    /// Game id.
+    pub id: &'a str,
+    /// Game kind.
+    pub kind: &'a str,
+    /// Validated options.
+    pub options: &'a Value,
+    /// The clock object (request plus live fields).
+    pub clock: Value,
+    /// Rated flag (an aborted game becomes unrated).
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// The game state.
+    pub game: &'a dyn AnyGame,
+    /// Players by current side index.
+    pub players: &'a [SeatPlayer; 2],
+    /// Every action so far, canonical notation.
+    pub moves: &'a [String],
+    /// The result once ended: winner side (None = draw) and reason.
+    pub result: Option<(Option<Side>, Reason)>,
+    /// The side with a standing draw offer.
+    pub draw_offer: Option<Side>,
+    /// Spectator count.
+    pub spectators: u64,
+    /// Online flags by current side index.
+    pub online: [bool; 2],
+    /// Rematch state (addition): `null`, or `{"requested":[sides],"game_id":…}`.
+    pub rematch: Value,
+}
+
+/// The clock object of a document for a clock request: the request's fields plus the live
+/// fields (`remaining_ms`, `running`, `since`), `null` until clocks are integrated.
+pub fn clock_object(request: &Value) -> Value {
+    let mut m = match request {
+        Value::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    m.entry("kind").or_insert_with(|| json!("none"));
+    m.entry("remaining_ms").or_insert(Value::Null);
+    m.entry("running").or_insert(Value::Null);
+    m.entry("since").or_insert(Value::Null);
+    Value::Object(m)
+}
+
+/// The document.
+pub fn build(d: &DocInput<'_>) -> Value {
+    let names = d.game.side_names();
+    let mut players = Map::new();
+    let mut online = Map::new();
+    for i in 0..2 {
+        players.insert(
+            names[i].to_string(),
+            serde_json::to_value(&d.players[i]).unwrap_or(Value::Null),
+        );
+        online.insert(names[i].to_string(), Value::Bool(d.online[i]));
+    }
+    let (status, to_act) = match d.result {
+        Some((winner, reason)) => (
+            json!({
+                "state": "ended",
+                "winner": winner.map(|s| names[s.index()]),
+                "reason": reason.as_str(),
+            }),
+            Value::Null,
+        ),
+        None => (
+            json!({"state": "playing", "winner": null, "reason": null}),
+            d.game
+                .to_act()
+                .map(|s| Value::String(names[s.index()].to_string()))
+                .unwrap_or(Value::Null),
+        ),
+    };
+    json!({
+        "id": d.id,
+        "kind": d.kind,
+        "options": d.options,
+        "clock": d.clock,
+        "rated": d.rated,
+        "visibility": d.visibility.as_str(),
+        "players": players,
+        "position": d.game.position(),
+        "to_act": to_act,
+        "moves": d.moves,
+        "state": d.game.view(),
+        "status": status,
+        "draw_offer": d.draw_offer.map(|s| names[s.index()]),
+        "spectators": d.spectators,
+        "online": online,
+        "rematch": d.rematch,
+    })
+}

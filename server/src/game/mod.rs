@@ -1,0 +1,150 @@
+//! Live games: the actor that owns each one, its document and its replay buffer.
+//!
+//! Why an actor: one task alone mutates a game, so validation, `seq`, the patch and the
+//! broadcast happen in one order for everyone without locks; everything else talks to it
+//! through [`Command`]s.
+
+pub mod actor;
+pub mod document;
+pub mod replay;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use stoa_protocol::wire::{DrawAction, Rid, SeatPlayer, Visibility};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::ApiError;
+use crate::outbound::ConnHandle;
+
+/// What a new game is made of (from a room, a rematch or, later, matchmaking).
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// The id to use (pre-generated so rooms can point at it).
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Options, already validated by the game.
+    pub options: Value,
+    /// Clock request object (`kind` validated).
+    pub clock: Value,
+    /// Rated flag.
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// Room code granting access to a private game.
+    pub code: Option<String>,
+    /// Players by side index (the first-acting side first).
+    pub players: [SeatPlayer; 2],
+    /// The game this one is a rematch of.
+    pub rematch_of: Option<String>,
+}
+
+/// A game action by a seated player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// A move in notation, with the seq the client last saw.
+    Move {
+        /// Notation as sent.
+        mv: String,
+        /// Optional seq check.
+        seq: Option<u64>,
+    },
+    /// Resign.
+    Resign,
+    /// Draw offer / accept / decline.
+    Draw(DrawAction),
+    /// Abort.
+    Abort,
+    /// Claim the win for abandonment.
+    Claim,
+    /// Ask for a rematch.
+    Rematch,
+}
+
+/// A successful answer from the actor; the connection turns it into a frame with the rid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// `ok`, with the seq it concerns.
+    Ok {
+        /// The seq after the action (or the current one).
+        seq: u64,
+    },
+    /// `legal`.
+    Legal {
+        /// Current seq.
+        seq: u64,
+        /// Canonical notations.
+        moves: Vec<String>,
+    },
+    /// The actor already queued the answer (a snapshot) on the connection.
+    Sent,
+}
+
+/// Reply channel for a command.
+pub type Reply = oneshot::Sender<Result<Answer, ApiError>>;
+
+/// Messages to a game actor.
+#[derive(Debug)]
+pub enum Command {
+    /// Subscribe a connection (answer: snapshot queued by the actor, or replayed diffs then
+    /// `ok`).
+    Watch {
+        /// The connection.
+        conn: Arc<ConnHandle>,
+        /// The request's rid (for the snapshot).
+        rid: Option<Rid>,
+        /// Replay diffs after this seq if buffered.
+        since: Option<u64>,
+        /// Room code for private games.
+        code: Option<String>,
+        /// Where to answer (none for automatic subscriptions).
+        reply: Option<Reply>,
+    },
+    /// End a connection's subscription.
+    Unwatch {
+        /// Connection id.
+        conn_id: u64,
+    },
+    /// Legal moves for the side to act.
+    Legal {
+        /// Where to answer.
+        reply: Reply,
+    },
+    /// A player's action.
+    Act {
+        /// The acting player.
+        player_id: String,
+        /// The action.
+        act: Act,
+        /// Where to answer.
+        reply: Reply,
+    },
+    /// A player's first connection / last disconnection.
+    Presence {
+        /// The player.
+        player_id: String,
+        /// Connected now?
+        online: bool,
+    },
+    /// The current document for HTTP (`None`: not visible with this code).
+    Snapshot {
+        /// Room code, for private games.
+        code: Option<String>,
+        /// Where to answer.
+        reply: oneshot::Sender<Option<(u64, Value)>>,
+    },
+}
+
+/// How the rest of the server reaches a live game.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    /// Game id.
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// The actor's command queue.
+    pub tx: mpsc::Sender<Command>,
+    /// Player ids by initial side index.
+    pub players: [String; 2],
+}

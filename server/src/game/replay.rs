@@ -1,0 +1,76 @@
+//! The bounded replay buffer of a game: the last N encoded diffs, for `game.watch` with
+//! `since`.
+//!
+//! Why encoded bytes: a replay must be byte-identical to the live broadcast, and keeping the
+//! frames avoids re-encoding.
+
+use std::collections::VecDeque;
+
+use axum::extract::ws::Utf8Bytes;
+
+/// The last `capacity` diffs of one game, by seq.
+#[derive(Debug)]
+pub struct Replay {
+    capacity: usize,
+    diffs: VecDeque<(u64, Utf8Bytes)>,
+}
+
+impl Replay {
+    /// An empty buffer keeping at most `capacity` diffs.
+    pub fn new(capacity: usize) -> Self {
+        Replay {
+            capacity,
+            diffs: VecDeque::with_capacity(capacity.min(1024)),
+        }
+    }
+
+    /// Appends the diff producing `seq`.
+    pub fn push(&mut self, seq: u64, bytes: Utf8Bytes) {
+        if self.capacity == 0 {
+            return;
+        }
+        while self.diffs.len() >= self.capacity {
+            self.diffs.pop_front();
+        }
+        self.diffs.push_back((seq, bytes));
+    }
+
+    /// The diffs after `since` up to `current`, when all are still buffered.
+    pub fn since(&self, since: u64, current: u64) -> Option<Vec<Utf8Bytes>> {
+        if since > current {
+            return None;
+        }
+        if since == current {
+            return Some(Vec::new());
+        }
+        let first = self.diffs.front()?.0;
+        if first > since + 1 {
+            return None;
+        }
+        Some(
+            self.diffs
+                .iter()
+                .filter(|(s, _)| *s > since)
+                .map(|(_, b)| b.clone())
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded() {
+        let mut r = Replay::new(2);
+        for s in 1..=3 {
+            r.push(s, Utf8Bytes::from(format!("{s}")));
+        }
+        assert!(r.since(0, 3).is_none());
+        assert_eq!(r.since(1, 3).unwrap().len(), 2);
+        assert_eq!(r.since(2, 3).unwrap().len(), 1);
+        assert_eq!(r.since(3, 3).unwrap().len(), 0);
+        assert!(r.since(4, 3).is_none());
+    }
+}

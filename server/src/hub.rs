@@ -1,0 +1,181 @@
+//! The shared server state every connection and actor holds: config, store, registries,
+//! metrics, and the operations that span them (creating and announcing games, presence).
+//!
+//! Why a hub: data flows one way (socket → session → game actor → store + broadcast), and
+//! the hub is the one place that knows where each of those lives.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use stoa_protocol::wire::ServerMessage;
+use tokio::sync::{mpsc, watch};
+
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::game::{actor, Command, GameHandle, NewGame};
+use crate::games::Games;
+use crate::ids;
+use crate::metrics::{kind_index, Metrics};
+use crate::outbound::ConnHandle;
+use crate::players::Players;
+use crate::rate_limit::IpLimiter;
+use crate::rooms::Rooms;
+use crate::store::{GameRecord, SeatRecord, Store, StoreResult};
+
+/// Shared server state.
+pub struct Hub {
+    /// Configuration.
+    pub config: Config,
+    /// Persistence.
+    pub store: Arc<dyn Store>,
+    /// Connected players.
+    pub players: Players,
+    /// Rooms.
+    pub rooms: Rooms,
+    /// Live games.
+    pub games: Games,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Per-IP connection limiter.
+    pub ip_limiter: IpLimiter,
+    /// Flips to `true` when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+    next_conn: AtomicU64,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").finish_non_exhaustive()
+    }
+}
+
+impl Hub {
+    /// A hub over a store.
+    pub fn new(config: Config, store: Arc<dyn Store>, shutdown: watch::Receiver<bool>) -> Self {
+        let ip_limiter = IpLimiter::new(config.ip_conn_limit, config.ip_window());
+        Hub {
+            config,
+            store,
+            players: Players::default(),
+            rooms: Rooms::default(),
+            games: Games::default(),
+            metrics: Arc::new(Metrics::default()),
+            ip_limiter,
+            shutdown,
+            next_conn: AtomicU64::new(1),
+        }
+    }
+
+    /// A fresh connection id.
+    pub fn conn_id(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Runs a store call, timing it, and maps failures to `unavailable`.
+    pub async fn store_call<T>(
+        &self,
+        fut: impl Future<Output = StoreResult<T>>,
+    ) -> Result<T, ApiError> {
+        let start = Instant::now();
+        let r = fut.await;
+        self.metrics.store_call(start.elapsed(), r.is_ok());
+        r.map_err(|e| {
+            tracing::warn!(error = %e, "store call failed");
+            ApiError::store(e)
+        })
+    }
+
+    /// Creates a game: persists its setup, spawns its actor and registers it. The players
+    /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
+    pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
+        let kind = stoa_protocol::kind(&new.kind)
+            .map_err(|e| ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string()))?;
+        let game = kind.start(&new.options).map_err(|e| {
+            ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string())
+        })?;
+        let record = GameRecord {
+            id: new.id.clone(),
+            kind: new.kind.clone(),
+            options: new.options.clone(),
+            clock: new.clock.clone(),
+            rated: new.rated,
+            visibility: new.visibility,
+            code: new.code.clone(),
+            players: [
+                SeatRecord {
+                    id: new.players[0].id.clone(),
+                    name: new.players[0].name.clone(),
+                },
+                SeatRecord {
+                    id: new.players[1].id.clone(),
+                    name: new.players[1].name.clone(),
+                },
+            ],
+            created_ms: ids::now_ms(),
+            rematch_of: new.rematch_of.clone(),
+        };
+        self.store_call(self.store.create_game(&record)).await?;
+        let (tx, rx) = mpsc::channel(self.config.game_queue.max(1));
+        let handle = GameHandle {
+            id: new.id.clone(),
+            kind: new.kind.clone(),
+            tx,
+            players: [new.players[0].id.clone(), new.players[1].id.clone()],
+        };
+        // Register before reading presence, so a presence change in between still reaches
+        // the actor (presence commands are idempotent).
+        self.games.insert(handle.clone());
+        let online = [
+            self.players.is_online(&new.players[0].id),
+            self.players.is_online(&new.players[1].id),
+        ];
+        let ki = kind_index(&new.kind);
+        self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
+        self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
+        actor::spawn(self.clone(), new, game, online, rx);
+        Ok(handle)
+    }
+
+    /// Sends `game.started` to every connection of both players and subscribes each (the
+    /// actor then queues a snapshot on it).
+    pub async fn announce(&self, handle: &GameHandle, side_names: [&'static str; 2]) {
+        for (i, pid) in handle.players.iter().enumerate() {
+            for conn in self.players.connections(pid) {
+                self.announce_to(handle, side_names[i], &conn).await;
+            }
+        }
+    }
+
+    async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
+        conn.send_msg(&ServerMessage::GameStarted {
+            game_id: handle.id.clone(),
+            kind: handle.kind.clone(),
+            side: side.to_string(),
+        });
+        let _ = handle
+            .tx
+            .send(Command::Watch {
+                conn: conn.clone(),
+                rid: None,
+                since: None,
+                code: None,
+                reply: None,
+            })
+            .await;
+    }
+
+    /// Tells a player's live games that it came online or went offline.
+    pub async fn presence(&self, player_id: &str, online: bool) {
+        for handle in self.games.of_player(player_id) {
+            let _ = handle
+                .tx
+                .send(Command::Presence {
+                    player_id: player_id.to_string(),
+                    online,
+                })
+                .await;
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Random identifiers, secrets and time.
+//!
+//! Why one place: ids, room codes and tokens have different requirements (public and short,
+//! typeable, secret), and keeping their generators together keeps those choices visible.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rand::rngs::OsRng;
+use rand::{Rng, RngCore};
+use sha2::{Digest, Sha256};
+
+/// Crockford's base32 alphabet: 32 letters without I, L, O, U, easy to read and type.
+pub const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Length of room codes (private codes need at least 10 characters).
+pub const ROOM_CODE_LEN: usize = 10;
+
+fn random_base32(len: usize) -> String {
+    let mut rng = OsRng;
+    (0..len)
+        .map(|_| CROCKFORD[rng.gen_range(0..32)] as char)
+        .collect()
+}
+
+/// A public player id (60 random bits, lower-case base32).
+pub fn player_id() -> String {
+    format!("p{}", random_base32(12).to_ascii_lowercase())
+}
+
+/// A public game id (60 random bits, lower-case base32).
+pub fn game_id() -> String {
+    format!("g{}", random_base32(12).to_ascii_lowercase())
+}
+
+/// A room code: [`ROOM_CODE_LEN`] Crockford base32 letters (50 random bits).
+pub fn room_code() -> String {
+    random_base32(ROOM_CODE_LEN)
+}
+
+/// Normalises a typed room code: upper case, and Crockford's look-alikes (I, L → 1; O → 0).
+pub fn normalize_code(code: &str) -> String {
+    code.trim()
+        .chars()
+        .filter(|c| *c != '-')
+        .map(|c| match c.to_ascii_uppercase() {
+            'I' | 'L' => '1',
+            'O' => '0',
+            c => c,
+        })
+        .collect()
+}
+
+/// A secret token: 256 random bits, hex.
+pub fn token() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    hex(&bytes)
+}
+
+/// The SHA-256 of a token, hex: the only form in which tokens are stored.
+pub fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(room_code().len(), 10);
+        assert!(room_code().bytes().all(|b| CROCKFORD.contains(&b)));
+        assert_eq!(token().len(), 64);
+        assert_ne!(token(), token());
+        assert_eq!(token_hash("a"), token_hash("a"));
+        assert_eq!(normalize_code("abc-ilo"), "ABC110");
+    }
+}

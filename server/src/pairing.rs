@@ -1,1 +1,0 @@
-//! Matchmaking pairing waves: being implemented.

@@ -1,0 +1,65 @@
+//! Who is connected: player id → live connections (several per player).
+//!
+//! Why separate from the store: identities are persistent (store), presence is not. The
+//! first connection and the last disconnection of a player are the moments its games'
+//! `online` flags change, so [`Players::connect`]/[`Players::disconnect`] report them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::outbound::ConnHandle;
+
+/// The live connections of every connected player.
+#[derive(Debug, Default)]
+pub struct Players {
+    conns: Mutex<HashMap<String, Vec<Arc<ConnHandle>>>>,
+}
+
+impl Players {
+    /// Registers a connection; `true` when it is the player's first.
+    pub fn connect(&self, player_id: &str, conn: Arc<ConnHandle>) -> bool {
+        let mut m = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        let v = m.entry(player_id.to_string()).or_default();
+        v.push(conn);
+        v.len() == 1
+    }
+
+    /// Unregisters a connection; `true` when it was the player's last.
+    pub fn disconnect(&self, player_id: &str, conn_id: u64) -> bool {
+        let mut m = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(v) = m.get_mut(player_id) else {
+            return false;
+        };
+        let before = v.len();
+        v.retain(|c| c.id != conn_id);
+        if v.is_empty() {
+            m.remove(player_id);
+            before > 0
+        } else {
+            false
+        }
+    }
+
+    /// The player's live connections.
+    pub fn connections(&self, player_id: &str) -> Vec<Arc<ConnHandle>> {
+        self.conns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(player_id)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Whether the player has at least one connection.
+    pub fn is_online(&self, player_id: &str) -> bool {
+        self.conns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(player_id)
+    }
+
+    /// Number of connected players.
+    pub fn online_count(&self) -> usize {
+        self.conns.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}

@@ -1,1 +1,0 @@
-//! Glicko-2 ratings: being implemented.

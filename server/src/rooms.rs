@@ -1,0 +1,211 @@
+//! Rooms (hosting): a host waits with a code; the first joiner fills the other seat and the
+//! game starts.
+//!
+//! Why a synchronous registry: joining must take the free seat atomically (two joiners, one
+//! seat), so the check-and-take happens under one lock; the game itself is then created
+//! outside the lock, and [`Rooms::revert_start`] undoes the seat if that fails, so a failed
+//! request changes nothing.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::{Map, Value};
+use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
+
+use crate::ids;
+use crate::store::RoomRecord;
+
+/// Where a room is in its life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RoomStatus {
+    /// The host waits for an opponent.
+    Waiting,
+    /// Both seats filled; the game has this id.
+    Started(String),
+    /// The host left before anyone joined.
+    Closed,
+}
+
+/// One room.
+#[derive(Clone, Debug)]
+pub struct Room {
+    /// Code.
+    pub code: String,
+    /// Game kind.
+    pub kind: String,
+    /// Side names of the kind.
+    pub side_names: [&'static str; 2],
+    /// Validated options.
+    pub options: Value,
+    /// Clock request object.
+    pub clock: Value,
+    /// Rated flag.
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// The host.
+    pub host: SeatPlayer,
+    /// Seats by side index.
+    pub seats: [Option<SeatPlayer>; 2],
+    /// Status.
+    pub status: RoomStatus,
+}
+
+impl Room {
+    /// The wire form.
+    pub fn info(&self) -> RoomInfo {
+        let mut seats = Map::new();
+        for i in 0..2 {
+            seats.insert(
+                self.side_names[i].to_string(),
+                self.seats[i]
+                    .as_ref()
+                    .and_then(|p| serde_json::to_value(p).ok())
+                    .unwrap_or(Value::Null),
+            );
+        }
+        let (status, game_id) = match &self.status {
+            RoomStatus::Waiting => ("waiting", None),
+            RoomStatus::Started(id) => ("started", Some(id.clone())),
+            RoomStatus::Closed => ("closed", None),
+        };
+        RoomInfo {
+            code: self.code.clone(),
+            kind: self.kind.clone(),
+            options: self.options.clone(),
+            clock: self.clock.clone(),
+            rated: self.rated,
+            visibility: self.visibility,
+            host: self.host.clone(),
+            seats,
+            status: status.to_string(),
+            game_id,
+        }
+    }
+
+    /// The persisted form.
+    pub fn record(&self) -> RoomRecord {
+        let info = self.info();
+        RoomRecord {
+            code: self.code.clone(),
+            kind: self.kind.clone(),
+            options: self.options.clone(),
+            clock: self.clock.clone(),
+            rated: self.rated,
+            visibility: self.visibility,
+            host: self.host.id.clone(),
+            seats: [
+                self.seats[0].as_ref().map(|p| p.id.clone()),
+                self.seats[1].as_ref().map(|p| p.id.clone()),
+            ],
+            status: info.status,
+            game_id: info.game_id,
+        }
+    }
+}
+
+/// What `room.join` found.
+#[derive(Debug)]
+pub enum JoinOutcome {
+    /// No such room.
+    NotFound,
+    /// The room was closed.
+    Closed,
+    /// The joiner took the free seat: start a game with this id.
+    Start(Room, String),
+    /// The joiner is the waiting host: nothing changes.
+    Waiting(Room),
+    /// The room's game runs (or ran): watch it.
+    Started(String),
+}
+
+/// All rooms by code.
+#[derive(Debug, Default)]
+pub struct Rooms {
+    rooms: Mutex<HashMap<String, Room>>,
+}
+
+impl Rooms {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Room>> {
+        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds a room under a fresh code and returns it.
+    pub fn create(&self, mut room: Room) -> Room {
+        let mut rooms = self.lock();
+        loop {
+            let code = ids::room_code();
+            if !rooms.contains_key(&code) {
+                room.code = code.clone();
+                rooms.insert(code, room.clone());
+                return room;
+            }
+        }
+    }
+
+    /// Removes a room (a failed create).
+    pub fn remove(&self, code: &str) {
+        self.lock().remove(code);
+    }
+
+    /// A room by (normalised) code.
+    pub fn get(&self, code: &str) -> Option<Room> {
+        self.lock().get(code).cloned()
+    }
+
+    /// Takes the free seat for `player`, atomically.
+    pub fn join(&self, code: &str, player: &SeatPlayer) -> JoinOutcome {
+        let mut rooms = self.lock();
+        let Some(room) = rooms.get_mut(code) else {
+            return JoinOutcome::NotFound;
+        };
+        match &room.status {
+            RoomStatus::Closed => JoinOutcome::Closed,
+            RoomStatus::Started(id) => JoinOutcome::Started(id.clone()),
+            RoomStatus::Waiting => {
+                if room.host.id == player.id {
+                    return JoinOutcome::Waiting(room.clone());
+                }
+                let Some(free) = room.seats.iter().position(Option::is_none) else {
+                    return JoinOutcome::Closed;
+                };
+                room.seats[free] = Some(player.clone());
+                let game_id = ids::game_id();
+                room.status = RoomStatus::Started(game_id.clone());
+                JoinOutcome::Start(room.clone(), game_id)
+            }
+        }
+    }
+
+    /// Undoes a [`Rooms::join`] whose game could not be created.
+    pub fn revert_start(&self, code: &str, player_id: &str) {
+        if let Some(room) = self.lock().get_mut(code) {
+            for seat in room.seats.iter_mut() {
+                if seat.as_ref().is_some_and(|p| p.id == player_id) {
+                    *seat = None;
+                }
+            }
+            room.status = RoomStatus::Waiting;
+        }
+    }
+
+    /// The player leaves; the host leaving a waiting room closes it. Returns the room after.
+    pub fn leave(&self, code: &str, player_id: &str) -> Option<Room> {
+        let mut rooms = self.lock();
+        let room = rooms.get_mut(code)?;
+        if room.status == RoomStatus::Waiting && room.host.id == player_id {
+            room.status = RoomStatus::Closed;
+            room.seats = [None, None];
+        }
+        Some(room.clone())
+    }
+
+    /// Public rooms waiting for an opponent (for the lobby).
+    pub fn public_waiting(&self) -> Vec<Room> {
+        self.lock()
+            .values()
+            .filter(|r| r.visibility == Visibility::Public && r.status == RoomStatus::Waiting)
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,652 @@
+//! One connection's session: `hello`/`welcome`, identities, rate limits, and routing each
+//! request to the rooms registry or a game actor.
+//!
+//! Why separate from the socket loop: this is where the protocol's rules live (first message,
+//! error codes, one answer per rid), independent of how frames arrive.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use stoa_protocol::wire::{
+    parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
+    Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
+};
+use tokio::sync::oneshot;
+
+use crate::error::ApiError;
+use crate::game::{Act, Answer, Command, NewGame};
+use crate::hub::Hub;
+use crate::ids;
+use crate::metrics::Metrics;
+use crate::outbound::ConnHandle;
+use crate::rate_limit::{ConnLimiter, Verdict};
+use crate::rooms::{JoinOutcome, Room, RoomStatus};
+use crate::store::PlayerRecord;
+
+/// What the socket loop should do after a frame.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep reading.
+    Continue,
+    /// Close with this code and reason.
+    Close(u16, &'static str),
+}
+
+/// A session's state.
+pub struct Session {
+    hub: Arc<Hub>,
+    conn: Arc<ConnHandle>,
+    player: Option<PlayerRecord>,
+    limiter: ConnLimiter,
+}
+
+impl Session {
+    /// A session before `hello`.
+    pub fn new(hub: Arc<Hub>, conn: Arc<ConnHandle>) -> Self {
+        let limiter = ConnLimiter::new(
+            hub.config.rate_limit,
+            hub.config.rate_close_factor,
+            hub.config.rate_window(),
+        );
+        Session {
+            hub,
+            conn,
+            player: None,
+            limiter,
+        }
+    }
+
+    /// Whether `hello` succeeded.
+    pub fn identified(&self) -> bool {
+        self.player.is_some()
+    }
+
+    fn send(&self, msg: &ServerMessage) {
+        self.conn.send_msg(msg);
+    }
+
+    fn send_error(&self, rid: Option<Rid>, e: &ApiError) {
+        self.send(&e.to_message(rid));
+    }
+
+    fn rate(&mut self, rid: &Option<Rid>) -> Option<Flow> {
+        match self.limiter.check(Instant::now()) {
+            Verdict::Allow => None,
+            Verdict::Limit => {
+                Metrics::inc(&self.hub.metrics.rate_limited);
+                self.send_error(
+                    rid.clone(),
+                    &ApiError::new(ErrorCode::RateLimited, "too many requests: slow down"),
+                );
+                Some(Flow::Continue)
+            }
+            Verdict::Close => Some(Flow::Close(1008, "request flood")),
+        }
+    }
+
+    /// A binary frame: `bad_request`.
+    pub fn on_binary(&mut self) -> Flow {
+        if let Some(flow) = self.rate(&None) {
+            return flow;
+        }
+        self.send_error(
+            None,
+            &ApiError::new(ErrorCode::BadRequest, "binary frames are not accepted"),
+        );
+        Flow::Continue
+    }
+
+    /// One text frame.
+    pub async fn on_text(&mut self, text: &str) -> Flow {
+        Metrics::inc(&self.hub.metrics.messages_in);
+        let msg = match parse_client_message(text) {
+            Ok(msg) => msg,
+            Err(e) => {
+                if let Some(flow) = self.rate(&e.rid) {
+                    return flow;
+                }
+                if e.code == ErrorCode::UnknownType && !self.identified() {
+                    self.send_error(
+                        e.rid,
+                        &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
+                    );
+                    return Flow::Close(1008, "hello expected");
+                }
+                self.send(&ServerMessage::error(e.rid, e.code, e.message));
+                return Flow::Continue;
+            }
+        };
+        let rid = msg.rid().cloned();
+        if let ClientMessage::Ping { rid } = &msg {
+            if self.identified() {
+                self.send(&ServerMessage::Pong {
+                    rid: rid.clone(),
+                    server_time: ids::now_ms(),
+                });
+                return Flow::Continue;
+            }
+        }
+        if let Some(flow) = self.rate(&rid) {
+            return flow;
+        }
+        if !self.identified() {
+            return match msg {
+                ClientMessage::Hello {
+                    rid,
+                    protocol,
+                    token,
+                    name,
+                } => {
+                    if let Err(e) = self.hello(rid.clone(), protocol, token, name).await {
+                        self.send_error(rid, &e);
+                    }
+                    Flow::Continue
+                }
+                _ => {
+                    self.send_error(
+                        rid,
+                        &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
+                    );
+                    Flow::Close(1008, "hello expected")
+                }
+            };
+        }
+        if *self.hub.shutdown.borrow() {
+            self.send_error(
+                rid,
+                &ApiError::new(ErrorCode::Unavailable, "the server is shutting down"),
+            );
+            return Flow::Continue;
+        }
+        if let Err(e) = self.dispatch(msg).await {
+            self.send_error(rid, &e);
+        }
+        Flow::Continue
+    }
+
+    async fn hello(
+        &mut self,
+        rid: Option<Rid>,
+        protocol: u32,
+        token: Option<String>,
+        name: Option<String>,
+    ) -> Result<(), ApiError> {
+        if protocol != PROTOCOL_VERSION {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                format!("unsupported protocol {protocol}; this server speaks {PROTOCOL_VERSION}"),
+            ));
+        }
+        let (player, token) = match token {
+            Some(token) => {
+                let hash = ids::token_hash(&token);
+                let found = self
+                    .hub
+                    .store_call(self.hub.store.player_by_token_hash(&hash))
+                    .await?;
+                match found {
+                    Some(p) => (p, token),
+                    None => {
+                        return Err(ApiError::new(
+                            ErrorCode::Unauthorized,
+                            "unknown or revoked token",
+                        ))
+                    }
+                }
+            }
+            None => {
+                let name = match name {
+                    Some(n) => {
+                        let n = n.trim().to_string();
+                        let len = n.chars().count();
+                        if !(1..=24).contains(&len) || n.chars().any(char::is_control) {
+                            return Err(ApiError::new(
+                                ErrorCode::BadRequest,
+                                "name must be 1-24 printable characters",
+                            ));
+                        }
+                        n
+                    }
+                    None => format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase()),
+                };
+                let token = ids::token();
+                let record = PlayerRecord {
+                    id: ids::player_id(),
+                    name,
+                    token_hash: ids::token_hash(&token),
+                    created_ms: ids::now_ms(),
+                };
+                self.hub
+                    .store_call(self.hub.store.create_player(&record))
+                    .await?;
+                (record, token)
+            }
+        };
+        let games = self
+            .hub
+            .store_call(self.hub.store.unfinished_games(&player.id))
+            .await?;
+        self.conn.set_player(player.id.clone());
+        let first = self.hub.players.connect(&player.id, self.conn.clone());
+        if first {
+            self.hub.presence(&player.id, true).await;
+        }
+        tracing::info!(player = %player.id, "hello");
+        self.send(&ServerMessage::Welcome {
+            rid,
+            protocol: PROTOCOL_VERSION,
+            player: PlayerInfo {
+                id: player.id.clone(),
+                name: player.name.clone(),
+                ratings: Map::new(),
+            },
+            token,
+            games,
+            server_time: ids::now_ms(),
+        });
+        self.player = Some(player);
+        Ok(())
+    }
+
+    fn me(&self) -> Result<&PlayerRecord, ApiError> {
+        self.player
+            .as_ref()
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))
+    }
+
+    fn seat_player(&self) -> Result<SeatPlayer, ApiError> {
+        let p = self.me()?;
+        Ok(SeatPlayer {
+            id: p.id.clone(),
+            name: p.name.clone(),
+            rating: None,
+        })
+    }
+
+    async fn dispatch(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
+            ClientMessage::Hello { .. } => Err(ApiError::new(
+                ErrorCode::Conflict,
+                "this connection has already said hello",
+            )),
+            ClientMessage::Ping { rid } => {
+                self.send(&ServerMessage::Pong {
+                    rid,
+                    server_time: ids::now_ms(),
+                });
+                Ok(())
+            }
+            ClientMessage::GameWatch {
+                rid,
+                game_id,
+                since,
+                code,
+            } => self.watch(rid, &game_id, since, code).await,
+            ClientMessage::GameUnwatch { rid, game_id } => {
+                if let Some(h) = self.hub.games.get(&game_id) {
+                    let _ = h
+                        .tx
+                        .send(Command::Unwatch {
+                            conn_id: self.conn.id,
+                        })
+                        .await;
+                }
+                self.conn.remove_sub(&game_id);
+                self.ok(rid, None, Some(game_id));
+                Ok(())
+            }
+            ClientMessage::GameLegal { rid, game_id } => {
+                let answer = self
+                    .call(&game_id, |reply| Command::Legal { reply })
+                    .await;
+                match answer {
+                    Some(r) => self.answer(rid, &game_id, r?),
+                    None => {
+                        let finished = self.finished(&game_id).await?;
+                        self.send(&ServerMessage::Legal {
+                            rid,
+                            game_id,
+                            seq: finished.0,
+                            moves: Vec::new(),
+                        });
+                        Ok(())
+                    }
+                }
+            }
+            ClientMessage::GameMove {
+                rid,
+                game_id,
+                mv,
+                seq,
+            } => self.act(rid, game_id, Act::Move { mv, seq }).await,
+            ClientMessage::GameResign { rid, game_id } => {
+                self.act(rid, game_id, Act::Resign).await
+            }
+            ClientMessage::GameDraw {
+                rid,
+                game_id,
+                action,
+            } => self.act(rid, game_id, Act::Draw(action)).await,
+            ClientMessage::GameAbort { rid, game_id } => {
+                self.act(rid, game_id, Act::Abort).await
+            }
+            ClientMessage::GameClaim { rid, game_id } => {
+                self.act(rid, game_id, Act::Claim).await
+            }
+            ClientMessage::GameRematch { rid, game_id } => {
+                self.act(rid, game_id, Act::Rematch).await
+            }
+            ClientMessage::RoomCreate {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+                visibility,
+                side,
+            } => {
+                self.room_create(rid, kind, options, clock, rated, visibility, side)
+                    .await
+            }
+            ClientMessage::RoomJoin { rid, code } => self.room_join(rid, &code).await,
+            ClientMessage::RoomLeave { rid, code } => {
+                let me = self.me()?.id.clone();
+                let code = ids::normalize_code(&code);
+                let room = self.hub.rooms.leave(&code, &me).ok_or_else(|| {
+                    ApiError::new(ErrorCode::NotFound, format!("no room '{code}'"))
+                })?;
+                if room.status == RoomStatus::Closed {
+                    let _ = self
+                        .hub
+                        .store_call(self.hub.store.save_room(&room.record()))
+                        .await;
+                }
+                self.ok(rid, None, None);
+                Ok(())
+            }
+            ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
+                ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
+            ),
+            ClientMessage::LobbyWatch { .. } | ClientMessage::LobbyUnwatch { .. } => Err(
+                ApiError::new(ErrorCode::Unavailable, "the lobby is not available yet"),
+            ),
+        }
+    }
+
+    fn ok(&self, rid: Option<Rid>, seq: Option<u64>, game_id: Option<String>) {
+        self.send(&ServerMessage::Ok { rid, seq, game_id });
+    }
+
+    fn answer(&self, rid: Option<Rid>, game_id: &str, answer: Answer) -> Result<(), ApiError> {
+        match answer {
+            Answer::Ok { seq } => self.ok(rid, Some(seq), Some(game_id.to_string())),
+            Answer::Legal { seq, moves } => self.send(&ServerMessage::Legal {
+                rid,
+                game_id: game_id.to_string(),
+                seq,
+                moves,
+            }),
+            Answer::Sent => {}
+        }
+        Ok(())
+    }
+
+    /// Sends a command with a reply channel to a live game; `None` when the game is not
+    /// live (never was, or its actor stopped).
+    async fn call(
+        &self,
+        game_id: &str,
+        make: impl FnOnce(crate::game::Reply) -> Command,
+    ) -> Option<Result<Answer, ApiError>> {
+        let handle = self.hub.games.get(game_id)?;
+        let (tx, rx) = oneshot::channel();
+        handle.tx.send(make(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// A game that is not live: its final document from the store, or `not_found`.
+    async fn finished(&self, game_id: &str) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
+        let finished = self
+            .hub
+            .store_call(self.hub.store.finished_game(game_id))
+            .await?
+            .ok_or_else(|| ApiError::no_game(game_id))?;
+        let record = self
+            .hub
+            .store_call(self.hub.store.game(game_id))
+            .await?
+            .ok_or_else(|| ApiError::no_game(game_id))?;
+        let players = [record.players[0].id.clone(), record.players[1].id.clone()];
+        Ok((finished.seq, finished.doc, record.visibility, record.code, players))
+    }
+
+    async fn watch(
+        &mut self,
+        rid: Option<Rid>,
+        game_id: &str,
+        since: Option<u64>,
+        code: Option<String>,
+    ) -> Result<(), ApiError> {
+        let conn = self.conn.clone();
+        let r = self
+            .call(game_id, |reply| Command::Watch {
+                conn,
+                rid: rid.clone(),
+                since,
+                code: code.clone(),
+                reply: Some(reply),
+            })
+            .await;
+        match r {
+            Some(r) => self.answer(rid, game_id, r?),
+            None => {
+                let (seq, doc, visibility, room_code, players) = self.finished(game_id).await?;
+                let me = self.me()?.id.clone();
+                let code_ok = matches!((&room_code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+                if visibility != Visibility::Public && !players.contains(&me) && !code_ok {
+                    return Err(ApiError::new(
+                        ErrorCode::Forbidden,
+                        "this game is private: watch it with its room code",
+                    ));
+                }
+                if since == Some(seq) {
+                    self.ok(rid, Some(seq), Some(game_id.to_string()));
+                } else {
+                    self.send(&ServerMessage::GameSnapshot {
+                        rid,
+                        game_id: game_id.to_string(),
+                        seq,
+                        doc,
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    async fn act(&mut self, rid: Option<Rid>, game_id: String, act: Act) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let r = self
+            .call(&game_id, |reply| Command::Act {
+                player_id: me.clone(),
+                act: act.clone(),
+                reply,
+            })
+            .await;
+        match r {
+            Some(r) => self.answer(rid, &game_id, r?),
+            None => {
+                let (.., players) = self.finished(&game_id).await?;
+                if !players.contains(&me) {
+                    return Err(ApiError::new(
+                        ErrorCode::Forbidden,
+                        "only the seated players act in this game",
+                    ));
+                }
+                if act == Act::Rematch {
+                    return Err(ApiError::new(
+                        ErrorCode::Conflict,
+                        "this game is too old for a rematch: create a room",
+                    ));
+                }
+                Err(ApiError::new(ErrorCode::GameOver, "the game is over"))
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn room_create(
+        &mut self,
+        rid: Option<Rid>,
+        kind: String,
+        options: Value,
+        clock: Option<Value>,
+        rated: bool,
+        visibility: Visibility,
+        side: String,
+    ) -> Result<(), ApiError> {
+        let invalid = |m: String| ApiError::new(ErrorCode::InvalidOptions, m);
+        let game_kind = stoa_protocol::kind(&kind).map_err(|e| invalid(e.to_string()))?;
+        let options = game_kind
+            .validate_options(&options)
+            .map_err(|e| invalid(e.to_string()))?;
+        let clock = validate_clock(clock)?;
+        let side_index = match side.as_str() {
+            "random" => usize::from(rand::random::<bool>()),
+            name => game_kind
+                .side_names
+                .iter()
+                .position(|n| *n == name)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "side must be 'random', '{}' or '{}'",
+                        game_kind.side_names[0], game_kind.side_names[1]
+                    ))
+                })?,
+        };
+        let host = self.seat_player()?;
+        let mut seats = [None, None];
+        seats[side_index] = Some(host.clone());
+        let room = self.hub.rooms.create(Room {
+            code: String::new(),
+            kind,
+            side_names: game_kind.side_names,
+            options,
+            clock,
+            rated,
+            visibility,
+            host,
+            seats,
+            status: RoomStatus::Waiting,
+        });
+        if let Err(e) = self
+            .hub
+            .store_call(self.hub.store.save_room(&room.record()))
+            .await
+        {
+            self.hub.rooms.remove(&room.code);
+            return Err(e);
+        }
+        self.send(&ServerMessage::Room {
+            rid,
+            room: room.info(),
+        });
+        Ok(())
+    }
+
+    async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
+        let me = self.seat_player()?;
+        let code = ids::normalize_code(code);
+        match self.hub.rooms.join(&code, &me) {
+            JoinOutcome::NotFound => Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no room '{code}'"),
+            )),
+            JoinOutcome::Closed => Err(ApiError::new(ErrorCode::Conflict, "this room is closed")),
+            JoinOutcome::Waiting(room) => {
+                self.send(&ServerMessage::Room {
+                    rid,
+                    room: room.info(),
+                });
+                Ok(())
+            }
+            JoinOutcome::Started(game_id) => self.watch(rid, &game_id, None, Some(code)).await,
+            JoinOutcome::Start(room, game_id) => {
+                let players = match (&room.seats[0], &room.seats[1]) {
+                    (Some(a), Some(b)) => [a.clone(), b.clone()],
+                    _ => {
+                        self.hub.rooms.revert_start(&code, &me.id);
+                        return Err(ApiError::new(ErrorCode::Conflict, "the room is not full"));
+                    }
+                };
+                let new = NewGame {
+                    id: game_id,
+                    kind: room.kind.clone(),
+                    options: room.options.clone(),
+                    clock: room.clock.clone(),
+                    rated: room.rated,
+                    visibility: room.visibility,
+                    code: Some(room.code.clone()),
+                    players,
+                    rematch_of: None,
+                };
+                let handle = match self.hub.create_game(new).await {
+                    Ok(h) => h,
+                    Err(e) => {
+                        self.hub.rooms.revert_start(&code, &me.id);
+                        return Err(e);
+                    }
+                };
+                let _ = self
+                    .hub
+                    .store_call(self.hub.store.save_room(&room.record()))
+                    .await;
+                self.send(&ServerMessage::Room {
+                    rid,
+                    room: room.info(),
+                });
+                self.hub.announce(&handle, room.side_names).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends the session: unsubscribes from every game, and reports the player offline when
+    /// this was its last connection.
+    pub async fn end(&mut self) {
+        for game_id in self.conn.subs() {
+            if let Some(h) = self.hub.games.get(&game_id) {
+                let _ = h
+                    .tx
+                    .send(Command::Unwatch {
+                        conn_id: self.conn.id,
+                    })
+                    .await;
+            }
+        }
+        if let Some(p) = &self.player {
+            if self.hub.players.disconnect(&p.id, self.conn.id) {
+                self.hub.presence(&p.id, false).await;
+            }
+        }
+    }
+}
+
+/// Checks a clock request object: only `kind` is validated until clocks are integrated.
+fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
+    let clock = clock.unwrap_or_else(|| serde_json::json!({"kind": "none"}));
+    let Value::Object(m) = &clock else {
+        return Err(ApiError::new(
+            ErrorCode::InvalidOptions,
+            "clock must be an object with a 'kind'",
+        ));
+    };
+    match m.get("kind").and_then(Value::as_str) {
+        Some(k) if CLOCK_KINDS.contains(&k) => Ok(clock),
+        _ => Err(ApiError::new(
+            ErrorCode::InvalidOptions,
+            format!("clock.kind must be one of: {}", CLOCK_KINDS.join(", ")),
+        )),
+    }
+}

@@ -1,0 +1,151 @@
+//! The in-memory store: the embedded default, and the reference behaviour for other backends.
+//!
+//! Why one mutex: every call is a few map operations with no await inside, so a single lock
+//! is simpler than sharding and never contended for long.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+
+use super::{
+    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, Store, StoreError,
+    StoreResult,
+};
+
+#[derive(Default)]
+struct Inner {
+    players: HashMap<String, PlayerRecord>,
+    by_token: HashMap<String, String>,
+    rooms: HashMap<String, RoomRecord>,
+    games: HashMap<String, GameRecord>,
+    actions: HashMap<String, Vec<ActionRecord>>,
+    finished: HashMap<String, FinishedGame>,
+    unfinished: HashMap<String, BTreeSet<String>>,
+}
+
+/// A [`Store`] in process memory (lost on restart).
+#[derive(Default)]
+pub struct MemoryStore {
+    inner: Mutex<Inner>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn ping(&self) -> StoreResult<()> {
+        Ok(())
+    }
+
+    async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
+        let mut s = self.lock();
+        if s.players.contains_key(&player.id) || s.by_token.contains_key(&player.token_hash) {
+            return Err(StoreError::Conflict(format!("player {} exists", player.id)));
+        }
+        s.by_token
+            .insert(player.token_hash.clone(), player.id.clone());
+        s.players.insert(player.id.clone(), player.clone());
+        Ok(())
+    }
+
+    async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>> {
+        let s = self.lock();
+        Ok(s
+            .by_token
+            .get(token_hash)
+            .and_then(|id| s.players.get(id))
+            .cloned())
+    }
+
+    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
+        Ok(self.lock().players.get(id).cloned())
+    }
+
+    async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
+        self.lock().rooms.insert(room.code.clone(), room.clone());
+        Ok(())
+    }
+
+    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
+        Ok(self.lock().rooms.get(code).cloned())
+    }
+
+    async fn create_game(&self, game: &GameRecord) -> StoreResult<()> {
+        let mut s = self.lock();
+        if s.games.contains_key(&game.id) {
+            return Err(StoreError::Conflict(format!("game {} exists", game.id)));
+        }
+        for p in &game.players {
+            s.unfinished
+                .entry(p.id.clone())
+                .or_default()
+                .insert(game.id.clone());
+        }
+        s.games.insert(game.id.clone(), game.clone());
+        s.actions.insert(game.id.clone(), Vec::new());
+        Ok(())
+    }
+
+    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
+        Ok(self.lock().games.get(id).cloned())
+    }
+
+    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()> {
+        let mut s = self.lock();
+        let log = s
+            .actions
+            .get_mut(game_id)
+            .ok_or_else(|| StoreError::Conflict(format!("no game {game_id}")))?;
+        if log.last().is_some_and(|last| last.seq >= action.seq) {
+            return Err(StoreError::Conflict(format!(
+                "action seq {} not after the last logged one",
+                action.seq
+            )));
+        }
+        log.push(action.clone());
+        Ok(())
+    }
+
+    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {
+        Ok(self.lock().actions.get(game_id).cloned().unwrap_or_default())
+    }
+
+    async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {
+        let mut s = self.lock();
+        let players: Vec<String> = s
+            .games
+            .get(game_id)
+            .map(|g| g.players.iter().map(|p| p.id.clone()).collect())
+            .unwrap_or_default();
+        for p in players {
+            if let Some(set) = s.unfinished.get_mut(&p) {
+                set.remove(game_id);
+            }
+        }
+        s.finished.insert(game_id.to_string(), finished.clone());
+        Ok(())
+    }
+
+    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
+        Ok(self.lock().finished.get(game_id).cloned())
+    }
+
+    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>> {
+        Ok(self
+            .lock()
+            .unfinished
+            .get(player_id)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default())
+    }
+}

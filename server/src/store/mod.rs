@@ -1,0 +1,190 @@
+//! Persistence behind one async trait, so the in-memory store (the embedded default) and
+//! Redis (its own issue, `redis.rs`) are interchangeable.
+//!
+//! Why this shape: the live state of a game is owned by its actor; the store only records
+//! what must survive the actor (players and their token hashes, rooms, each game's setup,
+//! its action log, and the final document of finished games). The actor acknowledges an
+//! action only after [`Store::append_action`] succeeded, so an acknowledged move is durable
+//! as far as the store is.
+
+pub mod memory;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use stoa_protocol::wire::Visibility;
+use thiserror::Error;
+
+/// Why a store call failed.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The backend cannot be reached or failed.
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A write conflicts with what is stored (duplicate id, out-of-order action seq).
+    #[error("store conflict: {0}")]
+    Conflict(String),
+    /// Stored data could not be decoded.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+/// A player identity. Only the SHA-256 of the token is kept, so a leaked store does not leak
+/// sessions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRecord {
+    /// Public id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Hex SHA-256 of the secret token.
+    pub token_hash: String,
+    /// Creation time, ms since the epoch.
+    pub created_ms: u64,
+}
+
+/// A room as persisted (the live room lives in [`crate::rooms::Rooms`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoomRecord {
+    /// Room code.
+    pub code: String,
+    /// Game kind.
+    pub kind: String,
+    /// Validated options.
+    pub options: Value,
+    /// Clock request object.
+    pub clock: Value,
+    /// Rated flag.
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// Host player id.
+    pub host: String,
+    /// Player ids by side index (first-acting side first).
+    pub seats: [Option<String>; 2],
+    /// `waiting`, `started`, `closed`.
+    pub status: String,
+    /// The game, once started.
+    pub game_id: Option<String>,
+}
+
+/// One seated player as recorded with a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatRecord {
+    /// Player id.
+    pub id: String,
+    /// Display name at the start of the game.
+    pub name: String,
+}
+
+/// Everything needed to recreate a game from its action log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Game id.
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Validated options.
+    pub options: Value,
+    /// Clock request object.
+    pub clock: Value,
+    /// Rated flag.
+    pub rated: bool,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// Room code that grants access to a private game.
+    pub code: Option<String>,
+    /// Players by side index at the start (a swap later exchanges them).
+    pub players: [SeatRecord; 2],
+    /// Creation time, ms since the epoch.
+    pub created_ms: u64,
+    /// The game this one is a rematch of.
+    pub rematch_of: Option<String>,
+}
+
+/// One action in a game's log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ActionKind {
+    /// A move, canonical notation.
+    Move {
+        /// Canonical notation.
+        notation: String,
+    },
+    /// Resignation.
+    Resign,
+    /// Draw offer.
+    DrawOffer,
+    /// Draw offer accepted.
+    DrawAccept,
+    /// Draw offer declined.
+    DrawDecline,
+    /// Abort.
+    Abort,
+    /// Win claimed for abandonment.
+    Claim,
+    /// Rematch requested.
+    Rematch,
+}
+
+/// One logged action: who, what, when, and the document seq it produced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionRecord {
+    /// The document seq after the action.
+    pub seq: u64,
+    /// Server time, ms since the epoch.
+    pub at_ms: u64,
+    /// The acting player's id.
+    pub player_id: String,
+    /// The action.
+    pub action: ActionKind,
+}
+
+/// A finished game's final document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FinishedGame {
+    /// Final seq.
+    pub seq: u64,
+    /// Final document.
+    pub doc: Value,
+}
+
+/// Result alias for store calls.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The persistence interface. Every call is async so a networked backend fits.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Checks the backend is reachable (for `/health`).
+    async fn ping(&self) -> StoreResult<()>;
+
+    /// Creates a player; `Conflict` if the id or token hash exists.
+    async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
+    /// The player whose token hashes to `token_hash`.
+    async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;
+    /// A player by id.
+    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
+
+    /// Creates or replaces a room.
+    async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;
+    /// A room by code.
+    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>>;
+
+    /// Creates a game (its setup); `Conflict` if the id exists. The game counts as
+    /// unfinished for both players until [`Store::finish_game`].
+    async fn create_game(&self, game: &GameRecord) -> StoreResult<()>;
+    /// A game's setup.
+    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>>;
+    /// Appends to a game's action log; `Conflict` unless `action.seq` is greater than the
+    /// last logged seq.
+    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()>;
+    /// A game's action log, in order.
+    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>>;
+    /// Records (or replaces) the final document of a finished game and removes the game from
+    /// its players' unfinished lists.
+    async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()>;
+    /// The final document of a finished game.
+    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>>;
+    /// Ids of the unfinished games a player sits in.
+    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>>;
+}

@@ -1,0 +1,272 @@
+//! Every documented error case gets its exact code and changes nothing: the next snapshot is
+//! unchanged.
+
+use serde_json::{json, Value};
+use stoa_tests::{Client, Server, Table};
+
+/// The current (seq, doc) through HTTP (no subscription side effects).
+fn current(server: &Server, game_id: &str, code: &str) -> Value {
+    let (status, doc) = server.api_game(game_id, Some(code));
+    assert_eq!(status, 200);
+    doc
+}
+
+#[tokio::test]
+async fn game_errors_change_nothing() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", json!({"width":4,"height":3}), "private").await;
+    let game_id = t.game_id.clone();
+    let code = t.code.clone();
+    t.step(7).await.expect("first move");
+    let before = current(&server, &game_id, &code);
+    let seq = t.host_doc.seq;
+    let host_acts = t.to_act_is_host().expect("game on");
+    let (mover, waiter) = if host_acts {
+        (&mut t.host, &mut t.guest)
+    } else {
+        (&mut t.guest, &mut t.host)
+    };
+
+    // Out of turn.
+    let legal = mover
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    assert_eq!(legal["seq"].as_u64(), Some(seq));
+    let some_move = legal["moves"][0].as_str().expect("a move").to_string();
+    let e = waiter
+        .request(json!({"t":"game.move","game_id":game_id,"move":some_move}))
+        .await;
+    assert_eq!(e["code"], "not_your_turn", "{e}");
+    assert_eq!(e["t"], "error");
+    assert!(e["message"].is_string());
+
+    // Illegal move (unparsable text and a well-formed illegal one).
+    for bad in ["zz99", "swap-nonsense", ""] {
+        let e = mover
+            .request(json!({"t":"game.move","game_id":game_id,"move":bad}))
+            .await;
+        assert_eq!(e["code"], "illegal_move", "{bad}: {e}");
+    }
+
+    // Stale seq.
+    let e = mover
+        .request(json!({"t":"game.move","game_id":game_id,"move":some_move,"seq":seq - 1}))
+        .await;
+    assert_eq!(e["code"], "stale_seq", "{e}");
+    let e = mover
+        .request(json!({"t":"game.move","game_id":game_id,"move":some_move,"seq":seq + 5}))
+        .await;
+    assert_eq!(e["code"], "stale_seq", "{e}");
+
+    // A spectator trying to act.
+    let mut spectator = Client::guest(&server, "spec").await;
+    let snap = spectator.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(snap["t"], "game.snapshot");
+    for req in [
+        json!({"t":"game.move","game_id":game_id,"move":some_move}),
+        json!({"t":"game.resign","game_id":game_id}),
+        json!({"t":"game.draw","game_id":game_id,"action":"offer"}),
+        json!({"t":"game.abort","game_id":game_id}),
+        json!({"t":"game.claim","game_id":game_id}),
+    ] {
+        let e = spectator.request(req).await;
+        assert_eq!(e["code"], "forbidden", "{e}");
+    }
+
+    // Unknown game.
+    let e = spectator
+        .request(json!({"t":"game.watch","game_id":"gnope"}))
+        .await;
+    assert_eq!(e["code"], "not_found");
+    let e = mover
+        .request(json!({"t":"game.move","game_id":"gnope","move":"a1"}))
+        .await;
+    assert_eq!(e["code"], "not_found");
+
+    // Claim while the opponent is connected; draw accept without an offer; rematch
+    // before the end: conflict.
+    for req in [
+        json!({"t":"game.claim","game_id":game_id}),
+        json!({"t":"game.draw","game_id":game_id,"action":"accept"}),
+        json!({"t":"game.draw","game_id":game_id,"action":"decline"}),
+        json!({"t":"game.rematch","game_id":game_id}),
+    ] {
+        let e = mover.request(req).await;
+        assert_eq!(e["code"], "conflict", "{e}");
+    }
+
+    // Nothing changed (spectator count aside, which the spectator changes by watching).
+    let mut after = current(&server, &game_id, &code);
+    after["spectators"] = before["spectators"].clone();
+    assert_eq!(after, before);
+
+    // After the end: game_over for moves, resign, draw, abort, claim.
+    let e = mover.request(json!({"t":"game.resign","game_id":game_id})).await;
+    assert_eq!(e["t"], "ok");
+    let ended = current(&server, &game_id, &code);
+    assert_eq!(ended["status"]["state"], "ended");
+    assert_eq!(ended["status"]["reason"], "resign");
+    for req in [
+        json!({"t":"game.move","game_id":game_id,"move":some_move}),
+        json!({"t":"game.resign","game_id":game_id}),
+        json!({"t":"game.draw","game_id":game_id,"action":"offer"}),
+        json!({"t":"game.abort","game_id":game_id}),
+        json!({"t":"game.claim","game_id":game_id}),
+    ] {
+        let e = waiter.request(req).await;
+        assert_eq!(e["code"], "game_over", "{e}");
+    }
+    assert_eq!(current(&server, &game_id, &code), ended);
+}
+
+#[tokio::test]
+async fn frame_errors() {
+    let server = Server::start();
+    let mut c = Client::guest(&server, "frames").await;
+
+    // Malformed frames: bad_request, never a crash or a silent drop.
+    for raw in [
+        "{",
+        "[]",
+        "42",
+        r#"{"rid":1}"#,
+        r#"{"t":5,"rid":1}"#,
+        r#"{"t":"game.move","rid":1,"game_id":7,"move":"a1"}"#,
+        r#"{"t":"game.watch","rid":1}"#,
+        r#"{"t":"game.draw","rid":1,"game_id":"g","action":"maybe"}"#,
+        r#"{"t":"ping","rid":{"x":1}}"#,
+    ] {
+        c.send_raw(raw).await;
+        let e = c.recv().await;
+        assert_eq!(e["t"], "error", "{raw}");
+        assert_eq!(e["code"], "bad_request", "{raw}: {e}");
+    }
+    // The rid is echoed when it can be read.
+    c.send_raw(r#"{"t":"game.move","rid":"r-1","game_id":7}"#).await;
+    let e = c.recv().await;
+    assert_eq!(e["rid"], "r-1");
+    assert_eq!(e["code"], "bad_request");
+
+    // Unknown type.
+    c.send_raw(r#"{"t":"game.teleport","rid":9}"#).await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "unknown_type");
+    assert_eq!(e["rid"], 9);
+
+    // Binary frame.
+    c.send_binary(vec![1, 2, 3]).await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "bad_request");
+
+    // Ping answers pong with the rid.
+    let p = c.request(json!({"t":"ping"})).await;
+    assert_eq!(p["t"], "pong");
+    assert!(p["server_time"].as_u64().is_some());
+
+    // A 16 KiB frame is fine (it is just an unknown type); one byte more closes with 1009.
+    let pad = |n: usize| {
+        let base = r#"{"t":"x","pad":""}"#;
+        format!(r#"{{"t":"x","pad":"{}"}}"#, "a".repeat(n - base.len()))
+    };
+    c.send_raw(&pad(16 * 1024)).await;
+    assert_eq!(c.recv().await["code"], "unknown_type");
+    c.send_raw(&pad(16 * 1024 + 1)).await;
+    assert_eq!(c.closed().await, 1009);
+}
+
+#[tokio::test]
+async fn session_rules() {
+    let server = Server::start();
+    // A first message other than hello: unauthorized, and the connection closes.
+    let mut c = Client::connect(&server).await;
+    c.send(json!({"t":"game.watch","rid":1,"game_id":"g"})).await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "unauthorized");
+    assert_eq!(e["rid"], 1);
+    assert_eq!(c.closed().await, 1008);
+
+    // An unknown token: unauthorized, never a new identity.
+    let mut c = Client::connect(&server).await;
+    let e = c
+        .request(json!({"t":"hello","protocol":1,"token":"0123456789abcdef"}))
+        .await;
+    assert_eq!(e["code"], "unauthorized");
+
+    // A bad name.
+    let e = c
+        .request(json!({"t":"hello","protocol":1,"name":"x".repeat(25)}))
+        .await;
+    assert_eq!(e["code"], "bad_request");
+
+    // A guest, then the same player again by token.
+    let a = Client::guest(&server, "alice").await;
+    assert_eq!(a.welcome["protocol"], 1);
+    assert_eq!(a.welcome["player"]["name"], "alice");
+    assert!(a.token.len() >= 32, "tokens carry at least 128 bits");
+    assert!(a.welcome["games"].as_array().is_some());
+    let b = Client::with_token(&server, &a.token).await;
+    assert_eq!(b.player_id, a.player_id);
+    assert_eq!(b.welcome["player"]["name"], "alice");
+
+    // Rooms: unknown code, invalid options, invalid kind, bad side.
+    let mut a = a;
+    let e = a.request(json!({"t":"room.join","code":"ZZZZZZZZZZ"})).await;
+    assert_eq!(e["code"], "not_found");
+    for req in [
+        json!({"t":"room.create","kind":"unane","options":{"width":5,"height":5}}),
+        json!({"t":"room.create","kind":"unane","options":{"width":"wide"}}),
+        json!({"t":"room.create","kind":"chess"}),
+        json!({"t":"room.create","kind":"unane","side":"green"}),
+        json!({"t":"room.create","kind":"unane","clock":{"kind":"hourglass"}}),
+    ] {
+        let e = a.request(req).await;
+        assert_eq!(e["code"], "invalid_options", "{e}");
+    }
+    // A room closed by its host cannot be joined.
+    let room = a
+        .request(json!({"t":"room.create","kind":"unane","visibility":"public","side":"black"}))
+        .await;
+    assert_eq!(room["room"]["status"], "waiting");
+    assert_eq!(room["room"]["visibility"], "public");
+    assert_eq!(room["room"]["seats"]["black"]["id"], a.player_id.as_str());
+    assert_eq!(room["room"]["seats"]["white"], Value::Null);
+    let code = room["room"]["code"].as_str().unwrap().to_string();
+    assert!(code.len() >= 10);
+    let ok = a.request(json!({"t":"room.leave","code":code})).await;
+    assert_eq!(ok["t"], "ok");
+    let mut c = Client::guest(&server, "carol").await;
+    let e = c.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(e["code"], "conflict");
+}
+
+#[tokio::test]
+async fn rate_limits() {
+    let server = Server::start_with(&["--rate-limit", "10", "--rate-window-ms", "60000"]);
+    let mut c = Client::guest(&server, "flood").await;
+    // hello was request 1; 9 more are allowed.
+    for _ in 0..9 {
+        let r = c.request(json!({"t":"game.unwatch","game_id":"g"})).await;
+        assert_eq!(r["t"], "ok");
+    }
+    let r = c.request(json!({"t":"game.unwatch","game_id":"g"})).await;
+    assert_eq!(r["code"], "rate_limited");
+    // Ping is free.
+    let p = c.request(json!({"t":"ping"})).await;
+    assert_eq!(p["t"], "pong");
+    // Far over the limit (3x): closed with 1008.
+    for _ in 0..25 {
+        c.send(json!({"t":"game.unwatch","game_id":"g"})).await;
+    }
+    assert_eq!(c.closed().await, 1008);
+}
+
+#[tokio::test]
+async fn per_ip_connection_limit() {
+    let server = Server::start_with(&["--ip-conn-limit", "3"]);
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(Client::connect(&server).await);
+    }
+    let refused = tokio_tungstenite::connect_async(server.ws_url()).await;
+    assert!(refused.is_err(), "the 4th connection in the window is refused");
+}

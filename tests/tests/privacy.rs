@@ -1,0 +1,105 @@
+//! Private games are not watchable (or readable over HTTP) without their code, public ones
+//! are; tokens never appear in any document.
+
+use serde_json::json;
+use stoa_tests::{Client, Server, Table};
+
+#[tokio::test]
+async fn private_games_need_the_code() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", json!({"width":4,"height":3}), "private").await;
+    let game_id = t.game_id.clone();
+    t.step(1).await;
+
+    let mut stranger = Client::guest(&server, "stranger").await;
+    let e = stranger
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
+    assert_eq!(e["code"], "forbidden", "{e}");
+    let e = stranger
+        .request(json!({"t":"game.watch","game_id":game_id,"code":"AAAAAAAAAA"}))
+        .await;
+    assert_eq!(e["code"], "forbidden", "{e}");
+    let (status, _) = server.api_game(&game_id, None);
+    assert_eq!(status, 404);
+    let (status, _) = server.api_game(&game_id, Some("AAAAAAAAAA"));
+    assert_eq!(status, 404);
+
+    // With the code: by game.watch, room.join (full room), and HTTP.
+    let snap = stranger
+        .request(json!({"t":"game.watch","game_id":game_id,"code":t.code}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot");
+    let code = t.code.clone();
+    let snap2 = stranger.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(snap2["t"], "game.snapshot");
+    let (status, doc) = server.api_game(&game_id, Some(&t.code));
+    assert_eq!(status, 200);
+    assert_eq!(doc["visibility"], "private");
+    // Lower-case codes work too.
+    let (status, _) = server.api_game(&game_id, Some(&t.code.to_lowercase()));
+    assert_eq!(status, 200);
+    // Unknown ids are 404.
+    assert_eq!(server.api_game("gnope", None).0, 404);
+
+    // Finished private games stay private.
+    let r = t.host.request(json!({"t":"game.resign","game_id":game_id})).await;
+    assert_eq!(r["t"], "ok");
+    assert_eq!(server.api_game(&game_id, None).0, 404);
+    assert_eq!(server.api_game(&game_id, Some(&t.code)).0, 200);
+}
+
+#[tokio::test]
+async fn public_games_are_watchable_and_tokens_stay_secret() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let game_id = t.game_id.clone();
+    let mut stranger = Client::guest(&server, "stranger").await;
+    let snap = stranger
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot");
+    let (status, doc) = server.api_game(&game_id, None);
+    assert_eq!(status, 200);
+    assert_eq!(doc["visibility"], "public");
+    t.play_out(2, 300).await;
+
+    // Tokens appear nowhere: not in documents, diffs, snapshots, rooms, or HTTP.
+    let (_, doc) = server.api_game(&game_id, None);
+    let mut everything = vec![doc.to_string(), snap.to_string()];
+    for c in [&mut t.host, &mut t.guest, &mut stranger] {
+        for m in c.pending.drain(..) {
+            everything.push(m.to_string());
+        }
+    }
+    let (_, metrics) = server.http_get("/metrics");
+    everything.push(metrics);
+    for token in [&t.host.token, &t.guest.token, &stranger.token] {
+        for text in &everything {
+            assert!(!text.contains(token.as_str()), "a token leaked into {text}");
+        }
+    }
+    // Documents show public ids and names only.
+    let players = t.host_doc.doc["players"].as_object().unwrap();
+    for p in players.values() {
+        let keys: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["id", "name", "rating"]);
+    }
+}
+
+#[tokio::test]
+async fn http_endpoints() {
+    let server = Server::start();
+    let (status, body) = server.http_get("/health");
+    assert_eq!(status, 200);
+    let health: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(health["status"], "ok");
+    let _c = Client::guest(&server, "m").await;
+    let (status, body) = server.http_get("/metrics");
+    assert_eq!(status, 200);
+    assert!(body.contains("# TYPE stoa_connections_open gauge"));
+    assert!(body.contains("stoa_connections_open 1"));
+    assert!(body.contains("stoa_games_live{kind=\"unane\"}"));
+    assert!(body.contains("stoa_store_latency_seconds_count"));
+    assert_eq!(server.http_get("/nope").0, 404);
+}
