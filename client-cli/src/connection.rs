@@ -162,6 +162,7 @@ impl Connection {
             offset: offset.clone(),
             pending: HashMap::new(),
             next_rid: 1,
+            trace: std::env::var_os("STOA_TRACE").is_some_and(|v| !v.is_empty()),
         };
         tokio::spawn(task.run(ws));
         Ok((
@@ -282,6 +283,8 @@ struct Task {
     offset: Arc<AtomicI64>,
     pending: HashMap<i64, Reply>,
     next_rid: i64,
+    /// `STOA_TRACE` set: every frame in and out goes to stderr (debugging a server).
+    trace: bool,
 }
 
 /// How one websocket session of the task ended.
@@ -377,6 +380,9 @@ impl Task {
                         }
                         Command::Send(msg) => msg,
                     };
+                    if self.trace {
+                        eprintln!(">> {msg}");
+                    }
                     if let Err(e) = ws.send(Message::text(msg.to_string())).await {
                         return Ended::Dropped(e.to_string());
                     }
@@ -390,6 +396,9 @@ impl Task {
                     last_heard = Instant::now();
                     match frame {
                         Message::Text(text) => {
+                            if self.trace {
+                                eprintln!("<< {}", text.as_str());
+                            }
                             if let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) {
                                 if msg["t"] == "pong" {
                                     if let (Some(sent), Some(server)) = (ping_sent.take(), msg["server_time"].as_i64()) {

@@ -173,7 +173,12 @@ impl<'a> GameDoc<'a> {
         if matches!(clock["kind"].as_str(), None | Some("none")) {
             return None;
         }
-        let base = clock["remaining_ms"][side].as_i64()?;
+        // Before the live fields exist, each side has its full initial time (no clock runs
+        // until both sides have acted).
+        let base = clock["remaining_ms"][side]
+            .as_i64()
+            .or_else(|| clock["initial_ms"].as_i64())
+            .or_else(|| clock["days_per_turn"].as_i64().map(|d| d * 86_400_000))?;
         if self.status().ended || clock["running"].as_str() != Some(side) {
             return Some(base);
         }
@@ -250,6 +255,8 @@ mod tests {
         assert_eq!(g.remaining_ms("white", 11_000), Some(50_000));
         assert_eq!(g.remaining_ms("black", 11_000), Some(50_000));
         assert_eq!(g.side_of("p2").as_deref(), Some("black"));
+        let fresh = json!({"kind":"staku","clock":{"kind":"fischer","initial_ms":300_000,"increment_ms":0,"remaining_ms":null}});
+        assert_eq!(GameDoc(&fresh).remaining_ms("white", 5), Some(300_000));
         assert_eq!(g.sides(), vec!["white", "black"]);
     }
 

@@ -7,7 +7,9 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+#[cfg(test)]
+use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 

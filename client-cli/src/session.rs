@@ -798,7 +798,10 @@ impl Session {
 
     fn game_target(&mut self) -> Option<String> {
         match (&self.game_id, self.spectating()) {
-            (Some(id), false) if self.game.is_some() => Some(id.clone()),
+            // After `game.started` the seat is known even before the snapshot arrives.
+            (Some(id), false) if self.game.is_some() || self.started_side.is_some() => {
+                Some(id.clone())
+            }
             (Some(_), true) => {
                 self.notes.push(Note::Error(
                     "error forbidden: you are watching this game, not playing".into(),

@@ -25,7 +25,21 @@ impl Tmux {
     fn start(command: &str) -> Tmux {
         let socket = format!("stoa-tui-test-{}", std::process::id());
         let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", command])
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                command,
+            ])
             .status()
             .expect("run tmux");
         assert!(status.success(), "tmux new-session failed");
@@ -87,7 +101,16 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
     let mut clients = Clients::new(&server);
     let host = clients.spawn(
         "host",
-        &["host", "unane", "--side", "black", "--clock", "5+3", "--options", "width=5,height=4"],
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "5+3",
+            "--options",
+            "width=5,height=4",
+        ],
     );
     let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
 
@@ -105,7 +128,10 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
 
     // The board (files and ranks of the 5x4 grid) and both players' clocks at 5:00.
     let screen = tmux.wait_screen("the board and both clocks", |s| {
-        s.contains("a b c d e") && s.matches("5:00").count() >= 2 && s.contains("host") && s.contains("Tui")
+        s.contains("a b c d e")
+            && s.matches("5:00").count() >= 2
+            && s.contains("host")
+            && s.contains("Tui")
     });
     assert!(screen.contains("  4 B W B W B 4"), "{screen}");
     assert!(screen.contains("Players"), "{screen}");
@@ -127,7 +153,9 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
     // An illegal move gets immediate feedback in the status area.
     clients.wait(host, |l| l == "your turn");
     tmux.keys(&["a1xb2", "Enter"]);
-    tmux.wait_screen("the not-your-turn error", |s| s.contains("error not_your_turn"));
+    tmux.wait_screen("the not-your-turn error", |s| {
+        s.contains("error not_your_turn")
+    });
 
     tmux.keys(&["C-c"]);
 }

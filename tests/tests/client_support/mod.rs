@@ -26,10 +26,12 @@ pub fn build_binaries() {
             .expect("workspace root")
             .to_path_buf();
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(&root).args([
-            "build", "-p", "stoa-server", "-p", "stoa-cli", "--bins",
-        ]);
-        if stoa_tests::binary("x").to_string_lossy().contains("/release/") {
+        cmd.current_dir(&root)
+            .args(["build", "-p", "stoa-server", "-p", "stoa-cli", "--bins"]);
+        if stoa_tests::binary("x")
+            .to_string_lossy()
+            .contains("/release/")
+        {
             cmd.arg("--release");
         }
         let status = cmd.status().expect("run cargo build");
@@ -59,7 +61,10 @@ impl Server {
                 "--spectator-batch-ms",
                 "100",
             ])
-            .env("RUST_LOG", std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(if std::env::var_os("STOA_TEST_LOG").is_some() {
@@ -106,10 +111,8 @@ impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "stoa-client-test-{}-{tag}-{n}",
-            std::process::id()
-        ));
+        let dir =
+            std::env::temp_dir().join(format!("stoa-client-test-{}-{tag}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         TempDir(dir)
@@ -142,9 +145,14 @@ pub struct Clients {
 impl Clients {
     /// No processes yet.
     pub fn new(server: &Server) -> Clients {
+        Clients::with_url(&server.url)
+    }
+
+    /// No processes yet; they will connect to `url` (e.g. through a proxy).
+    pub fn with_url(url: &str) -> Clients {
         let (tx, rx) = channel();
         Clients {
-            url: server.url.clone(),
+            url: url.to_string(),
             procs: Vec::new(),
             tx,
             rx,
@@ -153,11 +161,17 @@ impl Clients {
 
     /// Starts `stoa --plain --server URL ARGS…` with its own config directory.
     pub fn spawn(&mut self, name: &str, args: &[&str]) -> usize {
+        let url = self.url.clone();
+        self.spawn_at(name, &url, args)
+    }
+
+    /// Like [`Clients::spawn`] with another server address.
+    pub fn spawn_at(&mut self, name: &str, url: &str, args: &[&str]) -> usize {
         let config = TempDir::new(name);
         let mut child = Command::new(stoa_tests::binary("stoa"))
             .arg("--plain")
             .arg("--server")
-            .arg(&self.url)
+            .arg(url)
             .arg("--name")
             .arg(name)
             .args(args)
@@ -247,7 +261,9 @@ impl Clients {
             if !self.pump(deadline) {
                 panic!(
                     "timed out waiting for a line from {:?}\n{}",
-                    ids.iter().map(|&i| self.name(i).to_string()).collect::<Vec<_>>(),
+                    ids.iter()
+                        .map(|&i| self.name(i).to_string())
+                        .collect::<Vec<_>>(),
                     self.transcript()
                 );
             }
@@ -291,11 +307,15 @@ impl Clients {
                 panic!("{} did not exit\n{}", self.name(id), self.transcript());
             }
             std::thread::sleep(Duration::from_millis(20));
-            while self.rx.try_recv().map(|(i, l)| {
-                if let Some(l) = l {
-                    self.procs[i].lines.push(l);
-                }
-            }).is_ok()
+            while self
+                .rx
+                .try_recv()
+                .map(|(i, l)| {
+                    if let Some(l) = l {
+                        self.procs[i].lines.push(l);
+                    }
+                })
+                .is_ok()
             {}
         }
     }
@@ -326,7 +346,9 @@ pub struct Script {
 pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script {
     let gk = kind(k).expect("kind");
     let mut game = gk.start(options).expect("options");
-    let mut rng = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut rng = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     let mut moves = Vec::new();
     while game.outcome().is_none() && moves.len() < cap {
         let mover = game.to_act().expect("side to act");
