@@ -73,18 +73,18 @@ pub struct GameDoc<'a>(pub &'a Value);
 
 impl<'a> GameDoc<'a> {
     /// Game id.
-    pub fn id(&self) -> &'a str {
+    pub fn id(self) -> &'a str {
         self.0["id"].as_str().unwrap_or_default()
     }
 
     /// Game kind (`unane`, …).
-    pub fn kind(&self) -> &'a str {
+    pub fn kind(self) -> &'a str {
         self.0["kind"].as_str().unwrap_or_default()
     }
 
     /// The two side names, first-acting side first. The registry gives the order; a kind the
     /// client does not know falls back to the order of the `players` object.
-    pub fn sides(&self) -> Vec<String> {
+    pub fn sides(self) -> Vec<String> {
         if let Ok(k) = stoa_protocol::kind(self.kind()) {
             return k.side_names.iter().map(|s| s.to_string()).collect();
         }
@@ -95,12 +95,12 @@ impl<'a> GameDoc<'a> {
     }
 
     /// The side to act, `None` once ended.
-    pub fn to_act(&self) -> Option<&'a str> {
+    pub fn to_act(self) -> Option<&'a str> {
         self.0["to_act"].as_str()
     }
 
     /// Every action so far.
-    pub fn moves(&self) -> Vec<&'a str> {
+    pub fn moves(self) -> Vec<&'a str> {
         self.0["moves"]
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).collect())
@@ -108,12 +108,12 @@ impl<'a> GameDoc<'a> {
     }
 
     /// The game-specific view.
-    pub fn state(&self) -> &'a Value {
+    pub fn state(self) -> &'a Value {
         &self.0["state"]
     }
 
     /// Playing or ended, with winner and reason.
-    pub fn status(&self) -> Status {
+    pub fn status(self) -> Status {
         let s = &self.0["status"];
         Status {
             ended: s["state"].as_str() == Some("ended"),
@@ -123,17 +123,17 @@ impl<'a> GameDoc<'a> {
     }
 
     /// The player seated on `side`.
-    pub fn player(&self, side: &str) -> &'a Value {
+    pub fn player(self, side: &str) -> &'a Value {
         &self.0["players"][side]
     }
 
     /// Display name of the player on `side`.
-    pub fn player_name(&self, side: &str) -> &'a str {
+    pub fn player_name(self, side: &str) -> &'a str {
         self.player(side)["name"].as_str().unwrap_or("?")
     }
 
     /// The side the player with this id sits on (it changes after a swap).
-    pub fn side_of(&self, player_id: &str) -> Option<String> {
+    pub fn side_of(self, player_id: &str) -> Option<String> {
         self.0["players"].as_object().and_then(|m| {
             m.iter()
                 .find(|(_, p)| p["id"].as_str() == Some(player_id))
@@ -142,33 +142,33 @@ impl<'a> GameDoc<'a> {
     }
 
     /// The clock object (`kind`, `remaining_ms`, `running`, `since`, …).
-    pub fn clock(&self) -> &'a Value {
+    pub fn clock(self) -> &'a Value {
         &self.0["clock"]
     }
 
     /// The side that offered a draw, if an offer stands.
-    pub fn draw_offer(&self) -> Option<&'a str> {
+    pub fn draw_offer(self) -> Option<&'a str> {
         self.0["draw_offer"].as_str()
     }
 
     /// Number of spectators.
-    pub fn spectators(&self) -> u64 {
+    pub fn spectators(self) -> u64 {
         self.0["spectators"].as_u64().unwrap_or(0)
     }
 
     /// Whether the player on `side` has a connection.
-    pub fn online(&self, side: &str) -> Option<bool> {
+    pub fn online(self, side: &str) -> Option<bool> {
         self.0["online"][side].as_bool()
     }
 
     /// Whether the game is rated.
-    pub fn rated(&self) -> bool {
+    pub fn rated(self) -> bool {
         self.0["rated"].as_bool().unwrap_or(false)
     }
 
     /// The remaining time of `side` at server time `server_now_ms` (counting down locally
     /// from `remaining_ms` at `since` for the running side). `None` without a timed clock.
-    pub fn remaining_ms(&self, side: &str, server_now_ms: i64) -> Option<i64> {
+    pub fn remaining_ms(self, side: &str, server_now_ms: i64) -> Option<i64> {
         let clock = self.clock();
         if matches!(clock["kind"].as_str(), None | Some("none")) {
             return None;

@@ -41,7 +41,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             name: b["point"].as_str().unwrap_or(""),
         };
         plan_by_name.insert(ball.name, plan);
-        if !top.get(&plan).is_some_and(|t| t.level >= ball.level) {
+        if top.get(&plan).is_none_or(|t| t.level < ball.level) {
             top.insert(plan, ball);
         }
     }
@@ -60,7 +60,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             horizontal: a.1 == b.1,
             cut: l["cut"].as_bool().unwrap_or(false),
         };
-        if !links.get(&mid).is_some_and(|m| m.level >= link.level) {
+        if links.get(&mid).is_none_or(|m| m.level < link.level) {
             links.insert(mid, link);
         }
     }

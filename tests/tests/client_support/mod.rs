@@ -341,7 +341,8 @@ pub struct Script {
 }
 
 /// Plays a game with the engine: a move that wins at once when there is one, otherwise a
-/// pseudo-random legal move (fixed seed; never `swap`, so seats stay put). Stops at the
+/// pseudo-random legal move (fixed seed; seed 0 takes the first legal move in byte order;
+/// never `swap`, so seats stay put). Stops at the
 /// rules' end, or after `cap` actions with a resignation.
 pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script {
     let gk = kind(k).expect("kind");
@@ -365,6 +366,7 @@ pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script 
         });
         let mv = match winning {
             Some(m) => m.clone(),
+            None if seed == 0 => legal[0].clone(),
             None => {
                 rng = rng
                     .wrapping_mul(6364136223846793005)
