@@ -155,6 +155,7 @@ pub struct Session {
     turn_announced: Option<(String, usize)>,
     end_announced: Option<String>,
     offer_seen: Option<String>,
+    rematch_seen: Vec<(String, String)>,
     watch_in_flight: bool,
     started_at: Option<Instant>,
 }
@@ -196,6 +197,7 @@ impl Session {
                 turn_announced: None,
                 end_announced: None,
                 offer_seen: None,
+                rematch_seen: Vec::new(),
                 watch_in_flight: false,
                 started_at: None,
             },
@@ -376,8 +378,14 @@ impl Session {
                 let id = msg["game_id"].as_str().unwrap_or_default().to_string();
                 let side = msg["side"].as_str().unwrap_or_default().to_string();
                 if self.game_id.as_deref() != Some(id.as_str()) {
+                    if let Some(old) = &self.game_id {
+                        // A rematch: the finished game is of no more interest.
+                        self.conn
+                            .send(json!({"t":"game.unwatch","game_id":old}));
+                    }
                     self.game = None;
                     self.legal = None;
+                    self.offer_seen = None;
                 }
                 self.game_id = Some(id.clone());
                 self.started_side = Some(side.clone());
@@ -497,6 +505,19 @@ impl Session {
                 self.board_changed = true;
                 self.legal = None;
                 self.info(format!("game over: {}", outcome_text(&status)));
+            }
+            // Server addition: `rematch.requested` lists the sides that asked for one.
+            let mine = self.my_side();
+            let asked: Vec<String> = doc["rematch"]["requested"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                .unwrap_or_default();
+            for side in asked {
+                let key = (id.clone(), side.clone());
+                if Some(&side) != mine.as_ref() && !self.rematch_seen.contains(&key) {
+                    self.rematch_seen.push(key);
+                    self.info(format!("rematch requested by {side} (type: rematch)"));
+                }
             }
             return;
         }

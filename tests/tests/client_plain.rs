@@ -149,6 +149,21 @@ fn errors_draw_and_private_watch_by_code() {
         let line = clients.wait(c, |l| l.starts_with("game over: "));
         assert_eq!(line, "game over: draw agreement");
     }
+    // Rematch: asked by one, seen by the other, started for both with sides exchanged.
+    clients.send(guest, "rematch");
+    clients.wait(host, |l| l.starts_with("rematch requested by white"));
+    clients.send(host, "rematch");
+    let again = clients.wait(host, |l| l.starts_with("game started "));
+    assert!(again.ends_with("side white"), "{again}");
+    assert_ne!(again.split_whitespace().nth(2), started.split_whitespace().nth(2));
+    let again = clients.wait(guest, |l| l.starts_with("game started "));
+    assert!(again.ends_with("side black"), "{again}");
+    clients.wait(guest, |l| l == "your turn");
+    clients.send(guest, "abort");
+    for c in [host, guest] {
+        let line = clients.wait(c, |l| l.starts_with("game over: "));
+        assert_eq!(line, "game over: none aborted");
+    }
     clients.close_stdin(host);
     clients.close_stdin(guest);
     for c in [host, guest, watcher] {

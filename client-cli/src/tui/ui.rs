@@ -71,6 +71,12 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
     let d = present::drawing(g);
     let mut lines: Vec<Line> = d.board.iter().map(board_line).collect();
     lines.push(Line::raw(""));
+    if let Some(last) = g.moves().last() {
+        lines.push(Line::from(vec![
+            Span::raw("last move: "),
+            Span::styled(last.to_string(), Style::default().add_modifier(Modifier::BOLD)),
+        ]));
+    }
     for fact in &d.facts {
         lines.push(Line::raw(fact.clone()));
     }
