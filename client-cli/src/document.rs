@@ -166,11 +166,19 @@ impl<'a> GameDoc<'a> {
         self.0["rated"].as_bool().unwrap_or(false)
     }
 
-    /// The remaining time of `side` at server time `server_now_ms` (counting down locally
-    /// from `remaining_ms` at `since` for the running side). `None` without a timed clock.
+    /// The remaining main time of `side` at server time `server_now_ms`, counting down
+    /// locally from `remaining_ms` at `since` for the running side (a delay clock's first
+    /// `delay_ms` of the turn are free). `None` without a timed clock.
     pub fn remaining_ms(self, side: &str, server_now_ms: i64) -> Option<i64> {
+        self.clock_reading(side, server_now_ms).map(|r| r.main_ms)
+    }
+
+    /// What a side's clock shows now: main time, and for byo-yomi the periods left and the
+    /// time left in the current period once main time is spent.
+    pub fn clock_reading(self, side: &str, server_now_ms: i64) -> Option<ClockReading> {
         let clock = self.clock();
-        if matches!(clock["kind"].as_str(), None | Some("none")) {
+        let kind = clock["kind"].as_str().unwrap_or("none");
+        if kind == "none" {
             return None;
         }
         // Before the live fields exist, each side has its full initial time (no clock runs
@@ -179,12 +187,53 @@ impl<'a> GameDoc<'a> {
             .as_i64()
             .or_else(|| clock["initial_ms"].as_i64())
             .or_else(|| clock["days_per_turn"].as_i64().map(|d| d * 86_400_000))?;
-        if self.status().ended || clock["running"].as_str() != Some(side) {
-            return Some(base);
+        let periods = clock["periods_left"][side]
+            .as_i64()
+            .or_else(|| clock["periods"].as_i64());
+        let running = !self.status().ended && clock["running"].as_str() == Some(side);
+        let mut elapsed = if running {
+            let since = clock["since"].as_i64().unwrap_or(server_now_ms);
+            (server_now_ms - since).max(0)
+        } else {
+            0
+        };
+        if kind == "delay" {
+            elapsed = (elapsed - clock["delay_ms"].as_i64().unwrap_or(0)).max(0);
         }
-        let since = clock["since"].as_i64().unwrap_or(server_now_ms);
-        Some(base - (server_now_ms - since).max(0))
+        let main_ms = base - elapsed;
+        let mut reading = ClockReading {
+            main_ms: main_ms.max(0),
+            running,
+            periods_left: if kind == "byoyomi" { periods } else { None },
+            period_ms: None,
+        };
+        if kind == "byoyomi" && main_ms < 0 {
+            let period = clock["period_ms"].as_i64().unwrap_or(0).max(1);
+            let over = -main_ms;
+            let used = over / period;
+            let left = periods.unwrap_or(0);
+            reading.periods_left = Some((left - used).max(0));
+            reading.period_ms = Some(if used < left {
+                period - over % period
+            } else {
+                0
+            });
+        }
+        Some(reading)
     }
+}
+
+/// A clock as it reads at some instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    /// Main time left, ms (0 once spent).
+    pub main_ms: i64,
+    /// This side's clock is running.
+    pub running: bool,
+    /// Byo-yomi: periods left.
+    pub periods_left: Option<i64>,
+    /// Byo-yomi, main time spent: time left in the current period.
+    pub period_ms: Option<i64>,
 }
 
 /// Text for the end of a game: `white palace`, `draw agreement`, `none aborted` (an
@@ -257,6 +306,22 @@ mod tests {
         assert_eq!(g.side_of("p2").as_deref(), Some("black"));
         let fresh = json!({"kind":"staku","clock":{"kind":"fischer","initial_ms":300_000,"increment_ms":0,"remaining_ms":null}});
         assert_eq!(GameDoc(&fresh).remaining_ms("white", 5), Some(300_000));
+        let delay = json!({"kind":"staku","clock":{"kind":"delay","initial_ms":60_000,"delay_ms":5_000,
+            "remaining_ms":{"white":60_000,"black":60_000},"running":"white","since":0}});
+        assert_eq!(GameDoc(&delay).remaining_ms("white", 3_000), Some(60_000));
+        assert_eq!(GameDoc(&delay).remaining_ms("white", 8_000), Some(57_000));
+        let byo = json!({"kind":"staku","clock":{"kind":"byoyomi","initial_ms":10_000,"periods":3,"period_ms":30_000,
+            "remaining_ms":{"white":10_000,"black":10_000},"periods_left":{"white":3,"black":3},"running":"white","since":0}});
+        let r = GameDoc(&byo).clock_reading("white", 45_000).unwrap();
+        assert_eq!(
+            (r.main_ms, r.periods_left, r.period_ms),
+            (0, Some(2), Some(25_000))
+        );
+        let r = GameDoc(&byo).clock_reading("black", 45_000).unwrap();
+        assert_eq!(
+            (r.main_ms, r.periods_left, r.period_ms, r.running),
+            (10_000, Some(3), None, false)
+        );
         assert_eq!(g.sides(), vec!["white", "black"]);
     }
 

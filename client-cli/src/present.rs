@@ -20,21 +20,30 @@ pub fn drawing(g: GameDoc) -> Drawing {
     board::draw(g.kind(), g.state(), &Sides(g.sides()), &last)
 }
 
-/// `white 4:59.0` style clock text for one side (`-` without a clock).
+/// Clock text for one side: `4:59`, `0:09.4`, byo-yomi `0:00 +3×30s` then `byo 0:27 (2)`;
+/// `-` without a clock.
 pub fn clock_text(g: GameDoc, side: &str, server_now: i64) -> String {
-    let clock = g.clock();
-    match (clock["kind"].as_str(), g.remaining_ms(side, server_now)) {
-        (Some("correspondence"), Some(ms)) => clock_spec::format_ms(ms),
-        (_, Some(ms)) => {
-            let mut t = clock_spec::format_ms(ms);
-            // Byo-yomi: show the periods left when the document tells them.
-            if let Some(p) = clock["periods_left"][side].as_u64() {
-                t.push_str(&format!(" +{p}p"));
-            }
-            t
-        }
-        _ => "-".into(),
+    let Some(r) = g.clock_reading(side, server_now) else {
+        return "-".into();
+    };
+    match (r.period_ms, r.periods_left) {
+        (Some(p), Some(n)) => format!("byo {} ({n})", clock_spec::format_ms(p)),
+        (None, Some(n)) => format!("{} +{n}p", clock_spec::format_ms(r.main_ms)),
+        _ => clock_spec::format_ms(r.main_ms),
     }
+}
+
+/// When the side to act must make its first action (the game aborts otherwise), as text.
+pub fn first_action_text(g: GameDoc, server_now: i64) -> Option<String> {
+    let deadline = g.clock()["first_action_deadline"].as_i64()?;
+    if g.status().ended {
+        return None;
+    }
+    let side = g.to_act()?;
+    Some(format!(
+        "{side} must make a first move within {}",
+        clock_spec::format_ms(deadline - server_now)
+    ))
 }
 
 /// One line per side: `white  Ann (1500)  4:59  [you] [to act] [offline]`.
@@ -236,7 +245,11 @@ mod tests {
         let e = lobby_entries(&doc);
         assert_eq!(e[0].text, "room ABC unane 5+3 by Ann");
         assert_eq!(e[1].key, "g9");
-        assert!(e[1].text.contains("horz B vs vert A"), "{}", e[1].text);
+        assert!(
+            e[1].text.contains("vert A") && e[1].text.contains("horz B"),
+            "{}",
+            e[1].text
+        );
         assert_eq!(lobby_summary(&doc), "lobby: 3 online; in queues: staku 1");
     }
 }

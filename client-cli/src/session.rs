@@ -380,8 +380,7 @@ impl Session {
                 if self.game_id.as_deref() != Some(id.as_str()) {
                     if let Some(old) = &self.game_id {
                         // A rematch: the finished game is of no more interest.
-                        self.conn
-                            .send(json!({"t":"game.unwatch","game_id":old}));
+                        self.conn.send(json!({"t":"game.unwatch","game_id":old}));
                     }
                     self.game = None;
                     self.legal = None;
@@ -510,7 +509,11 @@ impl Session {
             let mine = self.my_side();
             let asked: Vec<String> = doc["rematch"]["requested"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default();
             for side in asked {
                 let key = (id.clone(), side.clone());

@@ -146,7 +146,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
         board,
         facts,
         legend: format!(
-            "{} {first} joins bottom-top, {} {second} joins left-right; ' raised 1 level, \" 2 levels; --- | link, x cut",
+            "{} {first} joins bottom-top, {} {second} joins left-right\n' raised 1 level, \" 2 levels; --- | links, x cut link",
             Sides::letter(&first),
             Sides::letter(&second)
         ),

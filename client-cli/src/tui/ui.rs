@@ -74,7 +74,10 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
     if let Some(last) = g.moves().last() {
         lines.push(Line::from(vec![
             Span::raw("last move: "),
-            Span::styled(last.to_string(), Style::default().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                last.to_string(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
         ]));
     }
     for fact in &d.facts {
@@ -297,6 +300,12 @@ fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
                 )));
             }
             spans.push(Span::raw(format!(" · {} moves", g.moves().len())));
+            if let Some(t) = present::first_action_text(g, session.server_now()) {
+                spans.push(Span::styled(
+                    format!(" · {t}"),
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
             if session.spectating() {
                 spans.push(Span::styled(
                     " · watching",
