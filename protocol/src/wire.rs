@@ -744,8 +744,8 @@ pub enum ServerMessage {
         /// Echoed rid.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rid: Option<Rid>,
-        /// The room.
-        room: RoomInfo,
+        /// The room (boxed: it is much larger than the other messages).
+        room: Box<RoomInfo>,
     },
     /// A game this player sits in has started (a snapshot follows).
     #[serde(rename = "game.started")]

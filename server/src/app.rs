@@ -15,6 +15,7 @@ use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
@@ -125,12 +126,14 @@ async fn api_game(
             }
         }
     }
-    let (Ok(Some(finished)), Ok(Some(record))) =
-        (hub.store.finished_game(&id).await, hub.store.game(&id).await)
-    else {
+    let (Ok(Some(finished)), Ok(Some(record))) = (
+        hub.store.finished_game(&id).await,
+        hub.store.game(&id).await,
+    ) else {
         return not_found();
     };
-    let code_ok = matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+    let code_ok =
+        matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
     if record.visibility == Visibility::Public || code_ok {
         Json(finished.doc).into_response()
     } else {
@@ -139,7 +142,10 @@ async fn api_game(
 }
 
 /// Runs the server with the in-memory store until `shutdown` resolves.
-pub async fn run(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn run(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     run_with_store(config, Arc::new(MemoryStore::new()), shutdown).await
 }
 
@@ -157,9 +163,14 @@ pub async fn run_with_store(
     let hub = Arc::new(Hub::new(config, store, stop_rx));
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = router(hub.clone(), guard);
+    tokio::spawn(crate::lobby::run(hub.clone()));
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
     let mut stop_rx2 = hub.shutdown.clone();
+    // Small frames must not wait for Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let serve = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),

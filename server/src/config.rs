@@ -67,6 +67,10 @@ pub struct Config {
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,
 
+    /// The lobby document is rebuilt (and a diff pushed if it changed) this often, in ms.
+    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 1_000)]
+    pub lobby_batch_ms: u64,
+
     /// A connection must send `hello` within this many milliseconds.
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,

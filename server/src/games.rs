@@ -69,8 +69,31 @@ impl Games {
         let g = self.lock();
         g.by_player
             .get(player_id)
-            .map(|ids| ids.iter().filter_map(|id| g.live.get(id).cloned()).collect())
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|id| g.live.get(id).cloned())
+                    .collect()
+            })
             .unwrap_or_default()
+    }
+
+    /// Lobby summaries of live public games, by id.
+    pub fn public_summaries(&self) -> Vec<(String, serde_json::Value)> {
+        let g = self.lock();
+        let mut out: Vec<(String, serde_json::Value)> = g
+            .live
+            .values()
+            .filter_map(|h| {
+                let s = h
+                    .summary
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()?;
+                Some((h.id.clone(), s))
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// Number of live games (including ended ones still in memory).

@@ -36,6 +36,8 @@ pub struct Hub {
     pub rooms: Rooms,
     /// Live games.
     pub games: Games,
+    /// Lobby watchers and document.
+    pub lobby: crate::lobby::Lobby,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -61,6 +63,7 @@ impl Hub {
             players: Players::default(),
             rooms: Rooms::default(),
             games: Games::default(),
+            lobby: crate::lobby::Lobby::default(),
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
@@ -90,10 +93,17 @@ impl Hub {
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
     /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
     pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
-        let kind = stoa_protocol::kind(&new.kind)
-            .map_err(|e| ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string()))?;
+        let kind = stoa_protocol::kind(&new.kind).map_err(|e| {
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
+        })?;
         let game = kind.start(&new.options).map_err(|e| {
-            ApiError::new(stoa_protocol::wire::ErrorCode::InvalidOptions, e.to_string())
+            ApiError::new(
+                stoa_protocol::wire::ErrorCode::InvalidOptions,
+                e.to_string(),
+            )
         })?;
         let record = GameRecord {
             id: new.id.clone(),
@@ -123,6 +133,7 @@ impl Hub {
             kind: new.kind.clone(),
             tx,
             players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
         // the actor (presence commands are idempotent).
@@ -134,7 +145,7 @@ impl Hub {
         let ki = kind_index(&new.kind);
         self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
         self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
-        actor::spawn(self.clone(), new, game, online, rx);
+        actor::spawn(self.clone(), new, game, online, rx, handle.summary.clone());
         Ok(handle)
     }
 

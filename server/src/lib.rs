@@ -9,6 +9,7 @@
 //! - [`session`]: `hello`/`welcome`, rate limits, routing of requests.
 //! - [`players`]: who is connected (several connections per player).
 //! - [`rooms`]: hosting with codes.
+//! - [`lobby`]: the lobby document (public rooms and games) with diffs.
 //! - [`games`]: registry of live game actors.
 //! - [`game`]: the actor, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
@@ -24,6 +25,7 @@ pub mod game;
 pub mod games;
 pub mod hub;
 pub mod ids;
+pub mod lobby;
 pub mod metrics;
 pub mod outbound;
 pub mod pairing;

@@ -74,20 +74,75 @@ impl Metrics {
             "gauge",
             self.connections_open.load(Ordering::Relaxed).to_string(),
         );
-        g(&mut s, "stoa_connections_total", "Websocket connections accepted.", "counter", ld(&self.connections_total));
-        g(&mut s, "stoa_connections_refused_total", "Connections refused by the per-IP limit.", "counter", ld(&self.connections_refused));
-        g(&mut s, "stoa_slow_consumers_dropped_total", "Connections dropped for a full outbound queue.", "counter", ld(&self.slow_consumers_dropped));
-        g(&mut s, "stoa_messages_in_total", "Text frames received.", "counter", ld(&self.messages_in));
-        g(&mut s, "stoa_messages_out_total", "Frames queued for sending.", "counter", ld(&self.messages_out));
-        g(&mut s, "stoa_rate_limited_total", "Requests answered rate_limited.", "counter", ld(&self.rate_limited));
-        g(&mut s, "stoa_moves_total", "Moves applied.", "counter", ld(&self.moves));
-        let _ = writeln!(s, "# HELP stoa_games_live Live games by kind.\n# TYPE stoa_games_live gauge");
+        g(
+            &mut s,
+            "stoa_connections_total",
+            "Websocket connections accepted.",
+            "counter",
+            ld(&self.connections_total),
+        );
+        g(
+            &mut s,
+            "stoa_connections_refused_total",
+            "Connections refused by the per-IP limit.",
+            "counter",
+            ld(&self.connections_refused),
+        );
+        g(
+            &mut s,
+            "stoa_slow_consumers_dropped_total",
+            "Connections dropped for a full outbound queue.",
+            "counter",
+            ld(&self.slow_consumers_dropped),
+        );
+        g(
+            &mut s,
+            "stoa_messages_in_total",
+            "Text frames received.",
+            "counter",
+            ld(&self.messages_in),
+        );
+        g(
+            &mut s,
+            "stoa_messages_out_total",
+            "Frames queued for sending.",
+            "counter",
+            ld(&self.messages_out),
+        );
+        g(
+            &mut s,
+            "stoa_rate_limited_total",
+            "Requests answered rate_limited.",
+            "counter",
+            ld(&self.rate_limited),
+        );
+        g(
+            &mut s,
+            "stoa_moves_total",
+            "Moves applied.",
+            "counter",
+            ld(&self.moves),
+        );
+        let _ = writeln!(
+            s,
+            "# HELP stoa_games_live Live games by kind.\n# TYPE stoa_games_live gauge"
+        );
         for (i, k) in KINDS.iter().enumerate().take(7) {
-            let _ = writeln!(s, "stoa_games_live{{kind=\"{}\"}} {}", k.id, self.games_live[i].load(Ordering::Relaxed));
+            let _ = writeln!(
+                s,
+                "stoa_games_live{{kind=\"{}\"}} {}",
+                k.id,
+                self.games_live[i].load(Ordering::Relaxed)
+            );
         }
         let _ = writeln!(s, "# HELP stoa_games_started_total Games started by kind.\n# TYPE stoa_games_started_total counter");
         for (i, k) in KINDS.iter().enumerate().take(7) {
-            let _ = writeln!(s, "stoa_games_started_total{{kind=\"{}\"}} {}", k.id, self.games_started[i].load(Ordering::Relaxed));
+            let _ = writeln!(
+                s,
+                "stoa_games_started_total{{kind=\"{}\"}} {}",
+                k.id,
+                self.games_started[i].load(Ordering::Relaxed)
+            );
         }
         let _ = writeln!(s, "# HELP stoa_store_latency_seconds Store call latency.\n# TYPE stoa_store_latency_seconds summary");
         let _ = writeln!(
@@ -96,7 +151,13 @@ impl Metrics {
             self.store_latency_us.load(Ordering::Relaxed) as f64 / 1e6,
             self.store_calls.load(Ordering::Relaxed)
         );
-        g(&mut s, "stoa_store_errors_total", "Failed store calls.", "counter", ld(&self.store_errors));
+        g(
+            &mut s,
+            "stoa_store_errors_total",
+            "Failed store calls.",
+            "counter",
+            ld(&self.store_errors),
+        );
         s
     }
 }

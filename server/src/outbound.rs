@@ -78,7 +78,10 @@ impl ConnHandle {
             }
             Err(mpsc::error::TrySendError::Full(_)) => {
                 Metrics::inc(&self.metrics.slow_consumers_dropped);
-                tracing::info!(conn = self.id, "outbound queue full: dropping slow consumer");
+                tracing::info!(
+                    conn = self.id,
+                    "outbound queue full: dropping slow consumer"
+                );
                 self.kick();
                 SendOutcome::Dropped
             }

@@ -85,7 +85,10 @@ impl IpLimiter {
             seen.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
         }
         let q = seen.entry(ip).or_default();
-        while q.front().is_some_and(|t| now.duration_since(*t) >= self.window) {
+        while q
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= self.window)
+        {
             q.pop_front();
         }
         if q.len() as u32 >= self.limit {

@@ -135,9 +135,9 @@ impl Rooms {
         let mut rooms = self.lock();
         loop {
             let code = ids::room_code();
-            if !rooms.contains_key(&code) {
-                room.code = code.clone();
-                rooms.insert(code, room.clone());
+            if let std::collections::hash_map::Entry::Vacant(slot) = rooms.entry(code.clone()) {
+                room.code = code;
+                slot.insert(room.clone());
                 return room;
             }
         }

@@ -285,9 +285,8 @@ impl Session {
             } => self.watch(rid, &game_id, since, code).await,
             ClientMessage::GameUnwatch { rid, game_id } => {
                 if let Some(h) = self.hub.games.get(&game_id) {
-                    let _ = h
-                        .tx
-                        .send(Command::Unwatch {
+                    let _ =
+                        h.tx.send(Command::Unwatch {
                             conn_id: self.conn.id,
                         })
                         .await;
@@ -297,9 +296,7 @@ impl Session {
                 Ok(())
             }
             ClientMessage::GameLegal { rid, game_id } => {
-                let answer = self
-                    .call(&game_id, |reply| Command::Legal { reply })
-                    .await;
+                let answer = self.call(&game_id, |reply| Command::Legal { reply }).await;
                 match answer {
                     Some(r) => self.answer(rid, &game_id, r?),
                     None => {
@@ -320,20 +317,14 @@ impl Session {
                 mv,
                 seq,
             } => self.act(rid, game_id, Act::Move { mv, seq }).await,
-            ClientMessage::GameResign { rid, game_id } => {
-                self.act(rid, game_id, Act::Resign).await
-            }
+            ClientMessage::GameResign { rid, game_id } => self.act(rid, game_id, Act::Resign).await,
             ClientMessage::GameDraw {
                 rid,
                 game_id,
                 action,
             } => self.act(rid, game_id, Act::Draw(action)).await,
-            ClientMessage::GameAbort { rid, game_id } => {
-                self.act(rid, game_id, Act::Abort).await
-            }
-            ClientMessage::GameClaim { rid, game_id } => {
-                self.act(rid, game_id, Act::Claim).await
-            }
+            ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id, Act::Abort).await,
+            ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id, Act::Claim).await,
             ClientMessage::GameRematch { rid, game_id } => {
                 self.act(rid, game_id, Act::Rematch).await
             }
@@ -368,9 +359,15 @@ impl Session {
             ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
                 ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
             ),
-            ClientMessage::LobbyWatch { .. } | ClientMessage::LobbyUnwatch { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "the lobby is not available yet"),
-            ),
+            ClientMessage::LobbyWatch { rid } => {
+                self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
+                Ok(())
+            }
+            ClientMessage::LobbyUnwatch { rid } => {
+                self.hub.lobby.unwatch(self.conn.id);
+                self.ok(rid, None, None);
+                Ok(())
+            }
         }
     }
 
@@ -406,7 +403,10 @@ impl Session {
     }
 
     /// A game that is not live: its final document from the store, or `not_found`.
-    async fn finished(&self, game_id: &str) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
+    async fn finished(
+        &self,
+        game_id: &str,
+    ) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
         let finished = self
             .hub
             .store_call(self.hub.store.finished_game(game_id))
@@ -418,7 +418,13 @@ impl Session {
             .await?
             .ok_or_else(|| ApiError::no_game(game_id))?;
         let players = [record.players[0].id.clone(), record.players[1].id.clone()];
-        Ok((finished.seq, finished.doc, record.visibility, record.code, players))
+        Ok((
+            finished.seq,
+            finished.doc,
+            record.visibility,
+            record.code,
+            players,
+        ))
     }
 
     async fn watch(
@@ -550,7 +556,7 @@ impl Session {
         }
         self.send(&ServerMessage::Room {
             rid,
-            room: room.info(),
+            room: Box::new(room.info()),
         });
         Ok(())
     }
@@ -567,7 +573,7 @@ impl Session {
             JoinOutcome::Waiting(room) => {
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 Ok(())
             }
@@ -604,7 +610,7 @@ impl Session {
                     .await;
                 self.send(&ServerMessage::Room {
                     rid,
-                    room: room.info(),
+                    room: Box::new(room.info()),
                 });
                 self.hub.announce(&handle, room.side_names).await;
                 Ok(())
@@ -615,11 +621,11 @@ impl Session {
     /// Ends the session: unsubscribes from every game, and reports the player offline when
     /// this was its last connection.
     pub async fn end(&mut self) {
+        self.hub.lobby.unwatch(self.conn.id);
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
-                let _ = h
-                    .tx
-                    .send(Command::Unwatch {
+                let _ =
+                    h.tx.send(Command::Unwatch {
                         conn_id: self.conn.id,
                     })
                     .await;

@@ -58,6 +58,8 @@ pub const LOOSE: &[&str] = &[
     "100000",
     "--spectator-batch-ms",
     "200",
+    "--lobby-batch-ms",
+    "100",
 ];
 
 /// A running `stoa-server` child process, killed on drop.
@@ -79,7 +81,10 @@ impl Server {
         let mut cmd = Command::new(binary("stoa-server"));
         cmd.args(["--listen", "127.0.0.1:0"])
             .args(args)
-            .env("RUST_LOG", std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdout(Stdio::piped())
             .stdin(Stdio::null());
         if std::env::var_os("STOA_TEST_LOG").is_none() {
@@ -187,7 +192,9 @@ pub struct Client {
 impl Client {
     /// Opens a websocket (no hello yet).
     pub async fn connect(server: &Server) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(server.ws_url())
+        let tcp = TcpStream::connect(server.addr).await.expect("tcp connect");
+        tcp.set_nodelay(true).expect("nodelay");
+        let (ws, _) = tokio_tungstenite::client_async(server.ws_url(), MaybeTlsStream::Plain(tcp))
             .await
             .expect("websocket connect");
         Client {
@@ -203,7 +210,9 @@ impl Client {
     /// Connects and says hello as a new guest.
     pub async fn guest(server: &Server, name: &str) -> Client {
         let mut c = Client::connect(server).await;
-        let w = c.request(json!({"t":"hello","protocol":1,"name":name})).await;
+        let w = c
+            .request(json!({"t":"hello","protocol":1,"name":name}))
+            .await;
         c.set_welcome(w);
         c
     }
@@ -297,7 +306,11 @@ impl Client {
         loop {
             match self.read_frame().await {
                 Ok(v) => self.pending.push_back(v),
-                Err(code) => return code,
+                Err(code) => {
+                    // Answer the close handshake so the server need not wait for it.
+                    let _ = self.ws.close(None).await;
+                    return code;
+                }
             }
         }
     }
@@ -438,6 +451,9 @@ pub struct Table {
     pub game_id: String,
     /// The host's view.
     pub host_doc: Tracked,
+    /// Move choice: when set, a mover steps back (`y-x` after its own `x-y`) whenever it
+    /// can, which ends games with no natural end (Akunur) by repetition.
+    pub repeat_back: bool,
     /// The guest's view.
     pub guest_doc: Tracked,
 }
@@ -478,6 +494,7 @@ impl Table {
             game_id,
             host_doc,
             guest_doc,
+            repeat_back: false,
         }
     }
 
@@ -493,6 +510,14 @@ impl Table {
         let host_acts = self.to_act_is_host()?;
         let game_id = self.game_id.clone();
         let ply = self.host_doc.doc["moves"].as_array().map_or(0, Vec::len) as u64;
+        let own_last = (ply >= 2)
+            .then(|| {
+                self.host_doc.doc["moves"][ply as usize - 2]
+                    .as_str()
+                    .map(str::to_string)
+            })
+            .flatten();
+        let repeat_back = self.repeat_back;
         let (mover, mover_doc) = if host_acts {
             (&mut self.host, &mut self.host_doc)
         } else {
@@ -504,10 +529,18 @@ impl Table {
         assert_eq!(legal["t"], "legal", "{legal}");
         let moves = legal["moves"].as_array().expect("moves").clone();
         assert!(!moves.is_empty(), "no legal moves while the game is on");
-        let mv = moves[pick(seed, ply, moves.len())]
+        let mut mv = moves[pick(seed, ply, moves.len())]
             .as_str()
             .expect("notation")
             .to_string();
+        if repeat_back {
+            if let Some((from, to)) = own_last.as_deref().and_then(|m| m.split_once('-')) {
+                let back = format!("{to}-{from}");
+                if moves.iter().any(|m| m == back.as_str()) {
+                    mv = back;
+                }
+            }
+        }
         let ok = loop {
             mover_doc.absorb_pending(mover);
             let ok = mover

@@ -60,7 +60,9 @@ async fn game_errors_change_nothing() {
 
     // A spectator trying to act.
     let mut spectator = Client::guest(&server, "spec").await;
-    let snap = spectator.request(json!({"t":"room.join","code":code})).await;
+    let snap = spectator
+        .request(json!({"t":"room.join","code":code}))
+        .await;
     assert_eq!(snap["t"], "game.snapshot");
     for req in [
         json!({"t":"game.move","game_id":game_id,"move":some_move}),
@@ -101,7 +103,9 @@ async fn game_errors_change_nothing() {
     assert_eq!(after, before);
 
     // After the end: game_over for moves, resign, draw, abort, claim.
-    let e = mover.request(json!({"t":"game.resign","game_id":game_id})).await;
+    let e = mover
+        .request(json!({"t":"game.resign","game_id":game_id}))
+        .await;
     assert_eq!(e["t"], "ok");
     let ended = current(&server, &game_id, &code);
     assert_eq!(ended["status"]["state"], "ended");
@@ -142,7 +146,8 @@ async fn frame_errors() {
         assert_eq!(e["code"], "bad_request", "{raw}: {e}");
     }
     // The rid is echoed when it can be read.
-    c.send_raw(r#"{"t":"game.move","rid":"r-1","game_id":7}"#).await;
+    c.send_raw(r#"{"t":"game.move","rid":"r-1","game_id":7}"#)
+        .await;
     let e = c.recv().await;
     assert_eq!(e["rid"], "r-1");
     assert_eq!(e["code"], "bad_request");
@@ -179,7 +184,8 @@ async fn session_rules() {
     let server = Server::start();
     // A first message other than hello: unauthorized, and the connection closes.
     let mut c = Client::connect(&server).await;
-    c.send(json!({"t":"game.watch","rid":1,"game_id":"g"})).await;
+    c.send(json!({"t":"game.watch","rid":1,"game_id":"g"}))
+        .await;
     let e = c.recv().await;
     assert_eq!(e["code"], "unauthorized");
     assert_eq!(e["rid"], 1);
@@ -210,7 +216,9 @@ async fn session_rules() {
 
     // Rooms: unknown code, invalid options, invalid kind, bad side.
     let mut a = a;
-    let e = a.request(json!({"t":"room.join","code":"ZZZZZZZZZZ"})).await;
+    let e = a
+        .request(json!({"t":"room.join","code":"ZZZZZZZZZZ"}))
+        .await;
     assert_eq!(e["code"], "not_found");
     for req in [
         json!({"t":"room.create","kind":"unane","options":{"width":5,"height":5}}),
@@ -268,5 +276,8 @@ async fn per_ip_connection_limit() {
         open.push(Client::connect(&server).await);
     }
     let refused = tokio_tungstenite::connect_async(server.ws_url()).await;
-    assert!(refused.is_err(), "the 4th connection in the window is refused");
+    assert!(
+        refused.is_err(),
+        "the 4th connection in the window is refused"
+    );
 }

@@ -43,7 +43,10 @@ async fn private_games_need_the_code() {
     assert_eq!(server.api_game("gnope", None).0, 404);
 
     // Finished private games stay private.
-    let r = t.host.request(json!({"t":"game.resign","game_id":game_id})).await;
+    let r = t
+        .host
+        .request(json!({"t":"game.resign","game_id":game_id}))
+        .await;
     assert_eq!(r["t"], "ok");
     assert_eq!(server.api_game(&game_id, None).0, 404);
     assert_eq!(server.api_game(&game_id, Some(&t.code)).0, 200);
@@ -102,4 +105,70 @@ async fn http_endpoints() {
     assert!(body.contains("stoa_games_live{kind=\"unane\"}"));
     assert!(body.contains("stoa_store_latency_seconds_count"));
     assert_eq!(server.http_get("/nope").0, 404);
+}
+
+/// The lobby lists public waiting rooms and live public games, never private ones, and
+/// follows changes with diffs.
+#[tokio::test]
+async fn lobby_lists_only_public_rooms_and_games() {
+    let server = Server::start();
+    let mut viewer = Client::guest(&server, "viewer").await;
+    let lobby = viewer.request(json!({"t":"lobby.watch"})).await;
+    assert_eq!(lobby["t"], "lobby", "{lobby}");
+    let mut seq = lobby["seq"].as_u64().unwrap();
+    let mut doc = lobby["doc"].clone();
+    for key in ["rooms", "games", "queues", "online"] {
+        assert!(doc.get(key).is_some(), "lobby has {key}: {doc}");
+    }
+
+    let mut host = Client::guest(&server, "host").await;
+    let public = host
+        .request(json!({"t":"room.create","kind":"staku","visibility":"public"}))
+        .await;
+    let public_code = public["room"]["code"].as_str().unwrap().to_string();
+    let private = host
+        .request(json!({"t":"room.create","kind":"staku","visibility":"private"}))
+        .await;
+    let private_code = private["room"]["code"].as_str().unwrap().to_string();
+
+    // Follow diffs until the public room shows up.
+    while doc["rooms"].get(&public_code).is_none() {
+        let d = viewer.recv_where(|m| m["t"] == "lobby.diff").await;
+        assert_eq!(d["seq"].as_u64().unwrap(), seq + 1);
+        seq += 1;
+        let patch: json_patch::Patch = serde_json::from_value(d["patch"].clone()).unwrap();
+        json_patch::patch(&mut doc, &patch).unwrap();
+    }
+    assert!(doc["rooms"].get(&private_code).is_none());
+    assert_eq!(doc["rooms"][&public_code]["kind"], "staku");
+
+    // A guest joins the public room: the room leaves the lobby, the game enters it.
+    let mut guest = Client::guest(&server, "guest").await;
+    guest
+        .request(json!({"t":"room.join","code":public_code}))
+        .await;
+    let started = guest.recv_where(|m| m["t"] == "game.started").await;
+    let game_id = started["game_id"].as_str().unwrap().to_string();
+    // And a private game starts too; it must never be listed.
+    let mut other = Client::guest(&server, "other").await;
+    other
+        .request(json!({"t":"room.join","code":private_code}))
+        .await;
+    let private_game = other.recv_where(|m| m["t"] == "game.started").await["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    while doc["games"].get(&game_id).is_none() || doc["rooms"].get(&public_code).is_some() {
+        let d = viewer.recv_where(|m| m["t"] == "lobby.diff").await;
+        assert_eq!(d["seq"].as_u64().unwrap(), seq + 1);
+        seq += 1;
+        let patch: json_patch::Patch = serde_json::from_value(d["patch"].clone()).unwrap();
+        json_patch::patch(&mut doc, &patch).unwrap();
+    }
+    assert_eq!(doc["games"][&game_id]["kind"], "staku");
+    assert!(doc["games"].get(&private_game).is_none());
+    assert!(doc["rooms"].get(&private_code).is_none());
+    let fresh = other.request(json!({"t":"lobby.watch"})).await;
+    assert!(fresh["doc"]["games"].get(&private_game).is_none());
+    assert!(!fresh.to_string().contains(&private_code));
 }

@@ -57,7 +57,10 @@ async fn reconnect_gets_exactly_the_missed_diffs() {
     let current = answer["seq"].as_u64().unwrap();
     // Missed: host offline, the move, host online again.
     assert_eq!(current, after_move + 1);
-    let seqs: Vec<u64> = replayed.iter().map(|d| d["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = replayed
+        .iter()
+        .map(|d| d["seq"].as_u64().unwrap())
+        .collect();
     assert_eq!(seqs, ((last_seen + 1)..=current).collect::<Vec<_>>());
     for d in &replayed {
         t.host_doc.apply(d);

@@ -57,6 +57,8 @@ struct Actor {
     doc: Value,
     replay: Replay,
     ended_at: Option<Instant>,
+    /// The lobby's view of this game (public games while they are on).
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
 
 /// Starts the actor of a new game on its own task.
@@ -66,6 +68,7 @@ pub fn spawn(
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
     let now = Instant::now();
     let mut online_map = HashMap::new();
@@ -102,8 +105,10 @@ pub fn spawn(
         doc: Value::Null,
         replay,
         ended_at: None,
+        summary,
     };
     actor.doc = actor.build_doc();
+    actor.update_summary();
     let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
     tokio::spawn(actor.run(rx).instrument(span));
 }
@@ -201,8 +206,14 @@ impl Actor {
 
     fn build_doc(&self) -> Value {
         let online = [
-            self.online.get(&self.players[0].id).copied().unwrap_or(false),
-            self.online.get(&self.players[1].id).copied().unwrap_or(false),
+            self.online
+                .get(&self.players[0].id)
+                .copied()
+                .unwrap_or(false),
+            self.online
+                .get(&self.players[1].id)
+                .copied()
+                .unwrap_or(false),
         ];
         let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
             Value::Null
@@ -243,6 +254,7 @@ impl Actor {
         }
         self.seq += 1;
         self.doc = new;
+        self.update_summary();
         let msg = ServerMessage::GameDiff {
             game_id: self.id.clone(),
             seq: self.seq,
@@ -261,6 +273,20 @@ impl Actor {
                 conn.remove_sub(&self.id);
             }
         }
+    }
+
+    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
+    fn update_summary(&self) {
+        let summary = (self.visibility == Visibility::Public && self.result.is_none()).then(|| {
+            json!({
+                "kind": self.kind,
+                "players": self.doc["players"],
+                "clock": self.doc["clock"]["kind"],
+                "rated": self.rated,
+                "spectators": self.spectators,
+            })
+        });
+        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
     }
 
     fn watch(

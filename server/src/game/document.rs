@@ -59,12 +59,12 @@ pub fn build(d: &DocInput<'_>) -> Value {
     let names = d.game.side_names();
     let mut players = Map::new();
     let mut online = Map::new();
-    for i in 0..2 {
+    for (i, name) in names.iter().enumerate() {
         players.insert(
-            names[i].to_string(),
+            name.to_string(),
             serde_json::to_value(&d.players[i]).unwrap_or(Value::Null),
         );
-        online.insert(names[i].to_string(), Value::Bool(d.online[i]));
+        online.insert(name.to_string(), Value::Bool(d.online[i]));
     }
     let (status, to_act) = match d.result {
         Some((winner, reason)) => (

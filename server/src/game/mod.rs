@@ -147,4 +147,6 @@ pub struct GameHandle {
     pub tx: mpsc::Sender<Command>,
     /// Player ids by initial side index.
     pub players: [String; 2],
+    /// The lobby's summary of the game while it is public and on (kept by the actor).
+    pub summary: Arc<std::sync::Mutex<Option<Value>>>,
 }

@@ -60,8 +60,7 @@ impl Store for MemoryStore {
 
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>> {
         let s = self.lock();
-        Ok(s
-            .by_token
+        Ok(s.by_token
             .get(token_hash)
             .and_then(|id| s.players.get(id))
             .cloned())
@@ -117,7 +116,12 @@ impl Store for MemoryStore {
     }
 
     async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {
-        Ok(self.lock().actions.get(game_id).cloned().unwrap_or_default())
+        Ok(self
+            .lock()
+            .actions
+            .get(game_id)
+            .cloned()
+            .unwrap_or_default())
     }
 
     async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {

@@ -1,0 +1,279 @@
+//! How games end besides the rules (agreement, abort, abandonment), rematches, the pie-rule
+//! swap following the people, spectator counts in batches, and graceful shutdown.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use stoa_tests::{side_of, Client, Server, Table, Tracked, LOOSE};
+
+async fn settle(t: &mut Table, seq: u64) {
+    t.host_doc.catch_up(&mut t.host, seq).await;
+    t.guest_doc.catch_up(&mut t.guest, seq).await;
+    assert_eq!(t.host_doc.doc, t.guest_doc.doc);
+}
+
+#[tokio::test]
+async fn draw_offer_decline_and_agreement() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "staku", json!({}), "private").await;
+    let g = t.game_id.clone();
+    let host_side = side_of(&t.host_doc.doc, &t.host.player_id).unwrap();
+    let ok = t
+        .host
+        .request(json!({"t":"game.draw","game_id":g,"action":"offer"}))
+        .await;
+    assert_eq!(ok["t"], "ok");
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert_eq!(t.host_doc.doc["draw_offer"], host_side.as_str());
+    // Offering twice, or answering one's own offer: conflict.
+    let e = t
+        .host
+        .request(json!({"t":"game.draw","game_id":g,"action":"offer"}))
+        .await;
+    assert_eq!(e["code"], "conflict");
+    let e = t
+        .host
+        .request(json!({"t":"game.draw","game_id":g,"action":"accept"}))
+        .await;
+    assert_eq!(e["code"], "conflict");
+    let ok = t
+        .guest
+        .request(json!({"t":"game.draw","game_id":g,"action":"decline"}))
+        .await;
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert_eq!(t.host_doc.doc["draw_offer"], Value::Null);
+    // An offer lapses when the offering side acts again.
+    let offerer_acts = t.to_act_is_host() == Some(true);
+    let ok = if offerer_acts {
+        t.host
+            .request(json!({"t":"game.draw","game_id":g,"action":"offer"}))
+            .await
+    } else {
+        t.guest
+            .request(json!({"t":"game.draw","game_id":g,"action":"offer"}))
+            .await
+    };
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert!(t.host_doc.doc["draw_offer"].is_string());
+    t.step(1).await;
+    assert_eq!(t.host_doc.doc["draw_offer"], Value::Null);
+    // Agreement.
+    let ok = t
+        .host
+        .request(json!({"t":"game.draw","game_id":g,"action":"offer"}))
+        .await;
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    let ok = t
+        .guest
+        .request(json!({"t":"game.draw","game_id":g,"action":"accept"}))
+        .await;
+    assert_eq!(ok["t"], "ok");
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert_eq!(
+        t.host_doc.doc["status"],
+        json!({"state":"ended","winner":null,"reason":"agreement"})
+    );
+    assert_eq!(t.host_doc.doc["draw_offer"], Value::Null);
+}
+
+#[tokio::test]
+async fn abort_only_before_both_sides_acted() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "staku", json!({}), "private").await;
+    let g = t.game_id.clone();
+    t.step(1).await;
+    t.step(1).await;
+    let e = t.host.request(json!({"t":"game.abort","game_id":g})).await;
+    assert_eq!(e["code"], "conflict");
+
+    let mut t = Table::open(&server, "staku", json!({}), "private").await;
+    let g = t.game_id.clone();
+    t.step(1).await;
+    let ok = t.guest.request(json!({"t":"game.abort","game_id":g})).await;
+    assert_eq!(ok["t"], "ok");
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert_eq!(
+        t.host_doc.doc["status"],
+        json!({"state":"ended","winner":null,"reason":"aborted"})
+    );
+    assert_eq!(t.host_doc.doc["rated"], false);
+    let e = t.guest.request(json!({"t":"game.abort","game_id":g})).await;
+    assert_eq!(e["code"], "game_over");
+}
+
+#[tokio::test]
+async fn claim_after_the_abandonment_timeout() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--abandon-timeout-ms", "700"]);
+    let server = Server::start_with(&args);
+    let mut t = Table::open(&server, "akron", json!({"size":5}), "private").await;
+    let g = t.game_id.clone();
+    let host_side = side_of(&t.host_doc.doc, &t.host.player_id).unwrap();
+    let guest_side = side_of(&t.host_doc.doc, &t.guest.player_id).unwrap();
+    assert_eq!(
+        t.host_doc.doc["online"],
+        json!({&host_side: true, &guest_side: true})
+    );
+    // Opponent connected: conflict.
+    let e = t.host.request(json!({"t":"game.claim","game_id":g})).await;
+    assert_eq!(e["code"], "conflict");
+    // The guest leaves: online flag drops; too early to claim.
+    let guest = std::mem::replace(&mut t.guest, Client::connect(&server).await);
+    guest.close().await;
+    let d = t.host.next_diff(&g).await;
+    t.host_doc.apply(&d);
+    assert_eq!(t.host_doc.doc["online"][&guest_side], false);
+    let e = t.host.request(json!({"t":"game.claim","game_id":g})).await;
+    assert_eq!(e["code"], "conflict", "{e}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let ok = t.host.request(json!({"t":"game.claim","game_id":g})).await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    t.host_doc
+        .catch_up(&mut t.host, ok["seq"].as_u64().unwrap())
+        .await;
+    assert_eq!(
+        t.host_doc.doc["status"],
+        json!({"state":"ended","winner":host_side,"reason":"abandoned"})
+    );
+}
+
+#[tokio::test]
+async fn rematch_exchanges_sides() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "staku", json!({"max_stack":2}), "private").await;
+    let g = t.game_id.clone();
+    let e = t
+        .host
+        .request(json!({"t":"game.rematch","game_id":g}))
+        .await;
+    assert_eq!(e["code"], "conflict", "rematch before the end");
+    let host_side = side_of(&t.host_doc.doc, &t.host.player_id).unwrap();
+    let ok = t.host.request(json!({"t":"game.resign","game_id":g})).await;
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    let ok = t
+        .host
+        .request(json!({"t":"game.rematch","game_id":g}))
+        .await;
+    assert_eq!(ok["t"], "ok");
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    assert_eq!(t.host_doc.doc["rematch"]["requested"], json!([host_side]));
+    let ok = t
+        .guest
+        .request(json!({"t":"game.rematch","game_id":g}))
+        .await;
+    assert_eq!(ok["t"], "ok");
+    let seq = ok["seq"].as_u64().unwrap();
+    let mut new_ids = Vec::new();
+    for (c, me) in [(&mut t.host, true), (&mut t.guest, false)] {
+        let started = c.recv_where(|m| m["t"] == "game.started").await;
+        let snap = c.recv_where(|m| m["t"] == "game.snapshot").await;
+        let doc = Tracked::from_snapshot(&snap);
+        assert_eq!(doc.seq, 0);
+        assert_eq!(started["game_id"], snap["game_id"]);
+        let side = started["side"].as_str().unwrap();
+        assert_eq!(side_of(&doc.doc, &c.player_id).as_deref(), Some(side));
+        if me {
+            assert_ne!(side, host_side, "sides are exchanged");
+        }
+        assert_eq!(doc.doc["options"]["max_stack"], 2);
+        new_ids.push(started["game_id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(new_ids[0], new_ids[1]);
+    assert_ne!(new_ids[0], g);
+    settle(&mut t, seq).await;
+    assert_eq!(t.host_doc.doc["rematch"]["game_id"], new_ids[0].as_str());
+    // The new game is in both players' unfinished lists.
+    let again = Client::with_token(&server, &t.host.token).await;
+    assert_eq!(again.welcome["games"], json!([new_ids[0]]));
+}
+
+#[tokio::test]
+async fn swap_exchanges_players() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", json!({"width":6,"height":5}), "private").await;
+    let g = t.game_id.clone();
+    t.step(1).await;
+    let before = t.host_doc.doc["players"].clone();
+    let online_before = t.host_doc.doc["online"].clone();
+    let white_is_host = t.to_act_is_host() == Some(true);
+    let c = if white_is_host {
+        &mut t.host
+    } else {
+        &mut t.guest
+    };
+    let legal = c.request(json!({"t":"game.legal","game_id":g})).await;
+    assert!(
+        legal["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m == "swap"),
+        "{legal}"
+    );
+    let ok = c
+        .request(json!({"t":"game.move","game_id":g,"move":"swap"}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    let after = &t.host_doc.doc["players"];
+    assert_eq!(after["black"], before["white"]);
+    assert_eq!(after["white"], before["black"]);
+    assert_eq!(t.host_doc.doc["online"]["black"], online_before["white"]);
+    assert_eq!(t.host_doc.doc["to_act"], "white");
+    // The person who swapped now plays black; the other person (now white) acts next.
+    let to_act_is_host = t.to_act_is_host();
+    assert_eq!(to_act_is_host, Some(!white_is_host));
+    t.play_out(1, 300).await;
+    assert_eq!(t.host_doc.doc["status"]["state"], "ended");
+}
+
+#[tokio::test]
+async fn spectator_count_is_batched() {
+    let server = Server::start(); // batches every 200 ms
+    let mut t = Table::open(&server, "unane", json!({}), "public").await;
+    let g = t.game_id.clone();
+    let seq0 = t.host_doc.seq;
+    let mut watchers = Vec::new();
+    for i in 0..5 {
+        let mut w = Client::guest(&server, &format!("w{i}")).await;
+        let s = w.request(json!({"t":"game.watch","game_id":g})).await;
+        assert_eq!(s["t"], "game.snapshot");
+        watchers.push(w);
+    }
+    // Five joins produce at most a couple of spectator diffs, ending at 5.
+    let mut diffs = 0;
+    while t.host_doc.doc["spectators"] != 5 {
+        let d = t.host.next_diff(&g).await;
+        t.host_doc.apply(&d);
+        diffs += 1;
+    }
+    assert!(diffs <= 2, "{diffs} diffs for 5 joins");
+    assert!(t.host_doc.seq <= seq0 + 2);
+    // Players are not spectators; unwatching lowers the count.
+    let ok = watchers[0]
+        .request(json!({"t":"game.unwatch","game_id":g}))
+        .await;
+    assert_eq!(ok["t"], "ok");
+    watchers.pop().unwrap().close().await;
+    while t.host_doc.doc["spectators"] != 3 {
+        let d = t.host.next_diff(&g).await;
+        t.host_doc.apply(&d);
+    }
+}
+
+#[tokio::test]
+async fn graceful_shutdown_tells_clients() {
+    let mut server = Server::start();
+    let mut c = Client::guest(&server, "bye").await;
+    let mut raw = Client::connect(&server).await;
+    let status = tokio::task::spawn_blocking(move || {
+        let s = server.terminate();
+        (s, server)
+    });
+    let m = c.recv_where(|m| m["t"] == "shutdown").await;
+    assert!(m["message"].is_string());
+    assert_eq!(c.closed().await, 1001);
+    let _ = raw.closed().await;
+    let (status, _server) = status.await.unwrap();
+    assert!(status.success(), "clean exit: {status:?}");
+}

@@ -1,0 +1,95 @@
+//! A spectator that never reads does not delay the players: the actor never waits on a
+//! subscriber, and a subscriber whose bounded queue fills is dropped.
+
+use std::time::{Duration, Instant};
+
+use futures_util::SinkExt;
+use serde_json::json;
+use stoa_tests::{Server, Table, LOOSE};
+use tokio::net::TcpSocket;
+use tokio_tungstenite::tungstenite::Message;
+
+#[tokio::test]
+async fn slow_spectator_does_not_delay_players() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--outbound-queue", "16"]);
+    let server = Server::start_with(&args);
+    let mut t = Table::open(&server, "unane", json!({"width":16,"height":15}), "public").await;
+    let game_id = t.game_id.clone();
+
+    // The slow spectator: a tiny receive buffer, says hello, watches, never reads again.
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(2048).unwrap();
+    let tcp = socket.connect(server.addr).await.unwrap();
+    let (mut slow, _) = tokio_tungstenite::client_async(
+        server.ws_url(),
+        tokio_tungstenite::MaybeTlsStream::Plain(tcp),
+    )
+    .await
+    .unwrap();
+    slow.send(Message::Text(
+        json!({"t":"hello","protocol":1,"name":"slow"})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+    slow.send(Message::Text(
+        json!({"t":"game.watch","game_id":game_id})
+            .to_string()
+            .into(),
+    ))
+    .await
+    .unwrap();
+
+    let dropped = |server: &Server| {
+        let (_, m) = server.http_get("/metrics");
+        m.lines()
+            .find(|l| l.starts_with("stoa_slow_consumers_dropped_total "))
+            .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+
+    // Players keep changing the document (draw offers and declines, two diffs per round)
+    // and every diff reaches both players promptly, while the spectator's queue fills.
+    let mut worst = Duration::ZERO;
+    let start = Instant::now();
+    let mut actions = 0u64;
+    while dropped(&server) == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(90),
+            "the slow spectator was never dropped"
+        );
+        let gid = game_id.clone();
+        for _ in 0..100 {
+            let t0 = Instant::now();
+            let offer = t
+                .host
+                .request(json!({"t":"game.draw","game_id":gid,"action":"offer"}))
+                .await;
+            assert_eq!(offer["t"], "ok", "{offer}");
+            let decline = t
+                .guest
+                .request(json!({"t":"game.draw","game_id":gid,"action":"decline"}))
+                .await;
+            assert_eq!(decline["t"], "ok", "{decline}");
+            let seq = decline["seq"].as_u64().unwrap();
+            t.host_doc.catch_up(&mut t.host, seq).await;
+            t.guest_doc.catch_up(&mut t.guest, seq).await;
+            worst = worst.max(t0.elapsed());
+            actions += 2;
+        }
+    }
+    // The game goes on normally after the drop.
+    t.step(1).await.expect("game on");
+    eprintln!(
+        "{actions} actions, worst round trip {worst:?}, dropped {}",
+        dropped(&server)
+    );
+    assert!(
+        worst < Duration::from_millis(500),
+        "players were delayed: {worst:?}"
+    );
+    assert_eq!(t.host_doc.doc, t.guest_doc.doc);
+    drop(slow);
+}
