@@ -168,8 +168,12 @@ pub async fn run_with_store(
     tracing::info!(%addr, "listening");
     let mut stop_rx2 = hub.shutdown.clone();
     // Small frames must not wait for Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
+    let send_buffer = hub.config.socket_send_buffer;
+    let listener = listener.tap_io(move |tcp| {
         let _ = tcp.set_nodelay(true);
+        if send_buffer > 0 {
+            let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(send_buffer);
+        }
     });
     let serve = axum::serve(
         listener,

@@ -51,6 +51,11 @@ pub struct Config {
     #[arg(long, env = "STOA_OUTBOUND_QUEUE", default_value_t = 512)]
     pub outbound_queue: usize,
 
+    /// Kernel send buffer per accepted socket, in bytes (0: the OS default). Smaller
+    /// buffers make a stalled reader fill its outbound queue (and be dropped) sooner.
+    #[arg(long, env = "STOA_SOCKET_SEND_BUFFER", default_value_t = 0)]
+    pub socket_send_buffer: usize,
+
     /// Commands queued per game actor.
     #[arg(long, env = "STOA_GAME_QUEUE", default_value_t = 1024)]
     pub game_queue: usize,

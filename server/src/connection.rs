@@ -56,7 +56,8 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                                 reason: reason.into(),
                             })))
                             .await;
-                        break;
+                        // The close frame is flushed; the reader finishes the handshake.
+                        return;
                     }
                     Outbound::Ping => {
                         if sink.send(Message::Ping(Default::default())).await.is_err() {
@@ -66,7 +67,7 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                     Outbound::Stop => break,
                 }
             }
-            let _ = sink.close().await;
+            let _ = sink.flush().await;
         }
         .in_current_span(),
     );
@@ -147,20 +148,24 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
         Some((code, reason)) => conn.close(code, reason),
         None => conn.stop(),
     };
+    tracing::debug!(?close, "reader loop ended");
     session.end().await;
     if close.is_some() && queued && wait_writer {
         // Finish the close handshake: read (and discard) until the peer's close, so unread
         // input never turns our close into a connection reset that loses the close frame.
         let drain = async {
-            while let Some(Ok(msg)) = stream.next().await {
-                if matches!(msg, Message::Close(_)) {
-                    break;
+            while let Some(next) = stream.next().await {
+                tracing::trace!(?next, "draining");
+                match next {
+                    Ok(Message::Close(_)) | Err(_) => break,
+                    Ok(_) => {}
                 }
             }
         };
         let _ = tokio::time::timeout(grace, drain).await;
     }
     drop(stream);
+    tracing::debug!("input drained");
     if wait_writer && queued && !conn.is_kicked() {
         // Let queued frames (answers, the close frame) go out, within the grace period.
         if tokio::time::timeout(grace, &mut writer).await.is_err() {

@@ -149,6 +149,23 @@ impl Hub {
         Ok(handle)
     }
 
+    /// Creates a game for two players and tells them ([`Hub::create_game`] then
+    /// [`Hub::announce`]): the entry point for matchmaking and anything else that pairs two
+    /// players outside a room. `new.players` are by side index (first-acting side first).
+    pub async fn start_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
+        let side_names = stoa_protocol::kind(&new.kind)
+            .map(|k| k.side_names)
+            .map_err(|e| {
+                ApiError::new(
+                    stoa_protocol::wire::ErrorCode::InvalidOptions,
+                    e.to_string(),
+                )
+            })?;
+        let handle = self.create_game(new).await?;
+        self.announce(&handle, side_names).await;
+        Ok(handle)
+    }
+
     /// Sends `game.started` to every connection of both players and subscribes each (the
     /// actor then queues a snapshot on it).
     pub async fn announce(&self, handle: &GameHandle, side_names: [&'static str; 2]) {

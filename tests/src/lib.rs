@@ -308,7 +308,8 @@ impl Client {
                 Ok(v) => self.pending.push_back(v),
                 Err(code) => {
                     // Answer the close handshake so the server need not wait for it.
-                    let _ = self.ws.close(None).await;
+                    let _ = self.ws.flush().await;
+                    let _ = tokio::time::timeout(Duration::from_secs(1), self.ws.next()).await;
                     return code;
                 }
             }

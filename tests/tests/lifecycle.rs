@@ -277,3 +277,55 @@ async fn graceful_shutdown_tells_clients() {
     let (status, _server) = status.await.unwrap();
     assert!(status.success(), "clean exit: {status:?}");
 }
+
+#[tokio::test]
+async fn finished_games_leave_memory_and_stay_readable() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--finished-linger-ms", "100"]);
+    let server = Server::start_with(&args);
+    let mut t = Table::open(&server, "akunur", json!({}), "public").await;
+    let g = t.game_id.clone();
+    t.step(1).await;
+    let ok = t.host.request(json!({"t":"game.resign","game_id":g})).await;
+    settle(&mut t, ok["seq"].as_u64().unwrap()).await;
+    let final_doc = t.host_doc.doc.clone();
+    let final_seq = t.host_doc.seq;
+    // Nobody watches any more: the actor leaves memory after the linger time.
+    for c in [&mut t.host, &mut t.guest] {
+        let ok = c.request(json!({"t":"game.unwatch","game_id":g})).await;
+        assert_eq!(ok["t"], "ok");
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (_, health) = server.http_get("/health");
+    let health: Value = serde_json::from_str(&health).unwrap();
+    assert_eq!(health["games"], 0, "{health}");
+    // Still readable and watchable from the store; actions get game_over.
+    assert_eq!(server.api_game(&g, None), (200, final_doc.clone()));
+    let snap = t.guest.request(json!({"t":"game.watch","game_id":g})).await;
+    assert_eq!(snap["t"], "game.snapshot");
+    assert_eq!(snap["seq"].as_u64(), Some(final_seq));
+    assert_eq!(snap["doc"], final_doc);
+    let e = t
+        .guest
+        .request(json!({"t":"game.move","game_id":g,"move":"pass"}))
+        .await;
+    assert_eq!(e["code"], "game_over");
+    let legal = t.guest.request(json!({"t":"game.legal","game_id":g})).await;
+    assert_eq!(legal["moves"], json!([]));
+    let mut stranger = Client::guest(&server, "s").await;
+    let e = stranger
+        .request(json!({"t":"game.resign","game_id":g}))
+        .await;
+    assert_eq!(e["code"], "forbidden");
+}
+
+#[tokio::test]
+async fn hello_timeout_closes() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--hello-timeout-ms", "200"]);
+    let server = Server::start_with(&args);
+    let mut c = Client::connect(&server).await;
+    let e = c.recv().await;
+    assert_eq!(e["code"], "unauthorized");
+    assert_eq!(c.closed().await, 1008);
+}

@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::Message;
 #[tokio::test]
 async fn slow_spectator_does_not_delay_players() {
     let mut args = LOOSE.to_vec();
-    args.extend(["--outbound-queue", "16"]);
+    args.extend(["--outbound-queue", "16", "--socket-send-buffer", "8192"]);
     let server = Server::start_with(&args);
     let mut t = Table::open(&server, "unane", json!({"width":16,"height":15}), "public").await;
     let game_id = t.game_id.clone();
@@ -80,6 +80,7 @@ async fn slow_spectator_does_not_delay_players() {
             actions += 2;
         }
     }
+    eprintln!("dropped after {:?}", start.elapsed());
     // The game goes on normally after the drop.
     t.step(1).await.expect("game on");
     eprintln!(

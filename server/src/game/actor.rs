@@ -596,12 +596,10 @@ impl Actor {
                 players: [self.players[1].clone(), self.players[0].clone()],
                 rematch_of: Some(self.id.clone()),
             };
-            let handle = self.hub.create_game(new).await?;
+            let handle = self.hub.start_game(new).await?;
             self.rematch_game = Some(handle.id.clone());
             self.commit();
             self.save_finished().await;
-            let names = self.game.side_names();
-            self.hub.announce(&handle, names).await;
         } else {
             self.commit();
             self.save_finished().await;
