@@ -432,6 +432,7 @@ impl Session {
                     }
                 }
             }
+            "lobby" | "lobby.diff" if self.phase != Phase::Lobby => {}
             "lobby" => {
                 self.lobby = Some(Versioned::new(
                     msg["seq"].as_u64().unwrap_or(0),
@@ -799,6 +800,7 @@ impl Session {
     fn switch(&mut self, start: Start) {
         if self.phase == Phase::Lobby {
             self.conn.send(json!({"t":"lobby.unwatch"}));
+            self.lobby = None;
         } else if let Some(id) = &self.game_id {
             if self.spectating() || self.game_over() {
                 self.conn.send(json!({"t":"game.unwatch","game_id":id}));

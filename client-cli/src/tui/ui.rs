@@ -252,7 +252,8 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     let recent: Vec<&Note> = view
         .log
         .iter()
-        .filter(|n| !n.text().starts_with("move "))
+        // Moves have their own panel and the turn is on the status line.
+        .filter(|n| !n.text().starts_with("move ") && n.text() != "your turn")
         .collect();
     let log_lines: Vec<Line> = recent[recent.len().saturating_sub(visible)..]
         .iter()
