@@ -83,10 +83,9 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
     for fact in &d.facts {
         lines.push(Line::raw(fact.clone()));
     }
-    lines.push(Line::styled(
-        d.legend.clone(),
-        Style::default().fg(Color::DarkGray),
-    ));
+    for l in d.legend.lines() {
+        lines.push(Line::styled(l.to_string(), Style::default().fg(Color::DarkGray)));
+    }
     let title = format!(" {} ", present::heading(g));
     f.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
