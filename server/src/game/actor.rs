@@ -110,7 +110,19 @@ pub fn spawn(
     actor.doc = actor.build_doc();
     actor.update_summary();
     let span = tracing::info_span!("game", id = %actor.id, kind = %actor.kind);
-    tokio::spawn(actor.run(rx).instrument(span));
+    let hub = actor.hub.clone();
+    let id = actor.id.clone();
+    let task = tokio::spawn(actor.run(rx).instrument(span));
+    // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+    // behind; its game is unregistered and requests get `not_found` instead of hanging.
+    tokio::spawn(async move {
+        if let Err(e) = task.await {
+            if e.is_panic() {
+                tracing::error!(game = %id, "game actor panicked; game unregistered");
+                hub.games.remove(&id);
+            }
+        }
+    });
 }
 
 impl Actor {
