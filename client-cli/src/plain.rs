@@ -52,6 +52,8 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<Option<String>> {
 /// What plain mode last printed about things that are not the position.
 #[derive(Default)]
 struct Printed {
+    /// The game whose legend was printed (once per game).
+    legend_for: Option<String>,
     spectators: Option<u64>,
     online: Vec<(String, bool)>,
 }
@@ -124,6 +126,12 @@ fn flush(session: &mut Session, printed: &mut Printed) {
             for side in g.sides() {
                 out.push_str(&present::player_line(g, &side, me.as_deref(), now));
                 out.push('\n');
+            }
+            if printed.legend_for.as_deref() != Some(g.id()) {
+                printed.legend_for = Some(g.id().to_string());
+                for l in d.legend.lines() {
+                    out.push_str(&format!("legend: {l}\n"));
+                }
             }
             if let Some(last) = g.moves().last() {
                 out.push_str(&format!("last move: {last}\n"));

@@ -155,7 +155,10 @@ fn errors_draw_and_private_watch_by_code() {
     clients.send(host, "rematch");
     let again = clients.wait(host, |l| l.starts_with("game started "));
     assert!(again.ends_with("side white"), "{again}");
-    assert_ne!(again.split_whitespace().nth(2), started.split_whitespace().nth(2));
+    assert_ne!(
+        again.split_whitespace().nth(2),
+        started.split_whitespace().nth(2)
+    );
     let again = clients.wait(guest, |l| l.starts_with("game started "));
     assert!(again.ends_with("side black"), "{again}");
     clients.wait(guest, |l| l == "your turn");
@@ -218,7 +221,9 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
     let server = Server::start();
     let mut clients = Clients::new(&server);
     let lobby = clients.spawn("lobby", &["lobby"]);
-    let first = clients.wait(lobby, |l| l.starts_with("lobby: ") || l.starts_with("error "));
+    let first = clients.wait(lobby, |l| {
+        l.starts_with("lobby: ") || l.starts_with("error ")
+    });
     if first.starts_with("error unavailable") {
         // The lobby is integrated into the server separately.
         eprintln!("the server has no lobby yet ({first}): skipping");
@@ -226,14 +231,20 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
     }
     let host = clients.spawn(
         "host",
-        &["host", "staku", "--public", "--side", "white", "--clock", "none"],
+        &[
+            "host", "staku", "--public", "--side", "white", "--clock", "none",
+        ],
     );
     let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
-    clients.wait(lobby, |l| l.trim_start().starts_with(&format!("room {code} staku")));
+    clients.wait(lobby, |l| {
+        l.trim_start().starts_with(&format!("room {code} staku"))
+    });
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(host, |l| l.starts_with("game started "));
     let id = started.split_whitespace().nth(2).unwrap().to_string();
-    clients.wait(lobby, |l| l.trim_start().starts_with(&format!("game {id} staku")));
+    clients.wait(lobby, |l| {
+        l.trim_start().starts_with(&format!("game {id} staku"))
+    });
     clients.send(lobby, &format!("watch {id}"));
     clients.wait(lobby, |l| l.starts_with("== staku game "));
     clients.wait(host, |l| l == "your turn");
@@ -241,7 +252,10 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
     clients.wait(lobby, |l| l == "move 1 b1-c1+d1");
     clients.send(guest, "resign");
     for c in [host, guest, lobby] {
-        assert_eq!(clients.wait(c, |l| l.starts_with("game over: ")), "game over: white resign");
+        assert_eq!(
+            clients.wait(c, |l| l.starts_with("game over: ")),
+            "game over: white resign"
+        );
     }
     clients.close_stdin(host);
     clients.close_stdin(guest);

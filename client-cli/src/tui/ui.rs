@@ -84,7 +84,10 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
         lines.push(Line::raw(fact.clone()));
     }
     for l in d.legend.lines() {
-        lines.push(Line::styled(l.to_string(), Style::default().fg(Color::DarkGray)));
+        lines.push(Line::styled(
+            l.to_string(),
+            Style::default().fg(Color::DarkGray),
+        ));
     }
     let title = format!(" {} ", present::heading(g));
     f.render_widget(
