@@ -135,6 +135,25 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
     if !connected.is_empty() {
         facts.push(format!("connected: {}", connected.join(", ")));
     }
+    // A cut under a prevailing crossing pair is hidden by the pair drawn on top: name it.
+    let cut: Vec<String> = state["links"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter(|l| l["cut"].as_bool() == Some(true))
+        .map(|l| {
+            format!(
+                "{}-{} ({})",
+                l["a"].as_str().unwrap_or("?"),
+                l["b"].as_str().unwrap_or("?"),
+                l["side"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    if !cut.is_empty() {
+        facts.push(format!("cut links: {}", cut.join(", ")));
+    }
     if state["swap_available"].as_bool() == Some(true) {
         facts.push("swap available (type: swap)".into());
     }
@@ -181,5 +200,32 @@ mod tests {
         assert!(lines[5].contains("V'"), "{t}");
         assert!(lines[0].starts_with("  4  .     .     H --- H"), "{t}");
         assert!(d.board[5].iter().any(|s| s.mark), "{t}");
+    }
+
+    #[test]
+    fn draws_cut_links_and_raised_balls_from_a_position() {
+        // Vert's raised pair A2'-B2' crosses above horz's pair B1-B2, whose link is cut.
+        let k = stoa_protocol::kind("akron").unwrap();
+        let g = k
+            .from_position(&json!({"size": 4}), "4 v 2,6 8 A1,A2,C1,C2,A2',B2' B1,B2")
+            .unwrap();
+        let state = g.view();
+        let sides = super::super::Sides(vec!["vert".into(), "horz".into()]);
+        let d = draw("akron", &state, &sides, &[]);
+        let t = text(&d);
+        assert!(t.contains("V'"), "{t}");
+        // Every link the view reports as cut is drawn with an x.
+        let cut = state["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["cut"] == true)
+            .count();
+        assert!(cut > 0, "the position has a cut link");
+        let lines: Vec<&str> = t.lines().collect();
+        // Plan row 1 (between ranks 1 and 2): the raised pair's link covers the cut one.
+        assert!(lines[5].contains("V'--- V'"), "{t}");
+        assert_eq!(cut, 1);
+        assert!(t.contains("cut links: B1-B2 (horz)"), "{t}");
     }
 }
