@@ -103,6 +103,35 @@ pub fn parse_options(text: &str) -> Result<Value, String> {
     Ok(Value::Object(map))
 }
 
+/// The websocket URL for a `--server` value: `host:port` and `http://…` are accepted, and a
+/// missing path means `/ws`.
+pub fn server_url(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let (scheme, rest) = match t.split_once("://") {
+        Some(("http", rest)) => ("ws", rest),
+        Some(("https", rest)) => ("wss", rest),
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("ws", t),
+    };
+    let rest = rest.trim_end_matches('/');
+    if scheme == "wss" {
+        return Err(format!(
+            "{text}: this build of stoa speaks plain ws:// only (no TLS); use a ws:// address"
+        ));
+    }
+    if scheme != "ws" {
+        return Err(format!("{text}: the server address must be a ws:// URL"));
+    }
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(format!("{text}: no host in the server address"));
+    }
+    Ok(if rest.contains('/') {
+        format!("ws://{rest}")
+    } else {
+        format!("ws://{rest}/ws")
+    })
+}
+
 /// Connects as the stored player (or a new guest), then runs the session in plain mode or
 /// the terminal UI.
 pub fn run(global: &Global, start: Start) -> ExitCode {
@@ -124,6 +153,15 @@ pub fn run(global: &Global, start: Start) -> ExitCode {
 }
 
 async fn run_async(global: &Global, start: Start) -> ExitCode {
+    let mut global = global.clone();
+    global.server = match server_url(&global.server) {
+        Ok(url) => url,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let global = &global;
     let plain_mode = global.plain || !std::io::stdout().is_terminal();
     let identity = Identity::default_location();
     let stored = identity.token(&global.server);
@@ -181,6 +219,26 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn server_addresses() {
+        assert_eq!(
+            server_url("ws://127.0.0.1:7878/ws").unwrap(),
+            "ws://127.0.0.1:7878/ws"
+        );
+        assert_eq!(
+            server_url("localhost:7878").unwrap(),
+            "ws://localhost:7878/ws"
+        );
+        assert_eq!(
+            server_url("http://example.org/").unwrap(),
+            "ws://example.org/ws"
+        );
+        assert_eq!(server_url("ws://h/custom/ws").unwrap(), "ws://h/custom/ws");
+        assert!(server_url("wss://example.org").is_err());
+        assert!(server_url("ftp://x").is_err());
+        assert!(server_url("ws://").is_err());
+    }
 
     #[test]
     fn options_as_json_or_pairs() {
