@@ -22,8 +22,8 @@ impl Tmux {
             .is_ok_and(|o| o.status.success())
     }
 
-    fn start(command: &str) -> Tmux {
-        let socket = format!("stoa-tui-test-{}", std::process::id());
+    fn start(tag: &str, command: &str) -> Tmux {
+        let socket = format!("stoa-tui-test-{}-{tag}", std::process::id());
         let status = Command::new("tmux")
             .args([
                 "-L",
@@ -123,7 +123,7 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
         sh_quote(&server.url),
         sh_quote(&code)
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("game", &command);
     clients.wait(host, |l| l.starts_with("game started "));
 
     // The board (files and ranks of the 5x4 grid) and both players' clocks at 5:00.
@@ -162,4 +162,42 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
 
 fn stoa_tests_binary() -> String {
     stoa_tests::binary("stoa").to_string_lossy().into_owned()
+}
+
+/// The lobby screen lists a public room; Enter on it joins, and the game's board appears.
+#[test]
+fn tui_lobby_lists_a_room_and_enter_joins_it() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host", "akunur", "--public", "--side", "light", "--clock", "10+5",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let config = TempDir::new("tui-lobby");
+    let command = format!(
+        "env STOA_CONFIG_DIR={} TERM=xterm-256color {} --server {} --name Tui lobby",
+        sh_quote(&config.0.to_string_lossy()),
+        sh_quote(&stoa_tests_binary()),
+        sh_quote(&server.url),
+    );
+    let tmux = Tmux::start("lobby", &command);
+    tmux.wait_screen("the room in the lobby", |s| {
+        s.contains("Lobby") && s.contains(&format!("room {code} akunur 10+5 by host"))
+    });
+    tmux.keys(&["Enter"]);
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    assert!(started.ends_with("side light"), "{started}");
+    let screen = tmux.wait_screen("the Akunur board and both clocks", |s| {
+        s.contains("e5@.") && s.matches("10:00").count() >= 2
+    });
+    assert!(screen.contains("a1*."), "{screen}");
+    assert!(screen.contains("light to act"), "{screen}");
+    tmux.keys(&["C-c"]);
 }

@@ -347,6 +347,8 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         }
     } else if session.game_over() && !session.spectating() {
         "game over: type rematch, or quit".to_string()
+    } else if let Some(side) = opponent_offline(session) {
+        format!("{side} is offline: once gone past the abandonment timeout you may type claim")
     } else if session.my_turn() {
         "your turn: type a move (Tab completes), or resign / draw offer".to_string()
     } else {
@@ -356,4 +358,16 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         Paragraph::new(Line::styled(text, Style::default().fg(Color::DarkGray))),
         area,
     );
+}
+
+/// The opponent's side when we play and the opponent has no connection.
+fn opponent_offline(session: &Session) -> Option<String> {
+    let g = session.doc()?;
+    let me = session.my_side()?;
+    if g.status().ended {
+        return None;
+    }
+    g.sides()
+        .into_iter()
+        .find(|s| *s != me && g.online(s) == Some(false))
 }
