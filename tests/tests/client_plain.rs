@@ -263,3 +263,46 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
         clients.expect_exit(c, TIMEOUT);
     }
 }
+
+/// The pie rule: after `swap` the players exchange colours, so the host who made black's
+/// first move now plays white and is to act again; each client follows its new seat.
+#[test]
+fn swap_exchanges_seats_and_the_turn_follows_the_person() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=4,height=3",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let guest = clients.spawn("guest", &["join", &code]);
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a3xb3");
+    clients.wait(guest, |l| l == "your turn");
+    clients.send(guest, "swap");
+    // The host now sits on white, which is to act.
+    clients.wait(host, |l| l.starts_with("white host clock - (you) to act"));
+    clients.wait(host, |l| l == "move 2 swap");
+    clients.wait(host, |l| l == "your turn");
+    clients.wait(guest, |l| l.starts_with("black guest clock - (you)"));
+    clients.send(guest, "resign");
+    for c in [host, guest] {
+        assert_eq!(
+            clients.wait(c, |l| l.starts_with("game over: ")),
+            "game over: white resign"
+        );
+    }
+    clients.close_stdin(host);
+    clients.close_stdin(guest);
+    clients.expect_exit(host, TIMEOUT);
+    clients.expect_exit(guest, TIMEOUT);
+}
