@@ -9,7 +9,7 @@ use std::io::Read;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-use client_support::{Clients, Server, TIMEOUT};
+use client_support::{Clients, Server, TempDir, TIMEOUT};
 
 /// Forwards TCP connections to `upstream`; [`Proxy::cut`] drops every open one.
 struct Proxy {
@@ -124,4 +124,52 @@ fn reconnects_after_a_drop_and_catches_up() {
     clients.close_stdin(guest);
     clients.expect_exit(host, TIMEOUT);
     clients.expect_exit(guest, TIMEOUT);
+}
+
+/// A player whose client died comes back with a new process: the stored identity makes it the
+/// same player, `welcome` lists the unfinished game, and `stoa watch <id>` resumes playing.
+#[test]
+fn a_new_process_resumes_an_unfinished_game() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let guest_home = TempDir::new("guest-home");
+    let guest = clients.spawn_in("guest", &guest_home.0, &["join", &code]);
+    let started = clients.wait(guest, |l| l.starts_with("game started "));
+    let id = started.split_whitespace().nth(2).unwrap().to_string();
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    clients.wait(guest, |l| l == "your turn");
+    clients.kill(guest);
+    clients.wait(host, |l| l == "white offline");
+
+    let again = clients.spawn_in("guest-again", &guest_home.0, &["watch", &id]);
+    clients.wait(again, |l| l.starts_with("connected as guest "));
+    clients.wait(again, |l| l.starts_with("white guest clock - (you) to act"));
+    clients.wait(again, |l| l == "your turn");
+    clients.wait(host, |l| l == "white online");
+    clients.send(again, "d4xc4");
+    clients.wait(host, |l| l == "move 2 d4xc4");
+    clients.send(host, "resign");
+    assert_eq!(
+        clients.wait(again, |l| l.starts_with("game over: ")),
+        "game over: white resign"
+    );
+    clients.close_stdin(host);
+    clients.close_stdin(again);
+    clients.expect_exit(host, TIMEOUT);
+    clients.expect_exit(again, TIMEOUT);
 }

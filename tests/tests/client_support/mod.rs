@@ -131,7 +131,7 @@ struct Proc {
     stdin: Option<ChildStdin>,
     lines: Vec<String>,
     cursor: usize,
-    _config: TempDir,
+    _config: Option<TempDir>,
 }
 
 /// A set of `stoa` processes in plain mode whose output lines are collected in one place.
@@ -168,6 +168,25 @@ impl Clients {
     /// Like [`Clients::spawn`] with another server address.
     pub fn spawn_at(&mut self, name: &str, url: &str, args: &[&str]) -> usize {
         let config = TempDir::new(name);
+        let dir = config.0.clone();
+        self.spawn_full(name, url, &dir, Some(config), args)
+    }
+
+    /// Like [`Clients::spawn`] with a config directory the caller keeps (to be the same
+    /// player in a later process).
+    pub fn spawn_in(&mut self, name: &str, config: &std::path::Path, args: &[&str]) -> usize {
+        let url = self.url.clone();
+        self.spawn_full(name, &url, config, None, args)
+    }
+
+    fn spawn_full(
+        &mut self,
+        name: &str,
+        url: &str,
+        config_dir: &std::path::Path,
+        owned: Option<TempDir>,
+        args: &[&str],
+    ) -> usize {
         let mut child = Command::new(stoa_tests::binary("stoa"))
             .arg("--plain")
             .arg("--server")
@@ -175,7 +194,7 @@ impl Clients {
             .arg("--name")
             .arg(name)
             .args(args)
-            .env("STOA_CONFIG_DIR", &config.0)
+            .env("STOA_CONFIG_DIR", config_dir)
             .env_remove("STOA_SERVER")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -209,7 +228,7 @@ impl Clients {
             stdin,
             lines: Vec::new(),
             cursor: 0,
-            _config: config,
+            _config: owned,
         });
         id
     }
@@ -283,6 +302,12 @@ impl Clients {
         let stdin = p.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to stoa");
         stdin.flush().expect("flush");
+    }
+
+    /// Kills a process (a crash, as far as the server can tell).
+    pub fn kill(&mut self, id: usize) {
+        let _ = self.procs[id].child.kill();
+        let _ = self.procs[id].child.wait();
     }
 
     /// Closes a process's stdin (EOF).
