@@ -133,6 +133,8 @@ pub struct Session {
     started_side: Option<String>,
     /// A `room.join` is under way: the first snapshot that arrives is the room's game.
     awaiting_game: bool,
+    /// The start request was cut off by a drop: send it again after reconnecting.
+    retry_start: bool,
     /// The lobby document.
     pub lobby: Option<Versioned>,
     /// Legal moves at a seq, for completion and `legal`.
@@ -183,6 +185,7 @@ impl Session {
                 game: None,
                 started_side: None,
                 awaiting_game: false,
+                retry_start: false,
                 lobby: None,
                 legal: None,
                 connected: true,
@@ -343,8 +346,9 @@ impl Session {
         if self.game_id.is_some() {
             self.watch_game();
         }
-        if self.phase == Phase::Queued {
-            // Dropping every connection left the queue: join it again.
+        if self.phase == Phase::Queued || std::mem::take(&mut self.retry_start) {
+            // Dropping every connection left the queue (join it again), or the start request
+            // itself was cut off.
             self.begin();
         }
     }
@@ -639,10 +643,13 @@ impl Session {
                     }
                 }
                 if e == RequestError::Disconnected {
-                    // Reconnection re-sends the start request where that makes sense.
-                    if !matches!(self.start, Start::Lobby) {
+                    // Watching and the lobby resubscribe anyway; the others ask again.
+                    if matches!(
+                        self.start,
+                        Start::Queue { .. } | Start::Host { .. } | Start::Join { .. }
+                    ) {
                         self.info("the start request was cut off; retrying after reconnect");
-                        self.phase = Phase::Queued;
+                        self.retry_start = true;
                     }
                     return;
                 }
