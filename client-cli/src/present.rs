@@ -72,7 +72,12 @@ pub fn player_line(g: GameDoc, side: &str, me: Option<&str>, server_now: i64) ->
 pub fn status_sentence(g: GameDoc, me: Option<&str>) -> String {
     let status = g.status();
     if status.ended {
-        return format!("game over: {}", outcome_text(&status));
+        let verdict = match (&status.winner, me) {
+            (Some(w), Some(m)) if w == m => " (you won)",
+            (Some(_), Some(_)) => " (you lost)",
+            _ => "",
+        };
+        return format!("game over: {}{verdict}", outcome_text(&status));
     }
     let mut s = match (g.to_act(), me) {
         (Some(side), Some(m)) if side == m => format!("your turn ({side})"),
