@@ -158,7 +158,7 @@ fn a_new_process_resumes_an_unfinished_game() {
 
     let again = clients.spawn_in("guest-again", &guest_home.0, &["watch", &id]);
     clients.wait(again, |l| l.starts_with("connected as guest "));
-    clients.wait(again, |l| l.starts_with("white guest clock - (you) to act"));
+    clients.wait(again, |l| l.starts_with("white guest ") && l.ends_with("(you) to act"));
     clients.wait(again, |l| l == "your turn");
     clients.wait(host, |l| l == "white online");
     clients.send(again, "d4xc4");
