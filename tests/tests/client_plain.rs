@@ -290,10 +290,14 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
     clients.wait(guest, |l| l == "your turn");
     clients.send(guest, "swap");
     // The host now sits on white, which is to act.
-    clients.wait(host, |l| l.starts_with("white host ") && l.ends_with("(you) to act"));
+    clients.wait(host, |l| {
+        l.starts_with("white host ") && l.ends_with("(you) to act")
+    });
     clients.wait(host, |l| l == "move 2 swap");
     clients.wait(host, |l| l == "your turn");
-    clients.wait(guest, |l| l.starts_with("black guest ") && l.ends_with("(you)"));
+    clients.wait(guest, |l| {
+        l.starts_with("black guest ") && l.ends_with("(you)")
+    });
     clients.send(guest, "resign");
     for c in [host, guest] {
         assert_eq!(

@@ -158,7 +158,9 @@ fn a_new_process_resumes_an_unfinished_game() {
 
     let again = clients.spawn_in("guest-again", &guest_home.0, &["watch", &id]);
     clients.wait(again, |l| l.starts_with("connected as guest "));
-    clients.wait(again, |l| l.starts_with("white guest ") && l.ends_with("(you) to act"));
+    clients.wait(again, |l| {
+        l.starts_with("white guest ") && l.ends_with("(you) to act")
+    });
     clients.wait(again, |l| l == "your turn");
     clients.wait(host, |l| l == "white online");
     clients.send(again, "d4xc4");
@@ -172,4 +174,32 @@ fn a_new_process_resumes_an_unfinished_game() {
     clients.close_stdin(again);
     clients.expect_exit(host, TIMEOUT);
     clients.expect_exit(again, TIMEOUT);
+}
+
+/// A stored token the server does not know (e.g. a fresh server) is refused with
+/// `unauthorized`; the client says so, continues as a new guest and stores the new token.
+#[test]
+fn a_refused_token_falls_back_to_a_new_guest() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let home = TempDir::new("stale-identity");
+    let file = home.0.join("identity.json");
+    std::fs::write(
+        &file,
+        format!(r#"{{"{}": {{"token": "not-a-real-token"}}}}"#, server.url),
+    )
+    .unwrap();
+    let c = clients.spawn_in("stale", &home.0, &["lobby"]);
+    clients.wait(c, |l| {
+        l.starts_with("note: the server refused the stored identity")
+    });
+    clients.wait(c, |l| l.starts_with("connected as stale "));
+    clients.wait(c, |l| l.starts_with("lobby: "));
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let token = stored[server.url.as_str()]["token"].as_str().unwrap();
+    assert_ne!(token, "not-a-real-token");
+    assert!(token.len() >= 22, "{token}");
+    clients.close_stdin(c);
+    clients.expect_exit(c, TIMEOUT);
 }
