@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
-    Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
+    Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::oneshot;
 
@@ -122,7 +122,7 @@ impl Session {
             if self.identified() {
                 self.send(&ServerMessage::Pong {
                     rid: rid.clone(),
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 return Flow::Continue;
             }
@@ -227,6 +227,7 @@ impl Session {
             .hub
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
+        let ratings = crate::ratings::welcome_map(&self.hub, &player.id).await?;
         self.conn.set_player(player.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
         if first {
@@ -239,11 +240,11 @@ impl Session {
             player: PlayerInfo {
                 id: player.id.clone(),
                 name: player.name.clone(),
-                ratings: Map::new(),
+                ratings,
             },
             token,
             games,
-            server_time: ids::now_ms(),
+            server_time: self.hub.time.now_ms(),
         });
         self.player = Some(player);
         Ok(())
@@ -273,7 +274,7 @@ impl Session {
             ClientMessage::Ping { rid } => {
                 self.send(&ServerMessage::Pong {
                     rid,
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 Ok(())
             }
@@ -356,9 +357,25 @@ impl Session {
                 self.ok(rid, None, None);
                 Ok(())
             }
-            ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
-            ),
+            ClientMessage::QueueJoin {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                let me = self.me()?.clone();
+                crate::matchmaker::queue_join(
+                    &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
+                )
+                .await
+            }
+            ClientMessage::QueueLeave { rid } => {
+                let me = self.me()?.id.clone();
+                self.hub.matchmaker.leave(&me);
+                self.ok(rid, None, None);
+                Ok(())
+            }
             ClientMessage::LobbyWatch { rid } => {
                 self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
                 Ok(())
@@ -517,7 +534,7 @@ impl Session {
         let options = game_kind
             .validate_options(&options)
             .map_err(|e| invalid(e.to_string()))?;
-        let clock = validate_clock(clock)?;
+        let (_, clock) = crate::clock_request::validate_clock(clock.as_ref())?;
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
             name => game_kind
@@ -531,7 +548,8 @@ impl Session {
                     ))
                 })?,
         };
-        let host = self.seat_player()?;
+        let mut host = self.seat_player()?;
+        crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
@@ -562,8 +580,11 @@ impl Session {
     }
 
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
-        let me = self.seat_player()?;
+        let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
+        if let Some(room) = self.hub.rooms.get(&code) {
+            crate::ratings::fill_seat(&self.hub, &mut me, &room.kind).await?;
+        }
         match self.hub.rooms.join(&code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
                 ErrorCode::NotFound,
@@ -633,26 +654,10 @@ impl Session {
         }
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
+                // The last connection is gone: the player leaves its queue.
+                self.hub.matchmaker.leave(&p.id);
                 self.hub.presence(&p.id, false).await;
             }
         }
-    }
-}
-
-/// Checks a clock request object: only `kind` is validated until clocks are integrated.
-fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    let clock = clock.unwrap_or_else(|| serde_json::json!({"kind": "none"}));
-    let Value::Object(m) = &clock else {
-        return Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            "clock must be an object with a 'kind'",
-        ));
-    };
-    match m.get("kind").and_then(Value::as_str) {
-        Some(k) if CLOCK_KINDS.contains(&k) => Ok(clock),
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            format!("clock.kind must be one of: {}", CLOCK_KINDS.join(", ")),
-        )),
     }
 }
