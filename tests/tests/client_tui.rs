@@ -12,6 +12,8 @@ use client_support::{Clients, Server, TempDir, TIMEOUT};
 /// A tmux server of our own (its own socket), killed on drop.
 struct Tmux {
     socket: String,
+    /// The socket file, removed on drop (`kill-server` leaves it behind).
+    socket_path: Option<String>,
 }
 
 impl Tmux {
@@ -43,7 +45,16 @@ impl Tmux {
             .status()
             .expect("run tmux");
         assert!(status.success(), "tmux new-session failed");
-        Tmux { socket }
+        let socket_path = Command::new("tmux")
+            .args(["-L", &socket, "display-message", "-p", "#{socket_path}"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| !p.is_empty());
+        Tmux {
+            socket,
+            socket_path,
+        }
     }
 
     fn capture(&self) -> String {
@@ -84,6 +95,9 @@ impl Drop for Tmux {
         let _ = Command::new("tmux")
             .args(["-L", &self.socket, "kill-server"])
             .status();
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
