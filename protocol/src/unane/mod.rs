@@ -283,7 +283,7 @@ impl Game for Unane {
                     .map_err(|e| RulesError::position(format!("the board it describes: {e}")))?;
                 (width, height)
             }
-            None => (options.width, options.height),
+            _ => (options.width, options.height),
         };
         position::parse(width as u8, height as u8, position)
     }
