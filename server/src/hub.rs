@@ -17,7 +17,6 @@ use crate::config::Config;
 use crate::error::ApiError;
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
-use crate::ids;
 use crate::matchmaker::Matchmaker;
 use crate::metrics::{kind_index, Metrics};
 use crate::outbound::ConnHandle;
@@ -143,7 +142,8 @@ impl Hub {
                     rating: new.players[1].rating.clone(),
                 },
             ],
-            created_ms: ids::now_ms(),
+            // The hub's time: the clock of a rebuilt game starts from it.
+            created_ms: self.time.now_ms(),
             rematch_of: new.rematch_of.clone(),
         };
         self.store_call(self.store.create_game(&record)).await?;

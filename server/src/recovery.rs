@@ -319,10 +319,12 @@ mod tests {
                     SeatRecord {
                         id: "pa".into(),
                         name: "a".into(),
+                        rating: None,
                     },
                     SeatRecord {
                         id: "pb".into(),
                         name: "b".into(),
+                        rating: None,
                     },
                 ],
                 created_ms: 1,
