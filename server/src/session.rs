@@ -444,6 +444,18 @@ impl Session {
         ))
     }
 
+    /// The game id and code of a started room, when `id` is a room code and not a game id.
+    fn room_game(&self, id: &str) -> Option<(String, String)> {
+        if self.hub.games.get(id).is_some() {
+            return None;
+        }
+        let room = self.hub.rooms.get(&ids::normalize_code(id))?;
+        match room.status {
+            RoomStatus::Started(game_id) => Some((game_id, room.code)),
+            _ => None,
+        }
+    }
+
     async fn watch(
         &mut self,
         rid: Option<Rid>,
@@ -451,6 +463,14 @@ impl Session {
         since: Option<u64>,
         code: Option<String>,
     ) -> Result<(), ApiError> {
+        // A started room's code in place of the game id watches its game, with the code as
+        // the key: a spectator of a private game then needs only the code it was given and,
+        // unlike `room.join`, can never take a free seat by accident.
+        let (game_id, code) = match self.room_game(game_id) {
+            Some((id, room_code)) => (id, Some(room_code)),
+            None => (game_id.to_string(), code),
+        };
+        let game_id = game_id.as_str();
         let conn = self.conn.clone();
         let r = self
             .call(game_id, |reply| Command::Watch {
