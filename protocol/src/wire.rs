@@ -793,6 +793,23 @@ pub enum ServerMessage {
         /// Text for a person.
         message: String,
     },
+    /// Addition: where a waiting player stands in its matchmaking queue and how many others
+    /// wait, sent to all of the player's connections after a `queued` answer and whenever
+    /// these numbers change (at most once per pairing wave), until paired or out of the
+    /// queue. A player alone in its queue (`same_queue` 0) learns how many wait elsewhere.
+    #[serde(rename = "queue.status")]
+    QueueStatus {
+        /// The queue, as in `queued`.
+        queue: Value,
+        /// Place in the queue, 1-based, in arrival order.
+        position: u64,
+        /// How many others wait in the same queue.
+        same_queue: u64,
+        /// How many players wait in all other queues.
+        other_queues: u64,
+        /// How long the player has waited so far, ms.
+        waited_ms: u64,
+    },
 }
 
 impl ServerMessage {

@@ -161,6 +161,7 @@ pub async fn run_with_store(
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(config, store, stop_rx));
+    crate::matchmaker::spawn(hub.clone());
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = router(hub.clone(), guard);
     tokio::spawn(crate::lobby::run(hub.clone()));

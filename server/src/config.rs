@@ -64,24 +64,32 @@ pub struct Config {
     #[arg(long, env = "STOA_REPLAY_BUFFER", default_value_t = 256)]
     pub replay_buffer: usize,
 
-    /// How long a player must have had no connection before the opponent may claim, in ms.
+    /// How long a player must have had no connection before the opponent may claim, in ms
+    /// (or the player's remaining clock if shorter; correspondence: its remaining time).
     #[arg(long, env = "STOA_ABANDON_TIMEOUT_MS", default_value_t = 60_000)]
     pub abandon_timeout_ms: u64,
+
+    /// How long a side may take over its first action before the game is aborted, in ms
+    /// (PROTOCOL.md: 30 s, or the side's initial time if shorter; correspondence: one turn).
+    #[arg(long, env = "STOA_FIRST_ACTION_MS", default_value_t = 30_000)]
+    pub first_action_ms: u64,
 
     /// Spectator count changes are published at most once per this many milliseconds.
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,
 
-    /// The lobby document is rebuilt (and a diff pushed if it changed) this often, in ms.
-    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 1_000)]
+    /// The lobby document is rebuilt (and a diff pushed if it changed) at most this often,
+    /// in ms, so a busy lobby costs watchers a few diffs per second, not one per event.
+    #[arg(long, env = "STOA_LOBBY_BATCH_MS", default_value_t = 300)]
     pub lobby_batch_ms: u64,
 
     /// A connection must send `hello` within this many milliseconds.
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,
 
-    /// Interval of server websocket pings, in milliseconds.
-    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 20_000)]
+    /// Interval of server websocket pings, in milliseconds. Their round trips feed the
+    /// players' lag compensation, so they are frequent enough to measure a fresh game.
+    #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 5_000)]
     pub ping_interval_ms: u64,
 
     /// A connection silent (no frame, no pong) for this long is closed, in milliseconds.
@@ -96,6 +104,28 @@ pub struct Config {
     /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
     #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
     pub shutdown_grace_ms: u64,
+
+    /// Matchmaking: a pairing wave runs at least this often, in milliseconds (and at once
+    /// when a join makes a pair possible).
+    #[arg(long, env = "STOA_QUEUE_WAVE_MS", default_value_t = 1_000)]
+    pub queue_wave_ms: u64,
+
+    /// Rated matchmaking: the rating gap a player accepts right after joining.
+    #[arg(long, env = "STOA_QUEUE_GAP_INITIAL", default_value_t = 100.0)]
+    pub queue_gap_initial: f64,
+
+    /// Rated matchmaking: how much the accepted gap grows at each step of waiting.
+    #[arg(long, env = "STOA_QUEUE_GAP_STEP", default_value_t = 50.0)]
+    pub queue_gap_step: f64,
+
+    /// Rated matchmaking: the length of one widening step, in milliseconds.
+    #[arg(long, env = "STOA_QUEUE_GAP_STEP_MS", default_value_t = 2_000)]
+    pub queue_gap_step_ms: u64,
+
+    /// Rated matchmaking: after waiting this long (ms) a player accepts any opponent, so
+    /// nobody waits forever while anyone else is in the queue.
+    #[arg(long, env = "STOA_QUEUE_GAP_UNLIMITED_MS", default_value_t = 30_000)]
+    pub queue_gap_unlimited_ms: u64,
 }
 
 impl Default for Config {

@@ -39,6 +39,7 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
     let (tx, mut rx) = mpsc::channel::<Outbound>(hub.config.outbound_queue.max(2));
     let conn = Arc::new(ConnHandle::new(id, tx, hub.metrics.clone()));
     let ping_tx = conn.clone();
+    let time = hub.time.clone();
 
     let mut writer = tokio::spawn(
         async move {
@@ -60,7 +61,9 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                         return;
                     }
                     Outbound::Ping => {
-                        if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        // Stamped as it leaves, so the round trip excludes our queue.
+                        let payload = crate::rtt::ping_payload(time.now_ms());
+                        if sink.send(Message::Ping(payload)).await.is_err() {
                             break;
                         }
                     }
@@ -131,7 +134,11 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                         let flow = match msg {
                             Message::Text(text) => session.on_text(text.as_str()).await,
                             Message::Binary(_) => session.on_binary(),
-                            Message::Ping(_) | Message::Pong(_) => Flow::Continue,
+                            Message::Pong(payload) => {
+                                crate::rtt::on_pong(&hub, conn.player_id(), &payload);
+                                Flow::Continue
+                            }
+                            Message::Ping(_) => Flow::Continue,
                             Message::Close(_) => break,
                         };
                         if let Flow::Close(code, reason) = flow {

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
 use tokio::sync::{mpsc, watch};
 
@@ -17,10 +18,12 @@ use crate::error::ApiError;
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::ids;
+use crate::matchmaker::Matchmaker;
 use crate::metrics::{kind_index, Metrics};
 use crate::outbound::ConnHandle;
 use crate::players::Players;
 use crate::rate_limit::IpLimiter;
+use crate::ratings::Ratings;
 use crate::rooms::Rooms;
 use crate::store::{GameRecord, SeatRecord, Store, StoreResult};
 
@@ -44,6 +47,12 @@ pub struct Hub {
     pub ip_limiter: IpLimiter,
     /// Flips to `true` when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// Matchmaking queues.
+    pub matchmaker: Matchmaker,
+    /// Rating updates.
+    pub ratings: Ratings,
+    /// The server's time (game clocks, `server_time`, ping round trips); see [`crate::time`].
+    pub time: Arc<dyn TimeSource>,
     next_conn: AtomicU64,
 }
 
@@ -57,6 +66,7 @@ impl Hub {
     /// A hub over a store.
     pub fn new(config: Config, store: Arc<dyn Store>, shutdown: watch::Receiver<bool>) -> Self {
         let ip_limiter = IpLimiter::new(config.ip_conn_limit, config.ip_window());
+        let matchmaker = Matchmaker::new(crate::matchmaker::widening(&config));
         Hub {
             config,
             store,
@@ -67,6 +77,9 @@ impl Hub {
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
+            matchmaker,
+            ratings: Ratings::default(),
+            time: Arc::new(crate::time::TokioTime::new()),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -92,7 +105,11 @@ impl Hub {
 
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
     /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
-    pub async fn create_game(self: &Arc<Self>, new: NewGame) -> Result<GameHandle, ApiError> {
+    pub async fn create_game(self: &Arc<Self>, mut new: NewGame) -> Result<GameHandle, ApiError> {
+        // Seats show each player's current rating in this kind.
+        for seat in new.players.iter_mut() {
+            crate::ratings::fill_seat(self, seat, &new.kind).await?;
+        }
         let kind = stoa_protocol::kind(&new.kind).map_err(|e| {
             ApiError::new(
                 stoa_protocol::wire::ErrorCode::InvalidOptions,
@@ -105,6 +122,7 @@ impl Hub {
                 e.to_string(),
             )
         })?;
+        crate::clock_request::time_control(&new.clock)?;
         let record = GameRecord {
             id: new.id.clone(),
             kind: new.kind.clone(),

@@ -11,13 +11,21 @@
 //! - [`rooms`]: hosting with codes.
 //! - [`lobby`]: the lobby document (public rooms and games) with diffs.
 //! - [`games`]: registry of live game actors.
-//! - [`game`]: the actor, the document, the replay buffer.
+//! - [`game`]: the actor, its clock driver, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
 //! - [`store`]: the persistence trait and the in-memory store.
+//! - [`matchmaker`]: `queue.join`/`queue.leave` and the pairing task over the pure
+//!   [`pairing`] model; [`queue_metrics`]: its Prometheus metrics.
+//! - [`ratings`]: Glicko-2 ratings ([`rating`] is the pure maths) read from and written to
+//!   the store, shown in `welcome`, seats and the lobby.
+//! - [`clock_request`]: validation of the `clock` of `room.create` and `queue.join`.
+//! - [`time`]: the server's time source (game clocks, `server_time`).
+//! - [`rtt`]: websocket ping round trips, routed to the player's games for lag compensation.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod clock_request;
 pub mod config;
 pub mod connection;
 pub mod error;
@@ -26,15 +34,20 @@ pub mod games;
 pub mod hub;
 pub mod ids;
 pub mod lobby;
+pub mod matchmaker;
 pub mod metrics;
 pub mod outbound;
 pub mod pairing;
 pub mod players;
+pub mod queue_metrics;
 pub mod rate_limit;
 pub mod rating;
+pub mod ratings;
 pub mod rooms;
+pub mod rtt;
 pub mod session;
 pub mod store;
+pub mod time;
 
 pub use app::{run, run_with_store};
 pub use config::Config;

@@ -1,9 +1,27 @@
-//! The lobby document: public waiting rooms, live public games, queue counts and the number
-//! of players online, pushed to watchers as JSON Patch diffs like game documents.
+//! The lobby document: public waiting rooms, live public games, matchmaking queue counts and
+//! the number of players online, sent whole on `lobby.watch` and then pushed to watchers as
+//! JSON Patch diffs (`lobby.diff`) like game documents.
 //!
-//! Why pull-based on a timer: the lobby changes with every connection and spectator, so it is
-//! rebuilt from the registries at most once per batch period and only a real change costs a
-//! diff. Private rooms and games never appear here.
+//! Why pull-based on a timer: the lobby changes with every connection, spectator and queue
+//! join, so it is rebuilt from the registries at most once per batch period
+//! (`--lobby-batch-ms`, 300 ms by default) and only while someone watches; a real change
+//! costs one diff, encoded once, the same bytes for every watcher. The document is a pure
+//! function of the registries, so a watcher's document with every diff applied equals a
+//! fresh snapshot of the same `seq`. Private rooms and games never appear here.
+//!
+//! The document (documented in the README):
+//! ```text
+//! {"rooms":  {<code>: {room as in the `room` answer, without `code`: kind, options, clock,
+//!                      rated, visibility, host {id,name,rating}, seats, status}},
+//!  "games":  {<id>: {"kind","players":{<side>:{id,name,rating}},"clock":<clock kind>,
+//!                    "rated","spectators"}},
+//!  "queues": {<label>: {"kind","options","clock","rated","waiting":N}},
+//!  "online": N}
+//! ```
+//! Games are summarised by their actors (`GameHandle::summary`), since only an actor knows
+//! its players, ratings and spectators. A queue's label is `kind options clock rated|casual`
+//! (its settings as canonical JSON); only non-empty queues appear. `online` counts players
+//! with at least one connection.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -14,6 +32,7 @@ use serde_json::{json, Map, Value};
 use stoa_protocol::wire::{Rid, ServerMessage};
 
 use crate::hub::Hub;
+use crate::matchmaker;
 use crate::outbound::{ConnHandle, SendOutcome};
 
 #[derive(Default)]
@@ -40,13 +59,19 @@ impl Lobby {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Number of connections watching the lobby.
+    pub fn watchers(&self) -> usize {
+        self.lock().watchers.len()
+    }
+
     /// Subscribes a connection and queues the `lobby` snapshot on it (under the same lock as
-    /// broadcasts, so no diff is missed or duplicated).
+    /// broadcasts, so no diff is missed or duplicated). The document is not maintained while
+    /// nobody watches, so the first watcher brings it up to date first.
     pub fn watch(&self, hub: &Hub, conn: Arc<ConnHandle>, rid: Option<Rid>) {
-        let mut inner = self.lock();
-        if inner.doc.is_null() {
-            inner.doc = build(hub);
+        if self.watchers() == 0 {
+            self.refresh(hub);
         }
+        let mut inner = self.lock();
         let msg = ServerMessage::Lobby {
             rid,
             seq: inner.seq,
@@ -62,8 +87,10 @@ impl Lobby {
         self.lock().watchers.remove(&conn_id);
     }
 
-    /// Rebuilds the document and broadcasts the diff when it changed.
+    /// Rebuilds the document and broadcasts the diff when it changed. The seq advances with
+    /// every change, watched or not, so one seq always means one document.
     pub fn refresh(&self, hub: &Hub) {
+        // Built before taking the lobby lock: no other registry's lock is taken under it.
         let new = build(hub);
         let mut inner = self.lock();
         if inner.doc.is_null() {
@@ -76,6 +103,9 @@ impl Lobby {
         }
         inner.seq += 1;
         inner.doc = new;
+        if inner.watchers.is_empty() {
+            return;
+        }
         let msg = ServerMessage::LobbyDiff {
             seq: inner.seq,
             patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
@@ -87,15 +117,20 @@ impl Lobby {
     }
 }
 
-/// Runs the lobby refresher until the server stops.
+/// Runs the lobby refresher until the server stops: every batch period, while anyone
+/// watches.
 pub async fn run(hub: Arc<Hub>) {
-    let period = Duration::from_millis(hub.config.lobby_batch_ms.max(10));
+    let period = Duration::from_millis(hub.config.lobby_batch_ms.clamp(10, 60_000));
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut shutdown = hub.shutdown.clone();
     loop {
         tokio::select! {
-            _ = tick.tick() => hub.lobby.refresh(&hub),
+            _ = tick.tick() => {
+                if hub.lobby.watchers() > 0 {
+                    hub.lobby.refresh(&hub);
+                }
+            }
             _ = shutdown.changed() => break,
         }
     }
@@ -103,7 +138,9 @@ pub async fn run(hub: Arc<Hub>) {
 
 fn build(hub: &Hub) -> Value {
     let mut rooms = Map::new();
-    for room in hub.rooms.public_waiting() {
+    let mut waiting = hub.rooms.public_waiting();
+    waiting.sort_by(|a, b| a.code.cmp(&b.code));
+    for room in waiting {
         let mut info = serde_json::to_value(room.info()).unwrap_or(Value::Null);
         if let Value::Object(m) = &mut info {
             m.remove("code");
@@ -114,10 +151,16 @@ fn build(hub: &Hub) -> Value {
     for (id, summary) in hub.games.public_summaries() {
         games.insert(id, summary);
     }
+    let mut queues = Map::new();
+    for (key, n) in hub.matchmaker.counts() {
+        let mut entry = matchmaker::describe(&key);
+        entry["waiting"] = json!(n);
+        queues.insert(key.to_string(), entry);
+    }
     json!({
         "rooms": rooms,
         "games": games,
-        "queues": {},
+        "queues": queues,
         "online": hub.players.online_count(),
     })
 }

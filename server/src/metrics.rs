@@ -37,6 +37,8 @@ pub struct Metrics {
     pub store_latency_us: AtomicU64,
     /// Failed store calls.
     pub store_errors: AtomicU64,
+    /// Matchmaking: queue lengths, waiting times, rating gaps.
+    pub queues: crate::queue_metrics::QueueMetrics,
 }
 
 /// Index of a game kind in [`KINDS`] (8 slots are reserved).
@@ -158,6 +160,7 @@ impl Metrics {
             "counter",
             ld(&self.store_errors),
         );
+        self.queues.render(&mut s);
         s
     }
 }

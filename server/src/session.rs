@@ -7,10 +7,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
-    Visibility, CLOCK_KINDS, PROTOCOL_VERSION,
+    Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::oneshot;
 
@@ -126,7 +126,7 @@ impl Session {
             if self.identified() {
                 self.send(&ServerMessage::Pong {
                     rid: rid.clone(),
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 return Flow::Continue;
             }
@@ -231,6 +231,7 @@ impl Session {
             .hub
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
+        let ratings = crate::ratings::welcome_map(&self.hub, &player.id).await?;
         self.conn.set_player(player.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
         if first {
@@ -243,11 +244,11 @@ impl Session {
             player: PlayerInfo {
                 id: player.id.clone(),
                 name: player.name.clone(),
-                ratings: Map::new(),
+                ratings,
             },
             token,
             games,
-            server_time: ids::now_ms(),
+            server_time: self.hub.time.now_ms(),
         });
         self.player = Some(player);
         Ok(())
@@ -277,7 +278,7 @@ impl Session {
             ClientMessage::Ping { rid } => {
                 self.send(&ServerMessage::Pong {
                     rid,
-                    server_time: ids::now_ms(),
+                    server_time: self.hub.time.now_ms(),
                 });
                 Ok(())
             }
@@ -360,9 +361,25 @@ impl Session {
                 self.ok(rid, None, None);
                 Ok(())
             }
-            ClientMessage::QueueJoin { .. } | ClientMessage::QueueLeave { .. } => Err(
-                ApiError::new(ErrorCode::Unavailable, "matchmaking is not available yet"),
-            ),
+            ClientMessage::QueueJoin {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                let me = self.me()?.clone();
+                crate::matchmaker::queue_join(
+                    &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
+                )
+                .await
+            }
+            ClientMessage::QueueLeave { rid } => {
+                let me = self.me()?.id.clone();
+                self.hub.matchmaker.leave(&me);
+                self.ok(rid, None, None);
+                Ok(())
+            }
             ClientMessage::LobbyWatch { rid } => {
                 self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
                 Ok(())
@@ -521,7 +538,7 @@ impl Session {
         let options = game_kind
             .validate_options(&options)
             .map_err(|e| invalid(e.to_string()))?;
-        let clock = validate_clock(clock)?;
+        let (_, clock) = crate::clock_request::validate_clock(clock.as_ref())?;
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
             name => game_kind
@@ -535,7 +552,8 @@ impl Session {
                     ))
                 })?,
         };
-        let host = self.seat_player()?;
+        let mut host = self.seat_player()?;
+        crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
@@ -566,8 +584,11 @@ impl Session {
     }
 
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
-        let me = self.seat_player()?;
+        let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
+        if let Some(room) = self.hub.rooms.get(&code) {
+            crate::ratings::fill_seat(&self.hub, &mut me, &room.kind).await?;
+        }
         match self.hub.rooms.join(&code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
                 ErrorCode::NotFound,
@@ -637,6 +658,8 @@ impl Session {
         }
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
+                // The last connection is gone: the player leaves its queue.
+                self.hub.matchmaker.leave(&p.id);
                 self.hub.presence(&p.id, false).await;
             }
         }
@@ -649,22 +672,4 @@ fn typed_other_than_hello(text: &str) -> bool {
         .ok()
         .and_then(|v| v.get("t")?.as_str().map(|t| t != "hello"))
         .unwrap_or(false)
-}
-
-/// Checks a clock request object: only `kind` is validated until clocks are integrated.
-fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    let clock = clock.unwrap_or_else(|| serde_json::json!({"kind": "none"}));
-    let Value::Object(m) = &clock else {
-        return Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            "clock must be an object with a 'kind'",
-        ));
-    };
-    match m.get("kind").and_then(Value::as_str) {
-        Some(k) if CLOCK_KINDS.contains(&k) => Ok(clock),
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidOptions,
-            format!("clock.kind must be one of: {}", CLOCK_KINDS.join(", ")),
-        )),
-    }
 }

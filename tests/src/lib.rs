@@ -13,6 +13,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+pub mod lobby;
+
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
@@ -463,11 +465,22 @@ impl Table {
     /// Host creates a room (`visibility`), guest joins; both receive `game.started` and a
     /// snapshot.
     pub async fn open(server: &Server, kind: &str, options: Value, visibility: &str) -> Table {
+        Table::open_with_clock(server, kind, options, json!({"kind":"none"}), visibility).await
+    }
+
+    /// As [`Table::open`], with a `clock` request object.
+    pub async fn open_with_clock(
+        server: &Server,
+        kind: &str,
+        options: Value,
+        clock: Value,
+        visibility: &str,
+    ) -> Table {
         let mut host = Client::guest(server, "host").await;
         let mut guest = Client::guest(server, "guest").await;
         let room = host
             .request(json!({"t":"room.create","kind":kind,"options":options,
-                "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":"random"}))
+                "clock":clock,"rated":false,"visibility":visibility,"side":"random"}))
             .await;
         assert_eq!(room["t"], "room", "room.create failed: {room}");
         let code = room["room"]["code"].as_str().expect("code").to_string();

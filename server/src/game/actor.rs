@@ -14,11 +14,13 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Value};
+use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{DrawAction, ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
 use stoa_protocol::{AnyGame, Reason, Side};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
+use super::clock_driver::{ClockDriver, Expiry};
 use super::document::{self, DocInput};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
@@ -35,7 +37,8 @@ struct Actor {
     id: String,
     kind: String,
     options: Value,
-    clock: Value,
+    /// The clock and the players' lag compensation (see `clock_driver`).
+    clock: ClockDriver,
     rated: bool,
     /// The rated flag as set up (an abort unrates the game, not its rematch).
     rated_setting: bool,
@@ -52,7 +55,8 @@ struct Actor {
     /// Players (ids) who made their first action.
     acted: Vec<String>,
     online: HashMap<String, bool>,
-    offline_since: HashMap<String, Instant>,
+    /// When each offline player lost its last connection (server ms, the hub's time).
+    offline_since: HashMap<String, u64>,
     subs: HashMap<u64, Arc<ConnHandle>>,
     spectators: u64,
     rematch_requested: Vec<String>,
@@ -74,7 +78,7 @@ pub fn spawn(
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
-    let now = Instant::now();
+    let now = hub.time.now_ms();
     let mut online_map = HashMap::new();
     let mut offline_since = HashMap::new();
     for (i, p) in new.players.iter().enumerate() {
@@ -84,12 +88,13 @@ pub fn spawn(
         }
     }
     let replay = Replay::new(hub.config.replay_buffer);
+    let clock = start_clock(&hub, &new, game.to_act(), now);
     let mut actor = Actor {
         hub,
         id: new.id,
         kind: new.kind,
         options: new.options,
-        clock: document::clock_object(&new.clock),
+        clock,
         rated: new.rated,
         rated_setting: new.rated,
         visibility: new.visibility,
@@ -138,12 +143,32 @@ impl Actor {
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let linger = Duration::from_millis(self.hub.config.finished_linger_ms);
+        let mut shutdown = self.hub.shutdown.clone();
+        let mut shutting_down = *shutdown.borrow();
         loop {
+            // The one clock timer: the first-action deadline or the running side's flag
+            // (plus its lag grace), re-armed after every event.
+            let deadline = self.timer_deadline();
+            let wake =
+                crate::time::instant_at(self.hub.time.as_ref(), deadline.unwrap_or(u64::MAX));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
+                _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
+                    self.on_timer().await;
+                }
+                changed = shutdown.changed(), if !shutting_down => {
+                    // Moves are refused while the server shuts down: nobody may lose on
+                    // time meanwhile (a restore resumes the clock). A dropped sender only
+                    // disables this branch.
+                    shutting_down = true;
+                    if changed.is_ok() && *shutdown.borrow() && self.result.is_none() {
+                        self.clock.pause(self.hub.time.now_ms());
+                        self.commit();
+                    }
+                }
                 _ = tick.tick() => {
                     self.flush_spectators();
                     if self.subs.is_empty()
@@ -197,9 +222,51 @@ impl Actor {
                 let _ = reply.send(r);
             }
             Command::Presence { player_id, online } => self.presence(&player_id, online),
+            Command::Rtt { player_id, rtt_ms } => self.clock.record_rtt(&player_id, rtt_ms),
             Command::Snapshot { code, reply } => {
                 let visible = self.visibility == Visibility::Public || self.code_matches(&code);
                 let _ = reply.send(visible.then(|| (self.seq, self.doc.clone())));
+            }
+        }
+    }
+
+    /// Player ids by current side index.
+    fn player_ids(&self) -> [&str; 2] {
+        [self.players[0].id.as_str(), self.players[1].id.as_str()]
+    }
+
+    /// When the clock timer must fire (server ms), while the game is on.
+    fn timer_deadline(&self) -> Option<u64> {
+        if self.result.is_some() {
+            return None;
+        }
+        self.clock.timer_deadline(self.player_ids())
+    }
+
+    /// The clock timer fired: end the game if a deadline passed (even with nobody
+    /// connected); otherwise the loop re-arms it.
+    async fn on_timer(&mut self) {
+        if self.result.is_some() {
+            return;
+        }
+        let now = self.hub.time.now_ms();
+        let ids = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        if let Some(expiry) = self.clock.check_deadlines(now, ids) {
+            self.expire(expiry).await;
+        }
+    }
+
+    /// Ends the game for an expired deadline.
+    async fn expire(&mut self, expiry: Expiry) {
+        match expiry {
+            Expiry::FirstAction(side) => {
+                tracing::info!(side = self.game.side_name(side), "no first action in time");
+                self.rated = false;
+                self.end(None, Reason::Aborted).await;
+            }
+            Expiry::Flag(flag) => {
+                tracing::info!(side = self.game.side_name(flag.side), "flag fell");
+                self.end(Some(flag.side.other()), Reason::Timeout).await;
             }
         }
     }
@@ -248,7 +315,7 @@ impl Actor {
             id: &self.id,
             kind: &self.kind,
             options: &self.options,
-            clock: self.clock.clone(),
+            clock: self.clock.to_json(self.game.side_names()),
             rated: self.rated,
             visibility: self.visibility,
             game: self.game.as_ref(),
@@ -382,7 +449,7 @@ impl Actor {
             self.offline_since.remove(player_id);
         } else {
             self.offline_since
-                .insert(player_id.to_string(), Instant::now());
+                .insert(player_id.to_string(), self.hub.time.now_ms());
         }
         self.commit();
     }
@@ -413,6 +480,20 @@ impl Actor {
         if self.result.is_some() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
         }
+        // A deadline that passed before this request arrived ends the game first, so the
+        // result never depends on whether the timer or the request was handled first.
+        let now = self.hub.time.now_ms();
+        let ids = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        if let Some(expiry) = self.clock.check_deadlines(now, ids) {
+            self.expire(expiry).await;
+            return Err(ApiError::new(
+                ErrorCode::GameOver,
+                match expiry {
+                    Expiry::FirstAction(_) => "the game was aborted: no first action in time",
+                    Expiry::Flag(_) => "the game is over: time ran out",
+                },
+            ));
+        }
         match act {
             Act::Move { mv, seq } => self.play(player_id, side, &mv, seq).await,
             Act::Resign => {
@@ -442,19 +523,24 @@ impl Actor {
                         "your opponent is connected",
                     ));
                 }
-                let timeout = self.hub.config.abandon_timeout();
-                let gone = self
+                let now = self.hub.time.now_ms();
+                let timeout_ms = self.clock.abandonment_timeout_ms(
+                    side.other(),
+                    now,
+                    self.hub.config.abandon_timeout_ms,
+                );
+                let gone_ms = self
                     .offline_since
                     .get(&opponent)
-                    .map(|t| t.elapsed())
-                    .unwrap_or_default();
-                if gone < timeout {
+                    .map_or(0, |t| now.saturating_sub(*t));
+                // "Longer than" the timeout (PROTOCOL.md).
+                if gone_ms <= timeout_ms {
                     return Err(ApiError::new(
                         ErrorCode::Conflict,
                         format!(
-                            "your opponent left {} s ago; you may claim after {} s",
-                            gone.as_secs(),
-                            timeout.as_secs()
+                            "your opponent left {:.1} s ago; you may claim after {:.1} s",
+                            gone_ms as f64 / 1000.0,
+                            timeout_ms as f64 / 1000.0
                         ),
                     ));
                 }
@@ -487,21 +573,45 @@ impl Actor {
                 format!("it is {}'s turn", self.to_act_name()),
             ));
         }
-        let canonical = self
-            .game
-            .check_notation(mv)
+        // Played on copies of the game and the clock: the clock needs the move's effect
+        // (does it end this person's turn?), and a move refused for time or not stored
+        // must change nothing.
+        let mut next_game = self.game.clone_box();
+        let played = next_game
+            .play(mv)
             .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        let next_side = if next_game.outcome().is_some() {
+            None
+        } else {
+            next_game.to_act()
+        };
+        // Who acts next, as a person (a swap exchanges the seats, not the colour to act).
+        let next_player = next_side.map(|s| {
+            let seat = if played.swap { s.other() } else { s };
+            self.players[seat.index()].id.as_str()
+        });
+        let ends_turn = next_player != Some(player_id);
+        let now = self.hub.time.now_ms();
+        let mut next_clock = self.clock.clone();
+        if let Err(flag) =
+            next_clock.on_action(side, player_id, ends_turn, played.swap, next_side, now)
+        {
+            self.clock = next_clock;
+            self.expire(Expiry::Flag(flag)).await;
+            return Err(ApiError::new(
+                ErrorCode::GameOver,
+                "the game is over: time ran out",
+            ));
+        }
         self.persist(
             player_id,
             ActionKind::Move {
-                notation: canonical.clone(),
+                notation: played.notation.clone(),
             },
         )
         .await?;
-        let played = self
-            .game
-            .play(&canonical)
-            .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        self.game = next_game;
+        self.clock = next_clock;
         self.hub.metrics.moves.fetch_add(1, Ordering::Relaxed);
         self.moves.push(played.notation);
         if !self.acted.iter().any(|p| p == player_id) {
@@ -569,6 +679,13 @@ impl Actor {
     }
 
     async fn end(&mut self, winner: Option<Side>, reason: Reason) {
+        // Ratings first, so the end diff and the `ok` come after the new ratings are stored.
+        if self.rated && reason != Reason::Aborted {
+            self.rate(winner).await;
+        }
+        // A no-op when the turn already ended (by rule) or a flag fell; otherwise the
+        // running side is charged what it used (resignation, agreement, abort, claim).
+        self.clock.stop(self.hub.time.now_ms());
         self.result = Some((winner, reason));
         self.draw_offer = None;
         self.commit();
@@ -577,6 +694,20 @@ impl Actor {
         self.hub.metrics.games_live[kind_index(&self.kind)].fetch_sub(1, Ordering::Relaxed);
         tracing::info!(reason = reason.as_str(), "game ended");
         self.save_finished().await;
+    }
+
+    /// Updates both players' ratings for a rated result (a failure is logged: the game's
+    /// result stands either way).
+    async fn rate(&self, winner: Option<Side>) {
+        let players = [self.players[0].id.as_str(), self.players[1].id.as_str()];
+        let r = self
+            .hub
+            .ratings
+            .record_result(&self.hub, &self.kind, players, winner)
+            .await;
+        if let Err(e) = r {
+            tracing::error!(error = %e, "could not update the ratings");
+        }
     }
 
     async fn save_finished(&self) {
@@ -616,7 +747,7 @@ impl Actor {
                 id: ids::game_id(),
                 kind: self.kind.clone(),
                 options: self.options.clone(),
-                clock: strip_live_clock(&self.clock),
+                clock: self.clock.request_json(),
                 rated: self.rated_setting,
                 visibility: self.visibility,
                 code: self.code.clone(),
@@ -639,13 +770,18 @@ fn unreachable_rematch() -> Result<Answer, ApiError> {
     Err(ApiError::new(ErrorCode::Conflict, "rematch handled above"))
 }
 
-/// The clock request object without the live fields.
-fn strip_live_clock(clock: &Value) -> Value {
-    let mut c = clock.clone();
-    if let Value::Object(m) = &mut c {
-        m.remove("remaining_ms");
-        m.remove("running");
-        m.remove("since");
-    }
-    c
+/// The game's clock with the first side to act started at `now`. `Hub::create_game`
+/// validated the clock request; one that no longer validates (a stored game after the
+/// bounds changed) falls back to no clock rather than losing the game.
+fn start_clock(hub: &Hub, new: &NewGame, to_act: Option<Side>, now: u64) -> ClockDriver {
+    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
+    let first_action_ms = hub.config.first_action_ms;
+    let tc = crate::clock_request::time_control(&new.clock).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "invalid stored clock: playing without one");
+        TimeControl::None
+    });
+    let mut clock = ClockDriver::new(tc, players, first_action_ms)
+        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms));
+    clock.start(to_act, now);
+    clock
 }

@@ -16,7 +16,8 @@ pub struct DocInput<'a> {
     pub kind: &'a str,
     /// Validated options.
     pub options: &'a Value,
-    /// The clock object (request plus live fields).
+    /// The clock object: the time control's fields plus the live fields
+    /// (see `clock_driver::ClockDriver::to_json`).
     pub clock: Value,
     /// Rated flag (an aborted game becomes unrated).
     pub rated: bool,
@@ -38,20 +39,6 @@ pub struct DocInput<'a> {
     pub online: [bool; 2],
     /// Rematch state (addition): `null`, or `{"requested":[sides],"game_id":…}`.
     pub rematch: Value,
-}
-
-/// The clock object of a document for a clock request: the request's fields plus the live
-/// fields (`remaining_ms`, `running`, `since`), `null` until clocks are integrated.
-pub fn clock_object(request: &Value) -> Value {
-    let mut m = match request {
-        Value::Object(m) => m.clone(),
-        _ => Map::new(),
-    };
-    m.entry("kind").or_insert_with(|| json!("none"));
-    m.entry("remaining_ms").or_insert(Value::Null);
-    m.entry("running").or_insert(Value::Null);
-    m.entry("since").or_insert(Value::Null);
-    Value::Object(m)
 }
 
 /// The document.

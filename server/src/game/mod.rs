@@ -5,6 +5,7 @@
 //! through [`Command`]s.
 
 pub mod actor;
+pub mod clock_driver;
 pub mod document;
 pub mod replay;
 
@@ -126,6 +127,14 @@ pub enum Command {
         player_id: String,
         /// Connected now?
         online: bool,
+    },
+    /// A measured websocket round trip of one of a seated player's connections (feeds the
+    /// player's lag compensation).
+    Rtt {
+        /// The player.
+        player_id: String,
+        /// Ping sent → pong received, server ms.
+        rtt_ms: u64,
     },
     /// The current document for HTTP (`None`: not visible with this code).
     Snapshot {

@@ -9,9 +9,10 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use super::{
-    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, Store, StoreError,
-    StoreResult,
+    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
+    StoreError, StoreResult,
 };
+use crate::rating::Rating;
 
 #[derive(Default)]
 struct Inner {
@@ -22,6 +23,7 @@ struct Inner {
     actions: HashMap<String, Vec<ActionRecord>>,
     finished: HashMap<String, FinishedGame>,
     unfinished: HashMap<String, BTreeSet<String>>,
+    ratings: HashMap<String, RatingsByKind>,
 }
 
 /// A [`Store`] in process memory (lost on restart).
@@ -151,5 +153,26 @@ impl Store for MemoryStore {
             .get(player_id)
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default())
+    }
+
+    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind> {
+        Ok(self
+            .lock()
+            .ratings
+            .get(player_id)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()> {
+        // One lock for all players: the write is atomic.
+        let mut s = self.lock();
+        for (player, rating) in ratings {
+            s.ratings
+                .entry(player.clone())
+                .or_default()
+                .insert(kind.to_string(), *rating);
+        }
+        Ok(())
     }
 }

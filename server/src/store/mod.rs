@@ -15,6 +15,8 @@ use serde_json::Value;
 use stoa_protocol::wire::Visibility;
 use thiserror::Error;
 
+use crate::rating::Rating;
+
 /// Why a store call failed.
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -187,4 +189,15 @@ pub trait Store: Send + Sync + 'static {
     async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>>;
     /// Ids of the unfinished games a player sits in.
     async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>>;
+
+    /// A player's Glicko-2 ratings by game kind; kinds the player never played rated are
+    /// absent (the caller shows the default rating for them).
+    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind>;
+    /// Stores new ratings in one game kind for several players (the two players of a rated
+    /// game) all at once: either every rating is written or none is, so a game never rates
+    /// one side only. The caller serialises read-compute-write (see `crate::ratings`).
+    async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()>;
 }
+
+/// Ratings by game kind (kind id → rating), as [`Store::ratings`] returns them.
+pub type RatingsByKind = std::collections::BTreeMap<String, Rating>;

@@ -1,0 +1,178 @@
+//! Ratings in the running server: reading each player's Glicko-2 rating per game kind from
+//! the store, showing it (`welcome`, seats in rooms and game documents, the lobby), and
+//! updating both players when a rated game ends with a result.
+//!
+//! [`crate::rating`] is the pure maths; this module is where it meets the store.
+//!
+//! Why a lock around updates: an update is read–compute–write over two players, and one
+//! player may finish two rated games of the same kind at nearly the same moment (two
+//! boards at once). Without serialising, both updates would start from the same old
+//! rating and one would be lost. One process-wide async mutex is enough: rated game ends
+//! are rare next to moves, and the store writes both players in one atomic call
+//! ([`crate::store::Store::save_ratings`]). A multi-server deployment would need a store-side
+//! compare-and-swap instead.
+//!
+//! Wire forms (documented in the README):
+//! - `welcome.player.ratings`: every game kind, played or not,
+//!   `{"staku":{"rating":1500,"deviation":350,"provisional":true,"games":0},…}` with rating
+//!   and deviation rounded to integers;
+//! - seats (`players.<side>.rating` in documents, room hosts and seats, the lobby): the
+//!   rounded rating as a number. A seat's rating is the one the player had when the game
+//!   was created; the new rating shows in the next `welcome` and the next game.
+
+use serde_json::{json, Map, Value};
+use stoa_protocol::wire::SeatPlayer;
+use stoa_protocol::{Side, KINDS};
+use tokio::sync::Mutex;
+
+use crate::error::ApiError;
+use crate::hub::Hub;
+use crate::rating::{Glicko2, Outcome, Rating};
+
+/// The ratings service held by the hub: the update lock and the Glicko-2 parameters.
+#[derive(Debug, Default)]
+pub struct Ratings {
+    update: Mutex<()>,
+    system: Glicko2,
+}
+
+/// A rating as `welcome` shows it: `{"rating","deviation","provisional","games"}`.
+pub fn wire(r: &Rating) -> Value {
+    json!({
+        "rating": r.display(),
+        "deviation": r.deviation.round() as i64,
+        "provisional": r.provisional(),
+        "games": r.games,
+    })
+}
+
+/// A rating as a seat shows it: the rounded rating, a number.
+pub fn seat_value(r: &Rating) -> Value {
+    json!(r.display())
+}
+
+/// `welcome.player.ratings`: every kind, the default rating where the player has none.
+pub async fn welcome_map(hub: &Hub, player_id: &str) -> Result<Map<String, Value>, ApiError> {
+    let stored = hub.store_call(hub.store.ratings(player_id)).await?;
+    Ok(KINDS
+        .iter()
+        .map(|k| {
+            let r = stored.get(k.id).copied().unwrap_or_default();
+            (k.id.to_string(), wire(&r))
+        })
+        .collect())
+}
+
+/// A player's rating in one kind (the default when never rated in it).
+pub async fn of(hub: &Hub, player_id: &str, kind: &str) -> Result<Rating, ApiError> {
+    let stored = hub.store_call(hub.store.ratings(player_id)).await?;
+    Ok(stored.get(kind).copied().unwrap_or_default())
+}
+
+/// Sets a seat's `rating` to the player's current rating in `kind`.
+pub async fn fill_seat(hub: &Hub, seat: &mut SeatPlayer, kind: &str) -> Result<(), ApiError> {
+    let r = of(hub, &seat.id, kind).await?;
+    seat.rating = Some(seat_value(&r));
+    Ok(())
+}
+
+impl Ratings {
+    /// Updates both players of a rated game that ended with a result: `players` are the
+    /// player ids by side index at the end (after any swap), `winner` the winning side
+    /// (`None`: a draw). Returns the new ratings by side index. Aborted games must not be
+    /// passed here: an abort is not a result.
+    pub async fn record_result(
+        &self,
+        hub: &Hub,
+        kind: &str,
+        players: [&str; 2],
+        winner: Option<Side>,
+    ) -> Result<[Rating; 2], ApiError> {
+        let _serialised = self.update.lock().await;
+        let a = of(hub, players[0], kind).await?;
+        let b = of(hub, players[1], kind).await?;
+        let outcome = match winner {
+            None => Outcome::Draw,
+            Some(Side::First) => Outcome::Win,
+            Some(Side::Second) => Outcome::Loss,
+        };
+        let (new_a, new_b) = self.system.game(&a, &b, outcome);
+        hub.store_call(hub.store.save_ratings(
+            kind,
+            &[
+                (players[0].to_string(), new_a),
+                (players[1].to_string(), new_b),
+            ],
+        ))
+        .await?;
+        tracing::info!(
+            kind,
+            first = players[0],
+            second = players[1],
+            before = ?(a.display(), b.display()),
+            after = ?(new_a.display(), new_b.display()),
+            "ratings updated"
+        );
+        Ok([new_a, new_b])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::store::memory::MemoryStore;
+
+    fn hub() -> Hub {
+        let (_tx, rx) = tokio::sync::watch::channel(false);
+        Hub::new(Config::default(), Arc::new(MemoryStore::new()), rx)
+    }
+
+    #[tokio::test]
+    async fn welcome_shows_every_kind_with_defaults() {
+        let hub = hub();
+        let m = welcome_map(&hub, "nobody").await.unwrap();
+        assert_eq!(m.len(), KINDS.len());
+        assert_eq!(
+            m["staku"],
+            json!({"rating":1500,"deviation":350,"provisional":true,"games":0})
+        );
+    }
+
+    #[tokio::test]
+    async fn a_result_updates_both_players_in_its_kind_only() {
+        let hub = hub();
+        let [a, b] = hub
+            .ratings
+            .record_result(&hub, "akron", ["p1", "p2"], Some(Side::Second))
+            .await
+            .unwrap();
+        // Two newcomers: the paper's maths gives ±162.3 with deviation 290.3.
+        assert!((a.rating - 1337.7).abs() < 0.1, "{a:?}");
+        assert!((b.rating - 1662.3).abs() < 0.1, "{b:?}");
+        assert_eq!((a.games, b.games), (1, 1));
+        let m = welcome_map(&hub, "p2").await.unwrap();
+        assert_eq!(
+            m["akron"],
+            json!({"rating":1662,"deviation":290,"provisional":true,"games":1})
+        );
+        assert_eq!(m["staku"]["games"], 0);
+        let mut seat = SeatPlayer {
+            id: "p1".into(),
+            name: "p1".into(),
+            rating: None,
+        };
+        fill_seat(&hub, &mut seat, "akron").await.unwrap();
+        assert_eq!(seat.rating, Some(json!(1338)));
+        // A draw between them now pulls them together, from the stored ratings.
+        let [a2, b2] = hub
+            .ratings
+            .record_result(&hub, "akron", ["p1", "p2"], None)
+            .await
+            .unwrap();
+        assert!(a2.rating > a.rating && b2.rating < b.rating);
+        assert_eq!((a2.games, b2.games), (2, 2));
+    }
+}
