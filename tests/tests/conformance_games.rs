@@ -22,7 +22,9 @@ fn offerer(doc: &Value) -> Option<String> {
 /// Every message up to the pong of a rid-less ping (a barrier: answers keep request order).
 async fn until_barrier(c: &mut Client) -> Vec<Value> {
     c.send(json!({"t":"ping"})).await;
-    let mut seen = std::mem::take(&mut c.pending).into_iter().collect::<Vec<_>>();
+    let mut seen = std::mem::take(&mut c.pending)
+        .into_iter()
+        .collect::<Vec<_>>();
     loop {
         let m = c.recv().await;
         if m["t"] == "pong" && m.get("rid").is_none() {
@@ -90,7 +92,10 @@ async fn private_spectator_can_watch_again() {
         }
     };
     assert_eq!(answer["t"], "ok", "{answer}");
-    let seqs: Vec<u64> = replayed.iter().map(|d| d["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = replayed
+        .iter()
+        .map(|d| d["seq"].as_u64().unwrap())
+        .collect();
     assert_eq!(
         seqs,
         ((cur + 1)..=answer["seq"].as_u64().unwrap()).collect::<Vec<_>>()
@@ -165,9 +170,7 @@ async fn watch_since_and_unwatch() {
     assert_eq!(ahead["t"], "game.snapshot", "{ahead}");
 
     // Unwatch: ok, then no more diffs of this game.
-    let ok = spec
-        .request(json!({"t":"game.unwatch","game_id":g}))
-        .await;
+    let ok = spec.request(json!({"t":"game.unwatch","game_id":g})).await;
     assert_eq!(ok["t"], "ok");
     let before = t.host_doc.seq;
     t.step(2).await;
@@ -214,7 +217,10 @@ async fn draw_offer_stands_until_answered_or_the_offerer_acts() {
     assert_eq!(ok["t"], "ok", "{ok}");
     assert_eq!(ok["seq"].as_u64().unwrap(), t.host_doc.seq + 1);
     settle(&mut t, ok["seq"].as_u64().unwrap()).await;
-    assert_eq!(offerer(&t.host_doc.doc).as_deref(), Some(offerer_id.as_str()));
+    assert_eq!(
+        offerer(&t.host_doc.doc).as_deref(),
+        Some(offerer_id.as_str())
+    );
     assert_eq!(
         t.host_doc.doc["draw_offer"].as_str(),
         side_of(&t.host_doc.doc, &offerer_id).as_deref()
@@ -283,8 +289,10 @@ async fn rematch_after_abort_keeps_the_settings() {
     let mut host = Client::guest(&server, "host").await;
     let mut guest = Client::guest(&server, "guest").await;
     let room = host
-        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
-            "clock":{"kind":"none"},"rated":true,"visibility":"private","side":"white"}))
+        .request(
+            json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"none"},"rated":true,"visibility":"private","side":"white"}),
+        )
         .await;
     assert_eq!(room["t"], "room", "{room}");
     assert_eq!(room["room"]["rated"], true);
@@ -336,8 +344,10 @@ async fn room_rules() {
     let mut third = Client::guest(&server, "third").await;
     for visibility in ["private", "public"] {
         let room = host
-            .request(json!({"t":"room.create","kind":"akron","options":{"size":4},
-                "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":"horz"}))
+            .request(
+                json!({"t":"room.create","kind":"akron","options":{"size":4},
+                "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":"horz"}),
+            )
             .await;
         assert_eq!(room["t"], "room", "{room}");
         let r = &room["room"];
@@ -355,7 +365,9 @@ async fn room_rules() {
     }
 
     let room = host
-        .request(json!({"t":"room.create","kind":"akron","options":{"size":4},"visibility":"private"}))
+        .request(
+            json!({"t":"room.create","kind":"akron","options":{"size":4},"visibility":"private"}),
+        )
         .await;
     let code = room["room"]["code"].as_str().unwrap().to_string();
     // The host joining its own waiting room changes nothing.

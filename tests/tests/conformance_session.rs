@@ -25,7 +25,10 @@ async fn any_other_first_message_is_unauthorized_and_closes() {
     let server = Server::start();
     for (raw, rid) in [
         (r#"{"t":"ping"}"#, Value::Null),
-        (r#"{"t":"game.watch","rid":"w1","game_id":"g"}"#, json!("w1")),
+        (
+            r#"{"t":"game.watch","rid":"w1","game_id":"g"}"#,
+            json!("w1"),
+        ),
         // Known types with missing or wrong fields (regression: they got bad_request and the
         // connection stayed open).
         (r#"{"t":"game.watch","rid":4}"#, json!(4)),
@@ -54,7 +57,10 @@ async fn failed_hello_can_be_retried() {
     let mut c = Client::connect(&server).await;
     for (hello, code) in [
         (json!({"t":"hello","protocol":1,"name":""}), "bad_request"),
-        (json!({"t":"hello","protocol":1,"name":"   "}), "bad_request"),
+        (
+            json!({"t":"hello","protocol":1,"name":"   "}),
+            "bad_request",
+        ),
         (
             json!({"t":"hello","protocol":1,"name":"x".repeat(25)}),
             "bad_request",
@@ -99,7 +105,13 @@ async fn rid_is_echoed_exactly_once() {
     let server = Server::start();
     let mut c = Client::guest(&server, "rids").await;
     let long = "é".repeat(64);
-    let rids = [json!(0), json!(-7), json!(9_007_199_254_740_993_i64), json!("a"), json!(long)];
+    let rids = [
+        json!(0),
+        json!(-7),
+        json!(9_007_199_254_740_993_i64),
+        json!("a"),
+        json!(long),
+    ];
     for rid in &rids {
         for req in [
             json!({"t":"ping"}),
@@ -130,7 +142,11 @@ async fn rid_is_echoed_exactly_once() {
     };
     let cases = [
         (answer(json!({"t":"ping"})), "pong", None),
-        (answer(json!({"t":"game.unwatch","game_id":"g"})), "ok", None),
+        (
+            answer(json!({"t":"game.unwatch","game_id":"g"})),
+            "ok",
+            None,
+        ),
         (
             answer(json!({"t":"game.watch","game_id":"g"})),
             "error",
@@ -273,8 +289,10 @@ async fn several_connections_of_one_player() {
     let mut a2 = Client::with_token(&server, &a1.token.clone()).await;
     let mut b = Client::guest(&server, "b").await;
     let room = a1
-        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
-            "visibility":"private","side":"white"}))
+        .request(
+            json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "visibility":"private","side":"white"}),
+        )
         .await;
     let code = room["room"]["code"].as_str().unwrap().to_string();
     let joined = b.request(json!({"t":"room.join","code":code})).await;
@@ -296,9 +314,7 @@ async fn several_connections_of_one_player() {
     let a3 = Client::with_token(&server, &a1.token.clone()).await;
     assert_eq!(a3.welcome["games"], json!([game_id]));
     // A move by black reaches both of a's subscribed connections.
-    let legal = b
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
+    let legal = b.request(json!({"t":"game.legal","game_id":game_id})).await;
     let mv = legal["moves"][0].as_str().unwrap().to_string();
     let ok = b
         .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
