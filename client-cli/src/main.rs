@@ -1,33 +1,73 @@
 //! `stoa`: the thin reference client for the Stoa game server, and offline rules tools.
+//!
+//! It speaks only PROTOCOL.md: play (quick pairing), host/join (rooms), watch, lobby; a
+//! terminal UI for people and a plain line mode for scripts. Everything it shows comes from
+//! the server's game document; it needs no rules knowledge of its own.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod board;
+mod clock_spec;
+mod commands;
+mod connection;
+mod document;
+mod identity;
+mod plain;
+mod present;
 mod rules;
+mod session;
+mod tui;
 
 /// Stoa reference client.
 #[derive(Debug, Parser)]
 #[command(
     name = "stoa",
     version,
-    about = "Stoa: play Ūnane, Staku, Akron and Akunur"
+    about = "Stoa: play Ūnane, Staku, Akron and Akunur",
+    after_help = "Server address: --server or STOA_SERVER (default ws://127.0.0.1:7878/ws). \
+                  Identity token: ~/.config/stoa/ ($STOA_CONFIG_DIR or $XDG_CONFIG_HOME/stoa)."
 )]
 struct Cli {
+    #[command(flatten)]
+    global: commands::Global,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Join the quick-pairing queue and play.
+    Play(commands::play::PlayArgs),
+    /// Create a room, print its code to share, wait for the opponent, then play.
+    Host(commands::host::HostArgs),
+    /// Join a room by its code and play.
+    Join(commands::join::JoinArgs),
+    /// Watch a game by id, or a private game by its room code.
+    Watch(commands::watch::WatchArgs),
+    /// Live list of public rooms and games; pick one to watch or join.
+    Lobby,
     /// Offline rules tools: start positions, legal actions, perft, playing out move lists.
     Rules(rules::RulesArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Rules(args) => rules::run(args),
+    let start = match cli.command {
+        Command::Rules(args) => return rules::run(args),
+        Command::Play(args) => args.start(),
+        Command::Host(args) => args.start(),
+        Command::Join(args) => Ok(args.start()),
+        Command::Watch(args) => Ok(args.start()),
+        Command::Lobby => Ok(commands::lobby::start()),
+    };
+    match start {
+        Ok(start) => commands::run(&cli.global, start),
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
     }
 }

@@ -272,13 +272,26 @@ fn bad_options_and_positions_exit_2() {
         e.contains("invalid position") && e.contains("4 ranks"),
         "{e}"
     );
+    // Without options the string's own size is used, but it must be a valid board.
     let e = fails(&[
         "rules",
         "perft",
         "unane",
         "1",
         "--position",
-        "bwbwb/wbwbw/bwbwb/wbwbw b 0",
+        "bwbwb/wbwbw/bwbwb b 0",
     ]);
-    assert!(e.contains("invalid position"), "{e}");
+    assert!(e.contains("invalid position") && e.contains("5x3"), "{e}");
+}
+
+#[test]
+fn a_position_without_options_uses_its_own_board_size() {
+    let out = ok(&[
+        "rules",
+        "legal",
+        "unane",
+        "--position",
+        ".w.../wbw../.ww../....b b 5",
+    ]);
+    assert_eq!(out, "-e1\nb3xa3\nb3xb2\nb3xb4\nb3xc3\n");
 }

@@ -629,8 +629,10 @@ fn position_errors_are_specific() {
     assert!(err("").contains("field"));
     assert!(err("bwbwb/wbwbw/bwbwb/wbwbw b").contains("field"));
     assert!(err("bwbwb/wbwbw/bwbwb/wbwbw  b 0").contains("field"));
-    assert!(err(" bwbwb/wbwbw/bwbwb/wbwbw b 0").contains("field"));
-    assert!(err("bwbwb/wbwbw/bwbwb/wbwbw b 0 ").contains("field"));
+    // Surrounding whitespace is ignored, as for notation.
+    for p in [" bwbwb/wbwbw/bwbwb/wbwbw b 0", "bwbwb/wbwbw/bwbwb/wbwbw b 0 \n"] {
+        assert_eq!(load(5, 4, p).position(), "bwbwb/wbwbw/bwbwb/wbwbw b 0");
+    }
     assert!(err("bwbwb/wbwbw/bwbwb b 0").contains("4 ranks"));
     assert!(err("bwbwb/wbwbw/bwbwb/wbwbw/bwbwb b 0").contains("4 ranks"));
     assert!(err("bwbw/wbwbw/bwbwb/wbwbw b 0").contains("rank 4"));

@@ -270,9 +270,22 @@ impl Game for Unane {
         Unane::from_parts(width, height, stones, Side::First, 0)
     }
 
+    /// With default options the board size comes from the string (its rows fully determine
+    /// the board, as Akron's size field does), so a position loads without repeating its size
+    /// in the options; explicit options must match the string.
     fn from_position(options: &Options, position: &str) -> Result<Self, RulesError> {
         let options = options.clone().validate()?;
-        position::parse(options.width as u8, options.height as u8, position)
+        let position = position.trim();
+        let (width, height) = match position::dimensions(position) {
+            Some((width, height)) if options == Options::default() => {
+                Options { width, height }
+                    .validate()
+                    .map_err(|e| RulesError::position(format!("the board it describes: {e}")))?;
+                (width, height)
+            }
+            _ => (options.width, options.height),
+        };
+        position::parse(width as u8, height as u8, position)
     }
 
     fn position(&self) -> String {

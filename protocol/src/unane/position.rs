@@ -4,6 +4,17 @@ use super::bits::{Bits, STRIDE};
 use super::Unane;
 use crate::game::{RulesError, Side};
 
+/// The `(width, height)` a position string's rows describe, when all its rows have one length.
+pub(super) fn dimensions(text: &str) -> Option<(u32, u32)> {
+    let rows = text.split(' ').next()?;
+    let mut lengths = rows.split('/').map(|row| row.chars().count());
+    let width = lengths.next()?;
+    let height = 1 + lengths.clone().count();
+    lengths
+        .all(|len| len == width)
+        .then_some((width as u32, height as u32))
+}
+
 /// Parses a position string strictly for a `width` x `height` board.
 pub(super) fn parse(width: u8, height: u8, text: &str) -> Result<Unane, RulesError> {
     let fields: Vec<&str> = text.split(' ').collect();

@@ -1,0 +1,253 @@
+//! The subcommands that talk to a server (`play`, `host`, `join`, `watch`, `lobby`): each
+//! turns its arguments into a [`Start`], then [`run`] connects with the stored identity and
+//! hands over to plain mode or the terminal UI.
+
+pub mod host;
+pub mod join;
+pub mod lobby;
+pub mod play;
+pub mod watch;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{Map, Value};
+
+use crate::connection::{ConnectError, Connection, Target};
+use crate::identity::Identity;
+use crate::session::{Session, Start};
+use crate::{clock_spec, plain, tui};
+
+/// Options every networked subcommand takes.
+#[derive(Clone, Debug, Args)]
+pub struct Global {
+    /// Server websocket address.
+    #[arg(
+        long,
+        env = "STOA_SERVER",
+        default_value = "ws://127.0.0.1:7878/ws",
+        global = true
+    )]
+    pub server: String,
+    /// Line-oriented mode for scripts and screen readers (automatic when stdout is not a
+    /// terminal).
+    #[arg(long, global = true)]
+    pub plain: bool,
+    /// Display name for a new guest identity (1-24 characters).
+    #[arg(long, env = "STOA_NAME", global = true)]
+    pub name: Option<String>,
+}
+
+/// Game settings shared by `play` and `host`.
+#[derive(Clone, Debug, Args)]
+pub struct GameSettings {
+    /// Game kind: unane, staku, akron or akunur.
+    pub kind: String,
+    /// Game options: a JSON object or key=value pairs separated by commas
+    /// (e.g. `width=6,height=5`).
+    #[arg(long)]
+    pub options: Option<String>,
+    /// Time control: 5+3 (minutes + seconds per turn), none, delay:5m/3s,
+    /// byoyomi:10m/5x30s, corr:3d, or the clock JSON object.
+    #[arg(long, default_value = "5+3")]
+    pub clock: String,
+    /// Rated game.
+    #[arg(long)]
+    pub rated: bool,
+}
+
+impl GameSettings {
+    /// Kind, options object and clock object, checked as far as the client can.
+    pub fn resolve(&self) -> Result<(String, Value, Value), String> {
+        let kind = self.kind.to_ascii_lowercase();
+        if stoa_protocol::kind(&kind).is_err() {
+            let known: Vec<&str> = stoa_protocol::KINDS.iter().map(|k| k.id).collect();
+            return Err(format!(
+                "unknown game kind '{}' (one of: {})",
+                self.kind,
+                known.join(", ")
+            ));
+        }
+        let options = match &self.options {
+            None => Value::Object(Map::new()),
+            Some(text) => parse_options(text)?,
+        };
+        let clock = clock_spec::parse(&self.clock)?;
+        Ok((kind, options, clock))
+    }
+}
+
+/// Parses `--options`: JSON, or `key=value,key=value` where each value is read as JSON when
+/// it parses (numbers, booleans) and as a string otherwise.
+pub fn parse_options(text: &str) -> Result<Value, String> {
+    let t = text.trim();
+    if t.starts_with('{') {
+        let v: Value =
+            serde_json::from_str(t).map_err(|e| format!("--options JSON is invalid: {e}"))?;
+        return if v.is_object() {
+            Ok(v)
+        } else {
+            Err("--options must be a JSON object".into())
+        };
+    }
+    let mut map = Map::new();
+    for pair in t.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--options: '{pair}' is not key=value"))?;
+        let value =
+            serde_json::from_str(v.trim()).unwrap_or_else(|_| Value::String(v.trim().into()));
+        map.insert(k.trim().to_string(), value);
+    }
+    Ok(Value::Object(map))
+}
+
+/// The websocket URL for a `--server` value: `host:port` and `http://…` are accepted, and a
+/// missing path means `/ws`.
+pub fn server_url(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let (scheme, rest) = match t.split_once("://") {
+        Some(("http", rest)) => ("ws", rest),
+        Some(("https", rest)) => ("wss", rest),
+        Some((scheme, rest)) => (scheme, rest),
+        None => ("ws", t),
+    };
+    let rest = rest.trim_end_matches('/');
+    if scheme == "wss" {
+        return Err(format!(
+            "{text}: this build of stoa speaks plain ws:// only (no TLS); use a ws:// address"
+        ));
+    }
+    if scheme != "ws" {
+        return Err(format!("{text}: the server address must be a ws:// URL"));
+    }
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(format!("{text}: no host in the server address"));
+    }
+    Ok(if rest.contains('/') {
+        format!("ws://{rest}")
+    } else {
+        format!("ws://{rest}/ws")
+    })
+}
+
+/// Connects as the stored player (or a new guest), then runs the session in plain mode or
+/// the terminal UI.
+pub fn run(global: &Global, start: Start) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run_async(global, start));
+    // The stdin reader thread may be blocked in read(): do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}
+
+async fn run_async(global: &Global, start: Start) -> ExitCode {
+    let mut global = global.clone();
+    global.server = match server_url(&global.server) {
+        Ok(url) => url,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let global = &global;
+    let plain_mode = global.plain || !std::io::stdout().is_terminal();
+    let identity = Identity::default_location();
+    let stored = identity.token(&global.server);
+    let mut target = Target {
+        url: global.server.clone(),
+        token: stored.clone(),
+        name: global.name.clone(),
+    };
+    let opened = match Connection::open(target.clone()).await {
+        Err(ConnectError::Refused(code, message)) if code == "unauthorized" && stored.is_some() => {
+            // The server does not know this token (e.g. a fresh test server): say so, and
+            // continue as a new guest rather than failing.
+            eprintln!("note: the server refused the stored identity ({message}); continuing as a new guest");
+            let _ = identity.forget(&global.server);
+            target.token = None;
+            Connection::open(target).await
+        }
+        other => other,
+    };
+    let (conn, welcome, events) = match opened {
+        Ok(x) => x,
+        Err(e) => {
+            println!("error connection: {e}");
+            eprintln!("is the server running? set its address with --server or STOA_SERVER");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = identity.store(&global.server, &welcome.token, &welcome.id, &welcome.name) {
+        eprintln!("note: could not store the identity token: {e}");
+    }
+    if plain_mode {
+        println!("connected as {} ({})", welcome.name, welcome.id);
+    }
+    let unfinished: Vec<String> = welcome
+        .games
+        .iter()
+        .filter(|g| !matches!(&start, Start::Watch { target } if target == *g))
+        .cloned()
+        .collect();
+    let (mut session, answers) = Session::new(conn, welcome, start);
+    if !unfinished.is_empty() {
+        session.note_info(format!(
+            "you have unfinished games: {} (resume one with: stoa watch <id>)",
+            unfinished.join(" ")
+        ));
+    }
+    if plain_mode {
+        plain::run(session, events, answers).await
+    } else {
+        tui::run(session, events, answers).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn server_addresses() {
+        assert_eq!(
+            server_url("ws://127.0.0.1:7878/ws").unwrap(),
+            "ws://127.0.0.1:7878/ws"
+        );
+        assert_eq!(
+            server_url("localhost:7878").unwrap(),
+            "ws://localhost:7878/ws"
+        );
+        assert_eq!(
+            server_url("http://example.org/").unwrap(),
+            "ws://example.org/ws"
+        );
+        assert_eq!(server_url("ws://h/custom/ws").unwrap(), "ws://h/custom/ws");
+        assert!(server_url("wss://example.org").is_err());
+        assert!(server_url("ftp://x").is_err());
+        assert!(server_url("ws://").is_err());
+    }
+
+    #[test]
+    fn options_as_json_or_pairs() {
+        assert_eq!(parse_options(r#"{"width":6}"#).unwrap(), json!({"width":6}));
+        assert_eq!(
+            parse_options("width=6, height=5,nodelay=true").unwrap(),
+            json!({"width":6,"height":5,"nodelay":true})
+        );
+        assert!(parse_options("width").is_err());
+        assert!(parse_options("[1]").is_err());
+    }
+}

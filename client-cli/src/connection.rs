@@ -1,0 +1,466 @@
+//! The websocket connection to the server: `hello`/`welcome`, requests matched to answers by
+//! `rid`, pushes forwarded as events, clock-offset measurement with `ping`, and reconnection
+//! with backoff after a network drop.
+//!
+//! Why one task owns the socket: requests come from the front-end at any time while pushes
+//! (diffs, `game.started`) arrive unasked; a single owner keeps frames ordered and lets a
+//! drop fail every pending request at once, then reconnect transparently. The session layer
+//! only sees [`ConnEvent::Disconnected`] / [`ConnEvent::Reconnected`] and resubscribes.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// How often the client pings to measure the clock offset and to notice a dead link.
+const PING_EVERY: Duration = Duration::from_secs(5);
+/// A link that has delivered nothing (not even a pong) for this long is considered dropped.
+const SILENCE_LIMIT: Duration = Duration::from_secs(15);
+/// How long a connection attempt (TCP, websocket handshake, hello) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Backoff between reconnection attempts: doubles from the first to the last value.
+const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(8);
+
+/// The player this session is, as told by `welcome`.
+#[derive(Clone, Debug, Default)]
+pub struct Welcome {
+    /// Public player id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// The secret token (to be stored).
+    pub token: String,
+    /// Unfinished games this player sits in.
+    pub games: Vec<String>,
+}
+
+/// Why a request failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequestError {
+    /// The server answered `error`.
+    Server {
+        /// The PROTOCOL.md error code.
+        code: String,
+        /// Text for a person.
+        message: String,
+    },
+    /// The connection dropped before the answer came (the request may or may not have
+    /// been applied; the session resynchronises from the document).
+    Disconnected,
+}
+
+impl RequestError {
+    /// The error code (`disconnected` for a drop).
+    pub fn code(&self) -> &str {
+        match self {
+            RequestError::Server { code, .. } => code,
+            RequestError::Disconnected => "disconnected",
+        }
+    }
+
+    /// Text for a person.
+    pub fn message(&self) -> &str {
+        match self {
+            RequestError::Server { message, .. } => message,
+            RequestError::Disconnected => "the connection dropped before the server answered",
+        }
+    }
+}
+
+/// Something the connection tells the session without being asked.
+#[derive(Debug)]
+pub enum ConnEvent {
+    /// A server message: every push, and also every `game.snapshot`, `game.diff`, `lobby`
+    /// and `lobby.diff` even when it answers a request, so documents are kept in one place.
+    Message(Value),
+    /// The link dropped; reconnection is under way.
+    Disconnected(String),
+    /// The link is back, as the same player.
+    Reconnected(Welcome),
+    /// The connection gave up for good (e.g. the token was refused on reconnect).
+    Closed(String),
+}
+
+type Reply = oneshot::Sender<Result<Value, RequestError>>;
+
+enum Command {
+    Request(Value, Reply),
+    Send(Value),
+}
+
+/// A handle to the connection task; cheap to clone.
+#[derive(Clone)]
+pub struct Connection {
+    commands: mpsc::UnboundedSender<Command>,
+    offset: Arc<AtomicI64>,
+}
+
+/// Everything needed to open a session.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `ws://host:port/ws`.
+    pub url: String,
+    /// Stored token, if any.
+    pub token: Option<String>,
+    /// Name for a new guest.
+    pub name: Option<String>,
+}
+
+/// Why the first connection failed.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// Network or handshake failure.
+    Network(String),
+    /// The server refused the hello (`code`, `message`).
+    Refused(String, String),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Network(m) => write!(f, "cannot connect: {m}"),
+            ConnectError::Refused(code, m) => write!(f, "server refused hello ({code}): {m}"),
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch on this machine.
+pub fn local_now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl Connection {
+    /// Connects, says hello and starts the connection task. Returns the handle, the
+    /// welcome and the event stream.
+    pub async fn open(
+        target: Target,
+    ) -> Result<(Connection, Welcome, mpsc::UnboundedReceiver<ConnEvent>), ConnectError> {
+        let offset = Arc::new(AtomicI64::new(0));
+        let (ws, welcome, server_time) = handshake(&target).await?;
+        offset.store(server_time - local_now_ms(), Ordering::Relaxed);
+        let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+        let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+        let mut target = target;
+        target.token = Some(welcome.token.clone());
+        let task = Task {
+            target,
+            commands: cmd_rx,
+            events: ev_tx,
+            offset: offset.clone(),
+            pending: HashMap::new(),
+            next_rid: 1,
+            trace: std::env::var_os("STOA_TRACE").is_some_and(|v| !v.is_empty()),
+        };
+        tokio::spawn(task.run(ws));
+        Ok((
+            Connection {
+                commands: cmd_tx,
+                offset,
+            },
+            welcome,
+            ev_rx,
+        ))
+    }
+
+    /// Sends a request (a `rid` is added) and waits for its one direct answer.
+    pub async fn request(&self, msg: Value) -> Result<Value, RequestError> {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Request(msg, tx)).is_err() {
+            return Err(RequestError::Disconnected);
+        }
+        rx.await.unwrap_or(Err(RequestError::Disconnected))
+    }
+
+    /// Sends a message without waiting for anything.
+    pub fn send(&self, msg: Value) {
+        let _ = self.commands.send(Command::Send(msg));
+    }
+
+    /// Server time minus local time, in ms (from `welcome`, refined by every `pong`).
+    pub fn offset_ms(&self) -> i64 {
+        self.offset.load(Ordering::Relaxed)
+    }
+
+    /// The server's clock now, in ms since the epoch.
+    pub fn server_now_ms(&self) -> i64 {
+        local_now_ms() + self.offset_ms()
+    }
+}
+
+/// Opens the websocket and performs hello/welcome. Returns the server time of `welcome`.
+async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> {
+    let attempt = async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(target.url.as_str())
+            .await
+            .map_err(|e| ConnectError::Network(format!("{}: {e}", target.url)))?;
+        let mut hello = json!({"t": "hello", "protocol": 1});
+        if let Some(token) = &target.token {
+            hello["token"] = json!(token);
+        }
+        if let Some(name) = &target.name {
+            hello["name"] = json!(name);
+        }
+        ws.send(Message::text(hello.to_string()))
+            .await
+            .map_err(|e| ConnectError::Network(e.to_string()))?;
+        loop {
+            let Some(frame) = ws.next().await else {
+                return Err(ConnectError::Network(
+                    "the server closed the connection during hello".into(),
+                ));
+            };
+            let frame = frame.map_err(|e| ConnectError::Network(e.to_string()))?;
+            let Message::Text(text) = frame else {
+                continue;
+            };
+            let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) else {
+                continue;
+            };
+            match msg["t"].as_str() {
+                Some("welcome") => {
+                    let welcome = Welcome {
+                        id: str_field(&msg["player"], "id"),
+                        name: str_field(&msg["player"], "name"),
+                        token: str_field(&msg, "token"),
+                        games: msg["games"]
+                            .as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|g| g.as_str().map(String::from))
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    };
+                    let server_time = msg["server_time"].as_i64().unwrap_or_else(local_now_ms);
+                    return Ok((ws, welcome, server_time));
+                }
+                Some("error") => {
+                    return Err(ConnectError::Refused(
+                        str_field(&msg, "code"),
+                        str_field(&msg, "message"),
+                    ))
+                }
+                _ => continue,
+            }
+        }
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
+        Ok(r) => r,
+        Err(_) => Err(ConnectError::Network(format!(
+            "{}: no welcome within {} s",
+            target.url,
+            CONNECT_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v[key].as_str().unwrap_or_default().to_string()
+}
+
+/// Message types that always go to the event stream, answer or not.
+fn is_document_message(t: &str) -> bool {
+    matches!(t, "game.snapshot" | "game.diff" | "lobby" | "lobby.diff")
+}
+
+struct Task {
+    target: Target,
+    commands: mpsc::UnboundedReceiver<Command>,
+    events: mpsc::UnboundedSender<ConnEvent>,
+    offset: Arc<AtomicI64>,
+    pending: HashMap<i64, Reply>,
+    next_rid: i64,
+    /// `STOA_TRACE` set: every frame in and out goes to stderr (debugging a server).
+    trace: bool,
+}
+
+/// How one websocket session of the task ended.
+enum Ended {
+    /// The front-end dropped every handle: stop.
+    Shutdown,
+    /// The link dropped: reconnect.
+    Dropped(String),
+}
+
+impl Task {
+    async fn run(mut self, mut ws: Ws) {
+        loop {
+            match self.serve(&mut ws).await {
+                Ended::Shutdown => {
+                    let _ = ws.close(None).await;
+                    return;
+                }
+                Ended::Dropped(why) => {
+                    for (_, reply) in self.pending.drain() {
+                        let _ = reply.send(Err(RequestError::Disconnected));
+                    }
+                    if self.events.send(ConnEvent::Disconnected(why)).is_err() {
+                        return;
+                    }
+                }
+            }
+            match self.reconnect().await {
+                Some(new_ws) => ws = new_ws,
+                None => return,
+            }
+        }
+    }
+
+    /// Retries with exponential backoff until the server welcomes us again, failing every
+    /// request made meanwhile. `None` when the front-end is gone or the token was refused.
+    async fn reconnect(&mut self) -> Option<Ws> {
+        let mut backoff = BACKOFF_FIRST;
+        loop {
+            let sleep = tokio::time::sleep(backoff);
+            tokio::pin!(sleep);
+            // Keep answering requests while waiting, so the front-end never hangs.
+            loop {
+                tokio::select! {
+                    _ = &mut sleep => break,
+                    cmd = self.commands.recv() => match cmd {
+                        None => return None,
+                        Some(Command::Request(_, reply)) => {
+                            let _ = reply.send(Err(RequestError::Disconnected));
+                        }
+                        Some(Command::Send(_)) => {}
+                    },
+                }
+            }
+            match handshake(&self.target).await {
+                Ok((ws, welcome, server_time)) => {
+                    self.offset
+                        .store(server_time - local_now_ms(), Ordering::Relaxed);
+                    if self.events.send(ConnEvent::Reconnected(welcome)).is_err() {
+                        return None;
+                    }
+                    return Some(ws);
+                }
+                Err(ConnectError::Refused(code, message)) => {
+                    let _ = self.events.send(ConnEvent::Closed(format!(
+                        "the server refused to resume this session ({code}): {message}"
+                    )));
+                    return None;
+                }
+                Err(ConnectError::Network(_)) => {
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                }
+            }
+        }
+    }
+
+    async fn serve(&mut self, ws: &mut Ws) -> Ended {
+        let mut ticker = tokio::time::interval(PING_EVERY);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_heard = Instant::now();
+        let mut ping_sent: Option<i64> = None;
+        loop {
+            tokio::select! {
+                cmd = self.commands.recv() => {
+                    let Some(cmd) = cmd else { return Ended::Shutdown };
+                    let msg = match cmd {
+                        Command::Request(mut msg, reply) => {
+                            let rid = self.next_rid;
+                            self.next_rid += 1;
+                            msg["rid"] = json!(rid);
+                            self.pending.insert(rid, reply);
+                            msg
+                        }
+                        Command::Send(msg) => msg,
+                    };
+                    if self.trace {
+                        eprintln!(">> {msg}");
+                    }
+                    if let Err(e) = ws.send(Message::text(msg.to_string())).await {
+                        return Ended::Dropped(e.to_string());
+                    }
+                }
+                frame = ws.next() => {
+                    let frame = match frame {
+                        None => return Ended::Dropped("the server closed the connection".into()),
+                        Some(Err(e)) => return Ended::Dropped(e.to_string()),
+                        Some(Ok(f)) => f,
+                    };
+                    last_heard = Instant::now();
+                    match frame {
+                        Message::Text(text) => {
+                            if self.trace {
+                                eprintln!("<< {}", text.as_str());
+                            }
+                            if let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) {
+                                if msg["t"] == "pong" {
+                                    if let (Some(sent), Some(server)) = (ping_sent.take(), msg["server_time"].as_i64()) {
+                                        let now = local_now_ms();
+                                        self.offset.store(server - (sent + now) / 2, Ordering::Relaxed);
+                                    }
+                                }
+                                if self.dispatch(msg).is_err() {
+                                    return Ended::Shutdown;
+                                }
+                            }
+                        }
+                        Message::Close(frame) => {
+                            let why = frame
+                                .map(|f| format!("closed by the server ({}): {}", u16::from(f.code), f.reason))
+                                .unwrap_or_else(|| "closed by the server".into());
+                            return Ended::Dropped(why);
+                        }
+                        _ => {}
+                    }
+                }
+                _ = ticker.tick() => {
+                    if last_heard.elapsed() > SILENCE_LIMIT {
+                        return Ended::Dropped(format!("no answer from the server for {} s", SILENCE_LIMIT.as_secs()));
+                    }
+                    ping_sent = Some(local_now_ms());
+                    if let Err(e) = ws.send(Message::text(r#"{"t":"ping"}"#)).await {
+                        return Ended::Dropped(e.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Routes one server message: answers to their requester, documents and pushes to the
+    /// event stream. `Err` when the front-end is gone.
+    fn dispatch(&mut self, msg: Value) -> Result<(), ()> {
+        let t = msg["t"].as_str().unwrap_or_default().to_string();
+        let rid = msg.get("rid").and_then(Value::as_i64);
+        let mut to_events = is_document_message(&t);
+        match rid.and_then(|r| self.pending.remove(&r)) {
+            Some(reply) => {
+                let answer = if t == "error" {
+                    Err(RequestError::Server {
+                        code: str_field(&msg, "code"),
+                        message: str_field(&msg, "message"),
+                    })
+                } else {
+                    Ok(msg.clone())
+                };
+                let _ = reply.send(answer);
+            }
+            None => {
+                // A push, or an answer nobody waits for (e.g. our own liveness pong).
+                if t != "pong" {
+                    to_events = true;
+                }
+            }
+        }
+        if to_events {
+            self.events.send(ConnEvent::Message(msg)).map_err(|_| ())?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,203 @@
+//! Plain mode: line-oriented, for scripts, tests and screen readers. Reads moves and commands
+//! from stdin, prints the board as text after each change of the position, and one stable
+//! line per event:
+//!
+//! ```text
+//! connected as <name> (<id>)
+//! room <code>                         (host)
+//! game started <id> side <side>
+//! move <n> <notation>
+//! your turn
+//! error <code>: <message>
+//! draw offered by <side>
+//! spectators <n> | <side> online | <side> offline
+//! game over: <winner|draw> <reason>
+//! ```
+//!
+//! Why stdin EOF does not quit a game: a script may pipe its moves and close stdin; the client
+//! then plays on until the game ends. A watcher exits when the game ends.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::board;
+use crate::connection::ConnEvent;
+use crate::present;
+use crate::session::{Answer, Note, Phase, Session};
+
+/// Reads stdin on a plain thread (a blocking read must not hold up the runtime), one line
+/// per message; `None` marks EOF.
+fn stdin_lines() -> mpsc::UnboundedReceiver<Option<String>> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            match line {
+                Ok(l) => {
+                    if tx.send(Some(l)).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        let _ = tx.send(None);
+    });
+    rx
+}
+
+/// What plain mode last printed about things that are not the position.
+#[derive(Default)]
+struct Printed {
+    /// The game whose legend was printed (once per game).
+    legend_for: Option<String>,
+    spectators: Option<u64>,
+    online: Vec<(String, bool)>,
+}
+
+/// Runs plain mode until the session ends.
+pub async fn run(
+    mut session: Session,
+    mut events: mpsc::UnboundedReceiver<ConnEvent>,
+    mut answers: mpsc::UnboundedReceiver<Answer>,
+) -> ExitCode {
+    let mut input = stdin_lines();
+    let mut stdin_open = true;
+    let mut printed = Printed::default();
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    session.begin();
+    loop {
+        tokio::select! {
+            ev = events.recv() => match ev {
+                Some(ev) => session.on_event(ev),
+                None => {
+                    println!("error connection: the connection task ended");
+                    return ExitCode::FAILURE;
+                }
+            },
+            Some(answer) = answers.recv() => session.on_answer(answer),
+            line = input.recv(), if stdin_open => match line {
+                Some(Some(l)) => session.on_input(&l),
+                _ => stdin_open = false,
+            },
+            _ = tick.tick() => session.on_tick(),
+        }
+        flush(&mut session, &mut printed);
+        let done_with_game = session.game_over() && (session.spectating() || !stdin_open);
+        let done_with_lobby = session.phase == Phase::Lobby && !stdin_open;
+        if session.quit || done_with_game || done_with_lobby {
+            let _ = std::io::stdout().flush();
+            return if session.failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    }
+}
+
+/// Prints what changed: the board (when the position changed), then the notes.
+fn flush(session: &mut Session, printed: &mut Printed) {
+    let mut out = String::new();
+    let notes = session.take_notes();
+    // Notes about the start come before the board; notes about the new position after it.
+    let (before, after): (Vec<&Note>, Vec<&Note>) = notes.iter().partition(|n| {
+        let t = n.text();
+        t.starts_with("game started") || t.starts_with("moves so far") || t.starts_with("watching")
+    });
+    for n in before {
+        out.push_str(n.text());
+        out.push('\n');
+    }
+    if session.board_changed {
+        session.board_changed = false;
+        if let Some(g) = session.doc() {
+            let me = session.my_side();
+            let now = session.server_now();
+            out.push_str(&format!("== {} ==\n", present::heading(g)));
+            let d = present::drawing(g);
+            for line in board::plain_lines(&d) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            for side in g.sides() {
+                out.push_str(&present::player_line(g, &side, me.as_deref(), now));
+                out.push('\n');
+            }
+            if printed.legend_for.as_deref() != Some(g.id()) {
+                printed.legend_for = Some(g.id().to_string());
+                for l in d.legend.lines() {
+                    out.push_str(&format!("legend: {l}\n"));
+                }
+            }
+            if let Some(last) = g.moves().last() {
+                out.push_str(&format!("last move: {last}\n"));
+            }
+            out.push_str(&format!(
+                "status: {}\n",
+                present::status_sentence(g, me.as_deref())
+            ));
+            printed.spectators = Some(g.spectators());
+            printed.online = g
+                .sides()
+                .into_iter()
+                .map(|s| {
+                    let on = g.online(&s).unwrap_or(true);
+                    (s, on)
+                })
+                .collect();
+        }
+    }
+    if session.doc_changed {
+        session.doc_changed = false;
+        if let Some(g) = session.doc() {
+            if printed.spectators != Some(g.spectators()) {
+                printed.spectators = Some(g.spectators());
+                out.push_str(&format!("spectators {}\n", g.spectators()));
+            }
+            for side in g.sides() {
+                let on = g.online(&side).unwrap_or(true);
+                match printed.online.iter_mut().find(|(s, _)| *s == side) {
+                    Some(entry) if entry.1 != on => {
+                        entry.1 = on;
+                        out.push_str(&format!(
+                            "{side} {}\n",
+                            if on { "online" } else { "offline" }
+                        ));
+                    }
+                    Some(_) => {}
+                    None => printed.online.push((side, on)),
+                }
+            }
+        }
+    }
+    if session.lobby_changed {
+        session.lobby_changed = false;
+        if let Some(l) = &session.lobby {
+            out.push_str(&format!("{}\n", present::lobby_summary(&l.doc)));
+            let entries = present::lobby_entries(&l.doc);
+            if entries.is_empty() {
+                out.push_str("no public rooms or games\n");
+            }
+            for e in entries {
+                out.push_str(&format!("  {}\n", e.text));
+            }
+            out.push_str("type: watch <game-id> | join <room-code>\n");
+        }
+    }
+    for n in after {
+        out.push_str(n.text());
+        out.push('\n');
+        if n.text().starts_with("game over") && !session.spectating() {
+            out.push_str("type rematch, or quit\n");
+        }
+    }
+    if !out.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
+}

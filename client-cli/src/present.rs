@@ -1,0 +1,260 @@
+//! Words about a game document shared by plain mode and the terminal UI: player lines with
+//! clocks, the status sentence, the move list, the lobby list.
+//!
+//! Why shared: the two front-ends must say the same thing; plain mode's lines are also what
+//! scripts and tests read, so their format is stable.
+
+use serde_json::Value;
+
+use crate::board::{self, Drawing, Sides};
+use crate::clock_spec;
+use crate::document::{cells_in_move, outcome_text, GameDoc};
+
+/// The board drawing of a document, last move highlighted.
+pub fn drawing(g: GameDoc) -> Drawing {
+    let last = g
+        .moves()
+        .last()
+        .map(|m| cells_in_move(m))
+        .unwrap_or_default();
+    board::draw(g.kind(), g.state(), &Sides(g.sides()), &last)
+}
+
+/// Clock text for one side: `4:59`, `0:09.4`, byo-yomi `0:00 +3×30s` then `byo 0:27 (2)`;
+/// `-` without a clock.
+pub fn clock_text(g: GameDoc, side: &str, server_now: i64) -> String {
+    let Some(r) = g.clock_reading(side, server_now) else {
+        return "-".into();
+    };
+    match (r.period_ms, r.periods_left) {
+        (Some(p), Some(n)) => format!("byo {} ({n})", clock_spec::format_ms(p)),
+        (None, Some(n)) => format!("{} +{n}p", clock_spec::format_ms(r.main_ms)),
+        _ => clock_spec::format_ms(r.main_ms),
+    }
+}
+
+/// When the side to act must make its first action (the game aborts otherwise), as text.
+pub fn first_action_text(g: GameDoc, server_now: i64) -> Option<String> {
+    let deadline = g.clock()["first_action_deadline"].as_i64()?;
+    if g.status().ended {
+        return None;
+    }
+    let side = g.to_act()?;
+    Some(format!(
+        "{side} must make a first move within {}",
+        clock_spec::format_ms(deadline - server_now)
+    ))
+}
+
+/// One line per side: `white  Ann (1500)  4:59  [you] [to act] [offline]`.
+pub fn player_line(g: GameDoc, side: &str, me: Option<&str>, server_now: i64) -> String {
+    let p = g.player(side);
+    let mut s = format!("{side} {}", g.player_name(side));
+    if let Some(r) = p["rating"].as_f64() {
+        s.push_str(&format!(" ({})", r.round()));
+    } else if let Some(r) = p["rating"]["rating"].as_f64() {
+        s.push_str(&format!(" ({})", r.round()));
+    }
+    s.push_str(&format!(" clock {}", clock_text(g, side, server_now)));
+    if me == Some(side) {
+        s.push_str(" (you)");
+    }
+    if g.to_act() == Some(side) {
+        s.push_str(" to act");
+    }
+    if g.online(side) == Some(false) {
+        s.push_str(" offline");
+    }
+    s
+}
+
+/// The one-sentence status: whose turn, draw offer, or the result.
+pub fn status_sentence(g: GameDoc, me: Option<&str>) -> String {
+    let status = g.status();
+    if status.ended {
+        let verdict = match (&status.winner, me) {
+            (Some(w), Some(m)) if w == m => " (you won)",
+            (Some(_), Some(_)) => " (you lost)",
+            _ => "",
+        };
+        return format!("game over: {}{verdict}", outcome_text(&status));
+    }
+    let mut s = match (g.to_act(), me) {
+        (Some(side), Some(m)) if side == m => format!("your turn ({side})"),
+        (Some(side), _) => format!("{side} to act"),
+        (None, _) => "waiting".into(),
+    };
+    if let Some(offer) = g.draw_offer() {
+        s.push_str(&format!("; draw offered by {offer}"));
+    }
+    s
+}
+
+/// The game's heading: kind, id, clock, rated, spectators.
+pub fn heading(g: GameDoc) -> String {
+    format!(
+        "{} game {} · {} · {} · {} spectator{}",
+        g.kind(),
+        g.id(),
+        clock_spec::label(g.clock()),
+        if g.rated() { "rated" } else { "casual" },
+        g.spectators(),
+        if g.spectators() == 1 { "" } else { "s" }
+    )
+}
+
+/// Numbered moves: `1. b2-c3`.
+pub fn numbered_moves(g: GameDoc) -> Vec<String> {
+    g.moves()
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("{}. {m}", i + 1))
+        .collect()
+}
+
+/// One entry of the lobby list, something to watch or join.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LobbyEntry {
+    /// `game` (watch it) or `room` (join it).
+    pub what: &'static str,
+    /// Game id or room code.
+    pub key: String,
+    /// A line for a person.
+    pub text: String,
+}
+
+fn players_text(players: &Value) -> String {
+    match players {
+        Value::Object(m) => m
+            .iter()
+            .map(|(side, p)| {
+                let name = p["name"].as_str().or(p.as_str()).unwrap_or("?");
+                format!("{side} {name}")
+            })
+            .collect::<Vec<_>>()
+            .join(" vs "),
+        _ => String::new(),
+    }
+}
+
+fn clock_of(entry: &Value) -> String {
+    match &entry["clock"] {
+        Value::String(s) => s.clone(),
+        Value::Object(_) => clock_spec::label(&entry["clock"]),
+        _ => entry["clock_kind"].as_str().unwrap_or("").to_string(),
+    }
+}
+
+/// The lobby document as a list: waiting rooms first, then live games.
+pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
+    let mut out = Vec::new();
+    if let Some(rooms) = doc["rooms"].as_object() {
+        for (code, r) in rooms {
+            let host = r["host"]["name"].as_str().unwrap_or("?");
+            out.push(LobbyEntry {
+                what: "room",
+                key: code.clone(),
+                text: format!(
+                    "room {code} {} {} by {host}{}",
+                    r["kind"].as_str().unwrap_or("?"),
+                    clock_of(r),
+                    if r["rated"].as_bool() == Some(true) {
+                        " rated"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+    }
+    if let Some(games) = doc["games"].as_object() {
+        for (id, g) in games {
+            out.push(LobbyEntry {
+                what: "game",
+                key: id.clone(),
+                text: format!(
+                    "game {id} {} {} {} · {} spectators",
+                    g["kind"].as_str().unwrap_or("?"),
+                    clock_of(g),
+                    players_text(&g["players"]),
+                    g["spectators"].as_u64().unwrap_or(0)
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// The lobby's summary line: players online and queue counts.
+pub fn lobby_summary(doc: &Value) -> String {
+    let mut s = format!("lobby: {} online", doc["online"].as_u64().unwrap_or(0));
+    if let Some(q) = doc["queues"].as_object() {
+        let waiting: Vec<String> = q
+            .iter()
+            .filter_map(|(k, v)| {
+                let n = v.as_u64().or_else(|| v["count"].as_u64()).unwrap_or(0);
+                (n > 0).then(|| format!("{k} {n}"))
+            })
+            .collect();
+        if !waiting.is_empty() {
+            s.push_str(&format!("; in queues: {}", waiting.join(", ")));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lines_about_a_game() {
+        let doc = json!({
+            "id": "g1", "kind": "staku",
+            "clock": {"kind":"fischer","initial_ms":300000,"increment_ms":3000,
+                      "remaining_ms":{"white":299000,"black":300000},"running":"white","since":1000},
+            "players": {"white":{"id":"a","name":"Ann","rating":null},"black":{"id":"b","name":"Bob","rating":1500.4}},
+            "to_act": "white", "moves": ["b2-c3"],
+            "status": {"state":"playing","winner":null,"reason":null},
+            "draw_offer": "black", "spectators": 1, "online": {"white": true, "black": false}
+        });
+        let g = GameDoc(&doc);
+        assert_eq!(
+            player_line(g, "white", Some("white"), 2000),
+            "white Ann clock 4:58 (you) to act"
+        );
+        assert_eq!(
+            player_line(g, "black", Some("white"), 2000),
+            "black Bob (1500) clock 5:00 offline"
+        );
+        assert_eq!(
+            status_sentence(g, Some("white")),
+            "your turn (white); draw offered by black"
+        );
+        assert_eq!(
+            status_sentence(g, None),
+            "white to act; draw offered by black"
+        );
+        assert_eq!(heading(g), "staku game g1 · 5+3 · casual · 1 spectator");
+        assert_eq!(numbered_moves(g), vec!["1. b2-c3"]);
+    }
+
+    #[test]
+    fn lobby_lists_rooms_and_games() {
+        let doc = json!({
+            "rooms": {"ABC": {"kind":"unane","clock":{"kind":"fischer","initial_ms":300000,"increment_ms":3000},"rated":false,"host":{"id":"p","name":"Ann"}}},
+            "games": {"g9": {"kind":"akron","clock":"fischer","players":{"vert":{"name":"A"},"horz":{"name":"B"}},"spectators":2}},
+            "queues": {"staku": 1}, "online": 3
+        });
+        let e = lobby_entries(&doc);
+        assert_eq!(e[0].text, "room ABC unane 5+3 by Ann");
+        assert_eq!(e[1].key, "g9");
+        assert!(
+            e[1].text.contains("vert A") && e[1].text.contains("horz B"),
+            "{}",
+            e[1].text
+        );
+        assert_eq!(lobby_summary(&doc), "lobby: 3 online; in queues: staku 1");
+    }
+}

@@ -1,0 +1,880 @@
+//! The client's state machine, shared by plain mode and the terminal UI: what we asked the
+//! server for (queue, room, watch, lobby), the game document we follow, whose side we are,
+//! and the text commands a person types (`resign`, `draw offer`, a move …).
+//!
+//! Why front-end agnostic: both front-ends feed it the same inputs (connection events,
+//! request results, typed lines, ticks) and read the same state and notes, so a behaviour
+//! tested in plain mode holds in the terminal UI.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::connection::{ConnEvent, Connection, RequestError, Welcome};
+use crate::document::{outcome_text, Applied, GameDoc, Versioned};
+
+/// What the user asked the client to do.
+#[derive(Clone, Debug)]
+pub enum Start {
+    /// `stoa play`: the quick-pairing queue.
+    Queue {
+        /// Game kind.
+        kind: String,
+        /// Options object.
+        options: Value,
+        /// Clock request object.
+        clock: Value,
+        /// Rated pairing.
+        rated: bool,
+    },
+    /// `stoa host`: create a room.
+    Host {
+        /// Game kind.
+        kind: String,
+        /// Options object.
+        options: Value,
+        /// Clock request object.
+        clock: Value,
+        /// Rated game.
+        rated: bool,
+        /// `public` or `private`.
+        visibility: String,
+        /// `random` or a side name.
+        side: String,
+    },
+    /// `stoa join <code>`.
+    Join {
+        /// Room code.
+        code: String,
+    },
+    /// `stoa watch <game-id|room-code>`.
+    Watch {
+        /// Game id or room code.
+        target: String,
+    },
+    /// `stoa lobby`.
+    Lobby,
+}
+
+/// Where the session is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The start request is on its way.
+    Starting,
+    /// Waiting in the matchmaking queue.
+    Queued,
+    /// Waiting for an opponent in our room.
+    Hosting,
+    /// Seated in a room, waiting for the game to start.
+    Joined,
+    /// Following a game (playing or watching).
+    Game,
+    /// Browsing the lobby.
+    Lobby,
+}
+
+/// A line for the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Something happened.
+    Info(String),
+    /// A request failed: `error <code>: <message>`.
+    Error(String),
+}
+
+impl Note {
+    /// The line's text.
+    pub fn text(&self) -> &str {
+        match self {
+            Note::Info(s) | Note::Error(s) => s,
+        }
+    }
+}
+
+/// What a request was for, so its answer can be handled.
+#[derive(Clone, Debug)]
+pub enum Pending {
+    /// The start request.
+    Start,
+    /// `game.watch` (resync or fallback).
+    Watch,
+    /// `room.join` used to spectate by room code.
+    WatchByCode,
+    /// `game.legal` at a seq.
+    Legal,
+    /// `game.move`.
+    Move(String),
+    /// Any other game action, by name.
+    Action(&'static str),
+    /// `lobby.watch`.
+    LobbyWatch,
+}
+
+/// A request's answer, delivered back to the front-end loop.
+pub type Answer = (Pending, Result<Value, RequestError>);
+
+/// The client's state.
+pub struct Session {
+    conn: Connection,
+    /// Who we are.
+    pub me: Welcome,
+    /// What was asked.
+    pub start: Start,
+    /// Where we are.
+    pub phase: Phase,
+    /// The room code we host or joined.
+    pub room_code: Option<String>,
+    /// The game followed.
+    pub game_id: Option<String>,
+    /// The game document.
+    pub game: Option<Versioned>,
+    /// Our side from `game.started` (the document decides after a swap).
+    started_side: Option<String>,
+    /// A `room.join` is under way: the first snapshot that arrives is the room's game.
+    awaiting_game: bool,
+    /// The start request was cut off by a drop: send it again after reconnecting.
+    retry_start: bool,
+    /// The lobby document.
+    pub lobby: Option<Versioned>,
+    /// Legal moves at a seq, for completion and `legal`.
+    pub legal: Option<(u64, Vec<String>)>,
+    /// Whether the link is up.
+    pub connected: bool,
+    /// The position (moves or status) changed since the front-end last drew it.
+    pub board_changed: bool,
+    /// Anything in the document changed (clocks, spectators …).
+    pub doc_changed: bool,
+    /// The lobby changed.
+    pub lobby_changed: bool,
+    /// The user asked to quit, or the connection is gone for good.
+    pub quit: bool,
+    /// Quitting because something failed (exit status 1).
+    pub failed: bool,
+    notes: Vec<Note>,
+    answers: mpsc::UnboundedSender<Answer>,
+    moves_seen: Option<(String, usize)>,
+    turn_announced: Option<(String, usize)>,
+    end_announced: Option<String>,
+    offer_seen: Option<String>,
+    rematch_seen: Vec<(String, String)>,
+    watch_in_flight: bool,
+    started_at: Option<Instant>,
+}
+
+/// Help text for typed commands.
+pub const HELP: &str = "commands: <move> (in the game's notation) | move <notation> | legal | resign | draw [offer|accept|decline] | abort | claim | rematch | board | watch <id> | join <code> | help | quit";
+
+impl Session {
+    /// A session over an open connection; answers to requests arrive on the returned
+    /// receiver and must be passed to [`Session::on_answer`].
+    pub fn new(
+        conn: Connection,
+        me: Welcome,
+        start: Start,
+    ) -> (Session, mpsc::UnboundedReceiver<Answer>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (
+            Session {
+                conn,
+                me,
+                start,
+                phase: Phase::Starting,
+                room_code: None,
+                game_id: None,
+                game: None,
+                started_side: None,
+                awaiting_game: false,
+                retry_start: false,
+                lobby: None,
+                legal: None,
+                connected: true,
+                board_changed: false,
+                doc_changed: false,
+                lobby_changed: false,
+                quit: false,
+                failed: false,
+                notes: Vec::new(),
+                answers: tx,
+                moves_seen: None,
+                turn_announced: None,
+                end_announced: None,
+                offer_seen: None,
+                rematch_seen: Vec::new(),
+                watch_in_flight: false,
+                started_at: None,
+            },
+            rx,
+        )
+    }
+
+    /// The server's clock now.
+    pub fn server_now(&self) -> i64 {
+        self.conn.server_now_ms()
+    }
+
+    /// Notes produced since the last call.
+    pub fn take_notes(&mut self) -> Vec<Note> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn fail(&mut self) {
+        self.quit = true;
+        self.failed = true;
+    }
+
+    fn info(&mut self, s: impl Into<String>) {
+        self.notes.push(Note::Info(s.into()));
+    }
+
+    /// Adds an informational note (for the front-end's own messages).
+    pub fn note_info(&mut self, s: impl Into<String>) {
+        self.info(s);
+    }
+
+    fn error(&mut self, e: &RequestError) {
+        self.notes
+            .push(Note::Error(format!("error {}: {}", e.code(), e.message())));
+    }
+
+    fn request(&self, pending: Pending, msg: Value) {
+        let conn = self.conn.clone();
+        let tx = self.answers.clone();
+        tokio::spawn(async move {
+            let answer = conn.request(msg).await;
+            let _ = tx.send((pending, answer));
+        });
+    }
+
+    /// The game document, if we have one.
+    pub fn doc(&self) -> Option<GameDoc<'_>> {
+        self.game.as_ref().map(|v| GameDoc(&v.doc))
+    }
+
+    /// Our side in the followed game: the document's seat of our id (it changes after a
+    /// swap), else the side `game.started` gave. `None` for a spectator.
+    pub fn my_side(&self) -> Option<String> {
+        self.doc()
+            .and_then(|g| g.side_of(&self.me.id))
+            .or_else(|| self.started_side.clone())
+    }
+
+    /// Watching, not playing (a seated player running `stoa watch` plays).
+    pub fn spectating(&self) -> bool {
+        self.my_side().is_none()
+    }
+
+    /// Whether the followed game has ended.
+    pub fn game_over(&self) -> bool {
+        self.doc().is_some_and(|g| g.status().ended)
+    }
+
+    /// Whether we are to act now.
+    pub fn my_turn(&self) -> bool {
+        match (self.doc(), self.my_side()) {
+            (Some(g), Some(side)) => !g.status().ended && g.to_act() == Some(side.as_str()),
+            _ => false,
+        }
+    }
+
+    /// Sends the start request.
+    pub fn begin(&mut self) {
+        let msg = match &self.start {
+            Start::Queue {
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                json!({"t":"queue.join","kind":kind,"options":options,"clock":clock,"rated":rated})
+            }
+            Start::Host {
+                kind,
+                options,
+                clock,
+                rated,
+                visibility,
+                side,
+            } => {
+                json!({"t":"room.create","kind":kind,"options":options,"clock":clock,"rated":rated,"visibility":visibility,"side":side})
+            }
+            Start::Join { code } => {
+                self.awaiting_game = true;
+                json!({"t":"room.join","code":code})
+            }
+            Start::Watch { target } => {
+                self.game_id = Some(target.clone());
+                json!({"t":"game.watch","game_id":target})
+            }
+            Start::Lobby => {
+                self.phase = Phase::Lobby;
+                json!({"t":"lobby.watch"})
+            }
+        };
+        self.request(Pending::Start, msg);
+    }
+
+    /// Handles one connection event.
+    pub fn on_event(&mut self, ev: ConnEvent) {
+        match ev {
+            ConnEvent::Message(msg) => self.on_message(msg),
+            ConnEvent::Disconnected(why) => {
+                self.connected = false;
+                self.watch_in_flight = false;
+                self.info(format!("disconnected: {why}; reconnecting"));
+            }
+            ConnEvent::Reconnected(me) => {
+                self.connected = true;
+                self.me = me;
+                self.info("reconnected");
+                self.resubscribe();
+            }
+            ConnEvent::Closed(why) => {
+                self.connected = false;
+                self.notes
+                    .push(Note::Error(format!("error connection: {why}")));
+                self.fail();
+            }
+        }
+    }
+
+    /// After a reconnect: subscriptions ended with the old connection, so ask again.
+    fn resubscribe(&mut self) {
+        if self.phase == Phase::Lobby {
+            self.request(Pending::LobbyWatch, json!({"t":"lobby.watch"}));
+        }
+        if self.game_id.is_some() {
+            self.watch_game();
+        }
+        if self.phase == Phase::Queued || std::mem::take(&mut self.retry_start) {
+            // Dropping every connection left the queue (join it again), or the start request
+            // itself was cut off.
+            self.begin();
+        }
+    }
+
+    /// Asks for the followed game again: the missed diffs when the server still has them,
+    /// else a snapshot.
+    fn watch_game(&mut self) {
+        let Some(id) = self.game_id.clone() else {
+            return;
+        };
+        if self.watch_in_flight {
+            return;
+        }
+        self.watch_in_flight = true;
+        let mut msg = json!({"t":"game.watch","game_id":id});
+        if let Some(v) = &self.game {
+            msg["since"] = json!(v.seq);
+        }
+        if let Some(code) = &self.room_code {
+            if self.spectating() {
+                // Wire addition: lets a spectator of a private game resume by its code.
+                msg["code"] = json!(code);
+            }
+        }
+        self.request(Pending::Watch, msg);
+    }
+
+    fn on_message(&mut self, msg: Value) {
+        match msg["t"].as_str().unwrap_or_default() {
+            "game.started" => {
+                let id = msg["game_id"].as_str().unwrap_or_default().to_string();
+                let side = msg["side"].as_str().unwrap_or_default().to_string();
+                if self.game_id.as_deref() != Some(id.as_str()) {
+                    if let Some(old) = &self.game_id {
+                        // A rematch: the finished game is of no more interest.
+                        self.conn.send(json!({"t":"game.unwatch","game_id":old}));
+                    }
+                    self.game = None;
+                    self.legal = None;
+                    self.offer_seen = None;
+                }
+                self.game_id = Some(id.clone());
+                self.started_side = Some(side.clone());
+                self.awaiting_game = false;
+                self.phase = Phase::Game;
+                self.started_at = Some(Instant::now());
+                self.info(format!("game started {id} side {side}"));
+            }
+            "game.snapshot" => {
+                let id = msg["game_id"].as_str().unwrap_or_default();
+                if self.game_id.is_none() && self.awaiting_game {
+                    self.awaiting_game = false;
+                    self.game_id = Some(id.to_string());
+                }
+                if self.game_id.as_deref() != Some(id) {
+                    return;
+                }
+                let seq = msg["seq"].as_u64().unwrap_or(0);
+                if self.game.as_ref().is_some_and(|g| g.seq > seq) {
+                    return;
+                }
+                self.watch_in_flight = false;
+                self.game = Some(Versioned::new(seq, msg["doc"].clone()));
+                if self.phase != Phase::Game {
+                    self.phase = Phase::Game;
+                }
+                self.after_game_change(true);
+            }
+            "game.diff" => {
+                let id = msg["game_id"].as_str().unwrap_or_default();
+                if self.game_id.as_deref() != Some(id) {
+                    return;
+                }
+                let seq = msg["seq"].as_u64().unwrap_or(0);
+                let Some(game) = self.game.as_mut() else {
+                    self.watch_game();
+                    return;
+                };
+                match game.apply(seq, &msg["patch"]) {
+                    Applied::Changed => self.after_game_change(false),
+                    Applied::Stale => {}
+                    Applied::Gap => {
+                        self.watch_in_flight = false;
+                        self.watch_game();
+                    }
+                }
+            }
+            "lobby" | "lobby.diff" if self.phase != Phase::Lobby => {}
+            "lobby" => {
+                self.lobby = Some(Versioned::new(
+                    msg["seq"].as_u64().unwrap_or(0),
+                    msg["doc"].clone(),
+                ));
+                self.lobby_changed = true;
+            }
+            "lobby.diff" => {
+                let seq = msg["seq"].as_u64().unwrap_or(0);
+                let gap = match self.lobby.as_mut() {
+                    Some(l) => match l.apply(seq, &msg["patch"]) {
+                        Applied::Changed => {
+                            self.lobby_changed = true;
+                            false
+                        }
+                        Applied::Stale => false,
+                        Applied::Gap => true,
+                    },
+                    None => false,
+                };
+                if gap {
+                    self.request(Pending::LobbyWatch, json!({"t":"lobby.watch"}));
+                }
+            }
+            "error" => {
+                let e = RequestError::Server {
+                    code: msg["code"].as_str().unwrap_or("?").into(),
+                    message: msg["message"].as_str().unwrap_or("").into(),
+                };
+                self.error(&e);
+            }
+            "shutdown" => {
+                self.info(format!(
+                    "server shutting down: {}",
+                    msg["message"].as_str().unwrap_or("")
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// Announces what changed in the game: new moves, whose turn, offers, the end.
+    fn after_game_change(&mut self, snapshot: bool) {
+        self.doc_changed = true;
+        let Some(v) = &self.game else { return };
+        let doc = v.doc.clone();
+        let g = GameDoc(&doc);
+        let id = g.id().to_string();
+        let moves = g.moves();
+        let seen = match &self.moves_seen {
+            Some((gid, n)) if *gid == id => *n,
+            _ => {
+                if !moves.is_empty() && snapshot {
+                    self.info(format!("moves so far: {}", moves.join(" ")));
+                }
+                moves.len()
+            }
+        };
+        if seen != moves.len() || snapshot {
+            self.board_changed = true;
+        }
+        for (i, m) in moves.iter().enumerate().skip(seen) {
+            self.info(format!("move {} {m}", i + 1));
+        }
+        self.moves_seen = Some((id.clone(), moves.len()));
+        let status = g.status();
+        if status.ended {
+            if self.end_announced.as_deref() != Some(id.as_str()) {
+                self.end_announced = Some(id.clone());
+                self.board_changed = true;
+                self.legal = None;
+                self.info(format!("game over: {}", outcome_text(&status)));
+            }
+            // Server addition: `rematch.requested` lists the sides that asked for one.
+            let mine = self.my_side();
+            let asked: Vec<String> = doc["rematch"]["requested"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for side in asked {
+                let key = (id.clone(), side.clone());
+                if Some(&side) != mine.as_ref() && !self.rematch_seen.contains(&key) {
+                    self.rematch_seen.push(key);
+                    self.info(format!("rematch requested by {side} (type: rematch)"));
+                }
+            }
+            return;
+        }
+        let offer = g.draw_offer().map(String::from);
+        if offer != self.offer_seen {
+            match &offer {
+                Some(side) if Some(side.as_str()) != self.my_side().as_deref() => self.info(
+                    format!("draw offered by {side} (type: draw accept | draw decline)"),
+                ),
+                Some(side) => self.info(format!("draw offered by {side}")),
+                None => {}
+            }
+            self.offer_seen = offer;
+        }
+        let turn_key = (id, moves.len());
+        if self.my_turn() && self.turn_announced.as_ref() != Some(&turn_key) {
+            self.turn_announced = Some(turn_key);
+            self.info("your turn");
+            self.fetch_legal();
+        }
+    }
+
+    /// Asks for the legal moves of the side to act.
+    pub fn fetch_legal(&mut self) {
+        if let Some(id) = &self.game_id {
+            self.request(Pending::Legal, json!({"t":"game.legal","game_id":id}));
+        }
+    }
+
+    /// Handles the answer to one of our requests.
+    pub fn on_answer(&mut self, (pending, answer): Answer) {
+        match pending {
+            Pending::Start => self.on_start_answer(answer),
+            Pending::Watch => {
+                self.watch_in_flight = false;
+                if let Err(e) = answer {
+                    if e != RequestError::Disconnected {
+                        self.error(&e);
+                    }
+                }
+            }
+            Pending::WatchByCode => match answer {
+                Ok(msg) if msg["t"] == "room" => {
+                    // The room was still waiting: joining took its free seat.
+                    self.awaiting_game = false;
+                    self.phase = Phase::Joined;
+                    self.info("the room was waiting for a player: you took the seat");
+                }
+                Ok(msg) => {
+                    if let Some(id) = msg["game_id"].as_str() {
+                        if self.game_id.is_none() {
+                            self.game_id = Some(id.to_string());
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.error(&e);
+                    self.fail();
+                }
+            },
+            Pending::Legal => {
+                if let Ok(msg) = answer {
+                    let moves = msg["moves"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|m| m.as_str().map(String::from))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    self.legal = Some((msg["seq"].as_u64().unwrap_or(0), moves));
+                }
+            }
+            Pending::Move(mv) => {
+                if let Err(e) = answer {
+                    self.error(&e);
+                    if e.code() == "illegal_move" {
+                        self.info(format!(
+                            "{mv} was not played; type legal to list the legal moves"
+                        ));
+                    }
+                }
+            }
+            Pending::Action(what) => match answer {
+                Ok(_) => match what {
+                    "rematch" => self.info("rematch requested; waiting for the opponent"),
+                    "draw offer" => self.info("draw offered"),
+                    "draw decline" => self.info("draw declined"),
+                    _ => {}
+                },
+                Err(e) => self.error(&e),
+            },
+            Pending::LobbyWatch => {
+                if let Err(e) = answer {
+                    self.error(&e);
+                }
+            }
+        }
+    }
+
+    fn on_start_answer(&mut self, answer: Result<Value, RequestError>) {
+        let msg = match answer {
+            Ok(m) => m,
+            Err(e) => {
+                if let Start::Watch { target } = &self.start {
+                    if matches!(e.code(), "not_found" | "forbidden") {
+                        // Not a game id we may watch: try it as a room code (PROTOCOL.md:
+                        // joining a full or started room answers like game.watch).
+                        let code = target.clone();
+                        self.game_id = None;
+                        self.awaiting_game = true;
+                        self.room_code = Some(code.clone());
+                        self.request(Pending::WatchByCode, json!({"t":"room.join","code":code}));
+                        return;
+                    }
+                }
+                if e == RequestError::Disconnected {
+                    // Watching and the lobby resubscribe anyway; the others ask again.
+                    if matches!(
+                        self.start,
+                        Start::Queue { .. } | Start::Host { .. } | Start::Join { .. }
+                    ) {
+                        self.info("the start request was cut off; retrying after reconnect");
+                        self.retry_start = true;
+                    }
+                    return;
+                }
+                self.error(&e);
+                self.fail();
+                return;
+            }
+        };
+        match msg["t"].as_str().unwrap_or_default() {
+            "queued" => {
+                self.phase = Phase::Queued;
+                self.info(format!(
+                    "queued position {}",
+                    msg["position"].as_u64().unwrap_or(0)
+                ));
+            }
+            "room" => {
+                let room = &msg["room"];
+                let code = room["code"].as_str().unwrap_or_default().to_string();
+                self.room_code = Some(code.clone());
+                match &self.start {
+                    Start::Host { .. } => {
+                        if self.phase == Phase::Starting {
+                            self.phase = Phase::Hosting;
+                        }
+                        self.info(format!("room {code}"));
+                        self.info(format!(
+                            "share this line with your opponent: stoa join {code}"
+                        ));
+                        self.info("waiting for an opponent");
+                    }
+                    _ => {
+                        if self.phase == Phase::Starting {
+                            self.phase = Phase::Joined;
+                        }
+                        self.info(format!("joined room {code}"));
+                    }
+                }
+            }
+            "game.snapshot" => {
+                // Watching (a full room answers like game.watch); the document itself came
+                // through the event stream.
+                if matches!(self.start, Start::Join { .. }) {
+                    self.info("the room is full: watching its game");
+                }
+                if let Some(id) = msg["game_id"].as_str() {
+                    if self.game_id.is_none() {
+                        self.game_id = Some(id.to_string());
+                    }
+                }
+                if self.phase != Phase::Lobby {
+                    self.phase = Phase::Game;
+                }
+                if self.spectating() {
+                    if let Some(id) = self.game_id.clone() {
+                        self.info(format!("watching {id}"));
+                    }
+                }
+            }
+            "lobby" => {}
+            _ => {
+                if self.phase == Phase::Starting {
+                    self.phase = Phase::Game;
+                }
+            }
+        }
+    }
+
+    /// Periodic work: if a game started but no snapshot came, ask for it.
+    pub fn on_tick(&mut self) {
+        if self.phase == Phase::Game && self.game.is_none() && self.connected {
+            if let Some(t) = self.started_at {
+                if t.elapsed() > Duration::from_secs(2) {
+                    self.started_at = Some(Instant::now());
+                    self.watch_game();
+                }
+            }
+        }
+    }
+
+    /// Best-effort goodbye: leave a queue or close a waiting room.
+    pub fn leave(&mut self) {
+        match self.phase {
+            Phase::Queued => self.conn.send(json!({"t":"queue.leave"})),
+            Phase::Hosting => {
+                if let Some(code) = &self.room_code {
+                    self.conn.send(json!({"t":"room.leave","code":code}));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Handles one typed line: a command or a move.
+    pub fn on_input(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or_default().to_ascii_lowercase();
+        let rest: Vec<&str> = words.collect();
+        match (first.as_str(), rest.as_slice()) {
+            ("help" | "?", _) => self.info(HELP),
+            ("quit" | "exit" | "/quit" | "/q", _) => {
+                self.leave();
+                self.quit = true;
+            }
+            ("board", _) => {
+                self.board_changed = true;
+                self.doc_changed = true;
+            }
+            ("legal", _) => match &self.legal {
+                Some((_, moves)) if self.my_turn() => {
+                    let text = format!("legal: {}", moves.join(" "));
+                    self.info(text);
+                }
+                _ => {
+                    if self.my_turn() {
+                        self.fetch_legal();
+                        self.info("fetching legal moves; type legal again");
+                    } else {
+                        self.info("legal moves are listed on your turn");
+                    }
+                }
+            },
+            ("watch", [target]) => self.switch(Start::Watch {
+                target: target.to_string(),
+            }),
+            ("join", [code]) => self.switch(Start::Join {
+                code: code.to_string(),
+            }),
+            ("resign", []) => self.action("resign", json!({"t":"game.resign"})),
+            ("abort", []) => self.action("abort", json!({"t":"game.abort"})),
+            ("claim", []) => self.action("claim", json!({"t":"game.claim"})),
+            ("rematch", []) => self.action("rematch", json!({"t":"game.rematch"})),
+            ("draw", []) | ("draw", ["offer"]) | ("offer", ["draw"]) => {
+                self.action("draw offer", json!({"t":"game.draw","action":"offer"}))
+            }
+            ("draw", ["accept"]) | ("accept", []) | ("accept", ["draw"]) => {
+                self.action("draw accept", json!({"t":"game.draw","action":"accept"}))
+            }
+            ("draw", ["decline"]) | ("decline", []) | ("decline", ["draw"]) => {
+                self.action("draw decline", json!({"t":"game.draw","action":"decline"}))
+            }
+            ("move", [mv]) => self.play(mv),
+            (_, []) => self.play(line),
+            _ => self.notes.push(Note::Error(format!(
+                "error input: '{line}' is neither a command nor a move; {HELP}"
+            ))),
+        }
+    }
+
+    /// Leaves the lobby (or a finished game) for another start.
+    fn switch(&mut self, start: Start) {
+        if self.phase == Phase::Lobby {
+            self.conn.send(json!({"t":"lobby.unwatch"}));
+            self.lobby = None;
+        } else if let Some(id) = &self.game_id {
+            if self.spectating() || self.game_over() {
+                self.conn.send(json!({"t":"game.unwatch","game_id":id}));
+            } else {
+                self.notes.push(Note::Error(
+                    "error input: finish or resign this game first".into(),
+                ));
+                return;
+            }
+        }
+        self.game = None;
+        self.game_id = None;
+        self.legal = None;
+        self.started_side = None;
+        self.room_code = None;
+        self.phase = Phase::Starting;
+        self.start = start;
+        self.board_changed = true;
+        self.begin();
+    }
+
+    fn game_target(&mut self) -> Option<String> {
+        match (&self.game_id, self.spectating()) {
+            // After `game.started` the seat is known even before the snapshot arrives.
+            (Some(id), false) if self.game.is_some() || self.started_side.is_some() => {
+                Some(id.clone())
+            }
+            (Some(_), true) => {
+                self.notes.push(Note::Error(
+                    "error forbidden: you are watching this game, not playing".into(),
+                ));
+                None
+            }
+            _ => {
+                self.notes
+                    .push(Note::Error("error input: no game in progress yet".into()));
+                None
+            }
+        }
+    }
+
+    fn action(&mut self, what: &'static str, mut msg: Value) {
+        let Some(id) = self.game_target() else { return };
+        msg["game_id"] = json!(id);
+        self.request(Pending::Action(what), msg);
+    }
+
+    /// Sends a move. No `seq` is sent: when it is our turn only we change the position, and
+    /// spectator or clock updates must not make a good move stale.
+    pub fn play(&mut self, mv: &str) {
+        let Some(id) = self.game_target() else { return };
+        self.request(
+            Pending::Move(mv.to_string()),
+            json!({"t":"game.move","game_id":id,"move":mv}),
+        );
+    }
+
+    /// Legal moves starting with `prefix` (case-insensitive), for completion.
+    pub fn completions(&self, prefix: &str) -> Vec<String> {
+        let p = prefix.trim().to_ascii_lowercase();
+        match &self.legal {
+            Some((_, moves)) if self.my_turn() && !p.is_empty() => moves
+                .iter()
+                .filter(|m| m.to_ascii_lowercase().starts_with(&p))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}

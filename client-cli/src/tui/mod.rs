@@ -1,0 +1,178 @@
+//! The interactive terminal UI (ratatui + crossterm): the board, both clocks counting down,
+//! whose turn, the move list, spectators, a status line and an input line where moves and
+//! commands are typed, with completion from the server's legal moves.
+//!
+//! Why the same commands as plain mode: one grammar (`resign`, `draw accept`, a move …)
+//! is easier to learn than key bindings, and the session implements it once.
+
+mod ui;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use tokio::sync::mpsc;
+
+use crate::connection::ConnEvent;
+use crate::present;
+use crate::session::{Answer, Note, Phase, Session};
+
+/// UI state that is not the session's: the input line, the note log, the lobby cursor.
+#[derive(Default)]
+pub struct View {
+    /// The line being typed.
+    pub input: String,
+    /// Recent notes, newest last.
+    pub log: Vec<Note>,
+    /// Selected lobby entry.
+    pub lobby_selected: usize,
+}
+
+const LOG_KEEP: usize = 200;
+
+/// Reads terminal events on a plain thread (crossterm's `read` blocks).
+fn terminal_events() -> mpsc::UnboundedReceiver<Event> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || loop {
+        match event::poll(Duration::from_millis(200)) {
+            Ok(true) => match event::read() {
+                Ok(ev) => {
+                    if tx.send(ev).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            Ok(false) => {
+                if tx.is_closed() {
+                    return;
+                }
+            }
+            Err(_) => return,
+        }
+    });
+    rx
+}
+
+/// Runs the terminal UI until the user quits.
+pub async fn run(
+    mut session: Session,
+    mut events: mpsc::UnboundedReceiver<ConnEvent>,
+    mut answers: mpsc::UnboundedReceiver<Answer>,
+) -> ExitCode {
+    let mut terminal = ratatui::init();
+    let mut keys = terminal_events();
+    let mut view = View::default();
+    // Redraw often enough for tenths of a second on a running clock.
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    session.begin();
+    let result = loop {
+        for n in session.take_notes() {
+            view.log.push(n);
+        }
+        if view.log.len() > LOG_KEEP {
+            let excess = view.log.len() - LOG_KEEP;
+            view.log.drain(..excess);
+        }
+        session.board_changed = false;
+        session.doc_changed = false;
+        session.lobby_changed = false;
+        if let Err(e) = terminal.draw(|f| ui::draw(f, &session, &view)) {
+            break Err(e.to_string());
+        }
+        if session.quit {
+            break Ok(());
+        }
+        tokio::select! {
+            ev = events.recv() => match ev {
+                Some(ev) => session.on_event(ev),
+                None => break Err("the connection task ended".into()),
+            },
+            Some(answer) = answers.recv() => session.on_answer(answer),
+            key = keys.recv() => match key {
+                Some(Event::Key(k)) if k.kind != KeyEventKind::Release => on_key(&mut session, &mut view, k),
+                Some(_) => {}
+                None => break Err("the terminal closed".into()),
+            },
+            _ = tick.tick() => session.on_tick(),
+        }
+    };
+    ratatui::restore();
+    let failed = session.failed;
+    for n in session
+        .take_notes()
+        .iter()
+        .chain(view.log.iter().rev().take(1))
+    {
+        if let Note::Error(t) = n {
+            eprintln!("{t}");
+        }
+    }
+    match result {
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Ok(()) if failed => ExitCode::FAILURE,
+        Ok(()) => ExitCode::SUCCESS,
+    }
+}
+
+fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
+    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    match k.code {
+        KeyCode::Char('c') | KeyCode::Char('d') if ctrl => {
+            session.leave();
+            session.quit = true;
+        }
+        KeyCode::Char('u') if ctrl => view.input.clear(),
+        KeyCode::Char(c) if !ctrl => view.input.push(c),
+        KeyCode::Backspace => {
+            view.input.pop();
+        }
+        KeyCode::Esc => view.input.clear(),
+        KeyCode::Tab => {
+            let options = session.completions(&view.input);
+            if let Some(first) = options.first() {
+                // Complete to the longest common prefix of every candidate.
+                let mut common = first.clone();
+                for o in &options[1..] {
+                    while !o
+                        .to_ascii_lowercase()
+                        .starts_with(&common.to_ascii_lowercase())
+                    {
+                        common.pop();
+                    }
+                }
+                if common.len() >= view.input.trim().len() {
+                    view.input = common;
+                }
+            }
+        }
+        KeyCode::Up if session.phase == Phase::Lobby => {
+            view.lobby_selected = view.lobby_selected.saturating_sub(1);
+        }
+        KeyCode::Down if session.phase == Phase::Lobby => {
+            view.lobby_selected += 1;
+        }
+        KeyCode::Enter => {
+            let line = std::mem::take(&mut view.input);
+            if line.trim().is_empty() && session.phase == Phase::Lobby {
+                let entries = session
+                    .lobby
+                    .as_ref()
+                    .map(|l| present::lobby_entries(&l.doc))
+                    .unwrap_or_default();
+                if let Some(e) =
+                    entries.get(view.lobby_selected.min(entries.len().saturating_sub(1)))
+                {
+                    let cmd = if e.what == "room" { "join" } else { "watch" };
+                    session.on_input(&format!("{cmd} {}", e.key));
+                }
+            } else {
+                session.on_input(&line);
+            }
+        }
+        _ => {}
+    }
+}

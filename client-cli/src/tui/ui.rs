@@ -1,0 +1,373 @@
+//! Drawing the terminal UI from the session and the view state.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::View;
+use crate::board::{self, Tone};
+use crate::document::GameDoc;
+use crate::present;
+use crate::session::{Note, Phase, Session, Start, HELP};
+
+fn tone_style(tone: Tone) -> Style {
+    let s = Style::default();
+    match tone {
+        Tone::Plain => s,
+        Tone::Dim => s.fg(Color::DarkGray),
+        Tone::First => s.fg(Color::LightYellow).add_modifier(Modifier::BOLD),
+        Tone::Second => s.fg(Color::LightCyan).add_modifier(Modifier::BOLD),
+        Tone::Neutral => s.fg(Color::Gray),
+        Tone::Special => s.fg(Color::Magenta),
+        Tone::Cut => s.fg(Color::Red),
+    }
+}
+
+fn board_line(line: &board::Line) -> Line<'static> {
+    Line::from(
+        line.iter()
+            .map(|sp| {
+                let mut style = tone_style(sp.tone);
+                if sp.mark {
+                    style = style.add_modifier(Modifier::REVERSED);
+                }
+                Span::styled(sp.text.clone(), style)
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Draws everything.
+pub fn draw(f: &mut Frame, session: &Session, view: &View) {
+    let [main, status, hint, input] = Layout::vertical([
+        Constraint::Min(8),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(3),
+    ])
+    .areas(f.area());
+    let [left, right] =
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(38)]).areas(main);
+    match (session.phase, session.doc()) {
+        (Phase::Lobby, _) => draw_lobby(f, left, session, view),
+        (_, Some(g)) => draw_board(f, left, g),
+        _ => draw_waiting(f, left, session),
+    }
+    draw_side(f, right, session, view);
+    draw_status(f, status, session);
+    draw_hint(f, hint, session, view);
+    let prompt = Paragraph::new(Line::from(vec![
+        Span::styled("> ", Style::default().fg(Color::Green)),
+        Span::raw(view.input.clone()),
+    ]))
+    .block(Block::bordered().title(" move or command (help, Tab completes, Ctrl-C quits) "));
+    f.render_widget(prompt, input);
+    f.set_cursor_position((input.x + 3 + view.input.chars().count() as u16, input.y + 1));
+}
+
+fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
+    let d = present::drawing(g);
+    let mut lines: Vec<Line> = d.board.iter().map(board_line).collect();
+    lines.push(Line::raw(""));
+    if let Some(last) = g.moves().last() {
+        lines.push(Line::from(vec![
+            Span::raw("last move: "),
+            Span::styled(
+                last.to_string(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+        ]));
+    }
+    for fact in &d.facts {
+        lines.push(Line::raw(fact.clone()));
+    }
+    for l in d.legend.lines() {
+        lines.push(Line::styled(
+            l.to_string(),
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    let title = format!(" {} ", present::heading(g));
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
+}
+
+fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
+    let mut lines = Vec::new();
+    match (&session.phase, &session.room_code, &session.start) {
+        (Phase::Hosting, Some(code), _) => {
+            lines.push(Line::raw(""));
+            lines.push(Line::from(vec![
+                Span::raw("  Room code: "),
+                Span::styled(code.clone(), Style::default().add_modifier(Modifier::BOLD)),
+            ]));
+            lines.push(Line::raw(""));
+            lines.push(Line::raw("  Share this line with your opponent:"));
+            lines.push(Line::styled(
+                format!("    stoa join {code}"),
+                Style::default().fg(Color::Green),
+            ));
+            lines.push(Line::raw(""));
+            lines.push(Line::raw("  Waiting for an opponent…"));
+        }
+        (Phase::Queued, _, Start::Queue { kind, clock, .. }) => {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw(format!(
+                "  In the queue for {kind} ({}); waiting for an opponent…",
+                crate::clock_spec::label(clock)
+            )));
+        }
+        _ => {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw("  Waiting for the game…"));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Stoa ")),
+        area,
+    );
+}
+
+fn draw_lobby(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+    let mut lines = Vec::new();
+    match &session.lobby {
+        None => lines.push(Line::raw("loading the lobby…")),
+        Some(l) => {
+            lines.push(Line::raw(present::lobby_summary(&l.doc)));
+            lines.push(Line::raw(""));
+            let entries = present::lobby_entries(&l.doc);
+            if entries.is_empty() {
+                lines.push(Line::styled(
+                    "no public rooms or games right now",
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
+            let selected = view.lobby_selected.min(entries.len().saturating_sub(1));
+            for (i, e) in entries.iter().enumerate() {
+                let style = if i == selected {
+                    Style::default().add_modifier(Modifier::REVERSED)
+                } else {
+                    Style::default()
+                };
+                lines.push(Line::styled(format!(" {} ", e.text), style));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "↑/↓ select, Enter watches a game or joins a room",
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Lobby ")),
+        area,
+    );
+}
+
+fn clock_style(g: GameDoc, side: &str, now: i64) -> Style {
+    let running = g.clock()["running"].as_str() == Some(side) && !g.status().ended;
+    let low = g.remaining_ms(side, now).is_some_and(|ms| ms < 10_000);
+    let mut s = Style::default().add_modifier(Modifier::BOLD);
+    if running {
+        s = s.fg(if low {
+            Color::LightRed
+        } else {
+            Color::LightGreen
+        });
+    }
+    s
+}
+
+fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+    let [players, moves, log] = Layout::vertical([
+        Constraint::Length(8),
+        Constraint::Min(3),
+        Constraint::Length(8),
+    ])
+    .areas(area);
+    let mut lines = Vec::new();
+    if let Some(g) = session.doc() {
+        let now = session.server_now();
+        let me = session.my_side();
+        for (i, side) in g.sides().iter().enumerate() {
+            let tone = if i == 0 { Tone::First } else { Tone::Second };
+            let marker = if g.to_act() == Some(side.as_str()) {
+                "▶ "
+            } else {
+                "  "
+            };
+            let mut head = vec![
+                Span::raw(marker),
+                Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
+                Span::raw(format!("{side} {}", g.player_name(side))),
+            ];
+            if me.as_deref() == Some(side.as_str()) {
+                head.push(Span::styled(" (you)", Style::default().fg(Color::Green)));
+            }
+            if g.online(side) == Some(false) {
+                head.push(Span::styled(" offline", Style::default().fg(Color::Red)));
+            }
+            lines.push(Line::from(head));
+            lines.push(Line::from(vec![
+                Span::raw("    "),
+                Span::styled(present::clock_text(g, side, now), clock_style(g, side, now)),
+            ]));
+            lines.push(Line::raw(""));
+        }
+        lines.push(Line::styled(
+            format!("spectators: {}", g.spectators()),
+            Style::default().fg(Color::DarkGray),
+        ));
+    } else {
+        lines.push(Line::raw(format!("you: {}", session.me.name)));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" Players ")),
+        players,
+    );
+
+    let mut move_lines: Vec<Line> = Vec::new();
+    if let Some(g) = session.doc() {
+        let numbered = present::numbered_moves(g);
+        for pair in numbered.chunks(2) {
+            move_lines.push(Line::raw(
+                pair.iter()
+                    .map(|m| format!("{m:<17}"))
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string(),
+            ));
+        }
+    }
+    let visible = moves.height.saturating_sub(2) as usize;
+    let skip = move_lines.len().saturating_sub(visible);
+    f.render_widget(
+        Paragraph::new(move_lines.split_off(skip)).block(Block::bordered().title(" Moves ")),
+        moves,
+    );
+
+    let visible = log.height.saturating_sub(2) as usize;
+    let recent: Vec<&Note> = view
+        .log
+        .iter()
+        // Moves have their own panel and the turn is on the status line.
+        .filter(|n| !n.text().starts_with("move ") && n.text() != "your turn")
+        .collect();
+    let log_lines: Vec<Line> = recent[recent.len().saturating_sub(visible)..]
+        .iter()
+        .map(|n| match n {
+            Note::Error(t) => Line::styled(t.clone(), Style::default().fg(Color::LightRed)),
+            Note::Info(t) => Line::raw(t.clone()),
+        })
+        .collect();
+    f.render_widget(
+        Paragraph::new(log_lines)
+            .wrap(Wrap { trim: true })
+            .block(Block::bordered().title(" Messages ")),
+        log,
+    );
+}
+
+fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
+    let mut spans = Vec::new();
+    if !session.connected {
+        spans.push(Span::styled(
+            "reconnecting… ",
+            Style::default().fg(Color::Black).bg(Color::Yellow),
+        ));
+    }
+    match session.doc() {
+        Some(g) => {
+            let me = session.my_side();
+            let sentence = present::status_sentence(g, me.as_deref());
+            let style = if session.my_turn() {
+                Style::default()
+                    .fg(Color::LightGreen)
+                    .add_modifier(Modifier::BOLD)
+            } else if g.status().ended {
+                Style::default()
+                    .fg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            };
+            spans.push(Span::styled(sentence, style));
+            if let Some(c) = g.state()["no_capture_counter"].as_i64() {
+                spans.push(Span::raw(format!(
+                    " · no-capture {c}/{}",
+                    g.state()["no_capture_limit"].as_i64().unwrap_or(20)
+                )));
+            }
+            spans.push(Span::raw(format!(" · {} moves", g.moves().len())));
+            if let Some(t) = present::first_action_text(g, session.server_now()) {
+                spans.push(Span::styled(
+                    format!(" · {t}"),
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
+            if session.spectating() {
+                spans.push(Span::styled(
+                    " · watching",
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
+        }
+        None => spans.push(Span::raw(match session.phase {
+            Phase::Queued => "in the queue",
+            Phase::Hosting => "waiting for an opponent",
+            Phase::Lobby => "lobby",
+            _ => "connecting",
+        })),
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+    let text = if let Some(Note::Error(t)) = view.log.last() {
+        return f.render_widget(
+            Paragraph::new(Line::styled(
+                t.clone(),
+                Style::default().fg(Color::LightRed),
+            )),
+            area,
+        );
+    } else if !view.input.trim().is_empty() {
+        let c = session.completions(&view.input);
+        if c.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "legal: {}",
+                c.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
+            )
+        }
+    } else if session.game_over() && !session.spectating() {
+        "game over: type rematch, or quit".to_string()
+    } else if let Some(side) = opponent_offline(session) {
+        format!("{side} is offline: once gone past the abandonment timeout you may type claim")
+    } else if session.my_turn() {
+        "your turn: type a move (Tab completes), or resign / draw offer".to_string()
+    } else {
+        HELP.to_string()
+    };
+    f.render_widget(
+        Paragraph::new(Line::styled(text, Style::default().fg(Color::DarkGray))),
+        area,
+    );
+}
+
+/// The opponent's side when we play and the opponent has no connection.
+fn opponent_offline(session: &Session) -> Option<String> {
+    let g = session.doc()?;
+    let me = session.my_side()?;
+    if g.status().ended {
+        return None;
+    }
+    g.sides()
+        .into_iter()
+        .find(|s| *s != me && g.online(s) == Some(false))
+}

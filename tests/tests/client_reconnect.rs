@@ -1,0 +1,205 @@
+//! The client survives a network drop: a TCP proxy between one player and the server cuts
+//! every connection; the client reconnects by itself as the same player, catches up on the
+//! moves it missed (`game.watch` with `since`) and plays on.
+#![forbid(unsafe_code)]
+
+mod client_support;
+
+use std::io::Read;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use client_support::{Clients, Server, TempDir, TIMEOUT};
+
+/// Forwards TCP connections to `upstream`; [`Proxy::cut`] drops every open one.
+struct Proxy {
+    addr: SocketAddr,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    fn start(upstream: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
+        let addr = listener.local_addr().expect("proxy address");
+        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let registry = open.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = TcpStream::connect(upstream) else {
+                    continue;
+                };
+                for s in [&client, &server] {
+                    registry.lock().unwrap().push(s.try_clone().expect("clone"));
+                }
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 16 * 1024];
+                        loop {
+                            match from.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => {
+                                    if std::io::Write::write_all(&mut to, &buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        let _ = to.shutdown(Shutdown::Both);
+                        let _ = from.shutdown(Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Proxy { addr, open }
+    }
+
+    fn cut(&self) {
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+#[test]
+fn reconnects_after_a_drop_and_catches_up() {
+    let server = Server::start();
+    let upstream: SocketAddr = server
+        .url
+        .trim_start_matches("ws://")
+        .trim_end_matches("/ws")
+        .parse()
+        .expect("server address");
+    let proxy = Proxy::start(upstream);
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let proxied = format!("ws://{}/ws", proxy.addr);
+    let guest = clients.spawn_at("guest", &proxied, &["join", &code]);
+    clients.wait(guest, |l| l.starts_with("game started "));
+
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    clients.wait(guest, |l| l == "your turn");
+    clients.send(guest, "d4xc4");
+    clients.wait(host, |l| l == "move 2 d4xc4");
+    clients.wait(guest, |l| l == "move 2 d4xc4");
+
+    // Cut the guest's link, and play a move it cannot see while it is away.
+    proxy.cut();
+    clients.wait(guest, |l| l.starts_with("disconnected: "));
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "b4xc4");
+    clients.wait(host, |l| l == "move 3 b4xc4");
+
+    // Back by itself, as the same player, with the missed move and the turn.
+    clients.wait(guest, |l| l == "reconnected");
+    clients.wait(guest, |l| l == "move 3 b4xc4");
+    clients.wait(guest, |l| l == "your turn");
+    clients.send(guest, "resign");
+    assert_eq!(
+        clients.wait(host, |l| l.starts_with("game over: ")),
+        "game over: black resign"
+    );
+    assert_eq!(
+        clients.wait(guest, |l| l.starts_with("game over: ")),
+        "game over: black resign"
+    );
+    clients.close_stdin(host);
+    clients.close_stdin(guest);
+    clients.expect_exit(host, TIMEOUT);
+    clients.expect_exit(guest, TIMEOUT);
+}
+
+/// A player whose client died comes back with a new process: the stored identity makes it the
+/// same player, `welcome` lists the unfinished game, and `stoa watch <id>` resumes playing.
+#[test]
+fn a_new_process_resumes_an_unfinished_game() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let guest_home = TempDir::new("guest-home");
+    let guest = clients.spawn_in("guest", &guest_home.0, &["join", &code]);
+    let started = clients.wait(guest, |l| l.starts_with("game started "));
+    let id = started.split_whitespace().nth(2).unwrap().to_string();
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    clients.wait(guest, |l| l == "your turn");
+    clients.kill(guest);
+    clients.wait(host, |l| l == "white offline");
+
+    let again = clients.spawn_in("guest-again", &guest_home.0, &["watch", &id]);
+    clients.wait(again, |l| l.starts_with("connected as guest "));
+    clients.wait(again, |l| {
+        l.starts_with("white guest ") && l.ends_with("(you) to act")
+    });
+    clients.wait(again, |l| l == "your turn");
+    clients.wait(host, |l| l == "white online");
+    clients.send(again, "d4xc4");
+    clients.wait(host, |l| l == "move 2 d4xc4");
+    clients.send(host, "resign");
+    assert_eq!(
+        clients.wait(again, |l| l.starts_with("game over: ")),
+        "game over: white resign"
+    );
+    clients.close_stdin(host);
+    clients.close_stdin(again);
+    clients.expect_exit(host, TIMEOUT);
+    clients.expect_exit(again, TIMEOUT);
+}
+
+/// A stored token the server does not know (e.g. a fresh server) is refused with
+/// `unauthorized`; the client says so, continues as a new guest and stores the new token.
+#[test]
+fn a_refused_token_falls_back_to_a_new_guest() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let home = TempDir::new("stale-identity");
+    let file = home.0.join("identity.json");
+    std::fs::write(
+        &file,
+        format!(r#"{{"{}": {{"token": "not-a-real-token"}}}}"#, server.url),
+    )
+    .unwrap();
+    let c = clients.spawn_in("stale", &home.0, &["lobby"]);
+    clients.wait(c, |l| {
+        l.starts_with("note: the server refused the stored identity")
+    });
+    clients.wait(c, |l| l.starts_with("connected as stale "));
+    clients.wait(c, |l| l.starts_with("lobby: "));
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let token = stored[server.url.as_str()]["token"].as_str().unwrap();
+    assert_ne!(token, "not-a-real-token");
+    assert!(token.len() >= 22, "{token}");
+    clients.close_stdin(c);
+    clients.expect_exit(c, TIMEOUT);
+}
