@@ -630,7 +630,10 @@ fn position_errors_are_specific() {
     assert!(err("bwbwb/wbwbw/bwbwb/wbwbw b").contains("field"));
     assert!(err("bwbwb/wbwbw/bwbwb/wbwbw  b 0").contains("field"));
     // Surrounding whitespace is ignored, as for notation.
-    for p in [" bwbwb/wbwbw/bwbwb/wbwbw b 0", "bwbwb/wbwbw/bwbwb/wbwbw b 0 \n"] {
+    for p in [
+        " bwbwb/wbwbw/bwbwb/wbwbw b 0",
+        "bwbwb/wbwbw/bwbwb/wbwbw b 0 \n",
+    ] {
         assert_eq!(load(5, 4, p).position(), "bwbwb/wbwbw/bwbwb/wbwbw b 0");
     }
     assert!(err("bwbwb/wbwbw/bwbwb b 0").contains("4 ranks"));

@@ -106,7 +106,11 @@ impl Session {
                 if let Some(flow) = self.rate(&e.rid) {
                     return flow;
                 }
-                if e.code == ErrorCode::UnknownType && !self.identified() {
+                // Before `hello`, any message typed other than `hello` (known type with bad
+                // fields included) is "another first message": unauthorized, then close.
+                if !self.identified()
+                    && (e.code == ErrorCode::UnknownType || typed_other_than_hello(text))
+                {
                     self.send_error(
                         e.rid,
                         &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
@@ -680,4 +684,12 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a frame is a JSON object whose `t` is a string other than `hello`.
+fn typed_other_than_hello(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get("t")?.as_str().map(|t| t != "hello"))
+        .unwrap_or(false)
 }
