@@ -44,17 +44,20 @@ pub struct Session {
 impl Session {
     /// A session before `hello`.
     pub fn new(hub: Arc<Hub>, conn: Arc<ConnHandle>) -> Self {
-        let limiter = ConnLimiter::new(
-            hub.config.rate_limit,
-            hub.config.rate_close_factor,
-            hub.config.rate_window(),
-        );
         Session {
+            limiter: Self::fresh_limiter(&hub),
             hub,
             conn,
             player: None,
-            limiter,
         }
+    }
+
+    fn fresh_limiter(hub: &Hub) -> ConnLimiter {
+        ConnLimiter::new(
+            hub.config.rate_limit,
+            hub.config.rate_close_factor,
+            hub.config.rate_window(),
+        )
     }
 
     /// Whether `hello` succeeded.
@@ -142,8 +145,11 @@ impl Session {
                     token,
                     name,
                 } => {
-                    if let Err(e) = self.hello(rid.clone(), protocol, token, name).await {
-                        self.send_error(rid, &e);
+                    match self.hello(rid.clone(), protocol, token, name).await {
+                        // The handshake is not one of the 50 requests a client may make per
+                        // window: the budget starts with the session.
+                        Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
+                        Err(e) => self.send_error(rid, &e),
                     }
                     Flow::Continue
                 }
