@@ -45,17 +45,20 @@ pub struct Session {
 impl Session {
     /// A session before `hello`.
     pub fn new(hub: Arc<Hub>, conn: Arc<ConnHandle>) -> Self {
-        let limiter = ConnLimiter::new(
-            hub.config.rate_limit,
-            hub.config.rate_close_factor,
-            hub.config.rate_window(),
-        );
         Session {
+            limiter: Self::fresh_limiter(&hub),
             hub,
             conn,
             player: None,
-            limiter,
         }
+    }
+
+    fn fresh_limiter(hub: &Hub) -> ConnLimiter {
+        ConnLimiter::new(
+            hub.config.rate_limit,
+            hub.config.rate_close_factor,
+            hub.config.rate_window(),
+        )
     }
 
     /// Whether `hello` succeeded.
@@ -107,7 +110,11 @@ impl Session {
                 if let Some(flow) = self.rate(&e.rid) {
                     return flow;
                 }
-                if e.code == ErrorCode::UnknownType && !self.identified() {
+                // Before `hello`, any message typed other than `hello` (known type with bad
+                // fields included) is "another first message": unauthorized, then close.
+                if !self.identified()
+                    && (e.code == ErrorCode::UnknownType || typed_other_than_hello(text))
+                {
                     self.send_error(
                         e.rid,
                         &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
@@ -139,8 +146,11 @@ impl Session {
                     token,
                     name,
                 } => {
-                    if let Err(e) = self.hello(rid.clone(), protocol, token, name).await {
-                        self.send_error(rid, &e);
+                    match self.hello(rid.clone(), protocol, token, name).await {
+                        // The handshake is not one of the 50 requests a client may make per
+                        // window: the budget starts with the session.
+                        Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
+                        Err(e) => self.send_error(rid, &e),
                     }
                     Flow::Continue
                 }
@@ -445,6 +455,18 @@ impl Session {
         ))
     }
 
+    /// The game id and code of a started room, when `id` is a room code and not a game id.
+    fn room_game(&self, id: &str) -> Option<(String, String)> {
+        if self.hub.games.get(id).is_some() {
+            return None;
+        }
+        let room = self.hub.rooms.get(&ids::normalize_code(id))?;
+        match room.status {
+            RoomStatus::Started(game_id) => Some((game_id, room.code)),
+            _ => None,
+        }
+    }
+
     async fn watch(
         &mut self,
         rid: Option<Rid>,
@@ -452,6 +474,14 @@ impl Session {
         since: Option<u64>,
         code: Option<String>,
     ) -> Result<(), ApiError> {
+        // A started room's code in place of the game id watches its game, with the code as
+        // the key: a spectator of a private game then needs only the code it was given and,
+        // unlike `room.join`, can never take a free seat by accident.
+        let (game_id, code) = match self.room_game(game_id) {
+            Some((id, room_code)) => (id, Some(room_code)),
+            None => (game_id.to_string(), code),
+        };
+        let game_id = game_id.as_str();
         let conn = self.conn.clone();
         let r = self
             .call(game_id, |reply| Command::Watch {
@@ -668,4 +698,12 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a frame is a JSON object whose `t` is a string other than `hello`.
+fn typed_other_than_hello(text: &str) -> bool {
+    serde_json::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.get("t")?.as_str().map(|t| t != "hello"))
+        .unwrap_or(false)
 }

@@ -172,3 +172,21 @@ async fn lobby_lists_only_public_rooms_and_games() {
     assert!(fresh["doc"]["games"].get(&private_game).is_none());
     assert!(!fresh.to_string().contains(&private_code));
 }
+
+#[tokio::test]
+async fn a_room_code_in_place_of_the_game_id_watches_the_game() {
+    let server = Server::start();
+    let t = Table::open(&server, "unane", json!({"width":4,"height":3}), "private").await;
+    let mut stranger = Client::guest(&server, "stranger").await;
+    let snap = stranger
+        .request(json!({"t":"game.watch","game_id":t.code.to_lowercase()}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    assert_eq!(snap["game_id"], t.game_id.as_str());
+    assert_eq!(snap["doc"]["id"], t.game_id.as_str());
+    // A code that names no room is still unknown.
+    let e = stranger
+        .request(json!({"t":"game.watch","game_id":"ZZZZZZZZZZ"}))
+        .await;
+    assert_eq!(e["code"], "not_found", "{e}");
+}

@@ -54,8 +54,12 @@ struct Actor {
     /// The clock and the players' lag compensation (see `clock_driver`).
     clock: ClockDriver,
     rated: bool,
+    /// The rated flag as set up (an abort unrates the game, not its rematch).
+    rated_setting: bool,
     visibility: Visibility,
     code: Option<String>,
+    /// Players who presented the room code: they may watch again without it.
+    code_viewers: std::collections::HashSet<String>,
     game: Box<dyn AnyGame>,
     /// Players by current side index (a swap exchanges them: they follow the person).
     players: [SeatPlayer; 2],
@@ -197,8 +201,10 @@ fn build(
         options: new.options,
         clock,
         rated: new.rated,
+        rated_setting: new.rated,
         visibility: new.visibility,
         code: new.code,
+        code_viewers: Default::default(),
         game,
         players: new.players,
         moves: Vec::new(),
@@ -509,11 +515,20 @@ impl Actor {
         code: Option<String>,
     ) -> Result<Answer, ApiError> {
         let seated = self.is_player(conn.player_id());
-        if !(self.visibility == Visibility::Public || seated || self.code_matches(&code)) {
+        let by_code = self.code_matches(&code);
+        let granted = conn
+            .player_id()
+            .is_some_and(|p| self.code_viewers.contains(p));
+        if !(self.visibility == Visibility::Public || seated || by_code || granted) {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
                 "this game is private: watch it with its room code",
             ));
+        }
+        if let (true, Some(p)) = (by_code, conn.player_id()) {
+            // A spectator let in by the code may send `game.watch` again (a gap, a
+            // reconnect) without it.
+            self.code_viewers.insert(p.to_string());
         }
         self.subs.insert(conn.id, conn.clone());
         conn.add_sub(&self.id);
@@ -1005,7 +1020,7 @@ impl Actor {
                 kind: self.kind.clone(),
                 options: self.options.clone(),
                 clock: self.clock.request_json(),
-                rated: self.rated,
+                rated: self.rated_setting,
                 visibility: self.visibility,
                 code: self.code.clone(),
                 players: [self.players[1].clone(), self.players[0].clone()],
