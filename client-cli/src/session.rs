@@ -403,6 +403,17 @@ impl Session {
                     self.awaiting_game = false;
                     self.game_id = Some(id.to_string());
                 }
+                if let Start::Watch { target } = &self.start {
+                    if self.game.is_none()
+                        && self.game_id.as_deref() == Some(target)
+                        && id != target
+                    {
+                        // `watch <room-code>`: the server resolved the code to its game; keep
+                        // the code to watch again (reconnects) and follow the real id.
+                        self.room_code = Some(target.clone());
+                        self.game_id = Some(id.to_string());
+                    }
+                }
                 if self.game_id.as_deref() != Some(id) {
                     return;
                 }
