@@ -163,58 +163,9 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// The `clock` object of requests and (with live fields added) of documents.
-///
-/// Why an internally tagged enum: `kind` selects which other fields exist, exactly as the
-/// Clocks section lists them.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ClockSpec {
-    /// No clock.
-    #[default]
-    None,
-    /// Fischer: initial time plus an increment per turn.
-    Fischer {
-        /// Initial time per side, ms.
-        initial_ms: u64,
-        /// Added after each turn, ms.
-        increment_ms: u64,
-    },
-    /// Simple delay: the first `delay_ms` of each turn are free.
-    Delay {
-        /// Initial time per side, ms.
-        initial_ms: u64,
-        /// Free time per turn, ms.
-        delay_ms: u64,
-    },
-    /// Byo-yomi: main time, then `periods` periods of `period_ms`.
-    Byoyomi {
-        /// Main time per side, ms.
-        initial_ms: u64,
-        /// Number of periods.
-        periods: u32,
-        /// Length of one period, ms.
-        period_ms: u64,
-    },
-    /// Correspondence: days per turn.
-    Correspondence {
-        /// Days allowed per turn.
-        days_per_turn: u32,
-    },
-}
-
-impl ClockSpec {
-    /// The wire name of the clock kind.
-    pub fn kind_str(&self) -> &'static str {
-        match self {
-            ClockSpec::None => "none",
-            ClockSpec::Fischer { .. } => "fischer",
-            ClockSpec::Delay { .. } => "delay",
-            ClockSpec::Byoyomi { .. } => "byoyomi",
-            ClockSpec::Correspondence { .. } => "correspondence",
-        }
-    }
-}
+/// The `clock` object of requests: the time control of [`crate::clock`], whose serde form
+/// is exactly the Clocks section's (`kind` selects the other fields).
+pub use crate::clock::TimeControl as ClockSpec;
 
 /// Names of all clock kinds, for validating a request's `clock.kind`.
 pub const CLOCK_KINDS: [&str; 5] = ["none", "fischer", "delay", "byoyomi", "correspondence"];
@@ -915,7 +866,7 @@ mod tests {
         let clock: ClockSpec =
             serde_json::from_value(json!({"kind":"fischer","initial_ms":1,"increment_ms":2}))
                 .unwrap();
-        assert_eq!(clock.kind_str(), "fischer");
+        assert_eq!(clock.kind(), "fischer");
         for code in [ErrorCode::InvalidOptions, ErrorCode::NotYourTurn] {
             assert_eq!(serde_json::to_value(code).unwrap(), json!(code.as_str()));
         }
