@@ -1,34 +1,11 @@
 //! Independent conformance review of the four rules engines through `stoa rules`, with
 //! expectations derived by hand from `shared/rules/*.md` (not from engine output).
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{fails, ok};
 
 use serde_json::{json, Value};
-
-fn stoa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stoa"))
-        .args(args)
-        .output()
-        .expect("run stoa")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// A command that must fail with status 2 and nothing on stdout; returns stderr.
-fn fails(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    String::from_utf8(out.stderr).unwrap()
-}
 
 fn lines(s: &str) -> Vec<String> {
     s.lines().map(str::to_string).collect()

@@ -1,33 +1,11 @@
 //! `stoa rules … akron` through the real binary: perft counts, legal output, play JSON and
 //! error exits.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{fails, ok};
 
 use serde_json::{json, Value};
-
-fn stoa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stoa"))
-        .args(args)
-        .output()
-        .expect("run stoa")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert!(
-        out.status.success(),
-        "stoa {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert_eq!(out.status.code(), Some(2), "stoa {args:?} should exit 2");
-    assert!(out.stdout.is_empty());
-    String::from_utf8(out.stderr).expect("utf-8")
-}
 
 fn play(args: &[&str]) -> Value {
     let mut all = vec!["rules", "play", "akron"];

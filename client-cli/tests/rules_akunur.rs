@@ -1,6 +1,8 @@
 //! `stoa rules … akunur`: the real binary, exact output and exit statuses.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{fails, ok};
 
 use serde_json::{json, Value};
 
@@ -8,30 +10,6 @@ const START: &str =
     "...../....../......./......../........./......../......./....../..... l 0,0 111111 0,0 0 0";
 const EXAMPLE: &str =
     ".L.../....../..LDL../......../........./......../......./....../..... l 12,12 111111 0,0 0 0";
-
-fn stoa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stoa"))
-        .args(args)
-        .output()
-        .expect("run stoa")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?} should exit 2");
-    assert!(out.stdout.is_empty());
-    String::from_utf8(out.stderr).unwrap()
-}
 
 #[test]
 fn perft_counts() {

@@ -1,35 +1,13 @@
 //! `stoa rules … staku` through the real binary: perft figures of the issue, sorted legal
 //! output, the `play` JSON object, and exit status 2 with clear messages on bad input.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{fails, ok};
 
 use serde_json::{json, Value};
 
 const START: &str = "B,B,B,B,B,B/B,B,B,B,B,B,B/N,.,N,.,.,N,.,N/.,.,.,N,.,.,./N,.,N,.,.,N,.,N/W,W,W,W,W,W,W/W,W,W,W,W,W w 20";
-
-fn stoa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stoa"))
-        .args(args)
-        .output()
-        .expect("run stoa")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    assert!(out.stdout.is_empty());
-    String::from_utf8(out.stderr).unwrap()
-}
 
 /// A position string: white W on a1, black B on d7, white to act, counter 20.
 fn a1_d7() -> String {

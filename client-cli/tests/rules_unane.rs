@@ -1,34 +1,11 @@
 //! `stoa rules … unane`: the offline rules tool driving the Ūnane engine, through the real
 //! binary.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::{fails, ok};
 
 use serde_json::{json, Value};
-
-fn stoa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stoa"))
-        .args(args)
-        .output()
-        .expect("run stoa")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs a command that must fail with status 2; returns its stderr.
-fn fails(args: &[&str]) -> String {
-    let out = stoa(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    String::from_utf8(out.stderr).unwrap()
-}
 
 const O54: &str = r#"{"width":5,"height":4}"#;
 
