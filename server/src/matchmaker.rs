@@ -143,6 +143,16 @@ impl Matchmaker {
         joined
     }
 
+    /// Notes the sides of a game made outside the queues (a room, a rematch), so the next
+    /// pairing alternates sides for these players too.
+    pub fn record_sides(&self, players: [&str; 2]) {
+        let mut s = self.lock();
+        s.pairing
+            .record_side(&players[0].to_string(), stoa_protocol::Side::First);
+        s.pairing
+            .record_side(&players[1].to_string(), stoa_protocol::Side::Second);
+    }
+
     /// Takes a player out of its queue; `false` when it was not queued.
     pub fn leave(&self, player_id: &str) -> bool {
         let mut s = self.lock();
@@ -385,6 +395,31 @@ mod tests {
 
     fn key(kind: &str, rated: bool) -> QueueKey {
         QueueKey::new(kind, &json!({}), &json!({"kind":"none"}), rated)
+    }
+
+    #[test]
+    fn sides_of_room_games_count_for_alternation() {
+        // Both had the first side in a room game, then "b" had the second in another: "a" is
+        // owed the second side now, so "b" gets the first.
+        let mm = Matchmaker::with_seed(Widening::default(), 3);
+        mm.record_sides(["a", "c"]);
+        mm.record_sides(["x", "b"]);
+        mm.join(key("unane", false), seat("a"), 1500.0, 0);
+        mm.join(key("unane", false), seat("b"), 1500.0, 0);
+        let made = mm.wave(0);
+        assert_eq!(made.len(), 1);
+        assert_eq!(made[0].players[0].id, "b");
+        assert_eq!(made[0].players[1].id, "a");
+
+        // The mirror image, with the same seed and joins: only the history differs.
+        let mm = Matchmaker::with_seed(Widening::default(), 3);
+        mm.record_sides(["b", "c"]);
+        mm.record_sides(["x", "a"]);
+        mm.join(key("unane", false), seat("a"), 1500.0, 0);
+        mm.join(key("unane", false), seat("b"), 1500.0, 0);
+        let made = mm.wave(0);
+        assert_eq!(made[0].players[0].id, "a");
+        assert_eq!(made[0].players[1].id, "b");
     }
 
     #[test]

@@ -663,6 +663,9 @@ impl Session {
                         return Err(e);
                     }
                 };
+                self.hub
+                    .matchmaker
+                    .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]);
                 let _ = self
                     .hub
                     .store_call(self.hub.store.save_room(&room.record()))

@@ -1027,6 +1027,9 @@ impl Actor {
                 rematch_of: Some(self.id.clone()),
             };
             let handle = self.hub.start_game(new).await?;
+            self.hub
+                .matchmaker
+                .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]);
             self.rematch_game = Some(handle.id.clone());
             self.commit();
             self.save_finished().await;
