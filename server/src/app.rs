@@ -7,12 +7,12 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
@@ -48,16 +48,34 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .with_state(AppState { hub, guard })
 }
 
+/// The client address for per-IP limits: the socket peer, or with `--trust-proxy` the
+/// first address the proxy reports (`X-Forwarded-For`, then `X-Real-IP`).
+fn client_ip(peer: SocketAddr, headers: &HeaderMap, trust_proxy: bool) -> IpAddr {
+    if trust_proxy {
+        let forwarded = headers
+            .get("x-forwarded-for")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .or_else(|| headers.get("x-real-ip").and_then(|v| v.to_str().ok()));
+        if let Some(ip) = forwarded.and_then(|v| v.trim().parse().ok()) {
+            return ip;
+        }
+    }
+    peer.ip()
+}
+
 async fn ws_upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     let hub = state.hub.clone();
     if *hub.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
-    if !hub.ip_limiter.allow(peer.ip(), Instant::now()) {
+    let ip = client_ip(peer, &headers, hub.config.trust_proxy);
+    if !hub.ip_limiter.allow(ip, Instant::now()) {
         Metrics::inc(&hub.metrics.connections_refused);
         return (StatusCode::TOO_MANY_REQUESTS, "too many new connections").into_response();
     }
@@ -222,4 +240,30 @@ pub async fn run_with_store(
     drop(signal);
     tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_ip_comes_from_the_proxy_only_when_trusted() {
+        let peer: SocketAddr = "10.0.0.1:5000".parse().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-for", "203.0.113.7, 10.0.0.1".parse().unwrap());
+        assert_eq!(client_ip(peer, &headers, false), peer.ip());
+        assert_eq!(
+            client_ip(peer, &headers, true),
+            "203.0.113.7".parse::<IpAddr>().unwrap()
+        );
+        let mut real = HeaderMap::new();
+        real.insert("x-real-ip", "2001:db8::1".parse().unwrap());
+        assert_eq!(
+            client_ip(peer, &real, true),
+            "2001:db8::1".parse::<IpAddr>().unwrap()
+        );
+        let mut junk = HeaderMap::new();
+        junk.insert("x-forwarded-for", "not an ip".parse().unwrap());
+        assert_eq!(client_ip(peer, &junk, true), peer.ip());
+    }
 }

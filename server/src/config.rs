@@ -46,6 +46,12 @@ pub struct Config {
     #[arg(long, env = "STOA_IP_WINDOW_MS", default_value_t = 10_000)]
     pub ip_window_ms: u64,
 
+    /// Behind a reverse proxy: take the client IP for the per-IP limit from the first
+    /// address of `X-Forwarded-For` (or `X-Real-IP`) instead of the socket's peer, which is
+    /// the proxy. Only enable it when every connection comes through a proxy that sets it.
+    #[arg(long, env = "STOA_TRUST_PROXY")]
+    pub trust_proxy: bool,
+
     /// Outbound messages queued per connection; a connection whose queue is full is
     /// disconnected (it can reconnect and resync).
     #[arg(long, env = "STOA_OUTBOUND_QUEUE", default_value_t = 512)]
