@@ -16,6 +16,22 @@ use stoa_protocol::wire::{ErrorCode, CLOCK_KINDS};
 
 use crate::error::ApiError;
 
+/// Checks the game settings shared by `room.create` and `queue.join` — kind, options (by the
+/// game's own validation, defaults filled in) and clock — so both accept exactly the same
+/// games. Returns the kind, the normalised options and the canonical clock.
+pub fn validate_settings(
+    kind: &str,
+    options: &Value,
+    clock: Option<&Value>,
+) -> Result<(&'static stoa_protocol::GameKind, Value, Value), ApiError> {
+    let game_kind = stoa_protocol::kind(kind).map_err(|e| invalid(e.to_string()))?;
+    let options = game_kind
+        .validate_options(options)
+        .map_err(|e| invalid(e.to_string()))?;
+    let (_, clock) = validate_clock(clock)?;
+    Ok((game_kind, options, clock))
+}
+
 /// Checks a request's `clock` and returns the time control and its canonical JSON
 /// (`{"kind":"fischer","initial_ms":…,"increment_ms":…}`).
 pub fn validate_clock(clock: Option<&Value>) -> Result<(TimeControl, Value), ApiError> {

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use stoa_protocol::wire::{ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
+use stoa_protocol::wire::{Rid, SeatPlayer, ServerMessage, Visibility};
 use tokio::sync::Notify;
 use tracing::Instrument;
 
@@ -278,12 +278,8 @@ pub async fn queue_join(
     clock: Option<Value>,
     rated: bool,
 ) -> Result<(), ApiError> {
-    let invalid = |m: String| ApiError::new(ErrorCode::InvalidOptions, m);
-    let game_kind = stoa_protocol::kind(&kind).map_err(|e| invalid(e.to_string()))?;
-    let options = game_kind
-        .validate_options(&options)
-        .map_err(|e| invalid(e.to_string()))?;
-    let clock = validate_clock(clock)?;
+    let (_, options, clock) =
+        crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
     let rating = ratings::of(hub, &player.id, &kind).await?;
     let key = QueueKey::new(&kind, &options, &clock, rated);
     let seat = SeatPlayer {
@@ -384,6 +380,7 @@ async fn start(hub: &Arc<Hub>, made: Made) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stoa_protocol::wire::ErrorCode;
 
     fn seat(id: &str) -> SeatPlayer {
         SeatPlayer {

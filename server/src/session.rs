@@ -560,12 +560,8 @@ impl Session {
         visibility: Visibility,
         side: String,
     ) -> Result<(), ApiError> {
-        let invalid = |m: String| ApiError::new(ErrorCode::InvalidOptions, m);
-        let game_kind = stoa_protocol::kind(&kind).map_err(|e| invalid(e.to_string()))?;
-        let options = game_kind
-            .validate_options(&options)
-            .map_err(|e| invalid(e.to_string()))?;
-        let (_, clock) = crate::clock_request::validate_clock(clock.as_ref())?;
+        let (game_kind, options, clock) =
+            crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
             name => game_kind
@@ -573,10 +569,13 @@ impl Session {
                 .iter()
                 .position(|n| *n == name)
                 .ok_or_else(|| {
-                    invalid(format!(
-                        "side must be 'random', '{}' or '{}'",
-                        game_kind.side_names[0], game_kind.side_names[1]
-                    ))
+                    ApiError::new(
+                        ErrorCode::InvalidOptions,
+                        format!(
+                            "side must be 'random', '{}' or '{}'",
+                            game_kind.side_names[0], game_kind.side_names[1]
+                        ),
+                    )
                 })?,
         };
         let mut host = self.seat_player()?;
