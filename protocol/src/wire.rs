@@ -676,6 +676,17 @@ pub enum ServerMessage {
         /// The JSON Patch.
         patch: Value,
     },
+    /// The crowd of a game (protocol version 2): unversioned, outside the document, so
+    /// spectators coming and going never move `seq` nor evict the replay buffer.
+    #[serde(rename = "game.crowd")]
+    GameCrowd {
+        /// The game.
+        game_id: String,
+        /// Connections watching that are not the seated players'.
+        spectators: u64,
+        /// Whether each seated player has a connection, keyed by side name.
+        online: serde_json::Map<String, Value>,
+    },
     /// Answer to `game.legal`.
     #[serde(rename = "legal")]
     Legal {
