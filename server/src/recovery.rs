@@ -8,10 +8,10 @@
 //! replay is left out (logged, and kept in the store for an operator) rather than served
 //! wrong.
 //!
-//! Document seqs: a rebuilt game restarts at its stored seq reservation, which is above
-//! every seq issued before the crash (see [`crate::store::SEQ_RESERVE`]), so a client's
-//! `game.watch` with an old `since` gets a fresh snapshot, never diffs against a document it
-//! did not have.
+//! Document seqs: every change of a document is one logged event and the fold goes through
+//! the same [`Core::apply`] as the live game, so a rebuilt game continues at exactly the
+//! seq it had, with the document the players saw at that seq (PROTOCOL.md version 2). The
+//! time the server was down is charged to nobody: the actor logs a `resume` event.
 //!
 //! Presence: nobody is connected after a restart, so both players start offline from the
 //! moment of recovery (abandonment is counted from then, not from before the crash).
@@ -26,12 +26,13 @@ use stoa_protocol::wire::SeatPlayer;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use crate::game::actor::Restoring;
+use crate::game::actor;
+use crate::game::core::Core;
 use crate::game::{GameHandle, NewGame};
 use crate::hub::Hub;
 use crate::metrics::kind_index;
 use crate::rooms::{Room, RoomStatus};
-use crate::store::{RoomRecord, StoreError, SEQ_RESERVE};
+use crate::store::{ActionRecord, RoomRecord, StoreError};
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -126,7 +127,6 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
         .await?
         .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
     let log = hub.store.actions(id).await?;
-    let reserved = hub.store.seq_reserved(id).await?;
     let kind =
         stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
     let game = kind
@@ -162,68 +162,37 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     hub.games.insert(handle);
     let ki = kind_index(&record.kind);
     hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
-    let mut restoring = Restoring::new(hub.clone(), new, game, summary, record.created_ms);
-    let replayed = replay(&mut restoring, &log).await;
-    let last_seq = match replayed {
-        Ok(seq) => seq,
-        Err(e) => {
-            if !restoring.ended() {
-                hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
-            }
-            hub.games.remove(id);
-            return Err(e);
-        }
-    };
-    let start = reserved.max(last_seq);
-    let ceiling = start + SEQ_RESERVE;
-    if let Err(e) = hub.store.reserve_seq(id, ceiling).await {
-        if !restoring.ended() {
-            hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
-        }
+    let mut core = actor::new_core(hub, new, game, record.created_ms);
+    if let Err(e) = replay(&mut core, &log) {
+        hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
         hub.games.remove(id);
-        return Err(e.into());
+        return Err(e);
     }
-    let ended = restoring.ended();
-    tracing::info!(game = %id, actions = log.len(), moves = restoring.moves(), seq = start, ended, "game recovered");
-    let last_ms = log.last().map_or(record.created_ms, |a| a.at_ms);
-    restoring.start(start, ceiling, last_ms, rx);
+    let ended = core.result().is_some();
+    tracing::info!(game = %id, actions = log.len(), moves = core.moves(), seq = core.seq(), ended, "game recovered");
+    actor::spawn_recovered(hub.clone(), core, rx, summary);
     Ok((ended, log.len()))
 }
 
-/// Applies the log in order, checking each entry's seq order and stored position. Returns
-/// the last logged seq.
-async fn replay(
-    restoring: &mut Restoring,
-    log: &[crate::store::ActionRecord],
-) -> Result<u64, RecoveryError> {
-    let mut last_seq = 0;
+/// Folds the log over the game through [`Core::apply`], checking each entry's stored
+/// position.
+fn replay(core: &mut Core, log: &[ActionRecord]) -> Result<(), RecoveryError> {
     for action in log {
-        if action.seq <= last_seq {
-            return Err(RecoveryError::Replay {
-                seq: action.seq,
-                reason: format!("seq not after the previous entry's {last_seq}"),
-            });
-        }
-        restoring
-            .apply(action)
-            .await
-            .map_err(|e| RecoveryError::Replay {
-                seq: action.seq,
-                reason: e.to_string(),
-            })?;
+        core.apply(action).map_err(|e| RecoveryError::Replay {
+            seq: action.seq,
+            reason: e.reason,
+        })?;
         if let Some(want) = &action.position {
-            let got = restoring.position();
-            if got != *want {
+            if core.position() != want {
                 return Err(RecoveryError::Mismatch {
                     seq: action.seq,
-                    got,
+                    got: core.position().to_string(),
                     want: want.clone(),
                 });
             }
         }
-        last_seq = action.seq;
     }
-    Ok(last_seq)
+    Ok(())
 }
 
 /// A room from the store, for a code not in memory (a started or closed room after a
@@ -299,8 +268,8 @@ mod tests {
         Arc::new(Hub::new(config, store, rx))
     }
 
-    /// A staku game with its first `n` legal moves logged (each with its position), the
-    /// log's seqs spaced as presence diffs would space them.
+    /// An untimed staku game with its first `n` legal moves logged (each with its
+    /// position).
     async fn logged_game(store: &MemoryStore, id: &str, n: usize) -> Vec<String> {
         let options = stoa_protocol::kind("staku")
             .unwrap()
@@ -345,11 +314,12 @@ mod tests {
                 .append_action(
                     id,
                     &ActionRecord {
-                        seq: 3 * i as u64 + 2,
+                        seq: i as u64 + 1,
                         at_ms: 10 + i as u64,
                         player_id: ["pa", "pb"][side].into(),
                         action: ActionKind::Move {
                             notation: mv.clone(),
+                            credit_ms: 0,
                         },
                         position: Some(game.position()),
                     },
@@ -376,7 +346,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn replays_logs_and_restarts_above_the_reservation() {
+    async fn replays_logs_and_continues_at_the_same_seq() {
         let store = Arc::new(MemoryStore::new());
         let moves = logged_game(&store, "ggood", 6).await;
         let hub = hub(store.clone());
@@ -386,15 +356,12 @@ mod tests {
             (1, 6, 0)
         );
         let (seq, doc) = snapshot(&hub, "ggood").await.expect("live again");
-        // The last action had seq 17 and reserved 17 + SEQ_RESERVE: the game restarts there.
-        assert_eq!(seq, 17 + SEQ_RESERVE);
+        // Six logged events, no clock running (nothing to resume): the seq it had.
+        assert_eq!(seq, 6);
         assert_eq!(doc["moves"], json!(moves));
         assert_eq!(doc["status"]["state"], "playing");
-        assert_eq!(doc["online"], json!({"white": false, "black": false}));
-        assert_eq!(
-            store.seq_reserved("ggood").await.unwrap(),
-            seq + SEQ_RESERVE
-        );
+        assert!(doc.get("online").is_none(), "the crowd is not in the document");
+        assert_eq!(store.actions("ggood").await.unwrap().len(), 6);
     }
 
     #[tokio::test]
@@ -414,6 +381,7 @@ mod tests {
         bad.seq += 1;
         bad.action = ActionKind::Move {
             notation: "z9-z8".into(),
+            credit_ms: 0,
         };
         bad.position = None;
         store.append_action("gbad", &bad).await.unwrap();

@@ -403,6 +403,11 @@ impl Clock {
         }
     }
 
+    /// When the clock was paused, while it is.
+    pub fn paused_at(&self) -> Option<u64> {
+        self.paused_at
+    }
+
     /// Whether the clock is paused.
     pub fn is_paused(&self) -> bool {
         self.paused_at.is_some()

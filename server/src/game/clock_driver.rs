@@ -153,29 +153,52 @@ impl ClockDriver {
         Some(deadline.saturating_add(self.grace_ms(players[running.index()])))
     }
 
-    /// The timer fired (or an action arrived) at `now`: whether a deadline has passed.
-    /// On expiry the clock stops (a flag leaves the side at zero).
-    pub fn check_deadlines(&mut self, now: u64, players: [&str; 2]) -> Option<Expiry> {
+    /// Whether a deadline has passed at `now` (the timer fired, or a command arrived):
+    /// the first-action window, or the running side's flag plus its player's lag grace.
+    /// Nothing changes here: the end is an event (see `super::core`).
+    pub fn expiry(&self, now: u64, players: [&str; 2]) -> Option<Expiry> {
         if let Some(d) = self.first_action_deadline() {
-            if now >= d {
-                let side = self.clock.to_act()?;
-                self.clock.stop(now);
-                return Some(Expiry::FirstAction(side));
-            }
-            return None;
+            return (now >= d)
+                .then(|| self.clock.to_act().map(Expiry::FirstAction))
+                .flatten();
         }
         let running = self.clock.running()?;
+        let deadline = self.clock.flag_deadline()?;
         let grace = self.grace_ms(players[running.index()]);
-        self.clock.check_flag(now, grace).map(Expiry::Flag)
+        (now >= deadline.saturating_add(grace)).then_some(Expiry::Flag(Flagged {
+            side: running,
+            deadline_ms: deadline,
+        }))
     }
 
-    /// An action by `side` (played by `player_id`) at `now`, after
-    /// [`ClockDriver::check_deadlines`] found nothing expired and before the action is
-    /// applied. `ends_turn`: the other person is now to act or the game ended; `swap`: it
-    /// was a pie-rule swap; `next`: the side to act afterwards (`None` when the game ended).
+    /// The running side's time ran out (a logged timeout at `now`): it flags at its
+    /// deadline and the clock stops there, with the side at zero.
+    pub fn flag(&mut self, now: u64) {
+        if self.clock.check_flag(now, 0).is_none() {
+            self.clock.stop(now);
+        }
+    }
+
+    /// The lag credit a turn-ending action by `side` (played by `player_id`) would get
+    /// now: the estimated transit, capped by the player's quota; 0 when `side`'s clock is
+    /// not running (a first action).
+    pub fn credit_for(&self, side: Side, player_id: &str) -> u64 {
+        if self.clock.running() == Some(side) {
+            self.grace_ms(player_id)
+        } else {
+            0
+        }
+    }
+
+    /// An action by `side` (played by `player_id`) at `now`, credited `credit_ms` of lag
+    /// compensation (see [`ClockDriver::credit_for`]; the move event carries it, so a
+    /// replay charges exactly what the live game did). `ends_turn`: the other person is
+    /// now to act or the game ended; `swap`: it was a pie-rule swap; `next`: the side to
+    /// act afterwards (`None` when the game ended).
     ///
-    /// `Err(Flagged)`: the action arrived too late even with its lag credit; do not apply
-    /// it, the game ends `timeout`. `Ok(Some(turn))` for a completed turn.
+    /// `Err(Flagged)`: the action arrived too late even with its credit; it must not be
+    /// applied, the game ends `timeout`. `Ok(Some(turn))` for a completed turn.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_action(
         &mut self,
         side: Side,
@@ -184,6 +207,7 @@ impl ClockDriver {
         swap: bool,
         next: Option<Side>,
         now: u64,
+        credit_ms: u64,
     ) -> Result<Option<TurnResult>, Flagged> {
         if !ends_turn {
             let grace = self.grace_ms(player_id);
@@ -192,12 +216,13 @@ impl ClockDriver {
                 None => Ok(None),
             };
         }
-        let credit = if self.clock.running() == Some(side) {
-            self.lag.get_mut(player_id).map_or(0, |c| c.credit(None))
-        } else {
-            0
-        };
-        let turn = self.clock.end_turn(side, now, credit)?;
+        if self.clock.running() == Some(side) {
+            if let Some(c) = self.lag.get_mut(player_id) {
+                // Spends the player's quota (the credit itself is the event's).
+                c.credit(Some(credit_ms));
+            }
+        }
+        let turn = self.clock.end_turn(side, now, credit_ms)?;
         if swap {
             self.clock.swap_sides();
         }
@@ -257,6 +282,46 @@ mod tests {
 
     use super::*;
 
+    /// What the actor does live: credit as `credit_for` says; end deadlines as the core's
+    /// events do.
+    trait Live {
+        fn on_action_live(
+            &mut self,
+            side: Side,
+            player_id: &str,
+            ends_turn: bool,
+            swap: bool,
+            next: Option<Side>,
+            now: u64,
+        ) -> Result<Option<TurnResult>, Flagged>;
+        fn check_deadlines(&mut self, now: u64, players: [&str; 2]) -> Option<Expiry>;
+    }
+
+    impl Live for ClockDriver {
+        fn on_action_live(
+            &mut self,
+            side: Side,
+            player_id: &str,
+            ends_turn: bool,
+            swap: bool,
+            next: Option<Side>,
+            now: u64,
+        ) -> Result<Option<TurnResult>, Flagged> {
+            let credit = self.credit_for(side, player_id);
+            self.on_action(side, player_id, ends_turn, swap, next, now, credit)
+        }
+
+        fn check_deadlines(&mut self, now: u64, players: [&str; 2]) -> Option<Expiry> {
+            let e = self.expiry(now, players);
+            match e {
+                Some(Expiry::Flag(_)) => self.flag(now),
+                Some(Expiry::FirstAction(_)) => self.stop(now),
+                None => {}
+            }
+            e
+        }
+    }
+
     const T: u64 = 1_000_000;
     const P: [&str; 2] = ["alice", "bob"];
     const NAMES: [&str; 2] = ["white", "black"];
@@ -311,7 +376,7 @@ mod tests {
         assert_eq!(d.first_action_deadline(), Some(T + 1_500));
         assert_eq!(d.to_json(NAMES)["first_action_deadline"], T + 1_500);
         // The first side moves; the second side's window starts then.
-        d.on_action(First, "alice", true, false, Some(Second), T + 1_000)
+        d.on_action_live(First, "alice", true, false, Some(Second), T + 1_000)
             .unwrap();
         assert_eq!(d.first_action_deadline(), Some(T + 2_500));
         assert_eq!(
@@ -328,9 +393,9 @@ mod tests {
     #[test]
     fn fischer_turns_increment_and_flag_with_grace() {
         let mut d = fischer(2_000, 500);
-        d.on_action(First, "alice", true, false, Some(Second), T + 100)
+        d.on_action_live(First, "alice", true, false, Some(Second), T + 100)
             .unwrap();
-        d.on_action(Second, "bob", true, false, Some(First), T + 300)
+        d.on_action_live(Second, "bob", true, false, Some(First), T + 300)
             .unwrap();
         // Both started: white's clock runs from T+300.
         let j = d.to_json(NAMES);
@@ -340,7 +405,7 @@ mod tests {
         assert_eq!(j["first_action_deadline"], Value::Null);
         assert_eq!(d.timer_deadline(P), Some(T + 2_300));
         // White moves after 700 ms: 2000 - 700 + 500.
-        d.on_action(First, "alice", true, false, Some(Second), T + 1_000)
+        d.on_action_live(First, "alice", true, false, Some(Second), T + 1_000)
             .unwrap();
         let j = d.to_json(NAMES);
         assert_eq!(j["remaining_ms"], json!({"white": 1_800, "black": 2_000}));
@@ -367,21 +432,21 @@ mod tests {
     #[test]
     fn a_late_move_is_credited_its_transit_or_flags() {
         let mut d = fischer(2_000, 0);
-        d.on_action(First, "alice", true, false, Some(Second), T)
+        d.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
-        d.on_action(Second, "bob", true, false, Some(First), T)
+        d.on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
         d.record_rtt("alice", 200); // 100 ms each way
                                     // Arrives 2050 ms into a 2000 ms turn: credited 100 ms, charged 1950.
         let turn = d
-            .on_action(First, "alice", true, false, Some(Second), T + 2_050)
+            .on_action_live(First, "alice", true, false, Some(Second), T + 2_050)
             .unwrap()
             .expect("a turn");
         assert_eq!(turn.credited_ms, 100);
         assert_eq!(turn.main_ms, 50);
         // Bob has no measurement: no credit, 2001 ms is too late.
         let err = d
-            .on_action(Second, "bob", true, false, Some(First), T + 2_050 + 2_001)
+            .on_action_live(Second, "bob", true, false, Some(First), T + 2_050 + 2_001)
             .unwrap_err();
         assert_eq!(err.side, Second);
     }
@@ -389,12 +454,12 @@ mod tests {
     #[test]
     fn an_action_that_does_not_end_the_turn_only_checks_the_flag() {
         let mut d = fischer(2_000, 1_000);
-        d.on_action(First, "alice", true, false, Some(Second), T)
+        d.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
-        d.on_action(Second, "bob", true, false, Some(First), T)
+        d.on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
         assert_eq!(
-            d.on_action(First, "alice", false, false, Some(First), T + 1_500),
+            d.on_action_live(First, "alice", false, false, Some(First), T + 1_500),
             Ok(None)
         );
         // Still white's turn, same since, nothing charged yet.
@@ -402,12 +467,12 @@ mod tests {
         assert_eq!(j["since"], T);
         assert_eq!(j["remaining_ms"]["white"], 2_000);
         let turn = d
-            .on_action(First, "alice", true, false, Some(Second), T + 1_800)
+            .on_action_live(First, "alice", true, false, Some(Second), T + 1_800)
             .unwrap()
             .unwrap();
         assert_eq!(turn.main_ms, 2_000 - 1_800 + 1_000);
         assert!(d
-            .on_action(Second, "bob", false, false, Some(Second), T + 1_800 + 2_000)
+            .on_action_live(Second, "bob", false, false, Some(Second), T + 1_800 + 2_000)
             .is_err());
     }
 
@@ -416,10 +481,10 @@ mod tests {
         // Black (First) moves, white (Second) swaps: the person who moved first now plays
         // white and is to act; the swapper now plays black.
         let mut d = fischer(5_000, 0);
-        d.on_action(First, "alice", true, false, Some(Second), T)
+        d.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
         // Second side's first action is the swap; both have started now.
-        d.on_action(Second, "bob", true, true, Some(Second), T + 1_000)
+        d.on_action_live(Second, "bob", true, true, Some(Second), T + 1_000)
             .unwrap();
         let players_after = ["bob", "alice"];
         let j = d.to_json(NAMES);
@@ -427,7 +492,7 @@ mod tests {
         let mut d2 = d.clone();
         // Alice (now Second) thinks 1.2 s.
         let turn = d2
-            .on_action(Second, "alice", true, false, Some(First), T + 2_200)
+            .on_action_live(Second, "alice", true, false, Some(First), T + 2_200)
             .unwrap()
             .unwrap();
         assert_eq!(turn.main_ms, 3_800);
@@ -456,12 +521,12 @@ mod tests {
         assert_eq!(j["periods"], 2);
         assert_eq!(j["period_ms"], 3_000);
         assert_eq!(j["periods_left"], json!({"white": 2, "black": 2}));
-        b.on_action(First, "alice", true, false, Some(Second), T)
+        b.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
-        b.on_action(Second, "bob", true, false, Some(First), T)
+        b.on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
         // 1 s main + one whole period gone + part of the next: one period used.
-        b.on_action(First, "alice", true, false, Some(Second), T + 5_500)
+        b.on_action_live(First, "alice", true, false, Some(Second), T + 5_500)
             .unwrap();
         let j = b.to_json(NAMES);
         assert_eq!(j["remaining_ms"]["white"], 0);
@@ -477,11 +542,11 @@ mod tests {
         )
         .unwrap();
         d.start(Some(First), T);
-        d.on_action(First, "alice", true, false, Some(Second), T)
+        d.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
-        d.on_action(Second, "bob", true, false, Some(First), T)
+        d.on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
-        d.on_action(First, "alice", true, false, Some(Second), T + 3_000)
+        d.on_action_live(First, "alice", true, false, Some(Second), T + 3_000)
             .unwrap();
         let j = d.to_json(NAMES);
         assert_eq!(j["delay_ms"], 2_000);
@@ -498,10 +563,10 @@ mod tests {
         let mut short = fischer(20_000, 0);
         assert_eq!(short.abandonment_timeout_ms(Second, T, 60_000), 20_000);
         short
-            .on_action(First, "alice", true, false, Some(Second), T)
+            .on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
         short
-            .on_action(Second, "bob", true, false, Some(First), T)
+            .on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
         // White's clock runs: 20 s - 8 s used.
         assert_eq!(
@@ -517,9 +582,9 @@ mod tests {
     #[test]
     fn pause_freezes_deadlines_and_resume_moves_since() {
         let mut d = fischer(2_000, 0);
-        d.on_action(First, "alice", true, false, Some(Second), T)
+        d.on_action_live(First, "alice", true, false, Some(Second), T)
             .unwrap();
-        d.on_action(Second, "bob", true, false, Some(First), T)
+        d.on_action_live(Second, "bob", true, false, Some(First), T)
             .unwrap();
         d.pause(T + 500);
         assert_eq!(d.timer_deadline(P), None);

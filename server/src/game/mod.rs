@@ -6,7 +6,7 @@
 
 pub mod actor;
 pub mod clock_driver;
-pub mod document;
+pub mod core;
 pub mod replay;
 
 use std::sync::Arc;

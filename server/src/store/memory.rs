@@ -10,7 +10,7 @@ use async_trait::async_trait;
 
 use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
-    StoreError, StoreResult, SEQ_RESERVE,
+    StoreError, StoreResult,
 };
 use crate::rating::Rating;
 
@@ -23,7 +23,6 @@ struct Inner {
     actions: HashMap<String, Vec<ActionRecord>>,
     finished: HashMap<String, FinishedGame>,
     unfinished: HashMap<String, BTreeSet<String>>,
-    reserved: HashMap<String, u64>,
     ratings: HashMap<String, RatingsByKind>,
 }
 
@@ -95,7 +94,6 @@ impl Store for MemoryStore {
         }
         s.games.insert(game.id.clone(), game.clone());
         s.actions.insert(game.id.clone(), Vec::new());
-        s.reserved.insert(game.id.clone(), SEQ_RESERVE);
         Ok(())
     }
 
@@ -112,30 +110,15 @@ impl Store for MemoryStore {
         if log.last() == Some(action) {
             return Ok(());
         }
-        if log.last().is_some_and(|last| last.seq >= action.seq) {
+        let last = log.last().map_or(0, |last| last.seq);
+        if action.seq != last + 1 {
             return Err(StoreError::Conflict(format!(
-                "action seq {} not after the last logged one",
+                "action seq {} does not follow the last logged one ({last})",
                 action.seq
             )));
         }
         log.push(action.clone());
-        let r = s.reserved.entry(game_id.to_string()).or_default();
-        *r = (*r).max(action.seq + SEQ_RESERVE);
         Ok(())
-    }
-
-    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()> {
-        let mut s = self.lock();
-        if !s.games.contains_key(game_id) {
-            return Err(StoreError::Conflict(format!("no game {game_id}")));
-        }
-        let r = s.reserved.entry(game_id.to_string()).or_default();
-        *r = (*r).max(upto);
-        Ok(())
-    }
-
-    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64> {
-        Ok(self.lock().reserved.get(game_id).copied().unwrap_or(0))
     }
 
     async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {

@@ -9,9 +9,9 @@
 //!
 //! Two more rules make recovery exact (see `crate::recovery`): each logged action carries
 //! the position it produced, so a replay is checked move by move against what was stored;
-//! and a game may only issue document seqs below a durable reservation
-//! ([`SEQ_RESERVE`]), so a game reloaded after a crash restarts above every seq any client
-//! has seen and no seq ever names two different documents.
+//! and every change of a game document is one logged entry whose seq is exactly one above
+//! the last, so a game reloaded after a crash continues at the seq it had (PROTOCOL.md
+//! version 2) and a writer holding a stale view of the log can never append to it.
 
 pub mod memory;
 pub mod redis;
@@ -122,6 +122,10 @@ pub enum ActionKind {
     Move {
         /// Canonical notation.
         notation: String,
+        /// The lag compensation credited to the mover's clock (ms), so that a replay of
+        /// the log charges exactly what the live game did.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        credit_ms: u64,
     },
     /// Resignation.
     Resign,
@@ -135,8 +139,23 @@ pub enum ActionKind {
     Abort,
     /// Win claimed for abandonment.
     Claim,
-    /// Rematch requested.
-    Rematch,
+    /// Rematch requested; the second request carries the id of the rematch game it starts.
+    Rematch {
+        /// The new game's id (the request that completed the pair).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+    },
+    /// Decided by the server: the side to act (this entry's player) ran out of time.
+    Timeout,
+    /// Decided by the server: the side to act (this entry's player) made no first action
+    /// in time; the game is aborted.
+    NoFirstAction,
+    /// The clock stood still from `paused_ms` until this entry's time (a restart, or the
+    /// store being unreachable): nobody was charged for it. Logged by the server.
+    Resume {
+        /// When the clock stopped.
+        paused_ms: u64,
+    },
 }
 
 /// One logged action: who, what, when, and the document seq it produced.
@@ -155,10 +174,9 @@ pub struct ActionRecord {
     pub position: Option<String>,
 }
 
-/// How many document seqs a game may issue past its last durable reservation. Logging an
-/// action reserves `action.seq + SEQ_RESERVE`; changes that are not logged (presence,
-/// spectator counts) reserve more with [`Store::reserve_seq`] before they would cross it.
-pub const SEQ_RESERVE: u64 = 1024;
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
 
 /// A finished game's final document.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,8 +224,8 @@ pub trait Store: Send + Sync + 'static {
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()>;
     /// A game's setup.
     async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>>;
-    /// Appends to a game's action log and reserves seqs up to `action.seq + SEQ_RESERVE`;
-    /// `Conflict` unless `action.seq` is greater than the last logged seq. Appending the
+    /// Appends to a game's action log; `Conflict` unless `action.seq` is exactly one above
+    /// the last logged seq (0 for an empty log). Appending the
     /// very record that is already last succeeds without a second copy, so a write whose
     /// answer was lost can be retried.
     async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()>;
@@ -217,10 +235,6 @@ pub trait Store: Send + Sync + 'static {
     async fn last_action(&self, game_id: &str) -> StoreResult<Option<ActionRecord>> {
         Ok(self.actions(game_id).await?.pop())
     }
-    /// Raises a game's seq reservation to at least `upto` (see [`SEQ_RESERVE`]).
-    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()>;
-    /// A game's seq reservation: no seq above it was ever issued.
-    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64>;
     /// Ids of every unfinished game, oldest first (what recovery reloads).
     async fn all_unfinished_games(&self) -> StoreResult<Vec<String>>;
     /// Rooms still waiting for an opponent (what recovery reloads).

@@ -15,7 +15,7 @@
 //! | `P:ratings:{kind}` | sorted set | players by rating in a kind (a leaderboard index) |
 //! | `P:room:{code}` | hash | a [`RoomRecord`] |
 //! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
-//! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` and `seq_reserved` |
+//! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` |
 //! | `P:game:{id}:log` | list | the action log, one JSON [`ActionRecord`] per entry |
 //! | `P:game:{id}:final` | string | the JSON [`FinishedGame`] once ended |
 //! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
@@ -42,7 +42,7 @@ use serde_json::{Map, Value};
 
 use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
-    StoreError, StoreResult, SEQ_RESERVE,
+    StoreError, StoreResult,
 };
 use crate::ids;
 use crate::rating::Rating;
@@ -60,12 +60,12 @@ return 1
 
 /// Creates a game unless its id is taken, and indexes it as unfinished.
 /// KEYS: game hash, unfinished games, unfinished games of player 0, of player 1.
-/// ARGV: id, created ms, initial seq reservation, then field/value pairs.
+/// ARGV: id, created ms, then field/value pairs.
 const CREATE_GAME: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'last_seq', '0', 'seq_reserved', ARGV[3], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], 'last_seq', '0', unpack(ARGV, 3))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
@@ -73,40 +73,23 @@ return 1
 ";
 
 /// Appends one action: 1 appended, 2 already the last entry (a retried write), -1 no such
-/// game, -2 seq not after the last one.
-/// KEYS: game hash, log. ARGV: seq, entry, reservation.
+/// game, -2 seq not exactly one above the last one (the check that makes the log the one
+/// order of a game's changes: a writer with a stale view cannot append).
+/// KEYS: game hash, log. ARGV: seq, entry.
 const APPEND_ACTION: &str = r"
 local last = redis.call('HGET', KEYS[1], 'last_seq')
 if not last then
   return -1
 end
 local seq = tonumber(ARGV[1])
-if seq <= tonumber(last) then
+if seq ~= tonumber(last) + 1 then
   if seq == tonumber(last) and redis.call('LINDEX', KEYS[2], -1) == ARGV[2] then
     return 2
   end
   return -2
 end
 redis.call('RPUSH', KEYS[2], ARGV[2])
-local reserved = tonumber(redis.call('HGET', KEYS[1], 'seq_reserved') or '0')
-if tonumber(ARGV[3]) > reserved then
-  redis.call('HSET', KEYS[1], 'last_seq', ARGV[1], 'seq_reserved', ARGV[3])
-else
-  redis.call('HSET', KEYS[1], 'last_seq', ARGV[1])
-end
-return 1
-";
-
-/// Raises the seq reservation: 1 done, -1 no such game.
-/// KEYS: game hash. ARGV: reservation.
-const RESERVE_SEQ: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return -1
-end
-local reserved = tonumber(redis.call('HGET', KEYS[1], 'seq_reserved') or '0')
-if tonumber(ARGV[1]) > reserved then
-  redis.call('HSET', KEYS[1], 'seq_reserved', ARGV[1])
-end
+redis.call('HSET', KEYS[1], 'last_seq', ARGV[1])
 return 1
 ";
 
@@ -125,7 +108,6 @@ struct Scripts {
     create_player: Script,
     create_game: Script,
     append_action: Script,
-    reserve_seq: Script,
 }
 
 struct Inner {
@@ -184,7 +166,6 @@ impl RedisStore {
                 create_player: Script::new(CREATE_PLAYER),
                 create_game: Script::new(CREATE_GAME),
                 append_action: Script::new(APPEND_ACTION),
-                reserve_seq: Script::new(RESERVE_SEQ),
             },
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
@@ -439,7 +420,6 @@ impl Store for RedisStore {
             .key(self.key(&["player", &game.players[1].id, "unfinished"]))
             .arg(&game.id)
             .arg(game.created_ms)
-            .arg(SEQ_RESERVE)
             .arg(flat(to_fields(game)?));
         let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         if created == 1 {
@@ -467,14 +447,13 @@ impl Store for RedisStore {
         inv.key(self.game_key(game_id))
             .key(self.log_key(game_id))
             .arg(action.seq)
-            .arg(encode(action)?)
-            .arg(action.seq + SEQ_RESERVE);
+            .arg(encode(action)?);
         let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         match r {
             1 | 2 => Ok(()),
             -1 => Err(StoreError::Conflict(format!("no game {game_id}"))),
             _ => Err(StoreError::Conflict(format!(
-                "action seq {} not after the last logged one",
+                "action seq {} does not follow the last logged one",
                 action.seq
             ))),
         }
@@ -496,32 +475,6 @@ impl Store for RedisStore {
         let mut conn = self.conn();
         let last: Option<String> = self.run(conn.lindex(self.log_key(game_id), -1)).await?;
         last.as_deref().map(decode).transpose()
-    }
-
-    async fn reserve_seq(&self, game_id: &str, upto: u64) -> StoreResult<()> {
-        if !key_safe(game_id) {
-            return Err(StoreError::Conflict(format!("no game {game_id}")));
-        }
-        let mut conn = self.conn();
-        let mut inv = self.inner.scripts.reserve_seq.prepare_invoke();
-        inv.key(self.game_key(game_id)).arg(upto);
-        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
-        if r == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Conflict(format!("no game {game_id}")))
-        }
-    }
-
-    async fn seq_reserved(&self, game_id: &str) -> StoreResult<u64> {
-        if !key_safe(game_id) {
-            return Ok(0);
-        }
-        let mut conn = self.conn();
-        let r: Option<u64> = self
-            .run(conn.hget(self.game_key(game_id), "seq_reserved"))
-            .await?;
-        Ok(r.unwrap_or(0))
     }
 
     async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {
