@@ -309,6 +309,38 @@ impl Client {
         }
     }
 
+    /// The first `game.crowd` of a game (pending or new) that satisfies `pred`; the game's
+    /// earlier crowds are dropped. The crowd is unversioned (PROTOCOL.md version 2).
+    pub async fn crowd_where(
+        &mut self,
+        game_id: &str,
+        mut pred: impl FnMut(&Value) -> bool,
+    ) -> Value {
+        loop {
+            let g = game_id.to_string();
+            let c = self
+                .recv_where(move |m| m["t"] == "game.crowd" && m["game_id"] == g.as_str())
+                .await;
+            if pred(&c) {
+                return c;
+            }
+        }
+    }
+
+    /// The newest `game.crowd` of a game already received (all of them are taken out of
+    /// the pending queue).
+    pub fn last_crowd(&mut self, game_id: &str) -> Option<Value> {
+        let mut last = None;
+        self.pending.retain(|m| {
+            let crowd = m["t"] == "game.crowd" && m["game_id"] == game_id;
+            if crowd {
+                last = Some(m.clone());
+            }
+            !crowd
+        });
+        last
+    }
+
     /// Waits until the server closes the connection; returns the close code (0 if none).
     /// Messages before the close are queued.
     pub async fn closed(&mut self) -> u16 {

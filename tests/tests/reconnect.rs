@@ -20,10 +20,11 @@ async fn reconnect_gets_exactly_the_missed_diffs() {
     let old_host = std::mem::replace(&mut t.host, Client::connect(&server).await);
     old_host.close().await;
 
-    // The guest sees the host go offline, then moves.
-    let d = t.guest.next_diff(&game_id).await;
-    t.guest_doc.apply(&d);
-    assert_eq!(t.guest_doc.doc["online"][&host_side], false);
+    // The guest sees the host go offline (in the crowd: no seq), then moves.
+    t.guest
+        .crowd_where(&game_id, |c| c["online"][&host_side] == false)
+        .await;
+    assert_eq!(t.guest_doc.seq, last_seen, "presence never moves seq");
     let legal = t
         .guest
         .request(json!({"t":"game.legal","game_id":game_id}))
@@ -43,20 +44,29 @@ async fn reconnect_gets_exactly_the_missed_diffs() {
     let rid = host.rid();
     host.send(json!({"t":"game.watch","rid":rid,"game_id":game_id,"since":last_seen}))
         .await;
-    // Exactly the missed diffs, in order, then ok with the current seq.
+    // Exactly the missed diffs, in order, the crowd, then ok with the current seq.
     let mut replayed = Vec::new();
+    let mut crowd = None;
     let answer = loop {
         let m = host.recv().await;
         if m["rid"] == json!(rid) {
             break m;
         }
+        if m["t"] == "game.crowd" {
+            assert!(crowd.is_none(), "one crowd after the diffs: {m}");
+            crowd = Some(m);
+            continue;
+        }
+        assert!(crowd.is_none(), "the crowd comes after the diffs: {m}");
         assert_eq!(m["t"], "game.diff", "only diffs before the answer: {m}");
         replayed.push(m);
     };
     assert_eq!(answer["t"], "ok", "{answer}");
     let current = answer["seq"].as_u64().unwrap();
-    // Missed: host offline, the move, host online again.
-    assert_eq!(current, after_move + 1);
+    // Missed: only the move (presence is not a document change).
+    assert_eq!(current, after_move);
+    let crowd = crowd.expect("a crowd after the replayed diffs");
+    assert_eq!(crowd["online"][&host_side], true, "{crowd}");
     let seqs: Vec<u64> = replayed
         .iter()
         .map(|d| d["seq"].as_u64().unwrap())
@@ -67,7 +77,6 @@ async fn reconnect_gets_exactly_the_missed_diffs() {
     }
     t.guest_doc.catch_up(&mut t.guest, current).await;
     assert_eq!(t.host_doc.doc, t.guest_doc.doc);
-    assert_eq!(t.host_doc.doc["online"][&host_side], true);
 
     // And continues: the host's view is live again.
     t.host = host;
@@ -104,6 +113,8 @@ async fn reconnect_after_the_buffer_is_exceeded_gets_a_snapshot() {
         .await;
     let d1 = device.recv().await;
     let d2 = device.recv().await;
+    let crowd = device.recv().await;
+    assert_eq!(crowd["t"], "game.crowd", "{crowd}");
     let ok = device.recv().await;
     assert_eq!(d1["seq"].as_u64(), Some(recent + 1));
     assert_eq!(d2["seq"].as_u64(), Some(recent + 2));
@@ -155,5 +166,12 @@ async fn second_device_sees_the_same_game() {
         t.step(9).await;
     }
     let side = stoa_tests::side_of(&t.host_doc.doc, &t.host.player_id).unwrap();
-    assert_eq!(t.host_doc.doc["online"][&side], true);
+    let watched = t
+        .guest
+        .request(json!({"t":"game.watch","game_id":t.game_id,"since":t.guest_doc.seq}))
+        .await;
+    assert_eq!(watched["t"], "ok", "{watched}");
+    // The crowd sent with the answer is the current one.
+    let crowd = t.guest.last_crowd(&t.game_id).expect("a crowd");
+    assert_eq!(crowd["online"][&side], true, "{crowd}");
 }

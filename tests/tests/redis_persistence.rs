@@ -73,29 +73,51 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
     let started = alice.recv_where(|m| m["t"] == "game.started").await;
     assert_eq!(started["kind"], "akron");
 
-    // The live game: its players are back with it in `games`; `since` from before the crash
-    // gets a snapshot (never diffs against a document the client did not have), whose
-    // moves and position are the ones acknowledged, and the game goes on.
+    // The live game: its players are back with it in `games`. The seq continued where it
+    // was (PROTOCOL.md version 2), so `since` from before the crash stays valid: the
+    // answer is the diffs after it (the clock's resume after the downtime), applied to the
+    // document the client had, then the crowd.
     let mut p = Client::with_token(&server, &live.host.token).await;
     assert_eq!(p.welcome["games"], json!([live.game_id]));
-    let snap = p
-        .request(json!({"t":"game.watch","game_id":live.game_id,"since":live_seq}))
+    let rid = p.rid();
+    p.send(json!({"t":"game.watch","rid":rid,"game_id":live.game_id,"since":live_seq}))
         .await;
-    assert_eq!(snap["t"], "game.snapshot", "{snap}");
-    assert!(snap["seq"].as_u64().expect("seq") > live_seq);
-    let doc = &snap["doc"];
+    let mut tracked = Tracked {
+        game_id: live.game_id.clone(),
+        seq: live_seq,
+        doc: live_doc.clone(),
+        diffs: 0,
+    };
+    let mut crowd = None;
+    let answer = loop {
+        let m = p.recv().await;
+        if m["rid"] == json!(rid) {
+            break m;
+        }
+        match m["t"].as_str() {
+            Some("game.diff") => tracked.apply(&m),
+            Some("game.crowd") => crowd = Some(m),
+            _ => panic!("unexpected before the answer: {m}"),
+        }
+    };
+    assert_eq!(answer["t"], "ok", "{answer}");
+    assert_eq!(answer["seq"].as_u64(), Some(tracked.seq));
+    assert!(tracked.seq <= live_seq + 1, "no jump in seq");
+    let (status, doc) = server.api_game(&live.game_id, None);
+    assert_eq!(status, 200);
+    assert_eq!(tracked.doc, doc, "the patched document is the server's");
     assert_eq!(doc["moves"], live_doc["moves"]);
     assert_eq!(doc["position"], live_doc["position"]);
     assert_eq!(doc["players"], live_doc["players"]);
-    let me = side_of(doc, &p.player_id).expect("seated");
-    for (side, online) in doc["online"].as_object().expect("online") {
+    let me = side_of(&doc, &p.player_id).expect("seated");
+    let crowd = crowd.expect("the crowd after the diffs");
+    for (side, online) in crowd["online"].as_object().expect("online") {
         assert_eq!(
             online,
             &json!(*side == me),
             "only the reconnected player is online"
         );
     }
-    let mut tracked = Tracked::from_snapshot(&snap);
     let r = p
         .request(json!({"t":"game.resign","game_id":live.game_id}))
         .await;

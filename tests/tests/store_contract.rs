@@ -11,7 +11,7 @@ use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
     ActionKind, ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, SeatRecord,
-    Store, StoreError, SEQ_RESERVE,
+    Store, StoreError,
 };
 use stoa_tests::redis::RedisServer;
 
@@ -31,6 +31,7 @@ fn action(seq: u64, mv: &str) -> ActionRecord {
         player_id: "pa".into(),
         action: ActionKind::Move {
             notation: mv.into(),
+            credit_ms: seq,
         },
         position: Some(format!("after {mv}")),
     }
@@ -108,24 +109,27 @@ async fn contract(store: &dyn Store) {
     assert_eq!(store.unfinished_games("pa").await.unwrap(), ["g1"]);
     assert_eq!(store.unfinished_games("pb").await.unwrap(), ["g1"]);
     assert_eq!(store.all_unfinished_games().await.unwrap(), ["g1"]);
-    assert_eq!(store.seq_reserved("g1").await.unwrap(), SEQ_RESERVE);
 
-    // The log: strictly increasing seqs; the very last record may be written again (a
-    // retry after a lost answer), nothing else at or below the last seq.
+    // The log: each seq exactly one above the last (from 1); the very last record may be
+    // written again (a retry after a lost answer), nothing else.
     assert_eq!(store.last_action("g1").await.unwrap(), None);
-    store.append_action("g1", &action(2, "a")).await.unwrap();
-    store.append_action("g1", &action(2, "a")).await.unwrap();
-    assert!(matches!(
-        store.append_action("g1", &action(2, "b")).await,
-        Err(StoreError::Conflict(_))
-    ));
-    assert!(matches!(
-        store.append_action("g1", &action(1, "c")).await,
-        Err(StoreError::Conflict(_))
-    ));
-    store.append_action("g1", &action(5, "d")).await.unwrap();
     assert!(matches!(
         store.append_action("g1", &action(2, "a")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    store.append_action("g1", &action(1, "a")).await.unwrap();
+    store.append_action("g1", &action(1, "a")).await.unwrap();
+    assert!(matches!(
+        store.append_action("g1", &action(1, "b")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.append_action("g1", &action(3, "c")).await,
+        Err(StoreError::Conflict(_))
+    ));
+    store.append_action("g1", &action(2, "d")).await.unwrap();
+    assert!(matches!(
+        store.append_action("g1", &action(1, "a")).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
@@ -134,18 +138,10 @@ async fn contract(store: &dyn Store) {
     ));
     assert_eq!(
         store.actions("g1").await.unwrap(),
-        [action(2, "a"), action(5, "d")]
+        [action(1, "a"), action(2, "d")]
     );
-    assert_eq!(store.last_action("g1").await.unwrap(), Some(action(5, "d")));
+    assert_eq!(store.last_action("g1").await.unwrap(), Some(action(2, "d")));
     assert_eq!(store.actions("nope").await.unwrap(), []);
-
-    // Reservations only grow.
-    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5 + SEQ_RESERVE);
-    store.reserve_seq("g1", 10).await.unwrap();
-    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5 + SEQ_RESERVE);
-    store.reserve_seq("g1", 5000).await.unwrap();
-    assert_eq!(store.seq_reserved("g1").await.unwrap(), 5000);
-    assert!(store.reserve_seq("nope", 5000).await.is_err());
 
     // Finishing moves the game out of every unfinished index and keeps its document.
     let finished = FinishedGame {

@@ -368,14 +368,21 @@ impl Actor {
         if ended {
             self.rate().await;
         }
-        let lobby_visible = patch.iter().any(|op| {
-            op["path"]
-                .as_str()
-                .is_some_and(|p| p.starts_with("/players") || p.starts_with("/status"))
-        });
+        let touches = |prefix: &str| {
+            patch
+                .iter()
+                .any(|op| op["path"].as_str().is_some_and(|p| p.starts_with(prefix)))
+        };
+        let swapped = touches("/players");
+        let lobby_visible = swapped || touches("/status");
         self.publish(patch);
         if lobby_visible {
             self.update_summary();
+        }
+        if swapped {
+            // The crowd is keyed by side and follows the person: after a swap its two
+            // entries trade places.
+            self.broadcast(self.crowd_frame(self.spectators));
         }
         if ended {
             self.mark_ended();
