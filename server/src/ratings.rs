@@ -4,13 +4,15 @@
 //!
 //! [`crate::rating`] is the pure maths; this module is where it meets the store.
 //!
-//! Why a lock around updates: an update is read–compute–write over two players, and one
+//! Why locks around updates: an update is read–compute–write over two players, and one
 //! player may finish two rated games of the same kind at nearly the same moment (two
 //! boards at once). Without serialising, both updates would start from the same old
-//! rating and one would be lost. One process-wide async mutex is enough: rated game ends
-//! are rare next to moves, and the store writes both players in one atomic call
-//! ([`crate::store::Store::save_ratings`]). A multi-server deployment would need a store-side
-//! compare-and-swap instead.
+//! rating and one would be lost. Updates lock the players, not the server: each player id
+//! hashes to one of [`STRIPES`] locks and an update holds its two players' stripes (taken
+//! in index order, so two updates never wait on each other in a cycle). Games between
+//! other players end in parallel. The store writes both players in one atomic call
+//! ([`crate::store::Store::save_ratings`]). A multi-server deployment would need a
+//! store-side compare-and-swap instead.
 //!
 //! Wire forms (documented in the README):
 //! - `welcome.player.ratings`: every game kind, played or not,
@@ -29,11 +31,31 @@ use crate::error::ApiError;
 use crate::hub::Hub;
 use crate::rating::{Glicko2, Outcome, Rating};
 
-/// The ratings service held by the hub: the update lock and the Glicko-2 parameters.
-#[derive(Debug, Default)]
+/// How many locks the players' ids are spread over.
+pub const STRIPES: usize = 64;
+
+/// The ratings service held by the hub: the players' update locks and the Glicko-2
+/// parameters.
+#[derive(Debug)]
 pub struct Ratings {
-    update: Mutex<()>,
+    stripes: Vec<Mutex<()>>,
     system: Glicko2,
+}
+
+impl Default for Ratings {
+    fn default() -> Self {
+        Ratings {
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            system: Glicko2::default(),
+        }
+    }
+}
+
+fn stripe(player_id: &str) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    player_id.hash(&mut h);
+    (h.finish() % STRIPES as u64) as usize
 }
 
 /// A rating as `welcome` shows it: `{"rating","deviation","provisional","games"}`.
@@ -88,7 +110,13 @@ impl Ratings {
         players: [&str; 2],
         winner: Option<Side>,
     ) -> Result<[Rating; 2], ApiError> {
-        let _serialised = self.update.lock().await;
+        let (x, y) = (stripe(players[0]), stripe(players[1]));
+        let _first = self.stripes[x.min(y)].lock().await;
+        let _second = if x == y {
+            None
+        } else {
+            Some(self.stripes[x.max(y)].lock().await)
+        };
         let a = of(hub, players[0], kind).await?;
         let b = of(hub, players[1], kind).await?;
         let outcome = match winner {

@@ -360,7 +360,10 @@ mod tests {
         assert_eq!(seq, 6);
         assert_eq!(doc["moves"], json!(moves));
         assert_eq!(doc["status"]["state"], "playing");
-        assert!(doc.get("online").is_none(), "the crowd is not in the document");
+        assert!(
+            doc.get("online").is_none(),
+            "the crowd is not in the document"
+        );
         assert_eq!(store.actions("ggood").await.unwrap().len(), 6);
     }
 

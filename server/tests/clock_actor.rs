@@ -250,7 +250,10 @@ async fn the_second_side_gets_its_own_window_and_an_untimed_game_aborts_too() {
 async fn a_side_that_stops_moving_loses_on_time_with_nobody_connected() {
     let mut f = Fixture::new("staku", json!({}), fischer(2_000, 1_000), Config::default()).await;
     assert_eq!(f.crowd["online"], json!({"white": false, "black": false}));
-    assert!(f.doc.get("online").is_none(), "the crowd is not in the document");
+    assert!(
+        f.doc.get("online").is_none(),
+        "the crowd is not in the document"
+    );
     let names = ["white", "black"];
     for (i, p) in [ALICE, BOB, ALICE].iter().enumerate() {
         tokio::time::sleep(Duration::from_millis(500)).await;

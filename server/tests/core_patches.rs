@@ -13,6 +13,7 @@ use stoa_server::game::{Act, NewGame};
 use stoa_server::store::ActionRecord;
 
 const PLAYERS: [&str; 2] = ["pa", "pb"];
+const T0: u64 = 10_000_000;
 
 /// JSON with every object's keys sorted, so equal documents encode to equal bytes.
 fn canonical(v: &Value) -> String {
@@ -43,7 +44,9 @@ fn options(kind: &str, variant: u8) -> Value {
 
 fn core(kind: &str, variant: u8, timed: bool) -> Core {
     let k = stoa_protocol::kind(kind).expect("kind");
-    let options = k.validate_options(&options(kind, variant)).expect("options");
+    let options = k
+        .validate_options(&options(kind, variant))
+        .expect("options");
     let game = k.start(&options).expect("start");
     let tc = if timed {
         TimeControl::Fischer {
@@ -70,7 +73,7 @@ fn core(kind: &str, variant: u8, timed: bool) -> Core {
         rematch_of: None,
     };
     let clock = ClockDriver::new(tc, PLAYERS, 30_000).expect("clock");
-    Core::new(new, game, clock, 1_000, 60_000)
+    Core::new(new, game, clock, T0, 60_000)
 }
 
 /// The player whose turn it is (by the document: sides follow the person after a swap).
@@ -87,7 +90,7 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
     let mut doc = core.document();
     assert_eq!(canonical(&doc), canonical(&core.fresh_document()));
     let mut log = Vec::new();
-    let mut now = 1_000;
+    let mut now = T0;
     for (step, &c) in choices.iter().enumerate() {
         now += 500 + u64::from(c % 7) * 100;
         let Some(player) = to_act(&core) else {
@@ -99,7 +102,11 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
             }
             break;
         };
-        let other = PLAYERS.iter().find(|p| **p != player).copied().unwrap_or("pa");
+        let other = PLAYERS
+            .iter()
+            .find(|p| **p != player)
+            .copied()
+            .unwrap_or("pa");
         let act = match c % 41 {
             0 => Act::Draw(DrawAction::Offer),
             1 => Act::Resign,
@@ -144,7 +151,11 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
 }
 
 fn commit(core: &mut Core, doc: &mut Value, log: &mut Vec<ActionRecord>, event: ActionRecord) {
-    assert_eq!(event.seq, core.seq() + 1, "events are numbered without gaps");
+    assert_eq!(
+        event.seq,
+        core.seq() + 1,
+        "events are numbered without gaps"
+    );
     let patch = core.apply(&event).expect("a decided event applies");
     let patch: json_patch::Patch = serde_json::from_value(Value::Array(patch)).expect("RFC 6902");
     json_patch::patch(doc, &patch).expect("the patch applies");

@@ -245,16 +245,17 @@ async fn spectator_count_is_batched() {
             c["spectators"] == 5
         })
         .await;
-    assert!(crowds <= 3, "{crowds} crowds for 5 joins (one came with the snapshot)");
+    assert!(
+        crowds <= 3,
+        "{crowds} crowds for 5 joins (one came with the snapshot)"
+    );
     // A move with the seq from before the joins is not stale.
     let mover = if t.to_act_is_host() == Some(true) {
         &mut t.host
     } else {
         &mut t.guest
     };
-    let legal = mover
-        .request(json!({"t":"game.legal","game_id":g}))
-        .await;
+    let legal = mover.request(json!({"t":"game.legal","game_id":g})).await;
     assert_eq!(legal["seq"].as_u64(), Some(seq0));
     let mv = legal["moves"][0].clone();
     let ok = mover

@@ -105,6 +105,8 @@ async fn reconnect_after_the_buffer_is_exceeded_gets_a_snapshot() {
     assert_eq!(snap["t"], "game.snapshot");
     assert_eq!(snap["seq"].as_u64(), Some(t.host_doc.seq));
     assert_eq!(snap["doc"], t.host_doc.doc);
+    // The crowd follows the snapshot.
+    device.crowd_where(&game_id, |_| true).await;
     // A recent since is still served from the buffer.
     let recent = t.host_doc.seq - 2;
     let rid = device.rid();

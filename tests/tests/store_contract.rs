@@ -274,6 +274,6 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     );
     assert_eq!(
         store.actions("g1").await.unwrap(),
-        [action(2, "a"), action(5, "d")]
+        [action(1, "a"), action(2, "d")]
     );
 }
