@@ -6,15 +6,16 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Weak};
 
 use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
+use stoa_protocol::Side;
 use tokio::sync::{mpsc, watch};
 
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::game::capabilities::{Capabilities, Reactions, Settings};
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::matchmaker::Matchmaker;
@@ -37,7 +38,7 @@ pub struct Hub {
     /// Rooms.
     pub rooms: Rooms,
     /// Live games.
-    pub games: Games,
+    pub games: Arc<Games>,
     /// Lobby watchers and document.
     pub lobby: crate::lobby::Lobby,
     /// Metrics.
@@ -71,7 +72,7 @@ impl Hub {
             store,
             players: Players::default(),
             rooms: Rooms::default(),
-            games: Games::default(),
+            games: Arc::new(Games::default()),
             lobby: crate::lobby::Lobby::default(),
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
@@ -93,13 +94,7 @@ impl Hub {
         &self,
         fut: impl Future<Output = StoreResult<T>>,
     ) -> Result<T, ApiError> {
-        let start = Instant::now();
-        let r = fut.await;
-        self.metrics.store_call(start.elapsed(), r.is_ok());
-        r.map_err(|e| {
-            tracing::warn!(error = %e, "store call failed");
-            ApiError::store(e)
-        })
+        crate::game::capabilities::timed_store_call(&self.metrics, fut).await
     }
 
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
@@ -165,7 +160,14 @@ impl Hub {
         let ki = kind_index(&new.kind);
         self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
         self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
-        actor::spawn(self.clone(), new, game, online, rx, handle.summary.clone());
+        actor::spawn(
+            self.capabilities(),
+            new,
+            game,
+            online,
+            rx,
+            handle.summary.clone(),
+        );
         Ok(handle)
     }
 
@@ -214,6 +216,20 @@ impl Hub {
             .await;
     }
 
+    /// What a game actor may use: the store, the time, the game directory, the metrics,
+    /// the shutdown signal, its settings, and this hub's reactions to its events.
+    pub fn capabilities(self: &Arc<Self>) -> Capabilities {
+        Capabilities {
+            store: self.store.clone(),
+            time: self.time.clone(),
+            directory: self.games.clone(),
+            metrics: self.metrics.clone(),
+            shutdown: self.shutdown.clone(),
+            settings: Settings::from(&self.config),
+            reactions: Arc::new(HubReactions(Arc::downgrade(self))),
+        }
+    }
+
     /// Tells a player's live games that it came online or went offline.
     pub async fn presence(&self, player_id: &str, online: bool) {
         for handle in self.games.of_player(player_id) {
@@ -224,6 +240,33 @@ impl Hub {
                     online,
                 })
                 .await;
+        }
+    }
+}
+
+/// The hub's reactions to game events, held by actors without keeping the hub alive.
+struct HubReactions(Weak<Hub>);
+
+#[async_trait::async_trait]
+impl Reactions for HubReactions {
+    async fn rated_result(&self, kind: &str, players: [&str; 2], winner: Option<Side>) {
+        let Some(hub) = self.0.upgrade() else {
+            return;
+        };
+        if let Err(e) = hub.ratings.record_result(&hub, kind, players, winner).await {
+            tracing::error!(error = %e, "could not update the ratings");
+        }
+    }
+
+    async fn rematch(&self, setup: NewGame) {
+        let Some(hub) = self.0.upgrade() else {
+            return;
+        };
+        match hub.start_game(setup).await {
+            Ok(handle) => hub
+                .matchmaker
+                .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]),
+            Err(e) => tracing::error!(error = %e, "could not start the rematch"),
         }
     }
 }

@@ -162,7 +162,8 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     hub.games.insert(handle);
     let ki = kind_index(&record.kind);
     hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
-    let mut core = actor::new_core(hub, new, game, record.created_ms);
+    let caps = hub.capabilities();
+    let mut core = actor::new_core(&caps, new, game, record.created_ms);
     if let Err(e) = replay(&mut core, &log) {
         hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
         hub.games.remove(id);
@@ -170,7 +171,7 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     }
     let ended = core.result().is_some();
     tracing::info!(game = %id, actions = log.len(), moves = core.moves(), seq = core.seq(), ended, "game recovered");
-    actor::spawn_recovered(hub.clone(), core, rx, summary);
+    actor::spawn_recovered(caps, core, rx, summary);
     Ok((ended, log.len()))
 }
 

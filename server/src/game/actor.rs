@@ -26,12 +26,12 @@ use stoa_protocol::{AnyGame, Reason};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
+use super::capabilities::Capabilities;
 use super::clock_driver::ClockDriver;
 use super::core::{Core, Decision};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
 use crate::error::ApiError;
-use crate::hub::Hub;
 use crate::ids;
 use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
@@ -39,7 +39,7 @@ use crate::store::{ActionKind, ActionRecord, FinishedGame};
 
 /// The state one actor owns besides its core.
 struct Actor {
-    hub: Arc<Hub>,
+    caps: Capabilities,
     core: Core,
     /// Players who presented the room code: they may watch again without it.
     code_viewers: HashSet<String>,
@@ -72,9 +72,9 @@ struct Actor {
 /// The game's clock driver for its setup. `Hub::create_game` validated the clock request;
 /// one that no longer validates (a stored game after the bounds changed) falls back to no
 /// clock rather than losing the game.
-pub fn clock_for(hub: &Hub, new: &NewGame) -> ClockDriver {
+pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
     let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
-    let first_action_ms = hub.config.first_action_ms;
+    let first_action_ms = caps.settings.first_action_ms;
     let tc = crate::clock_request::time_control(&new.clock).unwrap_or_else(|e| {
         tracing::error!(error = %e, "invalid stored clock: playing without one");
         TimeControl::None
@@ -84,23 +84,34 @@ pub fn clock_for(hub: &Hub, new: &NewGame) -> ClockDriver {
 }
 
 /// The core of a game created now (or at `created_ms` when it is rebuilt from its log).
-pub fn new_core(hub: &Hub, new: NewGame, game: Box<dyn AnyGame>, created_ms: u64) -> Core {
-    let clock = clock_for(hub, &new);
-    Core::new(new, game, clock, created_ms, hub.config.abandon_timeout_ms)
+pub fn new_core(
+    caps: &Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+) -> Core {
+    let clock = clock_for(caps, &new);
+    Core::new(
+        new,
+        game,
+        clock,
+        created_ms,
+        caps.settings.abandon_timeout_ms,
+    )
 }
 
 /// Starts the actor of a new game on its own task.
 pub fn spawn(
-    hub: Arc<Hub>,
+    caps: Capabilities,
     new: NewGame,
     game: Box<dyn AnyGame>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
-    let now = hub.time.now_ms();
-    let core = new_core(&hub, new, game, now);
-    let actor = Actor::new(hub, core, online, summary, now);
+    let now = caps.time.now_ms();
+    let core = new_core(&caps, new, game, now);
+    let actor = Actor::new(caps, core, online, summary, now);
     actor.update_summary();
     actor.start(rx);
 }
@@ -110,14 +121,14 @@ pub fn spawn(
 /// still since the last logged event; the actor logs that as a `resume` event as soon as
 /// it runs. A game the log ended has its final document stored.
 pub fn spawn_recovered(
-    hub: Arc<Hub>,
+    caps: Capabilities,
     mut core: Core,
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
-    let now = hub.time.now_ms();
+    let now = caps.time.now_ms();
     core.pause(core.last_ms());
-    let mut actor = Actor::new(hub, core, [false, false], summary, now);
+    let mut actor = Actor::new(caps, core, [false, false], summary, now);
     if actor.core.result().is_some() {
         actor.mark_ended();
         actor.finish_unsaved = true;
@@ -128,7 +139,7 @@ pub fn spawn_recovered(
 
 impl Actor {
     fn new(
-        hub: Arc<Hub>,
+        caps: Capabilities,
         core: Core,
         online: [bool; 2],
         summary: Arc<std::sync::Mutex<Option<Value>>>,
@@ -143,8 +154,8 @@ impl Actor {
             }
         }
         Actor {
-            replay: Replay::new(hub.config.replay_buffer),
-            hub,
+            replay: Replay::new(caps.settings.replay_buffer),
+            caps,
             core,
             code_viewers: HashSet::new(),
             subs: HashMap::new(),
@@ -164,7 +175,7 @@ impl Actor {
 
     fn start(self, rx: mpsc::Receiver<Command>) {
         let span = tracing::info_span!("game", id = %self.core.id(), kind = %self.core.kind());
-        let hub = self.hub.clone();
+        let directory = self.caps.directory.clone();
         let id = self.core.id().to_string();
         let task = tokio::spawn(self.run(rx).instrument(span));
         // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
@@ -173,7 +184,7 @@ impl Actor {
             if let Err(e) = task.await {
                 if e.is_panic() {
                     tracing::error!(game = %id, "game actor panicked; game unregistered");
-                    hub.games.remove(&id);
+                    directory.remove(&id);
                 }
             }
         });
@@ -181,11 +192,11 @@ impl Actor {
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::info!(seq = self.core.seq(), "game running");
-        let period = Duration::from_millis(self.hub.config.spectator_batch_ms.clamp(10, 60_000));
+        let period = Duration::from_millis(self.caps.settings.batch_ms.clamp(10, 60_000));
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let linger = Duration::from_millis(self.hub.config.finished_linger_ms);
-        let mut shutdown = self.hub.shutdown.clone();
+        let linger = Duration::from_millis(self.caps.settings.linger_ms);
+        let mut shutdown = self.caps.shutdown.clone();
         self.shutting_down = *shutdown.borrow();
         loop {
             // The one clock timer: the first-action deadline or the running side's flag
@@ -197,7 +208,7 @@ impl Actor {
                 self.core.timer_deadline()
             };
             let wake =
-                crate::time::instant_at(self.hub.time.as_ref(), deadline.unwrap_or(u64::MAX));
+                crate::time::instant_at(self.caps.time.as_ref(), deadline.unwrap_or(u64::MAX));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
@@ -212,7 +223,7 @@ impl Actor {
                     // dropped sender only disables this branch.
                     self.shutting_down = true;
                     if changed.is_ok() && *shutdown.borrow() {
-                        self.core.pause(self.hub.time.now_ms());
+                        self.core.pause(self.caps.time.now_ms());
                     }
                 }
                 _ = tick.tick() => {
@@ -228,7 +239,7 @@ impl Actor {
                 }
             }
         }
-        self.hub.games.remove(self.core.id());
+        self.caps.directory.remove(self.core.id());
         tracing::info!("game actor stopped");
     }
 
@@ -278,7 +289,7 @@ impl Actor {
     /// The clock timer fired: log the server-decided end if a deadline passed (even with
     /// nobody connected); otherwise the loop re-arms it.
     async fn on_timer(&mut self) {
-        if let Some(end) = self.core.due(self.hub.time.now_ms()) {
+        if let Some(end) = self.core.due(self.caps.time.now_ms()) {
             tracing::info!(action = ?end.action, "deadline passed");
             let _ = self.commit(end).await;
         }
@@ -303,7 +314,7 @@ impl Actor {
                 "the server is shutting down: try again in a moment",
             ));
         }
-        let now = self.hub.time.now_ms();
+        let now = self.caps.time.now_ms();
         let gone = self.opponent_gone_since(player_id, now);
         match self.core.decide(player_id, act, now, gone)? {
             Decision::Record(event) => {
@@ -337,8 +348,8 @@ impl Actor {
     /// log before this game does anything else.
     async fn commit(&mut self, event: ActionRecord) -> Result<(), ApiError> {
         let appended = self
-            .hub
-            .store_call(self.hub.store.append_action(self.core.id(), &event))
+            .caps
+            .store_call(self.caps.store.append_action(self.core.id(), &event))
             .await;
         if let Err(e) = appended {
             self.in_doubt = Some(event);
@@ -362,7 +373,7 @@ impl Actor {
             }
         };
         if matches!(event.action, ActionKind::Move { .. }) {
-            self.hub.metrics.moves.fetch_add(1, Ordering::Relaxed);
+            self.caps.metrics.moves.fetch_add(1, Ordering::Relaxed);
         }
         let ended = !was_over && self.core.result().is_some();
         if ended {
@@ -440,20 +451,16 @@ impl Actor {
         if !self.core.rated() || reason == Reason::Aborted {
             return;
         }
-        let r = self
-            .hub
-            .ratings
-            .record_result(&self.hub, self.core.kind(), self.core.player_ids(), winner)
+        self.caps
+            .reactions
+            .rated_result(self.core.kind(), self.core.player_ids(), winner)
             .await;
-        if let Err(e) = r {
-            tracing::error!(error = %e, "could not update the ratings");
-        }
     }
 
     fn mark_ended(&mut self) {
         self.ended_at = Some(Instant::now());
-        self.hub.games.ended(self.core.id());
-        self.hub.metrics.games_live[kind_index(self.core.kind())].fetch_sub(1, Ordering::Relaxed);
+        self.caps.directory.ended(self.core.id());
+        self.caps.metrics.games_live[kind_index(self.core.kind())].fetch_sub(1, Ordering::Relaxed);
         self.update_summary();
         if let Some((_, reason)) = self.core.result() {
             tracing::info!(reason = reason.as_str(), "game ended");
@@ -461,14 +468,8 @@ impl Actor {
     }
 
     async fn start_rematch(&mut self, game_id: String) {
-        let new = self.core.rematch_setup(game_id);
-        match self.hub.start_game(new).await {
-            Ok(handle) => self
-                .hub
-                .matchmaker
-                .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]),
-            Err(e) => tracing::error!(error = %e, "could not start the rematch"),
-        }
+        let setup = self.core.rematch_setup(game_id);
+        self.caps.reactions.rematch(setup).await;
     }
 
     async fn save_finished(&mut self) {
@@ -477,8 +478,8 @@ impl Actor {
             doc: self.core.document(),
         };
         match self
-            .hub
-            .store_call(self.hub.store.finish_game(self.core.id(), &finished))
+            .caps
+            .store_call(self.caps.store.finish_game(self.core.id(), &finished))
             .await
         {
             Ok(()) => self.finish_unsaved = false,
@@ -634,7 +635,7 @@ impl Actor {
             self.offline_since.remove(player_id);
         } else {
             self.offline_since
-                .insert(player_id.to_string(), self.hub.time.now_ms());
+                .insert(player_id.to_string(), self.caps.time.now_ms());
         }
         self.spectators = self.watchers;
         self.broadcast(self.crowd_frame(self.spectators));
@@ -647,8 +648,8 @@ impl Actor {
             return Ok(());
         };
         let last = self
-            .hub
-            .store_call(self.hub.store.last_action(self.core.id()))
+            .caps
+            .store_call(self.caps.store.last_action(self.core.id()))
             .await?;
         self.in_doubt = None;
         if last.as_ref() == Some(&event) {
@@ -665,11 +666,11 @@ impl Actor {
     /// write, log the resume of a stopped clock, store a final document that could not be
     /// stored.
     async fn upkeep(&mut self) {
-        let available = self.hub.store.available();
+        let available = self.caps.store.available();
         if !available && !self.store_paused && self.core.result().is_none() {
             tracing::warn!("store unreachable: moves are refused and the clock stands still");
             self.store_paused = true;
-            self.core.pause(self.hub.time.now_ms());
+            self.core.pause(self.caps.time.now_ms());
         } else if available && self.store_paused {
             tracing::info!("store reachable again: the clock resumes");
             self.store_paused = false;
@@ -678,7 +679,7 @@ impl Actor {
             return;
         }
         if self.core.paused() && !self.store_paused && !self.shutting_down {
-            if let Some(resume) = self.core.resume(self.hub.time.now_ms()) {
+            if let Some(resume) = self.core.resume(self.caps.time.now_ms()) {
                 let _ = self.commit(resume).await;
             }
         }

@@ -5,6 +5,7 @@
 //! through [`Command`]s.
 
 pub mod actor;
+pub mod capabilities;
 pub mod clock_driver;
 pub mod core;
 pub mod replay;

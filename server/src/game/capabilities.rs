@@ -1,0 +1,115 @@
+//! What a game actor may use outside its own game, and nothing more.
+//!
+//! Why narrow capabilities instead of the whole hub: an actor's job is its game — decide,
+//! log, apply, publish. Handing it the hub invites it to reach into rooms, queues and
+//! sessions; handing it these few things makes the one-way data flow (socket → session →
+//! game actor → store + broadcast) visible in the types, and lets tests and (later) other
+//! deployments give an actor a different store, time or directory. What happens elsewhere
+//! because a game ended or agreed a rematch is not the actor's business: it tells its
+//! [`Reactions`] and moves on.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use stoa_protocol::clock::TimeSource;
+use stoa_protocol::Side;
+use tokio::sync::watch;
+
+use super::NewGame;
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::games::Games;
+use crate::metrics::Metrics;
+use crate::store::{Store, StoreResult};
+
+/// The rest of the server's reactions to a game's events.
+#[async_trait]
+pub trait Reactions: Send + Sync + 'static {
+    /// A rated game ended with a result (not an abort): update both players' ratings.
+    /// Awaited before the end is published, so a player who sees the end finds the new
+    /// ratings stored. `players` are by side index at the end.
+    async fn rated_result(&self, kind: &str, players: [&str; 2], winner: Option<Side>);
+
+    /// Both players asked for a rematch: start the game `setup` describes and tell them.
+    async fn rematch(&self, setup: NewGame);
+}
+
+/// The actor's settings, from the server's configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Diffs kept for `game.watch` with `since`.
+    pub replay_buffer: usize,
+    /// How often the crowd's spectator count is published at most, and upkeep runs (ms).
+    pub batch_ms: u64,
+    /// How long an ended game with no subscriber stays live (ms).
+    pub linger_ms: u64,
+    /// The abandonment timeout before a claim (ms).
+    pub abandon_timeout_ms: u64,
+    /// The first-action window (ms).
+    pub first_action_ms: u64,
+}
+
+impl From<&Config> for Settings {
+    fn from(c: &Config) -> Self {
+        Settings {
+            replay_buffer: c.replay_buffer,
+            batch_ms: c.spectator_batch_ms,
+            linger_ms: c.finished_linger_ms,
+            abandon_timeout_ms: c.abandon_timeout_ms,
+            first_action_ms: c.first_action_ms,
+        }
+    }
+}
+
+/// Everything a game actor holds besides its game.
+#[derive(Clone)]
+pub struct Capabilities {
+    /// Where events are logged and final documents kept.
+    pub store: Arc<dyn Store>,
+    /// The server's time.
+    pub time: Arc<dyn TimeSource>,
+    /// The directory of live games (the actor unregisters its own).
+    pub directory: Arc<Games>,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// Flips to `true` when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+    /// Settings.
+    pub settings: Settings,
+    /// Ratings and rematches.
+    pub reactions: Arc<dyn Reactions>,
+}
+
+impl std::fmt::Debug for Capabilities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capabilities")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Capabilities {
+    /// Runs a store call, timing it, and maps failures to `unavailable`.
+    pub async fn store_call<T>(
+        &self,
+        fut: impl Future<Output = StoreResult<T>>,
+    ) -> Result<T, ApiError> {
+        timed_store_call(&self.metrics, fut).await
+    }
+}
+
+/// Runs a store call, timing it in `metrics`, and maps failures to `unavailable`.
+pub async fn timed_store_call<T>(
+    metrics: &Metrics,
+    fut: impl Future<Output = StoreResult<T>>,
+) -> Result<T, ApiError> {
+    let start = Instant::now();
+    let r = fut.await;
+    metrics.store_call(start.elapsed(), r.is_ok());
+    r.map_err(|e| {
+        tracing::warn!(error = %e, "store call failed");
+        ApiError::store(e)
+    })
+}
