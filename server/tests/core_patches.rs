@@ -213,3 +213,26 @@ fn a_full_game_of_each_kind_ends_and_replays() {
         check(kind, 0, true, &choices);
     }
 }
+
+#[test]
+fn a_swap_exchanges_the_seats_in_the_patch() {
+    let mut core = core("unane", 0, true);
+    let mut doc = core.document();
+    let mut log = Vec::new();
+    let first = core.legal()[0].clone();
+    for (i, (who, mv)) in [("pa", first), ("pb", "swap".to_string())]
+        .into_iter()
+        .enumerate()
+    {
+        let now = T0 + 1_000 * (i as u64 + 1);
+        let act = Act::Move { mv, seq: None };
+        match core.decide(who, act, now, None) {
+            Ok(Decision::Record(e)) => commit(&mut core, &mut doc, &mut log, e),
+            other => panic!("{other:?}"),
+        }
+    }
+    // The person who swapped (pb) now sits on the first side.
+    assert_eq!(doc["players"]["black"]["id"], "pb");
+    assert_eq!(doc["players"]["white"]["id"], "pa");
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(2));
+}

@@ -52,6 +52,18 @@ pub struct ApplyError {
     pub reason: String,
 }
 
+/// Which of the costlier parts of the document an event may have changed (the small ones —
+/// clock, rated, status, side to act, draw offer — are always compared).
+#[derive(Clone, Copy, Debug, Default)]
+struct Touched {
+    /// The position: `position` and `state` (a move).
+    game: bool,
+    /// The seats (a swap).
+    players: bool,
+    /// The rematch requests.
+    rematch: bool,
+}
+
 /// The parts of the document an event can change, as of the last applied event (the
 /// others — id, kind, options, visibility — never change, and `moves` only grows).
 #[derive(Clone, Debug, PartialEq)]
@@ -554,8 +566,11 @@ impl Core {
         let seated = || side.ok_or_else(|| fail(format!("{} is not seated", record.player_id)));
         let at = record.at_ms;
         let moves_before = self.moves.len();
+        let players_before = self.player_ids().map(str::to_string);
+        let mut touched = Touched::default();
         match &record.action {
             ActionKind::Rematch { game_id } => {
+                touched.rematch = true;
                 seated()?;
                 if self.result.is_none() {
                     return Err(fail("a rematch before the end".into()));
@@ -571,7 +586,14 @@ impl Core {
             ActionKind::Move {
                 notation,
                 credit_ms,
-            } => self.apply_move(&record.player_id, seated()?, notation, *credit_ms, at)?,
+            } => {
+                touched.game = true;
+                self.apply_move(&record.player_id, seated()?, notation, *credit_ms, at)?;
+                touched.players =
+                    self.player_ids() != players_before.each_ref().map(String::as_str);
+                // The rematch field names sides: a swap moves its entries too.
+                touched.rematch = touched.players;
+            }
             ActionKind::Resign => self.end(Some(seated()?.other()), Reason::Resign, at),
             ActionKind::DrawOffer => self.draw_offer = Some(seated()?),
             ActionKind::DrawAccept => self.end(None, Reason::Agreement, at),
@@ -597,7 +619,7 @@ impl Core {
         }
         self.seq = record.seq;
         self.last_ms = self.last_ms.max(at);
-        Ok(self.patch(moves_before))
+        Ok(self.patch(moves_before, touched))
     }
 
     fn apply_move(
@@ -615,9 +637,9 @@ impl Core {
         if self.game.to_act() != Some(side) {
             return Err(fail(format!("{player_id} moved out of turn")));
         }
-        let mut next = self.game.clone_box();
-        let played = next.play(notation).map_err(|e| fail(e.to_string()))?;
-        let (next_side, ends_turn) = self.turn_after(next.as_ref(), player_id, played.swap);
+        // `play` changes nothing when it refuses the move.
+        let played = self.game.play(notation).map_err(|e| fail(e.to_string()))?;
+        let (next_side, ends_turn) = self.turn_after(self.game.as_ref(), player_id, played.swap);
         // A logged move was on time when it was decided: a replay applies its credit and
         // never flags it.
         let _ = self.clock.on_action(
@@ -629,7 +651,6 @@ impl Core {
             at,
             credit_ms,
         );
-        self.game = next;
         self.moves.push(played.notation);
         if !self.acted.iter().any(|p| p == player_id) {
             self.acted.push(player_id.to_string());
@@ -658,9 +679,9 @@ impl Core {
     }
 
     /// The patch from the fields as they were to the fields now, plus the moves appended
-    /// since `moves_before`.
-    fn patch(&mut self, moves_before: usize) -> Vec<Value> {
-        let new = self.build_fields();
+    /// since `moves_before`. Parts the event cannot have changed are not rebuilt.
+    fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<Value> {
+        let new = self.update_fields(touched);
         let mut ops = Vec::new();
         let mut path = String::with_capacity(64);
         let old = &self.fields;
@@ -690,8 +711,42 @@ impl Core {
         ops
     }
 
-    fn build_fields(&self) -> Fields {
+    /// The fields after an event: the small ones rebuilt, the costly ones only when
+    /// `touched` says the event may have changed them.
+    fn update_fields(&self, touched: Touched) -> Fields {
         let names = self.game.side_names();
+        let (status, to_act) = self.status_fields(names);
+        let old = &self.fields;
+        Fields {
+            clock: self.clock.to_json(names),
+            rated: self.rated,
+            players: if touched.players {
+                self.players_field(names)
+            } else {
+                old.players.clone()
+            },
+            position: if touched.game {
+                self.game.position()
+            } else {
+                old.position.clone()
+            },
+            to_act,
+            state: if touched.game {
+                self.game.view()
+            } else {
+                old.state.clone()
+            },
+            status,
+            draw_offer: self.draw_offer_field(names),
+            rematch: if touched.rematch {
+                self.rematch_field(names)
+            } else {
+                old.rematch.clone()
+            },
+        }
+    }
+
+    fn players_field(&self, names: [&str; 2]) -> Value {
         let mut players = Map::new();
         for (i, name) in names.iter().enumerate() {
             players.insert(
@@ -699,7 +754,11 @@ impl Core {
                 serde_json::to_value(&self.players[i]).unwrap_or(Value::Null),
             );
         }
-        let (status, to_act) = match self.result {
+        Value::Object(players)
+    }
+
+    fn status_fields(&self, names: [&str; 2]) -> (Value, Value) {
+        match self.result {
             Some((winner, reason)) => (
                 json!({
                     "state": "ended",
@@ -715,30 +774,41 @@ impl Core {
                     .map(|s| Value::String(names[s.index()].to_string()))
                     .unwrap_or(Value::Null),
             ),
-        };
-        let rematch = if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
-            Value::Null
-        } else {
-            let sides: Vec<&str> = self
-                .rematch_requested
-                .iter()
-                .filter_map(|p| self.side_of(p))
-                .map(|s| names[s.index()])
-                .collect();
-            json!({"requested": sides, "game_id": self.rematch_game})
-        };
+        }
+    }
+
+    fn draw_offer_field(&self, names: [&str; 2]) -> Value {
+        self.draw_offer
+            .map_or(Value::Null, |s| Value::from(names[s.index()]))
+    }
+
+    fn rematch_field(&self, names: [&str; 2]) -> Value {
+        if self.rematch_requested.is_empty() && self.rematch_game.is_none() {
+            return Value::Null;
+        }
+        let sides: Vec<&str> = self
+            .rematch_requested
+            .iter()
+            .filter_map(|p| self.side_of(p))
+            .map(|s| names[s.index()])
+            .collect();
+        json!({"requested": sides, "game_id": self.rematch_game})
+    }
+
+    /// Every field built from the game state.
+    fn build_fields(&self) -> Fields {
+        let names = self.game.side_names();
+        let (status, to_act) = self.status_fields(names);
         Fields {
             clock: self.clock.to_json(names),
             rated: self.rated,
-            players: Value::Object(players),
+            players: self.players_field(names),
             position: self.game.position(),
             to_act,
             state: self.game.view(),
             status,
-            draw_offer: self
-                .draw_offer
-                .map_or(Value::Null, |s| Value::from(names[s.index()])),
-            rematch,
+            draw_offer: self.draw_offer_field(names),
+            rematch: self.rematch_field(names),
         }
     }
 
