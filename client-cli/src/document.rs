@@ -67,19 +67,42 @@ pub struct Status {
     pub reason: Option<String>,
 }
 
-/// Read-only accessors over a game document.
+/// Read-only accessors over a game document and, beside it, the game's crowd (the last
+/// `game.crowd` message: spectators and online flags are not part of the document).
 #[derive(Clone, Copy, Debug)]
-pub struct GameDoc<'a>(pub &'a Value);
+pub struct GameDoc<'a> {
+    doc: &'a Value,
+    crowd: &'a Value,
+}
+
+static NO_CROWD: Value = Value::Null;
 
 impl<'a> GameDoc<'a> {
+    /// A document without crowd information (spectators 0, online flags unknown).
+    pub fn new(doc: &'a Value) -> Self {
+        GameDoc {
+            doc,
+            crowd: &NO_CROWD,
+        }
+    }
+
+    /// A document with the game's last `game.crowd` message.
+    pub fn with_crowd(doc: &'a Value, crowd: &'a Value) -> Self {
+        // A crowd of another game (the one before a rematch) says nothing about this one.
+        if crowd["game_id"] != doc["id"] {
+            return GameDoc::new(doc);
+        }
+        GameDoc { doc, crowd }
+    }
+
     /// Game id.
     pub fn id(self) -> &'a str {
-        self.0["id"].as_str().unwrap_or_default()
+        self.doc["id"].as_str().unwrap_or_default()
     }
 
     /// Game kind (`unane`, …).
     pub fn kind(self) -> &'a str {
-        self.0["kind"].as_str().unwrap_or_default()
+        self.doc["kind"].as_str().unwrap_or_default()
     }
 
     /// The two side names, first-acting side first. The registry gives the order; a kind the
@@ -88,7 +111,7 @@ impl<'a> GameDoc<'a> {
         if let Ok(k) = stoa_protocol::kind(self.kind()) {
             return k.side_names.iter().map(|s| s.to_string()).collect();
         }
-        self.0["players"]
+        self.doc["players"]
             .as_object()
             .map(|m| m.keys().cloned().collect())
             .unwrap_or_default()
@@ -96,12 +119,12 @@ impl<'a> GameDoc<'a> {
 
     /// The side to act, `None` once ended.
     pub fn to_act(self) -> Option<&'a str> {
-        self.0["to_act"].as_str()
+        self.doc["to_act"].as_str()
     }
 
     /// Every action so far.
     pub fn moves(self) -> Vec<&'a str> {
-        self.0["moves"]
+        self.doc["moves"]
             .as_array()
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default()
@@ -109,12 +132,12 @@ impl<'a> GameDoc<'a> {
 
     /// The game-specific view.
     pub fn state(self) -> &'a Value {
-        &self.0["state"]
+        &self.doc["state"]
     }
 
     /// Playing or ended, with winner and reason.
     pub fn status(self) -> Status {
-        let s = &self.0["status"];
+        let s = &self.doc["status"];
         Status {
             ended: s["state"].as_str() == Some("ended"),
             winner: s["winner"].as_str().map(String::from),
@@ -124,7 +147,7 @@ impl<'a> GameDoc<'a> {
 
     /// The player seated on `side`.
     pub fn player(self, side: &str) -> &'a Value {
-        &self.0["players"][side]
+        &self.doc["players"][side]
     }
 
     /// Display name of the player on `side`.
@@ -134,7 +157,7 @@ impl<'a> GameDoc<'a> {
 
     /// The side the player with this id sits on (it changes after a swap).
     pub fn side_of(self, player_id: &str) -> Option<String> {
-        self.0["players"].as_object().and_then(|m| {
+        self.doc["players"].as_object().and_then(|m| {
             m.iter()
                 .find(|(_, p)| p["id"].as_str() == Some(player_id))
                 .map(|(side, _)| side.clone())
@@ -143,27 +166,28 @@ impl<'a> GameDoc<'a> {
 
     /// The clock object (`kind`, `remaining_ms`, `running`, `since`, …).
     pub fn clock(self) -> &'a Value {
-        &self.0["clock"]
+        &self.doc["clock"]
     }
 
     /// The side that offered a draw, if an offer stands.
     pub fn draw_offer(self) -> Option<&'a str> {
-        self.0["draw_offer"].as_str()
+        self.doc["draw_offer"].as_str()
     }
 
-    /// Number of spectators.
+    /// Number of spectators (from the crowd).
     pub fn spectators(self) -> u64 {
-        self.0["spectators"].as_u64().unwrap_or(0)
+        self.crowd["spectators"].as_u64().unwrap_or(0)
     }
 
-    /// Whether the player on `side` has a connection.
+    /// Whether the player on `side` has a connection (from the crowd; `None` before the
+    /// first crowd message).
     pub fn online(self, side: &str) -> Option<bool> {
-        self.0["online"][side].as_bool()
+        self.crowd["online"][side].as_bool()
     }
 
     /// Whether the game is rated.
     pub fn rated(self) -> bool {
-        self.0["rated"].as_bool().unwrap_or(false)
+        self.doc["rated"].as_bool().unwrap_or(false)
     }
 
     /// The remaining main time of `side` at server time `server_now_ms`, counting down
@@ -300,24 +324,30 @@ mod tests {
             "status": {"state":"playing","winner":null,"reason":null},
             "players": {"white":{"id":"p1","name":"Ann"},"black":{"id":"p2","name":"Bob"}}
         });
-        let g = GameDoc(&doc);
+        let g = GameDoc::new(&doc);
         assert_eq!(g.remaining_ms("white", 11_000), Some(50_000));
         assert_eq!(g.remaining_ms("black", 11_000), Some(50_000));
         assert_eq!(g.side_of("p2").as_deref(), Some("black"));
         let fresh = json!({"kind":"staku","clock":{"kind":"fischer","initial_ms":300_000,"increment_ms":0,"remaining_ms":null}});
-        assert_eq!(GameDoc(&fresh).remaining_ms("white", 5), Some(300_000));
+        assert_eq!(GameDoc::new(&fresh).remaining_ms("white", 5), Some(300_000));
         let delay = json!({"kind":"staku","clock":{"kind":"delay","initial_ms":60_000,"delay_ms":5_000,
             "remaining_ms":{"white":60_000,"black":60_000},"running":"white","since":0}});
-        assert_eq!(GameDoc(&delay).remaining_ms("white", 3_000), Some(60_000));
-        assert_eq!(GameDoc(&delay).remaining_ms("white", 8_000), Some(57_000));
+        assert_eq!(
+            GameDoc::new(&delay).remaining_ms("white", 3_000),
+            Some(60_000)
+        );
+        assert_eq!(
+            GameDoc::new(&delay).remaining_ms("white", 8_000),
+            Some(57_000)
+        );
         let byo = json!({"kind":"staku","clock":{"kind":"byoyomi","initial_ms":10_000,"periods":3,"period_ms":30_000,
             "remaining_ms":{"white":10_000,"black":10_000},"periods_left":{"white":3,"black":3},"running":"white","since":0}});
-        let r = GameDoc(&byo).clock_reading("white", 45_000).unwrap();
+        let r = GameDoc::new(&byo).clock_reading("white", 45_000).unwrap();
         assert_eq!(
             (r.main_ms, r.periods_left, r.period_ms),
             (0, Some(2), Some(25_000))
         );
-        let r = GameDoc(&byo).clock_reading("black", 45_000).unwrap();
+        let r = GameDoc::new(&byo).clock_reading("black", 45_000).unwrap();
         assert_eq!(
             (r.main_ms, r.periods_left, r.period_ms, r.running),
             (10_000, Some(3), None, false)

@@ -217,9 +217,11 @@ mod tests {
             "players": {"white":{"id":"a","name":"Ann","rating":null},"black":{"id":"b","name":"Bob","rating":1500.4}},
             "to_act": "white", "moves": ["b2-c3"],
             "status": {"state":"playing","winner":null,"reason":null},
-            "draw_offer": "black", "spectators": 1, "online": {"white": true, "black": false}
+            "draw_offer": "black"
         });
-        let g = GameDoc(&doc);
+        let crowd = json!({"t":"game.crowd","game_id":"g1","spectators":1,
+                           "online":{"white":true,"black":false}});
+        let g = GameDoc::with_crowd(&doc, &crowd);
         assert_eq!(
             player_line(g, "white", Some("white"), 2000),
             "white Ann clock 4:58 (you) to act"

@@ -129,6 +129,9 @@ pub struct Session {
     pub game_id: Option<String>,
     /// The game document.
     pub game: Option<Versioned>,
+    /// The followed game's last `game.crowd` (spectators, online flags): unversioned and
+    /// outside the document.
+    pub crowd: Value,
     /// Our side from `game.started` (the document decides after a swap).
     started_side: Option<String>,
     /// A `room.join` is under way: the first snapshot that arrives is the room's game.
@@ -183,6 +186,7 @@ impl Session {
                 room_code: None,
                 game_id: None,
                 game: None,
+                crowd: Value::Null,
                 started_side: None,
                 awaiting_game: false,
                 retry_start: false,
@@ -248,7 +252,9 @@ impl Session {
 
     /// The game document, if we have one.
     pub fn doc(&self) -> Option<GameDoc<'_>> {
-        self.game.as_ref().map(|v| GameDoc(&v.doc))
+        self.game
+            .as_ref()
+            .map(|v| GameDoc::with_crowd(&v.doc, &self.crowd))
     }
 
     /// Our side in the followed game: the document's seat of our id (it changes after a
@@ -428,6 +434,13 @@ impl Session {
                 }
                 self.after_game_change(true);
             }
+            "game.crowd" => {
+                let id = msg["game_id"].as_str().unwrap_or_default();
+                if self.game_id.as_deref() == Some(id) {
+                    self.crowd = msg;
+                    self.doc_changed = true;
+                }
+            }
             "game.diff" => {
                 let id = msg["game_id"].as_str().unwrap_or_default();
                 if self.game_id.as_deref() != Some(id) {
@@ -494,7 +507,7 @@ impl Session {
         self.doc_changed = true;
         let Some(v) = &self.game else { return };
         let doc = v.doc.clone();
-        let g = GameDoc(&doc);
+        let g = GameDoc::new(&doc);
         let id = g.id().to_string();
         let moves = g.moves();
         let seen = match &self.moves_seen {
