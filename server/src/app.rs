@@ -64,6 +64,16 @@ fn client_ip(peer: SocketAddr, headers: &HeaderMap, trust_proxy: bool) -> IpAddr
     peer.ip()
 }
 
+/// Bytes read from a socket at a time. tungstenite's default (128 KiB) is allocated and
+/// zero-filled on a connection's first read and kept for its life: most of an idle
+/// connection's memory. Requests are small JSON objects; a larger frame (up to the 16 KiB
+/// limit) just takes a few reads.
+const READ_BUFFER: usize = 4 * 1024;
+
+/// Frames are buffered up to this many bytes before a write; the writer flushes after
+/// everything queued (see `connection`), so a burst of frames is one write.
+const WRITE_BUFFER: usize = 16 * 1024;
+
 async fn ws_upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -83,6 +93,8 @@ async fn ws_upgrade(
     let guard = state.guard.clone();
     ws.max_frame_size(max)
         .max_message_size(max)
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
         .on_upgrade(move |socket| connection::serve(hub, socket, peer, guard))
 }
 

@@ -43,31 +43,43 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
 
     let mut writer = tokio::spawn(
         async move {
-            while let Some(item) = rx.recv().await {
-                match item {
-                    Outbound::Text(bytes) => {
-                        if sink.send(Message::Text(bytes)).await.is_err() {
-                            break;
+            // Everything already queued is written before one flush: a burst of frames (a
+            // replay, a move's diff and its `ok`) costs one write, not one per frame.
+            while let Some(first) = rx.recv().await {
+                let mut item = Some(first);
+                while let Some(next) = item.take() {
+                    match next {
+                        Outbound::Text(bytes) => {
+                            if sink.feed(Message::Text(bytes)).await.is_err() {
+                                return;
+                            }
+                        }
+                        Outbound::Close(code, reason) => {
+                            let _ = sink
+                                .send(Message::Close(Some(CloseFrame {
+                                    code,
+                                    reason: reason.into(),
+                                })))
+                                .await;
+                            // The close frame is flushed; the reader finishes the handshake.
+                            return;
+                        }
+                        Outbound::Ping => {
+                            // Stamped as it leaves, so the round trip excludes our queue.
+                            let payload = crate::rtt::ping_payload(time.now_ms());
+                            if sink.feed(Message::Ping(payload)).await.is_err() {
+                                return;
+                            }
+                        }
+                        Outbound::Stop => {
+                            let _ = sink.flush().await;
+                            return;
                         }
                     }
-                    Outbound::Close(code, reason) => {
-                        let _ = sink
-                            .send(Message::Close(Some(CloseFrame {
-                                code,
-                                reason: reason.into(),
-                            })))
-                            .await;
-                        // The close frame is flushed; the reader finishes the handshake.
-                        return;
-                    }
-                    Outbound::Ping => {
-                        // Stamped as it leaves, so the round trip excludes our queue.
-                        let payload = crate::rtt::ping_payload(time.now_ms());
-                        if sink.send(Message::Ping(payload)).await.is_err() {
-                            break;
-                        }
-                    }
-                    Outbound::Stop => break,
+                    item = rx.try_recv().ok();
+                }
+                if sink.flush().await.is_err() {
+                    return;
                 }
             }
             let _ = sink.flush().await;
