@@ -86,8 +86,15 @@ impl Server {
 
     /// Starts the server with extra flags (after `--listen 127.0.0.1:0`).
     pub fn start_with(args: &[&str]) -> Server {
-        build_binaries();
-        let mut cmd = Command::new(binary("stoa-server"));
+        // Another build of the server (the load generator compares two versions).
+        let bin = match std::env::var_os("STOA_SERVER_BIN") {
+            Some(bin) => PathBuf::from(bin),
+            None => {
+                build_binaries();
+                binary("stoa-server")
+            }
+        };
+        let mut cmd = Command::new(bin);
         cmd.args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env(
@@ -120,6 +127,11 @@ impl Server {
             .parse()
             .expect("address");
         Server { child, addr }
+    }
+
+    /// The server's process id (for /proc readings and CPU pinning).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The websocket URL.

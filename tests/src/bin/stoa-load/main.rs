@@ -1,0 +1,175 @@
+//! `stoa-load`: the project's load generator. It starts the release server (pinned to one
+//! core, itself on the other), drives one scenario over real websockets on loopback, reads
+//! the server's CPU and memory from /proc, stops by itself and prints a table.
+//!
+//! ```text
+//! cargo run --release -p stoa-tests --bin stoa-load -- idle --conns 10000
+//! cargo run --release -p stoa-tests --bin stoa-load -- fanout --spectators 5000
+//! cargo run --release -p stoa-tests --bin stoa-load -- throughput --games 200
+//! cargo run --release -p stoa-tests --bin stoa-load -- mixed --games 1000   # with Redis
+//! ```
+//!
+//! Figures: server CPU seconds per 1,000 moves, moves/s, p50/p99 move → opponent's diff,
+//! p99 move → the last spectator's diff, bytes per move per recipient (the `game.diff`
+//! frames' payload), RSS per idle connection. The generator shares the machine's cores
+//! with the server: it is kept cheap (one runtime, prefix checks before any parsing).
+#![forbid(unsafe_code)]
+
+mod conn;
+mod proc;
+mod scenarios;
+mod table;
+
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use stoa_tests::redis::RedisServer;
+use stoa_tests::{Server, LOOSE};
+
+/// Command line.
+#[derive(Parser, Debug)]
+#[command(about = "Stoa's load generator: scenarios against a real server on loopback")]
+struct Cli {
+    /// Game kind played.
+    #[arg(long, default_value = "unane", global = true)]
+    kind: String,
+    /// Game options (JSON).
+    #[arg(long, default_value = r#"{"width":8,"height":7}"#, global = true)]
+    options: String,
+    /// CPU the server is pinned to.
+    #[arg(long, default_value_t = 0, global = true)]
+    cpu_server: usize,
+    /// CPU the generator is pinned to.
+    #[arg(long, default_value_t = 1, global = true)]
+    cpu_load: usize,
+    /// Do not pin (share both cores).
+    #[arg(long, global = true)]
+    no_pin: bool,
+    /// Run the server over a private redis-server (AOF, appendfsync always).
+    #[arg(long, global = true)]
+    redis: bool,
+    #[command(subcommand)]
+    scenario: Scenario,
+}
+
+/// The scenarios.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Scenario {
+    /// N connections after hello, held idle: RSS per connection and idle CPU.
+    Idle {
+        /// Connections.
+        #[arg(long, default_value_t = 10_000)]
+        conns: usize,
+        /// Seconds to hold them.
+        #[arg(long, default_value_t = 10)]
+        hold_s: u64,
+    },
+    /// One game, S spectators: move → last spectator.
+    Fanout {
+        /// Spectators.
+        #[arg(long, default_value_t = 1_000)]
+        spectators: usize,
+        /// Moves played (one every `--interval-ms`).
+        #[arg(long, default_value_t = 60)]
+        moves: usize,
+        /// Pause between moves, ms.
+        #[arg(long, default_value_t = 100)]
+        interval_ms: u64,
+    },
+    /// G games played as fast as the answers come, no spectators.
+    Throughput {
+        /// Concurrent games.
+        #[arg(long, default_value_t = 200)]
+        games: usize,
+        /// Moves in all.
+        #[arg(long, default_value_t = 20_000)]
+        moves: usize,
+    },
+    /// G games, two players and two spectators each, one move per second per game.
+    Mixed {
+        /// Games.
+        #[arg(long, default_value_t = 1_000)]
+        games: usize,
+        /// Seconds measured.
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+    },
+}
+
+/// One scenario's results, printed as a table.
+#[derive(Default, Debug)]
+pub struct Report {
+    /// (figure, value) rows.
+    pub rows: Vec<(String, String)>,
+}
+
+impl Report {
+    /// Adds a row.
+    pub fn add(&mut self, name: &str, value: impl std::fmt::Display) {
+        self.rows.push((name.to_string(), value.to_string()));
+    }
+}
+
+/// A percentile of sorted microseconds, in ms.
+pub fn percentile_ms(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted_us.len() as f64 - 1.0) * p).round() as usize;
+    sorted_us[i] as f64 / 1000.0
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let cli = Cli::parse();
+    let options: Value = serde_json::from_str(&cli.options).expect("--options is JSON");
+    let nofile = proc::raise_nofile();
+    // Connections beyond the defaults: no per-IP or request limits in the way, every
+    // pending frame of a big fan-out queued, the file limit of the generator.
+    let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
+    args.extend(["--outbound-queue".into(), "4096".into()]);
+    let redis = (cli.redis || matches!(cli.scenario, Scenario::Mixed { .. }))
+        .then(RedisServer::start);
+    if let Some(r) = &redis {
+        args.extend(r.server_args("load"));
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = Server::start_with(&refs);
+    if !cli.no_pin {
+        proc::pin(server.pid(), cli.cpu_server);
+        proc::pin(std::process::id(), cli.cpu_load);
+    }
+    let ctx = scenarios::Ctx {
+        addr: server.addr,
+        pid: server.pid(),
+        kind: cli.kind.clone(),
+        options,
+    };
+    let report = match cli.scenario.clone() {
+        Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
+        Scenario::Fanout {
+            spectators,
+            moves,
+            interval_ms,
+        } => scenarios::fanout(&ctx, spectators, moves, interval_ms).await,
+        Scenario::Throughput { games, moves } => {
+            scenarios::throughput(&ctx, games, moves).await
+        }
+        Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
+    };
+    println!(
+        "\n{:?} · {} {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
+        cli.scenario,
+        cli.kind,
+        cli.options,
+        if redis.is_some() { "redis (AOF, appendfsync always)" } else { "memory" },
+        cli.cpu_server,
+        cli.cpu_load,
+        if cli.no_pin { " (not pinned)" } else { "" },
+    );
+    println!("| figure | value |\n|---|---|");
+    for (k, v) in &report.rows {
+        println!("| {k} | {v} |");
+    }
+    drop(server);
+    drop(redis);
+}

@@ -1,0 +1,61 @@
+//! Readings of the server process from /proc, and CPU pinning with `taskset`.
+//!
+//! Why /proc: the figures that matter (CPU seconds the server spent, its resident memory)
+//! are the kernel's own accounting of that one process, independent of what the load
+//! generator, sharing the machine, does meanwhile.
+
+use std::process::Command;
+
+/// Clock ticks per second of `utime`/`stime` (`getconf CLK_TCK`; 100 on Linux).
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// CPU seconds (user + system) the process has used so far.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name may contain spaces: fields count from after its closing parenthesis.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name and state.
+    (ticks(11) + ticks(12)) / clock_ticks()
+}
+
+/// Resident memory of the process, KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Pins every thread of `pid` to `cpu` (best effort: a warning when `taskset` is missing).
+pub fn pin(pid: u32, cpu: usize) {
+    let ok = Command::new("taskset")
+        .args(["-a", "-p", "-c", &cpu.to_string(), &pid.to_string()])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("warning: could not pin process {pid} to CPU {cpu} (is taskset installed?)");
+    }
+}
+
+/// Raises this process's open-file limit to its hard limit (children inherit it).
+pub fn raise_nofile() -> u64 {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("warning: could not raise the open-file limit: {e}");
+            0
+        }
+    }
+}

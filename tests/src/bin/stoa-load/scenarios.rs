@@ -1,0 +1,310 @@
+//! The scenarios: what each one sets up, drives and measures.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::task::JoinSet;
+
+use crate::conn::{is_type, seq_of, source, Conn};
+use crate::proc::{cpu_seconds, rss_kib};
+use crate::table::Table;
+use crate::{percentile_ms, Report};
+
+/// What every scenario needs to know.
+pub struct Ctx {
+    /// The server's address.
+    pub addr: SocketAddr,
+    /// The server's pid.
+    pub pid: u32,
+    /// Game kind.
+    pub kind: String,
+    /// Game options.
+    pub options: Value,
+}
+
+/// Opens `n` connections (hello each), `parallel` at a time.
+async fn open_many(addr: SocketAddr, first: usize, n: usize, parallel: usize) -> Vec<Conn> {
+    let mut out = Vec::with_capacity(n);
+    let mut i = 0;
+    while i < n {
+        let mut set = JoinSet::new();
+        for j in i..(i + parallel).min(n) {
+            set.spawn(Conn::open(addr, source(first + j)));
+        }
+        i = (i + parallel).min(n);
+        while let Some(r) = set.join_next().await {
+            match r {
+                Ok(Ok(c)) => out.push(c),
+                Ok(Err(e)) => eprintln!("connection failed: {e}"),
+                Err(e) => eprintln!("connection task failed: {e}"),
+            }
+        }
+    }
+    out
+}
+
+/// `idle`: N connections after hello; RSS per connection and CPU while they are held.
+pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss0 = rss_kib(ctx.pid);
+    let conns = open_many(ctx.addr, 0, n, 200).await;
+    // Let the server settle (first pings answered) before measuring.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss1 = rss_kib(ctx.pid);
+    let cpu0 = cpu_seconds(ctx.pid);
+    // Hold them, answering the server's pings (tungstenite answers on read).
+    let held = conns.len();
+    let mut set = JoinSet::new();
+    for mut c in conns {
+        set.spawn(async move {
+            while c.next().await.is_some() {}
+        });
+    }
+    tokio::time::sleep(Duration::from_secs(hold_s)).await;
+    let cpu = cpu_seconds(ctx.pid) - cpu0;
+    let rss2 = rss_kib(ctx.pid);
+    set.abort_all();
+    let mut r = Report::default();
+    r.add("connections held", held);
+    r.add("server RSS before, KiB", rss0);
+    r.add("server RSS with them, KiB", rss2);
+    r.add(
+        "RSS per idle connection, KiB",
+        format!("{:.1}", (rss1.max(rss2) - rss0) as f64 / held.max(1) as f64),
+    );
+    r.add(
+        "server CPU while idle, % of a core",
+        format!("{:.2}", 100.0 * cpu / hold_s as f64),
+    );
+    r
+}
+
+/// `fanout`: one game, `spectators` watchers; move → last spectator.
+pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64) -> Report {
+    let mut table = Table::open(ctx.addr, 0, &ctx.kind, &ctx.options, "public")
+        .await
+        .expect("a game");
+    let game_id = table.game_id.clone();
+    let watchers = open_many(ctx.addr, 2, spectators, 200).await;
+    // Per move seq: when it was sent, when the last spectator got it, how many got it.
+    let slots = moves + 16;
+    let last: Arc<Vec<AtomicU64>> = Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect());
+    let got: Arc<Vec<AtomicU64>> = Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect());
+    let bytes = Arc::new(AtomicU64::new(0));
+    let epoch = Instant::now();
+    let mut set = JoinSet::new();
+    for mut w in watchers {
+        let (last, got, bytes, game_id) = (last.clone(), got.clone(), bytes.clone(), game_id.clone());
+        set.spawn(async move {
+            w.request(json!({"t":"game.watch","game_id":game_id})).await;
+            let mut seen = 0;
+            while let Some(t) = w.next().await {
+                if is_type(&t, "game.diff") {
+                    if let Some(s) = seq_of(&t) {
+                        if let Some(slot) = last.get(s as usize) {
+                            slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
+                            got[s as usize].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
+                    seen += 1;
+                }
+            }
+            seen
+        });
+    }
+    // Everyone subscribed before the first move.
+    tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
+    let cpu0 = cpu_seconds(ctx.pid);
+    let mut sent = vec![0u64; slots];
+    let mut played = 0;
+    let mut opp = Vec::new();
+    for _ in 0..moves {
+        let mut at = None;
+        let Some(m) = table.step(|t| at = Some(t)).await else {
+            break;
+        };
+        if let (Some(at), Some(slot)) = (at, sent.get_mut(m.seq as usize)) {
+            *slot = at.duration_since(epoch).as_micros() as u64;
+        }
+        opp.push(m.to_opponent.as_micros() as u64);
+        played += 1;
+        tokio::time::sleep(Duration::from_millis(interval_ms)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let cpu = cpu_seconds(ctx.pid) - cpu0;
+    set.abort_all();
+    let mut to_last = Vec::new();
+    let mut complete = 0;
+    for (s, &t0) in sent.iter().enumerate() {
+        if t0 == 0 {
+            continue;
+        }
+        if got[s].load(Ordering::Relaxed) as usize == spectators {
+            complete += 1;
+        }
+        to_last.push(last[s].load(Ordering::Relaxed).saturating_sub(t0));
+    }
+    to_last.sort_unstable();
+    opp.sort_unstable();
+    let recipients = (spectators + 2) as u64;
+    let all_bytes = bytes.load(Ordering::Relaxed) + table.seats.iter().map(|c| c.diff_bytes).sum::<u64>();
+    let mut r = Report::default();
+    r.add("spectators", spectators);
+    r.add("moves", played);
+    r.add("moves every spectator received", complete);
+    r.add("p50 move → last spectator, ms", format!("{:.2}", percentile_ms(&to_last, 0.5)));
+    r.add("p99 move → last spectator, ms", format!("{:.2}", percentile_ms(&to_last, 0.99)));
+    r.add("p99 move → opponent, ms", format!("{:.2}", percentile_ms(&opp, 0.99)));
+    r.add(
+        "bytes per move per recipient",
+        format!("{:.0}", all_bytes as f64 / (played.max(1) as u64 * recipients) as f64),
+    );
+    r.add(
+        "server CPU per move, µs",
+        format!("{:.0}", 1e6 * cpu / played.max(1) as f64),
+    );
+    r
+}
+
+/// What a set of games measured.
+#[derive(Default)]
+struct Played {
+    /// Move → opponent's diff, µs.
+    latencies_us: Vec<u64>,
+    /// Diff bytes the players received.
+    bytes: u64,
+    /// Moves played.
+    moves: u64,
+    /// Refused moves, error frames, failed set-ups.
+    errors: u64,
+    /// Server CPU seconds while the moves were played (set-up excluded).
+    cpu: f64,
+    /// Seconds the moves took.
+    seconds: f64,
+}
+
+/// Sets up `games` games (each with `spectators_per_game` watchers), then plays up to
+/// `budget` moves over them, `pace` apart per game when given; a game that ends stops.
+/// Only the playing phase is measured.
+async fn play_games(
+    ctx: &Ctx,
+    games: usize,
+    budget: u64,
+    pace: Option<Duration>,
+    spectators_per_game: usize,
+) -> Played {
+    let budget = Arc::new(AtomicU64::new(budget));
+    let go = Arc::new(tokio::sync::Barrier::new(games + 1));
+    let mut set = JoinSet::new();
+    let per_game = 2 + spectators_per_game;
+    for g in 0..games {
+        let (addr, kind, options) = (ctx.addr, ctx.kind.clone(), ctx.options.clone());
+        let (budget, go) = (budget.clone(), go.clone());
+        set.spawn(async move {
+            let mut out = Played::default();
+            let table = Table::open(addr, g * per_game / 2, &kind, &options, "private").await;
+            let mut watchers = Vec::new();
+            if let Ok(t) = &table {
+                for s in 0..spectators_per_game {
+                    let Ok(mut w) = Conn::open(addr, source(g * per_game + 2 + s)).await else {
+                        out.errors += 1;
+                        continue;
+                    };
+                    w.request(json!({"t":"game.watch","game_id":t.game_id,"code":t.code}))
+                        .await;
+                    watchers.push(tokio::spawn(async move {
+                        while w.next().await.is_some() {}
+                    }));
+                }
+            }
+            go.wait().await;
+            let Ok(mut t) = table else {
+                out.errors += 1;
+                return out;
+            };
+            if let Some(p) = pace {
+                // Spread the games over the period.
+                tokio::time::sleep(p.mul_f64((g % 997) as f64 / 997.0)).await;
+            }
+            while t.on()
+                && budget
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1))
+                    .is_ok()
+            {
+                let started = Instant::now();
+                match t.step(|_| {}).await {
+                    Some(m) => {
+                        out.latencies_us.push(m.to_opponent.as_micros() as u64);
+                        out.moves += 1;
+                    }
+                    None => {
+                        out.errors += 1;
+                        break;
+                    }
+                }
+                if let Some(p) = pace {
+                    tokio::time::sleep(p.saturating_sub(started.elapsed())).await;
+                }
+            }
+            out.bytes = t.seats.iter().map(|c| c.diff_bytes).sum();
+            out.errors += t.seats.iter().map(|c| c.errors).sum::<u64>();
+            for w in watchers {
+                w.abort();
+            }
+            out
+        });
+    }
+    go.wait().await;
+    let cpu0 = cpu_seconds(ctx.pid);
+    let start = Instant::now();
+    let mut all = Played::default();
+    while let Some(r) = set.join_next().await {
+        if let Ok(p) = r {
+            all.latencies_us.extend(p.latencies_us);
+            all.bytes += p.bytes;
+            all.moves += p.moves;
+            all.errors += p.errors;
+        }
+    }
+    all.seconds = start.elapsed().as_secs_f64();
+    all.cpu = cpu_seconds(ctx.pid) - cpu0;
+    all.latencies_us.sort_unstable();
+    all
+}
+
+/// `throughput`: G games as fast as answers come, no spectators.
+pub async fn throughput(ctx: &Ctx, games: usize, moves: usize) -> Report {
+    let p = play_games(ctx, games, moves as u64, None, 0).await;
+    let mut r = Report::default();
+    r.add("concurrent games", games);
+    report_moves(&mut r, &p, 2);
+    r
+}
+
+/// `mixed`: G games, two players and two spectators each, one move per second per game.
+pub async fn mixed(ctx: &Ctx, games: usize, seconds: u64) -> Report {
+    let p = play_games(ctx, games, games as u64 * seconds, Some(Duration::from_secs(1)), 2).await;
+    let mut r = Report::default();
+    r.add("games (2 players + 2 spectators each)", games);
+    report_moves(&mut r, &p, 2);
+    r
+}
+
+fn report_moves(r: &mut Report, p: &Played, players: u64) {
+    let moves = p.moves.max(1) as f64;
+    r.add("moves", p.moves);
+    r.add("moves/s", format!("{:.0}", p.moves as f64 / p.seconds.max(1e-9)));
+    r.add("server CPU s per 1,000 moves", format!("{:.3}", 1000.0 * p.cpu / moves));
+    r.add("server CPU per move, µs", format!("{:.0}", 1e6 * p.cpu / moves));
+    r.add("p50 move → opponent, ms", format!("{:.2}", percentile_ms(&p.latencies_us, 0.5)));
+    r.add("p99 move → opponent, ms", format!("{:.2}", percentile_ms(&p.latencies_us, 0.99)));
+    r.add(
+        "bytes per move per player",
+        format!("{:.0}", p.bytes as f64 / (players as f64 * moves)),
+    );
+    r.add("errors", p.errors);
+}
