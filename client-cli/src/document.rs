@@ -130,6 +130,11 @@ impl<'a> GameDoc<'a> {
             .unwrap_or_default()
     }
 
+    /// The game's options.
+    pub fn options(self) -> &'a Value {
+        &self.doc["options"]
+    }
+
     /// The game-specific view.
     pub fn state(self) -> &'a Value {
         &self.doc["state"]

@@ -17,7 +17,8 @@ pub fn drawing(g: GameDoc) -> Drawing {
         .last()
         .map(|m| cells_in_move(m))
         .unwrap_or_default();
-    board::draw(g.kind(), g.state(), &Sides(g.sides()), &last)
+    let state = board::drawable(g.kind(), g.options(), g.state());
+    board::draw(g.kind(), &state, &Sides(g.sides()), &last)
 }
 
 /// Clock text for one side: `4:59`, `0:09.4`, byo-yomi `0:00 +3×30s` then `byo 0:27 (2)`;

@@ -55,6 +55,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn check_notation(&self, notation: &str) -> Result<String, RulesError>;
     /// The game-specific JSON view for clients.
     fn view(&self) -> Value;
+    /// The static geometry the view is drawn on (see [`crate::Game::geometry`]).
+    fn geometry(&self) -> Value;
     /// Perft to `depth`.
     fn perft(&self, depth: u32) -> u64;
     /// Perft split by first action, in legal-action order.
@@ -148,6 +150,10 @@ impl<G: Game> AnyGame for Instance<G> {
 
     fn view(&self) -> Value {
         self.state.view()
+    }
+
+    fn geometry(&self) -> Value {
+        self.state.geometry()
     }
 
     fn perft(&self, depth: u32) -> u64 {

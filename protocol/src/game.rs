@@ -239,8 +239,18 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         false
     }
 
-    /// The game-specific JSON view of the state for clients (`state` in the game document).
+    /// The game-specific JSON view of the state for clients (`state` in the game document):
+    /// only what changes during a game, each fact once (the side to act, the ply and the
+    /// static geometry are elsewhere), so a move's patch is a few replaced members.
     fn view(&self) -> serde_json::Value;
+
+    /// The static geometry clients draw the view on (cell names and coordinates, layout,
+    /// special cells), for these options: the same for every game with them, so it is not
+    /// in any game document. Its objects and arrays line up with the view's: merging the
+    /// two member by member gives everything a drawing needs.
+    fn geometry(&self) -> serde_json::Value {
+        serde_json::Value::Object(serde_json::Map::new())
+    }
 
     /// `Ok` when `action` is legal here; otherwise an error whose message says why.
     /// Engines may override this with a faster check or more specific reasons.

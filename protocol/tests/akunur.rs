@@ -712,7 +712,7 @@ fn options_validation() {
     ));
     let g = k.start(&json!({"corners_to_win": 4})).unwrap();
     assert_eq!(g.options_json(), json!({"corners_to_win": 4}));
-    assert_eq!(g.view()["corners_to_win"], json!(4));
+    assert_eq!(g.geometry()["corners_to_win"], json!(4));
 }
 
 // ---------------------------------------------------------------- position strings
@@ -836,31 +836,38 @@ fn check_gives_specific_reasons() {
 fn view_shows_board_and_counters() {
     let g = Akunur::start(&Options::default());
     let v = g.view();
+    let geo = g.geometry();
     let cells = v["cells"].as_array().unwrap();
+    let places = geo["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 61);
+    assert_eq!(places.len(), 61, "the geometry lines up with the view");
+    // The view holds what changes; the geometry what does not.
+    assert_eq!(cells[0], json!({"stone": null, "token": true}));
     assert_eq!(
-        cells[0],
-        json!({"name": "e9", "x": 4, "y": 8, "ring": 4, "kind": "corner", "echo": "e1",
-               "stone": null, "token": true})
+        places[0],
+        json!({"name": "e9", "x": 4, "y": 8, "ring": 4, "kind": "corner", "echo": "e1"})
+    );
+    assert_eq!(cells[30], json!({"stone": null}));
+    assert_eq!(
+        places[30],
+        json!({"name": "e5", "x": 4, "y": 4, "ring": 0, "kind": "still_point", "echo": "e5"})
     );
     assert_eq!(
-        cells[30],
-        json!({"name": "e5", "x": 4, "y": 4, "ring": 0, "kind": "still_point", "echo": "e5",
-               "stone": null})
-    );
-    assert_eq!(
-        v["board"]["corners"],
+        geo["board"]["corners"],
         json!(["a1", "e1", "i5", "i9", "e9", "a5"])
     );
+    assert!(
+        v.get("to_act").is_none(),
+        "the document has the side to act"
+    );
     assert_eq!(v["phase"], "placement");
-    assert_eq!(v["to_act"], "light");
     assert_eq!(v["tokens"], json!(["a1", "e1", "i5", "i9", "e9", "a5"]));
     assert_eq!(v["scores"], json!({"light": 0, "dark": 0}));
     assert_eq!(v["placed"], json!({"light": 0, "dark": 0}));
     assert_eq!(v["supply"], json!({"light": 15, "dark": 15}));
     assert_eq!(v["on_board"], json!({"light": 0, "dark": 0}));
     assert_eq!(v["corners_held"], json!({"light": 0, "dark": 0}));
-    assert_eq!(v["corners_to_win"], json!(3));
+    assert_eq!(geo["corners_to_win"], json!(3));
     assert_eq!(v["bonus_pending"], json!(false));
     assert_eq!(v["passes"], json!(0));
 
@@ -873,21 +880,13 @@ fn view_shows_board_and_counters() {
     let v = g.view();
     assert_eq!(v["phase"], "movement");
     assert_eq!(v["bonus_pending"], json!(true));
-    assert_eq!(v["to_act"], "light");
+    assert_eq!(g.to_act(), Some(stoa_protocol::Side::First));
     assert_eq!(v["scores"], json!({"light": 10, "dark": 0}));
-    let a1 = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "a1")
-        .unwrap();
-    assert_eq!(a1["token"], json!(false));
-    assert_eq!(a1["stone"], json!(null));
-    let b2 = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "b2")
-        .unwrap();
-    assert_eq!(b2["stone"], json!("light"));
+    let cell = |name: &str| {
+        let i = places.iter().position(|c| c["name"] == name).unwrap();
+        v["cells"][i].clone()
+    };
+    assert_eq!(cell("a1")["token"], json!(false));
+    assert_eq!(cell("a1")["stone"], json!(null));
+    assert_eq!(cell("b2")["stone"], json!("light"));
 }

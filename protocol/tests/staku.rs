@@ -550,7 +550,7 @@ fn counter_runs_down_to_a_draw_on_capture_free_turns() {
     assert!(g.position().ends_with(" w 0"));
     let a = g.parse_action("d1-d2").unwrap();
     assert_eq!(g.check(a), Err(RulesError::GameOver));
-    assert_eq!(g.view()["to_act"], json!(null));
+    assert_eq!(g.to_act(), None);
 }
 
 #[test]
@@ -1033,8 +1033,9 @@ fn check_matches_generation_on_hand_built_positions() {
 fn view_shape() {
     let g = load(&[("a1", "NW"), ("g6", "B"), ("d4", "NNN")], "w", 17);
     let v = g.view();
+    let geo = g.geometry();
     assert_eq!(
-        v["board"],
+        geo["board"],
         json!({
             "shape": "hex",
             "rows": 7,
@@ -1050,35 +1051,48 @@ fn view_shape() {
             ],
         })
     );
+    // The view has each cell's stack only; names, coordinates and palaces are geometry,
+    // in the same cell order.
     let cells = v["cells"].as_array().unwrap();
+    let places = geo["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 49);
+    assert_eq!(places.len(), 49);
+    assert_eq!(cells[0], json!({"tokens": ["neutral", "white"]}));
     assert_eq!(
-        cells[0],
+        places[0],
         json!({"name": "a1", "row": "a", "number": 1, "u": -1, "v": -3, "x": -5, "y": -3,
-               "tokens": ["neutral", "white"], "top": "white", "palace": "white"})
+               "palace": "white"})
     );
     assert_eq!(
         cells[24],
+        json!({"tokens": ["neutral", "neutral", "neutral"]})
+    );
+    assert_eq!(
+        places[24],
         json!({"name": "d4", "row": "d", "number": 4, "u": 0, "v": 0, "x": 0, "y": 0,
-               "tokens": ["neutral", "neutral", "neutral"], "top": "neutral", "palace": null})
+               "palace": null})
     );
+    assert_eq!(cells[13], json!({"tokens": []}));
     assert_eq!(
-        cells[13],
+        places[13],
         json!({"name": "c1", "row": "c", "number": 1, "u": -3, "v": -1, "x": -7, "y": -1,
-               "tokens": [], "top": null, "palace": null})
+               "palace": null})
     );
-    assert_eq!(cells[48]["palace"], json!("black"));
-    assert_eq!(cells[48]["top"], json!("black"));
+    assert_eq!(places[48]["palace"], json!("black"));
+    assert_eq!(cells[48], json!({"tokens": ["black"]}));
     assert_eq!(v["no_capture_counter"], json!(17));
-    assert_eq!(v["no_capture_limit"], json!(20));
-    assert_eq!(v["max_stack"], json!(3));
+    assert_eq!(geo["no_capture_limit"], json!(20));
+    assert_eq!(geo["max_stack"], json!(3));
+    assert!(
+        v.get("to_act").is_none(),
+        "the document has the side to act"
+    );
     assert_eq!(
-        v["palaces"],
+        geo["palaces"],
         json!({"white": ["a1", "a6"], "black": ["g1", "g6"]})
     );
     assert_eq!(
         v["tokens_on_board"],
         json!({"white": 1, "black": 1, "neutral": 4})
     );
-    assert_eq!(v["to_act"], json!("white"));
 }

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
-use serde_json::json;
+use serde_json::{json, Value};
 use stoa_protocol::wire::Visibility;
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -45,6 +45,7 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/health", get(health))
         .route("/metrics", get(metrics))
         .route("/api/games/{id}", get(api_game))
+        .route("/api/kinds/{kind}", get(api_kind))
         .with_state(AppState { hub, guard })
 }
 
@@ -131,6 +132,38 @@ async fn metrics(State(state): State<AppState>) -> Response {
         state.hub.metrics.render(),
     )
         .into_response()
+}
+
+/// The static geometry of a game kind (for `?options=<JSON>`, default options without):
+/// it is the same for every game with those options, so game documents do not carry it.
+async fn api_kind(Path(kind): Path<String>, Query(q): Query<HashMap<String, String>>) -> Response {
+    let bad = |status: StatusCode, message: String| {
+        (status, Json(json!({"error": message}))).into_response()
+    };
+    let k = match stoa_protocol::kind(&kind) {
+        Ok(k) => k,
+        Err(e) => return bad(StatusCode::NOT_FOUND, e.to_string()),
+    };
+    let raw = match q.get("options").map(|o| serde_json::from_str::<Value>(o)) {
+        None => json!({}),
+        Some(Ok(v)) => v,
+        Some(Err(e)) => return bad(StatusCode::BAD_REQUEST, format!("options: {e}")),
+    };
+    let game = match k
+        .validate_options(&raw)
+        .and_then(|o| k.start(&o).map(|g| (o, g)))
+    {
+        Ok(g) => g,
+        Err(e) => return bad(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    let (options, game) = game;
+    Json(json!({
+        "kind": k.id,
+        "side_names": k.side_names,
+        "options": options,
+        "geometry": game.geometry(),
+    }))
+    .into_response()
 }
 
 async fn api_game(

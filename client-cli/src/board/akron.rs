@@ -209,7 +209,7 @@ mod tests {
         let g = k
             .from_position(&json!({"size": 4}), "4 v 2,6 8 A1,A2,C1,C2,A2',B2' B1,B2")
             .unwrap();
-        let state = g.view();
+        let state = super::super::drawable("akron", &json!({"size": 4}), &g.view());
         let sides = super::super::Sides(vec!["vert".into(), "horz".into()]);
         let d = draw("akron", &state, &sides, &[]);
         let t = text(&d);

@@ -99,8 +99,43 @@ pub struct Drawing {
     pub legend: String,
 }
 
-/// Draws the board of a game of `kind` from its `state`. `last` lists the cells of the last
-/// move (lower case) to highlight.
+/// The geometry of `kind` with `options` (computed locally by the rules engine: it is not in
+/// game documents) merged member by member with a document's `state`: what the renderers
+/// draw from.
+pub fn drawable(kind: &str, options: &Value, state: &Value) -> Value {
+    let mut merged = stoa_protocol::kind(kind)
+        .and_then(|k| k.start(options))
+        .map(|g| g.geometry())
+        .unwrap_or(Value::Null);
+    merge(&mut merged, state);
+    merged
+}
+
+/// Merges `add` into `base`: objects key by key, arrays of equal length element by element,
+/// anything else replaced.
+fn merge(base: &mut Value, add: &Value) {
+    match (base, add) {
+        (Value::Object(b), Value::Object(a)) => {
+            for (k, v) in a {
+                match b.get_mut(k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (Value::Array(b), Value::Array(a)) if a.len() == b.len() => {
+            for (slot, v) in b.iter_mut().zip(a) {
+                merge(slot, v);
+            }
+        }
+        (slot, v) => *slot = v.clone(),
+    }
+}
+
+/// Draws the board of a game of `kind` from its drawable state (see [`drawable`]). `last`
+/// lists the cells of the last move (lower case) to highlight.
 pub fn draw(kind: &str, state: &Value, sides: &Sides, last: &[String]) -> Drawing {
     let drawing = match kind {
         "unane" => unane::draw(state, sides, last),
@@ -153,7 +188,8 @@ pub(crate) fn per_side(v: &Value, sides: &Sides) -> String {
 pub(crate) mod testutil {
     use super::*;
 
-    /// The view of a game after some moves, straight from the engine.
+    /// The drawable view of a game after some moves, straight from the engine (its view
+    /// merged with its geometry).
     pub fn view(kind: &str, options: Value, moves: &[&str]) -> (Value, Sides) {
         let k = stoa_protocol::kind(kind).unwrap();
         let mut g = k.start(&options).unwrap();
@@ -161,7 +197,7 @@ pub(crate) mod testutil {
             g.play(m).unwrap();
         }
         (
-            g.view(),
+            drawable(kind, &k.validate_options(&options).unwrap(), &g.view()),
             Sides(k.side_names.iter().map(|s| s.to_string()).collect()),
         )
     }

@@ -404,20 +404,17 @@ impl Game for Akron {
         action == Action::Swap
     }
 
-    /// The client view; a thin client can draw every level from it without the rules:
+    /// The client view; with the geometry (`{"size", "pieces", "nodelay", "levels":
+    /// [{"level", "size"}…]}`, merged member by member) a thin client can draw every level
+    /// from it without the rules:
     ///
     /// ```text
     /// {
-    ///   "size": 8,                          // level 0 is size x size holes
-    ///   "to_act": "vert" | "horz" | null,   // null once the game has ended
-    ///   "ply": 20,
     ///   "piles": {"vert": 21, "horz": 26},
-    ///   "pieces": 32, "nodelay": false,
     ///   "swap_available": false,            // horz may answer vert's first add with `swap`
     ///   "connected": {"vert": false, "horz": false},
     ///   "levels": [                         // one entry per level k = 0..size-1
-    ///     {"level": 0, "size": 8,           // (size-k) x (size-k) points
-    ///      "rows": [[null, "vert", ...], ...]}  // rows[j][i]: point (k, i, j), row 0 = bottom
+    ///     {"rows": [[null, "vert", ...], ...]}  // rows[j][i]: point (k, i, j), row 0 = bottom
     ///   ],
     ///   "balls": [                          // every ball: level, then row, then column
     ///     {"point": "E7'", "level": 1, "column": 4, "row": 5,
@@ -432,6 +429,10 @@ impl Game for Akron {
     /// ```
     fn view(&self) -> serde_json::Value {
         view::view(self)
+    }
+
+    fn geometry(&self) -> serde_json::Value {
+        view::geometry(self)
     }
 
     fn check(&self, action: Action) -> Result<(), RulesError> {

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::game::{Game, Side};
+use crate::game::Side;
 
 use super::connection::{Analysis, EMPTY};
 use super::Akron;
@@ -35,7 +35,7 @@ fn build(game: &Akron, an: &Analysis) -> Value {
                     )
                 })
                 .collect();
-            json!({"level": k, "size": m, "rows": rows})
+            json!({ "rows": rows })
         })
         .collect();
     let balls: Vec<Value> = (0..geo.points)
@@ -72,16 +72,24 @@ fn build(game: &Akron, an: &Analysis) -> Value {
         })
         .collect();
     json!({
-        "size": n,
-        "to_act": game.to_act().map(|s| Akron::SIDE_NAMES[s.index()]),
-        "ply": game.ply,
         "piles": {"vert": game.piles[0], "horz": game.piles[1]},
-        "pieces": game.pieces,
-        "nodelay": game.nodelay,
         "swap_available": game.outcome.is_none() && game.ply == 1 && game.to_move == Side::Second,
         "connected": {"vert": an.connected[0], "horz": an.connected[1]},
         "levels": levels,
         "balls": balls,
         "links": links,
+    })
+}
+
+/// The static geometry: the board size, each level's size (in the view's level order), and
+/// the options that do not change during a game.
+pub fn geometry(game: &Akron) -> Value {
+    let n = game.geo.n;
+    let levels: Vec<Value> = (0..n).map(|k| json!({"level": k, "size": n - k})).collect();
+    json!({
+        "size": n,
+        "pieces": game.pieces,
+        "nodelay": game.nodelay,
+        "levels": levels,
     })
 }

@@ -215,6 +215,10 @@ impl Game for Akunur {
         view::view(self)
     }
 
+    fn geometry(&self) -> serde_json::Value {
+        view::geometry(self)
+    }
+
     fn check(&self, action: Action) -> Result<(), RulesError> {
         rules::check(self, action)
     }

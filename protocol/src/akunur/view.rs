@@ -19,24 +19,7 @@ fn per_side<T: Into<Value>>(f: impl Fn(usize) -> T) -> Value {
 pub(super) fn view(g: &Akunur) -> Value {
     let cells: Vec<Value> = board::display_order()
         .map(|c: Cell| {
-            let kind = if c.is_still_point() {
-                "still_point"
-            } else if c.is_corner() {
-                "corner"
-            } else if c.bit() & PLACEMENT != 0 {
-                "placement"
-            } else {
-                "inner"
-            };
-            let mut cell = json!({
-                "name": c.name(),
-                "x": c.x(),
-                "y": c.y(),
-                "ring": c.ring(),
-                "kind": kind,
-                "echo": c.echo().name(),
-                "stone": g.stone_at(c).map(side_name),
-            });
+            let mut cell = json!({ "stone": g.stone_at(c).map(side_name) });
             if c.is_corner() {
                 cell["token"] = json!(g.has_token(c));
             }
@@ -54,6 +37,44 @@ pub(super) fn view(g: &Akunur) -> Value {
         })
         .collect();
     json!({
+        "cells": cells,
+        "phase": if g.in_placement_phase() { "placement" } else { "movement" },
+        "bonus_pending": g.bonus && g.outcome.is_none(),
+        "tokens": tokens,
+        "scores": per_side(|i| g.scores[i]),
+        "placed": per_side(|i| g.placed[i]),
+        "supply": per_side(|i| STONES - g.placed[i]),
+        "on_board": per_side(|i| g.stones[i].count_ones()),
+        "corners_held": per_side(|i| (g.stones[i] & CORNERS).count_ones()),
+        "passes": g.passes,
+    })
+}
+
+/// The static geometry: the hexhex board, each cell's name, coordinates, ring, kind and
+/// echo (in the view's cell order), and the corners needed to win.
+pub(super) fn geometry(g: &Akunur) -> Value {
+    let cells: Vec<Value> = board::display_order()
+        .map(|c: Cell| {
+            let kind = if c.is_still_point() {
+                "still_point"
+            } else if c.is_corner() {
+                "corner"
+            } else if c.bit() & PLACEMENT != 0 {
+                "placement"
+            } else {
+                "inner"
+            };
+            json!({
+                "name": c.name(),
+                "x": c.x(),
+                "y": c.y(),
+                "ring": c.ring(),
+                "kind": kind,
+                "echo": c.echo().name(),
+            })
+        })
+        .collect();
+    json!({
         "board": {
             "shape": "hexhex",
             "side": 5,
@@ -64,16 +85,6 @@ pub(super) fn view(g: &Akunur) -> Value {
             "corners": CORNER_CELLS.iter().filter_map(|&c| Cell::from_index(c as usize)).map(Cell::name).collect::<Vec<_>>(),
         },
         "cells": cells,
-        "phase": if g.in_placement_phase() { "placement" } else { "movement" },
-        "to_act": g.to_act().map(side_name),
-        "bonus_pending": g.bonus && g.outcome.is_none(),
-        "tokens": tokens,
-        "scores": per_side(|i| g.scores[i]),
-        "placed": per_side(|i| g.placed[i]),
-        "supply": per_side(|i| STONES - g.placed[i]),
-        "on_board": per_side(|i| g.stones[i].count_ones()),
-        "corners_held": per_side(|i| (g.stones[i] & CORNERS).count_ones()),
         "corners_to_win": g.corners_to_win,
-        "passes": g.passes,
     })
 }

@@ -166,6 +166,10 @@ impl Game for Staku {
         self.build_view()
     }
 
+    fn geometry(&self) -> serde_json::Value {
+        self.build_geometry()
+    }
+
     /// Same counts as the generic perft; the last level is counted without materialising
     /// the ~400 turns of each position.
     fn perft(&self, depth: u32) -> u64 {

@@ -7,10 +7,38 @@ use super::board::{
 };
 use super::stack::Token;
 use super::{Staku, COUNTER_START};
-use crate::game::Game;
 
 impl Staku {
+    /// The dynamic view: each cell's stack (bottom to top), the counter and the tokens on
+    /// the board. Cells are in the geometry's order.
     pub(crate) fn build_view(&self) -> Value {
+        let mut counts = [0u32; 3];
+        let cells: Vec<Value> = (0..CELLS as u8)
+            .map(|c| {
+                let tokens: Vec<&str> = self.board[c as usize]
+                    .tokens()
+                    .map(|t| {
+                        counts[t as usize] += 1;
+                        t.name()
+                    })
+                    .collect();
+                json!({ "tokens": tokens })
+            })
+            .collect();
+        json!({
+            "cells": cells,
+            "no_capture_counter": self.counter,
+            "tokens_on_board": {
+                "white": counts[Token::White as usize],
+                "black": counts[Token::Black as usize],
+                "neutral": counts[Token::Neutral as usize],
+            },
+        })
+    }
+
+    /// The static geometry: the hex layout, each cell's name and drawing coordinates and
+    /// palace, the stack limit and the counter's start.
+    pub(crate) fn build_geometry(&self) -> Value {
         let palace = |c: u8| {
             if WHITE_PALACES.contains(&c) {
                 Value::from("white")
@@ -20,17 +48,8 @@ impl Staku {
                 Value::Null
             }
         };
-        let mut counts = [0u32; 3];
         let cells: Vec<Value> = (0..CELLS as u8)
             .map(|c| {
-                let stack = self.board[c as usize];
-                let tokens: Vec<&str> = stack
-                    .tokens()
-                    .map(|t| {
-                        counts[t as usize] += 1;
-                        t.name()
-                    })
-                    .collect();
                 let (u, v) = coords(c);
                 let r = row_of(c);
                 json!({
@@ -41,8 +60,6 @@ impl Staku {
                     "v": v,
                     "x": 2 * u as i32 + v as i32,
                     "y": v,
-                    "tokens": tokens,
-                    "top": stack.top().map(Token::name),
                     "palace": palace(c),
                 })
             })
@@ -64,18 +81,11 @@ impl Staku {
             },
             "cells": cells,
             "max_stack": self.max_stack,
-            "no_capture_counter": self.counter,
             "no_capture_limit": COUNTER_START,
             "palaces": {
                 "white": WHITE_PALACES.map(cell_name),
                 "black": BLACK_PALACES.map(cell_name),
             },
-            "tokens_on_board": {
-                "white": counts[Token::White as usize],
-                "black": counts[Token::Black as usize],
-                "neutral": counts[Token::Neutral as usize],
-            },
-            "to_act": self.to_act().map(|s| Self::SIDE_NAMES[s.index()]),
         })
     }
 }

@@ -15,7 +15,7 @@ pub mod notation;
 pub mod options;
 mod position;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use self::bits::{Bits, STRIDE};
 pub use self::notation::{Action, Cell};
@@ -360,31 +360,35 @@ impl Game for Unane {
     /// ```
     fn view(&self) -> Value {
         let mut rows = Vec::with_capacity(usize::from(self.height));
-        let mut cells = Map::new();
         for rank in (0..self.height).rev() {
-            let mut row = Vec::with_capacity(usize::from(self.width));
-            for file in 0..self.width {
-                let cell = Cell::from_index(rank * STRIDE + file);
-                let content = match self.stone(cell) {
-                    Some(s) => Value::from(Self::colour(s)),
-                    None => Value::Null,
-                };
-                cells.insert(cell.to_string(), content.clone());
-                row.push(content);
-            }
+            let row: Vec<Value> = (0..self.width)
+                .map(
+                    |file| match self.stone(Cell::from_index(rank * STRIDE + file)) {
+                        Some(s) => Value::from(Self::colour(s)),
+                        None => Value::Null,
+                    },
+                )
+                .collect();
             rows.push(Value::Array(row));
         }
         json!({
-            "width": self.width,
-            "height": self.height,
             "rows": rows,
-            "cells": cells,
             "stones": {"black": self.stone_count(Side::First), "white": self.stone_count(Side::Second)},
             "groups": {"black": self.group_count(Side::First), "white": self.group_count(Side::Second)},
-            "ply": self.ply,
-            "to_act": self.to_act().map(Self::colour),
             "swap_available": self.swap_available(),
         })
+    }
+
+    fn geometry(&self) -> Value {
+        let names: Vec<Vec<String>> = (0..self.height)
+            .rev()
+            .map(|rank| {
+                (0..self.width)
+                    .map(|file| Cell::from_index(rank * STRIDE + file).to_string())
+                    .collect()
+            })
+            .collect();
+        json!({"width": self.width, "height": self.height, "names": names})
     }
 
     fn check(&self, action: Action) -> Result<(), RulesError> {

@@ -47,7 +47,10 @@ pub fn is_type(text: &str, t: &str) -> bool {
 /// The `seq` of a frame, read without parsing the rest.
 pub fn seq_of(text: &str) -> Option<u64> {
     let at = text.find("\"seq\":")? + 6;
-    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 
@@ -70,7 +73,9 @@ impl Conn {
             diffs: 0,
             errors: 0,
         };
-        let w = c.request(json!({"t":"hello","protocol":1,"name":"load"})).await;
+        let w = c
+            .request(json!({"t":"hello","protocol":1,"name":"load"}))
+            .await;
         c.player_id = w["player"]["id"].as_str().unwrap_or_default().to_string();
         if c.player_id.is_empty() {
             return Err(std::io::Error::other(format!("hello failed: {w}")));
@@ -122,6 +127,7 @@ impl Conn {
         let rid = self.send(v).await;
         let tag = format!("\"rid\":{rid},");
         let tag_end = format!("\"rid\":{rid}}}");
-        self.until(|t| t.contains(&tag) || t.contains(&tag_end)).await
+        self.until(|t| t.contains(&tag) || t.contains(&tag_end))
+            .await
     }
 }

@@ -127,8 +127,8 @@ async fn main() {
     // pending frame of a big fan-out queued, the file limit of the generator.
     let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
     args.extend(["--outbound-queue".into(), "4096".into()]);
-    let redis = (cli.redis || matches!(cli.scenario, Scenario::Mixed { .. }))
-        .then(RedisServer::start);
+    let redis =
+        (cli.redis || matches!(cli.scenario, Scenario::Mixed { .. })).then(RedisServer::start);
     if let Some(r) = &redis {
         args.extend(r.server_args("load"));
     }
@@ -151,9 +151,7 @@ async fn main() {
             moves,
             interval_ms,
         } => scenarios::fanout(&ctx, spectators, moves, interval_ms).await,
-        Scenario::Throughput { games, moves } => {
-            scenarios::throughput(&ctx, games, moves).await
-        }
+        Scenario::Throughput { games, moves } => scenarios::throughput(&ctx, games, moves).await,
         Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
     };
     println!(

@@ -23,7 +23,12 @@ pub fn cpu_seconds(pid: u32) -> f64 {
     // The command name may contain spaces: fields count from after its closing parenthesis.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
     // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name and state.
     (ticks(11) + ticks(12)) / clock_ticks()
 }

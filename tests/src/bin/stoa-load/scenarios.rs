@@ -59,9 +59,7 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     let held = conns.len();
     let mut set = JoinSet::new();
     for mut c in conns {
-        set.spawn(async move {
-            while c.next().await.is_some() {}
-        });
+        set.spawn(async move { while c.next().await.is_some() {} });
     }
     tokio::time::sleep(Duration::from_secs(hold_s)).await;
     let cpu = cpu_seconds(ctx.pid) - cpu0;
@@ -97,7 +95,8 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     let epoch = Instant::now();
     let mut set = JoinSet::new();
     for mut w in watchers {
-        let (last, got, bytes, game_id) = (last.clone(), got.clone(), bytes.clone(), game_id.clone());
+        let (last, got, bytes, game_id) =
+            (last.clone(), got.clone(), bytes.clone(), game_id.clone());
         set.spawn(async move {
             w.request(json!({"t":"game.watch","game_id":game_id})).await;
             let mut seen = 0;
@@ -151,17 +150,30 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     to_last.sort_unstable();
     opp.sort_unstable();
     let recipients = (spectators + 2) as u64;
-    let all_bytes = bytes.load(Ordering::Relaxed) + table.seats.iter().map(|c| c.diff_bytes).sum::<u64>();
+    let all_bytes =
+        bytes.load(Ordering::Relaxed) + table.seats.iter().map(|c| c.diff_bytes).sum::<u64>();
     let mut r = Report::default();
     r.add("spectators", spectators);
     r.add("moves", played);
     r.add("moves every spectator received", complete);
-    r.add("p50 move → last spectator, ms", format!("{:.2}", percentile_ms(&to_last, 0.5)));
-    r.add("p99 move → last spectator, ms", format!("{:.2}", percentile_ms(&to_last, 0.99)));
-    r.add("p99 move → opponent, ms", format!("{:.2}", percentile_ms(&opp, 0.99)));
+    r.add(
+        "p50 move → last spectator, ms",
+        format!("{:.2}", percentile_ms(&to_last, 0.5)),
+    );
+    r.add(
+        "p99 move → last spectator, ms",
+        format!("{:.2}", percentile_ms(&to_last, 0.99)),
+    );
+    r.add(
+        "p99 move → opponent, ms",
+        format!("{:.2}", percentile_ms(&opp, 0.99)),
+    );
     r.add(
         "bytes per move per recipient",
-        format!("{:.0}", all_bytes as f64 / (played.max(1) as u64 * recipients) as f64),
+        format!(
+            "{:.0}",
+            all_bytes as f64 / (played.max(1) as u64 * recipients) as f64
+        ),
     );
     r.add(
         "server CPU per move, µs",
@@ -216,9 +228,9 @@ async fn play_games(
                     };
                     w.request(json!({"t":"game.watch","game_id":t.game_id,"code":t.code}))
                         .await;
-                    watchers.push(tokio::spawn(async move {
-                        while w.next().await.is_some() {}
-                    }));
+                    watchers.push(tokio::spawn(
+                        async move { while w.next().await.is_some() {} },
+                    ));
                 }
             }
             go.wait().await;
@@ -287,7 +299,14 @@ pub async fn throughput(ctx: &Ctx, games: usize, moves: usize) -> Report {
 
 /// `mixed`: G games, two players and two spectators each, one move per second per game.
 pub async fn mixed(ctx: &Ctx, games: usize, seconds: u64) -> Report {
-    let p = play_games(ctx, games, games as u64 * seconds, Some(Duration::from_secs(1)), 2).await;
+    let p = play_games(
+        ctx,
+        games,
+        games as u64 * seconds,
+        Some(Duration::from_secs(1)),
+        2,
+    )
+    .await;
     let mut r = Report::default();
     r.add("games (2 players + 2 spectators each)", games);
     report_moves(&mut r, &p, 2);
@@ -297,11 +316,26 @@ pub async fn mixed(ctx: &Ctx, games: usize, seconds: u64) -> Report {
 fn report_moves(r: &mut Report, p: &Played, players: u64) {
     let moves = p.moves.max(1) as f64;
     r.add("moves", p.moves);
-    r.add("moves/s", format!("{:.0}", p.moves as f64 / p.seconds.max(1e-9)));
-    r.add("server CPU s per 1,000 moves", format!("{:.3}", 1000.0 * p.cpu / moves));
-    r.add("server CPU per move, µs", format!("{:.0}", 1e6 * p.cpu / moves));
-    r.add("p50 move → opponent, ms", format!("{:.2}", percentile_ms(&p.latencies_us, 0.5)));
-    r.add("p99 move → opponent, ms", format!("{:.2}", percentile_ms(&p.latencies_us, 0.99)));
+    r.add(
+        "moves/s",
+        format!("{:.0}", p.moves as f64 / p.seconds.max(1e-9)),
+    );
+    r.add(
+        "server CPU s per 1,000 moves",
+        format!("{:.3}", 1000.0 * p.cpu / moves),
+    );
+    r.add(
+        "server CPU per move, µs",
+        format!("{:.0}", 1e6 * p.cpu / moves),
+    );
+    r.add(
+        "p50 move → opponent, ms",
+        format!("{:.2}", percentile_ms(&p.latencies_us, 0.5)),
+    );
+    r.add(
+        "p99 move → opponent, ms",
+        format!("{:.2}", percentile_ms(&p.latencies_us, 0.99)),
+    );
     r.add(
         "bytes per move per player",
         format!("{:.0}", p.bytes as f64 / (players as f64 * moves)),

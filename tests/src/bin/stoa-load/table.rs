@@ -51,7 +51,10 @@ impl Table {
             .request(json!({"t":"room.create","kind":kind,"options":options,
                 "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":first}))
             .await;
-        let code = room["room"]["code"].as_str().unwrap_or_default().to_string();
+        let code = room["room"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let joined = guest.request(json!({"t":"room.join","code":code})).await;
         if joined["t"] != "room" {
             return Err(std::io::Error::other(format!("room.join failed: {joined}")));
