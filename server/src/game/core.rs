@@ -867,11 +867,19 @@ fn replace(path: &str, value: Value) -> Value {
 /// same keys and arrays of the same length are compared member by member (so a move
 /// replaces single board cells), anything else that differs is replaced whole.
 fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<Value>) {
+    // Equal subtrees (most of a board) are skipped by one comparison that stops at the
+    // first difference, before any path is built.
+    if old == new {
+        return;
+    }
     match (old, new) {
         (Value::Object(a), Value::Object(b))
             if a.len() == b.len() && a.keys().zip(b.keys()).all(|(x, y)| x == y) =>
         {
             for ((key, x), y) in a.iter().zip(b.values()) {
+                if x == y {
+                    continue;
+                }
                 let len = path.len();
                 path.push('/');
                 push_escaped(path, key);
@@ -881,6 +889,9 @@ fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<Value>) 
         }
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if x == y {
+                    continue;
+                }
                 let len = path.len();
                 path.push('/');
                 let _ = write!(path, "{i}");
@@ -888,7 +899,6 @@ fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<Value>) 
                 path.truncate(len);
             }
         }
-        _ if old == new => {}
         _ => ops.push(replace(path, new.clone())),
     }
 }
