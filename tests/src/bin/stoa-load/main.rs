@@ -125,13 +125,14 @@ async fn main() {
     let nofile = proc::raise_nofile();
     // Connections beyond the defaults: no per-IP or request limits in the way, every
     // pending frame of a big fan-out queued, the file limit of the generator.
-    let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
-    args.extend(["--outbound-queue".into(), "4096".into()]);
     let redis =
         (cli.redis || matches!(cli.scenario, Scenario::Mixed { .. })).then(RedisServer::start);
-    if let Some(r) = &redis {
-        args.extend(r.server_args("load"));
-    }
+    let mut args: Vec<String> = match &redis {
+        // The Redis flags come with the loose limits.
+        Some(r) => r.server_args("load"),
+        None => LOOSE.iter().map(|s| s.to_string()).collect(),
+    };
+    args.extend(["--outbound-queue".into(), "4096".into()]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = Server::start_with(&refs);
     if !cli.no_pin {
