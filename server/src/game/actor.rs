@@ -423,9 +423,16 @@ impl Actor {
 
     fn broadcast(&mut self, bytes: Utf8Bytes) {
         let mut gone = Vec::new();
-        for (id, conn) in &self.subs {
-            if conn.send(bytes.clone()) != SendOutcome::Sent {
-                gone.push(*id);
+        // The players first: their writers wake before thousands of spectators' do, so a
+        // crowd never delays the opponent's diff.
+        for players_pass in [true, false] {
+            for (id, conn) in &self.subs {
+                if self.is_player(conn.player_id()) != players_pass {
+                    continue;
+                }
+                if conn.send(bytes.clone()) != SendOutcome::Sent {
+                    gone.push(*id);
+                }
             }
         }
         for id in gone {
