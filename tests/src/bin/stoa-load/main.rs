@@ -7,6 +7,7 @@
 //! cargo run --release -p stoa-tests --bin stoa-load -- fanout --spectators 5000
 //! cargo run --release -p stoa-tests --bin stoa-load -- throughput --games 200
 //! cargo run --release -p stoa-tests --bin stoa-load -- mixed --games 1000   # with Redis
+//! cargo run --release -p stoa-tests --bin stoa-load -- all                   # all four
 //! ```
 //!
 //! Figures: server CPU seconds per 1,000 moves, moves/s, p50/p99 move → opponent's diff,
@@ -84,6 +85,9 @@ pub enum Scenario {
         #[arg(long, default_value_t = 20_000)]
         moves: usize,
     },
+    /// Every scenario in turn at the sizes the targets are set for (idle 10,000; fanout
+    /// 5,000; throughput 200 games; mixed 1,000 games with Redis).
+    All,
     /// G games, two players and two spectators each, one move per second per game.
     Mixed {
         /// Games.
@@ -123,10 +127,40 @@ async fn main() {
     let cli = Cli::parse();
     let options: Value = serde_json::from_str(&cli.options).expect("--options is JSON");
     let nofile = proc::raise_nofile();
+    let scenarios = match cli.scenario.clone() {
+        // Every scenario at its issue-sized defaults, each on a fresh server.
+        Scenario::All => vec![
+            Scenario::Idle {
+                conns: 10_000,
+                hold_s: 10,
+            },
+            Scenario::Fanout {
+                spectators: 5_000,
+                moves: 40,
+                interval_ms: 100,
+            },
+            Scenario::Throughput {
+                games: 200,
+                moves: 20_000,
+            },
+            Scenario::Mixed {
+                games: 1_000,
+                seconds: 30,
+            },
+        ],
+        one => vec![one],
+    };
+    for scenario in scenarios {
+        run(&cli, &scenario, &options, nofile).await;
+    }
+}
+
+/// Runs one scenario on a fresh server and prints its table.
+async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     // Connections beyond the defaults: no per-IP or request limits in the way, every
-    // pending frame of a big fan-out queued, the file limit of the generator.
+    // pending frame of a big fan-out queued.
     let redis =
-        (cli.redis || matches!(cli.scenario, Scenario::Mixed { .. })).then(RedisServer::start);
+        (cli.redis || matches!(scenario, Scenario::Mixed { .. })).then(RedisServer::start);
     let mut args: Vec<String> = match &redis {
         // The Redis flags come with the loose limits.
         Some(r) => r.server_args("load"),
@@ -143,9 +177,9 @@ async fn main() {
         addr: server.addr,
         pid: server.pid(),
         kind: cli.kind.clone(),
-        options,
+        options: options.clone(),
     };
-    let report = match cli.scenario.clone() {
+    let report = match scenario.clone() {
         Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
         Scenario::Fanout {
             spectators,
@@ -154,10 +188,11 @@ async fn main() {
         } => scenarios::fanout(&ctx, spectators, moves, interval_ms).await,
         Scenario::Throughput { games, moves } => scenarios::throughput(&ctx, games, moves).await,
         Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
+        Scenario::All => unreachable_all(),
     };
     println!(
         "\n{:?} · {} {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
-        cli.scenario,
+        scenario,
         cli.kind,
         cli.options,
         if redis.is_some() { "redis (AOF, appendfsync always)" } else { "memory" },
@@ -171,4 +206,9 @@ async fn main() {
     }
     drop(server);
     drop(redis);
+}
+
+/// `all` is expanded into the other scenarios before any runs.
+fn unreachable_all() -> Report {
+    Report::default()
 }
