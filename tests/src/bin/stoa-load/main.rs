@@ -159,8 +159,7 @@ async fn main() {
 async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     // Connections beyond the defaults: no per-IP or request limits in the way, every
     // pending frame of a big fan-out queued.
-    let redis =
-        (cli.redis || matches!(scenario, Scenario::Mixed { .. })).then(RedisServer::start);
+    let redis = (cli.redis || matches!(scenario, Scenario::Mixed { .. })).then(RedisServer::start);
     let mut args: Vec<String> = match &redis {
         // The Redis flags come with the loose limits.
         Some(r) => r.server_args("load"),
