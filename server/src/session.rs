@@ -504,7 +504,26 @@ impl Session {
                         "this game is private: watch it with its room code",
                     ));
                 }
+                // A finished game has no live subscribers: its crowd is nobody watching
+                // and whoever of its players is connected now.
+                let online = doc["players"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .map(|(side, p)| {
+                                let id = p["id"].as_str().unwrap_or_default();
+                                (side.clone(), Value::Bool(self.hub.players.is_online(id)))
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let crowd = ServerMessage::GameCrowd {
+                    game_id: game_id.to_string(),
+                    spectators: 0,
+                    online,
+                };
                 if since == Some(seq) {
+                    self.send(&crowd);
                     self.ok(rid, Some(seq), Some(game_id.to_string()));
                 } else {
                     self.send(&ServerMessage::GameSnapshot {
@@ -513,6 +532,7 @@ impl Session {
                         seq,
                         doc,
                     });
+                    self.send(&crowd);
                 }
                 Ok(())
             }

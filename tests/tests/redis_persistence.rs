@@ -57,6 +57,12 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
         .request(json!({"t":"game.watch","game_id":game_id}))
         .await;
     assert_eq!(snap["doc"], finished, "{snap}");
+    // The crowd follows the snapshot of a finished game too: nobody watching, and the
+    // player asking is connected.
+    let crowd = host.crowd_where(&game_id, |_| true).await;
+    assert_eq!(crowd["spectators"], 0, "{crowd}");
+    let me = side_of(&finished, &host.player_id).expect("seated");
+    assert_eq!(crowd["online"][&me], true, "{crowd}");
     // A private game stays private.
     assert_eq!(server.api_game(&game_id, None).0, 404);
     // The room of the finished game answers like game.watch.
