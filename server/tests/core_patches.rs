@@ -157,7 +157,7 @@ fn commit(core: &mut Core, doc: &mut Value, log: &mut Vec<ActionRecord>, event: 
         "events are numbered without gaps"
     );
     let patch = core.apply(&event).expect("a decided event applies");
-    let patch: json_patch::Patch = serde_json::from_value(Value::Array(patch)).expect("RFC 6902");
+    let patch: json_patch::Patch = serde_json::from_value(json!(patch)).expect("RFC 6902");
     json_patch::patch(doc, &patch).expect("the patch applies");
     assert_eq!(
         canonical(doc),

@@ -28,7 +28,7 @@ use tracing::Instrument;
 
 use super::capabilities::Capabilities;
 use super::clock_driver::ClockDriver;
-use super::core::{Core, Decision};
+use super::core::{Core, Decision, PatchOp};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
 use crate::error::ApiError;
@@ -379,11 +379,7 @@ impl Actor {
         if ended {
             self.rate().await;
         }
-        let touches = |prefix: &str| {
-            patch
-                .iter()
-                .any(|op| op["path"].as_str().is_some_and(|p| p.starts_with(prefix)))
-        };
+        let touches = |prefix: &str| patch.iter().any(|op| op.path.starts_with(prefix));
         let swapped = touches("/players");
         let lobby_visible = swapped || touches("/status");
         self.publish(patch);
@@ -408,15 +404,10 @@ impl Actor {
         }
     }
 
-    /// Encodes the diff once, buffers it for `since` and queues the same bytes for every
-    /// subscriber.
-    fn publish(&mut self, patch: Vec<Value>) {
-        let msg = ServerMessage::GameDiff {
-            game_id: self.core.id().to_string(),
-            seq: self.core.seq(),
-            patch: Value::Array(patch),
-        };
-        let bytes = Utf8Bytes::from(msg.to_json());
+    /// Encodes the diff once (the `game.diff` message, written around the typed patch),
+    /// buffers it for `since` and queues the same bytes for every subscriber.
+    fn publish(&mut self, patch: Vec<PatchOp>) {
+        let bytes = Utf8Bytes::from(diff_frame(self.core.id(), self.core.seq(), &patch));
         self.replay.push(self.core.seq(), bytes.clone());
         self.broadcast(bytes);
     }
@@ -696,9 +687,36 @@ impl Actor {
     }
 }
 
+/// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.
+fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
+    let patch = serde_json::to_string(patch).unwrap_or_else(|_| "[]".into());
+    let id = Value::from(game_id);
+    let mut frame = String::with_capacity(patch.len() + 64);
+    let _ = write!(
+        frame,
+        "{{\"t\":\"game.diff\",\"game_id\":{id},\"seq\":{seq},\"patch\":{patch}}}"
+    );
+    frame
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diff_envelope_matches_the_wire_type() {
+        let patch = vec![PatchOp {
+            op: "add",
+            path: "/moves/-".into(),
+            value: json!("a\"1"),
+        }];
+        let msg = ServerMessage::GameDiff {
+            game_id: "g1".into(),
+            seq: 3,
+            patch: json!(patch),
+        };
+        assert_eq!(diff_frame("g1", 3, &patch), msg.to_json());
+    }
 
     #[test]
     fn snapshot_envelope_matches_the_wire_type() {

@@ -20,6 +20,7 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::{DrawAction, ErrorCode, SeatPlayer, Visibility};
 use stoa_protocol::{AnyGame, Reason, Side};
@@ -554,7 +555,7 @@ impl Core {
 
     /// Applies one event (live, after it was logged, or from the log on recovery) and
     /// returns the RFC 6902 patch from the document at `seq - 1` to the one at `seq`.
-    pub fn apply(&mut self, record: &ActionRecord) -> Result<Vec<Value>, ApplyError> {
+    pub fn apply(&mut self, record: &ActionRecord) -> Result<Vec<PatchOp>, ApplyError> {
         let fail = |reason: String| ApplyError {
             seq: record.seq,
             reason,
@@ -680,12 +681,12 @@ impl Core {
 
     /// The patch from the fields as they were to the fields now, plus the moves appended
     /// since `moves_before`. Parts the event cannot have changed are not rebuilt.
-    fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<Value> {
+    fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<PatchOp> {
         let new = self.update_fields(touched);
         let mut ops = Vec::new();
         let mut path = String::with_capacity(64);
         let old = &self.fields;
-        let mut field = |name: &str, old: &Value, new: &Value, ops: &mut Vec<Value>| {
+        let mut field = |name: &str, old: &Value, new: &Value, ops: &mut Vec<PatchOp>| {
             path.clear();
             path.push('/');
             path.push_str(name);
@@ -693,15 +694,19 @@ impl Core {
         };
         field("clock", &old.clock, &new.clock, &mut ops);
         if old.rated != new.rated {
-            ops.push(replace("/rated", json!(new.rated)));
+            ops.push(PatchOp::replace("/rated".into(), json!(new.rated)));
         }
         field("players", &old.players, &new.players, &mut ops);
         if old.position != new.position {
-            ops.push(replace("/position", json!(new.position)));
+            ops.push(PatchOp::replace("/position".into(), json!(new.position)));
         }
         field("to_act", &old.to_act, &new.to_act, &mut ops);
         for mv in &self.moves[moves_before..] {
-            ops.push(json!({"op": "add", "path": "/moves/-", "value": mv}));
+            ops.push(PatchOp {
+                op: "add",
+                path: "/moves/-".into(),
+                value: json!(mv),
+            });
         }
         field("state", &old.state, &new.state, &mut ops);
         field("status", &old.status, &new.status, &mut ops);
@@ -859,14 +864,32 @@ fn unreachable_rematch() -> Result<ActionKind, ApiError> {
     Err(ApiError::new(ErrorCode::Conflict, "rematch handled above"))
 }
 
-fn replace(path: &str, value: Value) -> Value {
-    json!({"op": "replace", "path": path, "value": value})
+/// One RFC 6902 operation, typed so that a patch is encoded straight to text (no JSON
+/// object per operation); the fields serialize in the order RFC 6902 shows them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PatchOp {
+    /// `replace` or `add`.
+    pub op: &'static str,
+    /// JSON Pointer.
+    pub path: String,
+    /// The new value.
+    pub value: Value,
+}
+
+impl PatchOp {
+    fn replace(path: String, value: Value) -> PatchOp {
+        PatchOp {
+            op: "replace",
+            path,
+            value,
+        }
+    }
 }
 
 /// Appends to `ops` the operations that turn `old` into `new` at `path`: objects with the
 /// same keys and arrays of the same length are compared member by member (so a move
 /// replaces single board cells), anything else that differs is replaced whole.
-fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<Value>) {
+fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<PatchOp>) {
     // Equal subtrees (most of a board) are skipped by one comparison that stops at the
     // first difference, before any path is built.
     if old == new {
@@ -899,7 +922,7 @@ fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<Value>) 
                 path.truncate(len);
             }
         }
-        _ => ops.push(replace(path, new.clone())),
+        _ => ops.push(PatchOp::replace(path.clone(), new.clone())),
     }
 }
 
@@ -926,12 +949,12 @@ mod tests {
         let mut path = String::new();
         diff_into(&mut path, &old, &new, &mut ops);
         assert_eq!(
-            ops,
-            vec![
-                json!({"op":"replace","path":"/a/1","value":5}),
-                json!({"op":"replace","path":"/b/x~1y","value":2}),
-                json!({"op":"replace","path":"/c","value":[1,2]}),
-            ]
+            json!(ops),
+            json!([
+                {"op":"replace","path":"/a/1","value":5},
+                {"op":"replace","path":"/b/x~1y","value":2},
+                {"op":"replace","path":"/c","value":[1,2]},
+            ])
         );
         let mut patched = old.clone();
         let ops: json_patch::Patch = serde_json::from_value(json!(ops)).unwrap();
