@@ -308,11 +308,23 @@ impl Session {
                 Ok(())
             }
             ClientMessage::GameLegal { rid, game_id } => {
-                let answer = self.call(&game_id, |reply| Command::Legal { reply }).await;
+                let me = self.me()?.id.clone();
+                let answer = self
+                    .call(&game_id, |reply| Command::Legal {
+                        player_id: Some(me.clone()),
+                        reply,
+                    })
+                    .await;
                 match answer {
                     Some(r) => self.answer(rid, &game_id, r?),
                     None => {
                         let finished = self.finished(&game_id).await?;
+                        if finished.2 != Visibility::Public && !finished.4.contains(&me) {
+                            return Err(ApiError::new(
+                                ErrorCode::Forbidden,
+                                "this game is private: watch it with its room code",
+                            ));
+                        }
                         self.send(&ServerMessage::Legal {
                             rid,
                             game_id,

@@ -165,7 +165,10 @@ impl Fixture {
         let (tx, rx) = oneshot::channel();
         self.game
             .tx
-            .send(Command::Legal { reply: tx })
+            .send(Command::Legal {
+                player_id: None,
+                reply: tx,
+            })
             .await
             .expect("actor alive");
         match rx.await.expect("reply") {

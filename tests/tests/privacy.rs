@@ -24,12 +24,29 @@ async fn private_games_need_the_code() {
     assert_eq!(status, 404);
     let (status, _) = server.api_game(&game_id, Some("AAAAAAAAAA"));
     assert_eq!(status, 404);
+    // Nor its legal moves (nor its seq): the same rule as watching.
+    let e = stranger
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    assert_eq!(e["code"], "forbidden", "{e}");
+    assert!(e.get("seq").is_none() && e.get("moves").is_none(), "{e}");
+    // The players may.
+    let legal = t
+        .guest
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    assert_eq!(legal["t"], "legal", "{legal}");
 
     // With the code: by game.watch, room.join (full room), and HTTP.
     let snap = stranger
         .request(json!({"t":"game.watch","game_id":game_id,"code":t.code}))
         .await;
     assert_eq!(snap["t"], "game.snapshot");
+    // Once admitted by the code, legal moves too.
+    let legal = stranger
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    assert_eq!(legal["t"], "legal", "{legal}");
     let code = t.code.clone();
     let snap2 = stranger.request(json!({"t":"room.join","code":code})).await;
     assert_eq!(snap2["t"], "game.snapshot");
@@ -50,6 +67,11 @@ async fn private_games_need_the_code() {
     assert_eq!(r["t"], "ok");
     assert_eq!(server.api_game(&game_id, None).0, 404);
     assert_eq!(server.api_game(&game_id, Some(&t.code)).0, 200);
+    let mut other = Client::guest(&server, "other").await;
+    let e = other
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    assert_eq!(e["code"], "forbidden", "{e}");
 }
 
 #[tokio::test]

@@ -262,11 +262,16 @@ impl Actor {
                 }
             }
             Command::Unwatch { conn_id } => self.unsubscribe(conn_id),
-            Command::Legal { reply } => {
-                let _ = reply.send(Ok(Answer::Legal {
-                    seq: self.core.seq(),
-                    moves: self.core.legal(),
-                }));
+            Command::Legal { player_id, reply } => {
+                let answer = if self.may_see(player_id.as_deref(), None) {
+                    Ok(Answer::Legal {
+                        seq: self.core.seq(),
+                        moves: self.core.legal(),
+                    })
+                } else {
+                    Err(private_game())
+                };
+                let _ = reply.send(answer);
             }
             Command::Act {
                 player_id,
@@ -279,8 +284,7 @@ impl Actor {
             Command::Presence { player_id, online } => self.presence(&player_id, online),
             Command::Rtt { player_id, rtt_ms } => self.core.record_rtt(&player_id, rtt_ms),
             Command::Snapshot { code, reply } => {
-                let visible = self.core.visibility() == Visibility::Public
-                    || self.code_matches(code.as_deref());
+                let visible = self.may_see(None, code.as_deref());
                 let _ = reply.send(visible.then(|| (self.core.seq(), self.core.document())));
             }
         }
@@ -300,6 +304,16 @@ impl Actor {
             (Some(mine), Some(given)) => mine == ids::normalize_code(given),
             _ => false,
         }
+    }
+
+    /// The one rule for who may see this game (watch it, read its legal moves, fetch it):
+    /// anyone when it is public; its players; whoever gives its room code, now or earlier
+    /// on this game.
+    fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
+        self.core.visibility() == Visibility::Public
+            || self.is_player(player_id)
+            || self.code_matches(code)
+            || player_id.is_some_and(|p| self.code_viewers.contains(p))
     }
 
     fn is_player(&self, player_id: Option<&str>) -> bool {
@@ -526,14 +540,8 @@ impl Actor {
     ) -> Result<Answer, ApiError> {
         let seated = self.is_player(conn.player_id());
         let by_code = self.code_matches(code.as_deref());
-        let granted = conn
-            .player_id()
-            .is_some_and(|p| self.code_viewers.contains(p));
-        if !(self.core.visibility() == Visibility::Public || seated || by_code || granted) {
-            return Err(ApiError::new(
-                ErrorCode::Forbidden,
-                "this game is private: watch it with its room code",
-            ));
+        if !self.may_see(conn.player_id(), code.as_deref()) {
+            return Err(private_game());
         }
         if let (true, Some(p)) = (by_code, conn.player_id()) {
             // A spectator let in by the code may send `game.watch` again (a gap, a
@@ -685,6 +693,14 @@ impl Actor {
             self.save_finished().await;
         }
     }
+}
+
+/// The answer to someone who may not see a private game.
+fn private_game() -> ApiError {
+    ApiError::new(
+        ErrorCode::Forbidden,
+        "this game is private: watch it with its room code",
+    )
 }
 
 /// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.

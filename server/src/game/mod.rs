@@ -108,8 +108,10 @@ pub enum Command {
         /// Connection id.
         conn_id: u64,
     },
-    /// Legal moves for the side to act.
+    /// Legal moves for the side to act (answered only to someone who may see the game).
     Legal {
+        /// The asking player.
+        player_id: Option<String>,
         /// Where to answer.
         reply: Reply,
     },
