@@ -33,6 +33,14 @@ impl ApiError {
         ApiError::new(ErrorCode::NotFound, format!("no game '{id}'"))
     }
 
+    /// `forbidden` for someone who may not see a private game.
+    pub fn private_game() -> Self {
+        ApiError::new(
+            ErrorCode::Forbidden,
+            "this game is private: watch it with its room code",
+        )
+    }
+
     /// `unavailable` after a store failure.
     pub fn store(e: impl std::fmt::Display) -> Self {
         ApiError::new(

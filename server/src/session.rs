@@ -319,11 +319,14 @@ impl Session {
                     Some(r) => self.answer(rid, &game_id, r?),
                     None => {
                         let finished = self.finished(&game_id).await?;
-                        if finished.2 != Visibility::Public && !finished.4.contains(&me) {
-                            return Err(ApiError::new(
-                                ErrorCode::Forbidden,
-                                "this game is private: watch it with its room code",
-                            ));
+                        if !may_see_stored(
+                            finished.2,
+                            finished.3.as_deref(),
+                            None,
+                            &finished.4,
+                            &me,
+                        ) {
+                            return Err(ApiError::private_game());
                         }
                         self.send(&ServerMessage::Legal {
                             rid,
@@ -509,12 +512,14 @@ impl Session {
             None => {
                 let (seq, doc, visibility, room_code, players) = self.finished(game_id).await?;
                 let me = self.me()?.id.clone();
-                let code_ok = matches!((&room_code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
-                if visibility != Visibility::Public && !players.contains(&me) && !code_ok {
-                    return Err(ApiError::new(
-                        ErrorCode::Forbidden,
-                        "this game is private: watch it with its room code",
-                    ));
+                if !may_see_stored(
+                    visibility,
+                    room_code.as_deref(),
+                    code.as_deref(),
+                    &players,
+                    &me,
+                ) {
+                    return Err(ApiError::private_game());
                 }
                 // A finished game has no live subscribers: its crowd is nobody watching
                 // and whoever of its players is connected now.
@@ -740,4 +745,18 @@ fn typed_other_than_hello(text: &str) -> bool {
         .ok()
         .and_then(|v| v.get("t")?.as_str().map(|t| t != "hello"))
         .unwrap_or(false)
+}
+
+/// Who may see a finished game read from the store (a live game's actor applies the same
+/// rule to its own state): anyone when it is public, its players, whoever gives its code.
+fn may_see_stored(
+    visibility: Visibility,
+    room_code: Option<&str>,
+    code: Option<&str>,
+    players: &[String; 2],
+    me: &str,
+) -> bool {
+    visibility == Visibility::Public
+        || players.iter().any(|p| p == me)
+        || matches!((room_code, code), (Some(a), Some(b)) if a == ids::normalize_code(b))
 }

@@ -269,7 +269,7 @@ impl Actor {
                         moves: self.core.legal(),
                     })
                 } else {
-                    Err(private_game())
+                    Err(ApiError::private_game())
                 };
                 let _ = reply.send(answer);
             }
@@ -541,7 +541,7 @@ impl Actor {
         let seated = self.is_player(conn.player_id());
         let by_code = self.code_matches(code.as_deref());
         if !self.may_see(conn.player_id(), code.as_deref()) {
-            return Err(private_game());
+            return Err(ApiError::private_game());
         }
         if let (true, Some(p)) = (by_code, conn.player_id()) {
             // A spectator let in by the code may send `game.watch` again (a gap, a
@@ -693,14 +693,6 @@ impl Actor {
             self.save_finished().await;
         }
     }
-}
-
-/// The answer to someone who may not see a private game.
-fn private_game() -> ApiError {
-    ApiError::new(
-        ErrorCode::Forbidden,
-        "this game is private: watch it with its room code",
-    )
 }
 
 /// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.
