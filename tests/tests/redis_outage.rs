@@ -144,3 +144,46 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
         refused.load(Ordering::Relaxed)
     );
 }
+
+/// Redis stalls writes past the server's timeout (`CLIENT PAUSE … WRITE`): the move's
+/// append times out while the script is still queued and runs later. The answer must wait
+/// for the log to settle the outcome — the move is then acknowledged exactly once, never
+/// answered with an error and applied anyway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_whose_write_is_stalled_is_answered_by_what_the_log_says() {
+    let redis = RedisServer::start();
+    let server = redis.start_server("stall"); // 500 ms store timeout
+    let mut t = stoa_tests::Table::open(&server, "unane", quick_options("unane"), "private").await;
+    let game_id = t.game_id.clone();
+    t.step(3).await.expect("a first move");
+    let before = t.host_doc.seq;
+    let mover = if t.to_act_is_host() == Some(true) {
+        &mut t.host
+    } else {
+        &mut t.guest
+    };
+    let legal = mover
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    let mv = legal["moves"][0]
+        .as_str()
+        .expect("a legal move")
+        .to_string();
+    assert!(redis
+        .command("CLIENT PAUSE 1500 WRITE")
+        .is_some_and(|r| r.starts_with("+OK")));
+    let answer = mover
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":before}))
+        .await;
+    // The write landed once the pause ended: the answer says so.
+    assert_eq!(answer["t"], "ok", "{answer}");
+    assert_eq!(answer["seq"].as_u64(), Some(before + 1));
+    // A retry with the seq it was sent with cannot apply it twice.
+    let retry = mover
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":before}))
+        .await;
+    assert_eq!(retry["code"], "stale_seq", "{retry}");
+    let (_, doc) = server.api_game(&game_id, Some(&t.code));
+    assert_eq!(moves_of(&doc).len() as u64, 2, "{doc}");
+    assert_eq!(moves_of(&doc).last().map(String::as_str), Some(mv.as_str()));
+}

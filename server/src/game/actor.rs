@@ -35,7 +35,24 @@ use crate::error::ApiError;
 use crate::ids;
 use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
-use crate::store::{ActionKind, ActionRecord, FinishedGame};
+use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
+
+/// A write whose outcome is unknown (the store's answer was lost or late), and the request
+/// that made it, which is answered only once the log says what happened: an error answer
+/// must mean nothing changed, and a write may still land after its call timed out.
+struct Doubt {
+    event: ActionRecord,
+    /// The waiting request: its answer if the event is logged, and if it is not.
+    waiting: Option<(super::Reply, Result<Answer, ApiError>, ApiError)>,
+}
+
+/// Why a commit did not happen (yet).
+enum Committed {
+    /// The store refused or was unreachable before the write was sent: nothing changed.
+    Not(ApiError),
+    /// The write was sent and its answer lost: the log will tell (see [`Doubt`]).
+    InDoubt(ApiError),
+}
 
 /// The state one actor owns besides its core.
 struct Actor {
@@ -57,8 +74,8 @@ struct Actor {
     snapshot: Option<(u64, Arc<str>)>,
     ended_at: Option<Instant>,
     /// A logged write whose answer was lost: the log decides whether it happened before
-    /// anything else happens in this game.
-    in_doubt: Option<ActionRecord>,
+    /// anything else happens in this game, and only then is its request answered.
+    in_doubt: Option<Doubt>,
     /// The final document could not be stored yet (retried on every tick).
     finish_unsaved: bool,
     /// The store is unreachable: the clock stands still (no move can be acknowledged, so
@@ -277,10 +294,7 @@ impl Actor {
                 player_id,
                 act,
                 reply,
-            } => {
-                let r = self.act(&player_id, act).await;
-                let _ = reply.send(r);
-            }
+            } => self.act(&player_id, act, reply).await,
             Command::Presence { player_id, online } => self.presence(&player_id, online),
             Command::Rtt { player_id, rtt_ms } => self.core.record_rtt(&player_id, rtt_ms),
             Command::Snapshot { code, reply } => {
@@ -320,7 +334,44 @@ impl Actor {
         player_id.is_some_and(|p| self.core.side_of(p).is_some())
     }
 
-    async fn act(&mut self, player_id: &str, act: Act) -> Result<Answer, ApiError> {
+    /// Decides and commits a player's command, then answers it — or, when the store's
+    /// answer is lost, leaves it waiting until the log settles what happened.
+    async fn act(&mut self, player_id: &str, act: Act, reply: super::Reply) {
+        let (event, answer) = match self.decide(player_id, act).await {
+            Ok(Decision::Record(event)) => {
+                let seq = event.seq;
+                (event, Ok(Answer::Ok { seq }))
+            }
+            Ok(Decision::Unchanged) => {
+                let _ = reply.send(Ok(Answer::Ok {
+                    seq: self.core.seq(),
+                }));
+                return;
+            }
+            Ok(Decision::EndInstead(end, error)) => (end, Err(error)),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
+        };
+        match self.commit(event).await {
+            Ok(()) => {
+                let _ = reply.send(answer);
+            }
+            Err(Committed::Not(e)) => {
+                let _ = reply.send(Err(e));
+            }
+            Err(Committed::InDoubt(e)) => {
+                if let Some(doubt) = &mut self.in_doubt {
+                    doubt.waiting = Some((reply, answer, e));
+                }
+                // The log may already tell (a lost answer); otherwise upkeep asks again.
+                let _ = self.settle().await;
+            }
+        }
+    }
+
+    async fn decide(&mut self, player_id: &str, act: Act) -> Result<Decision, ApiError> {
         self.settle().await?;
         if self.shutting_down && self.core.result().is_none() {
             return Err(ApiError::new(
@@ -330,21 +381,7 @@ impl Actor {
         }
         let now = self.caps.time.now_ms();
         let gone = self.opponent_gone_since(player_id, now);
-        match self.core.decide(player_id, act, now, gone)? {
-            Decision::Record(event) => {
-                self.commit(event).await?;
-                Ok(Answer::Ok {
-                    seq: self.core.seq(),
-                })
-            }
-            Decision::Unchanged => Ok(Answer::Ok {
-                seq: self.core.seq(),
-            }),
-            Decision::EndInstead(end, error) => {
-                self.commit(end).await?;
-                Err(error)
-            }
-        }
+        self.core.decide(player_id, act, now, gone)
     }
 
     /// When the acting player's opponent lost their last connection (`None`: connected).
@@ -360,17 +397,30 @@ impl Actor {
     /// Logs an event; only once the store accepted it is it applied and published. A
     /// failed write may still have landed (only its answer lost): it is settled from the
     /// log before this game does anything else.
-    async fn commit(&mut self, event: ActionRecord) -> Result<(), ApiError> {
-        let appended = self
-            .caps
-            .store_call(self.caps.store.append_action(self.core.id(), &event))
-            .await;
-        if let Err(e) = appended {
-            self.in_doubt = Some(event);
-            return Err(e);
+    async fn commit(&mut self, event: ActionRecord) -> Result<(), Committed> {
+        let start = Instant::now();
+        let appended = self.caps.store.append_action(self.core.id(), &event).await;
+        self.caps
+            .metrics
+            .store_call(start.elapsed(), appended.is_ok());
+        match appended {
+            Ok(()) => {
+                self.apply(&event).await;
+                Ok(())
+            }
+            Err(e @ StoreError::InDoubt(_)) => {
+                tracing::warn!(error = %e, seq = event.seq, "a write's outcome is unknown");
+                self.in_doubt = Some(Doubt {
+                    event,
+                    waiting: None,
+                });
+                Err(Committed::InDoubt(ApiError::store(e)))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a write was refused");
+                Err(Committed::Not(ApiError::store(e)))
+            }
         }
-        self.apply(&event).await;
-        Ok(())
     }
 
     /// Applies a logged event, publishes its patch, and runs the reactions that belong
@@ -648,22 +698,31 @@ impl Actor {
     }
 
     /// Settles a write whose answer was lost: if the log holds it, it happened (it is
-    /// applied and published now); otherwise it never did.
+    /// applied and published now, and its request answered as a success); otherwise it
+    /// never did (its request gets the store's error). The read goes to the store after the
+    /// write on the same connection, so a write still in flight lands (or not) before it.
     async fn settle(&mut self) -> Result<(), ApiError> {
-        let Some(event) = self.in_doubt.clone() else {
+        let Some(doubt) = &self.in_doubt else {
             return Ok(());
         };
+        let event = doubt.event.clone();
         let last = self
             .caps
             .store_call(self.caps.store.last_action(self.core.id()))
             .await?;
-        self.in_doubt = None;
-        if last.as_ref() == Some(&event) {
+        let Some(doubt) = self.in_doubt.take() else {
+            return Ok(());
+        };
+        let logged = last.as_ref() == Some(&event);
+        if logged {
             tracing::info!(
                 seq = event.seq,
                 "a write whose answer was lost is logged: applying it"
             );
             self.apply(&event).await;
+        }
+        if let Some((reply, if_logged, if_not)) = doubt.waiting {
+            let _ = reply.send(if logged { if_logged } else { Err(if_not) });
         }
         Ok(())
     }

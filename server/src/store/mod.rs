@@ -27,9 +27,13 @@ use crate::rating::Rating;
 /// Why a store call failed.
 #[derive(Debug, Error)]
 pub enum StoreError {
-    /// The backend cannot be reached or failed.
+    /// The backend cannot be reached or failed; the call was not carried out.
     #[error("store unavailable: {0}")]
     Unavailable(String),
+    /// The call was sent but its answer was lost (a timeout, a dropped connection): it may
+    /// or may not have been carried out. A write in doubt is settled by reading back.
+    #[error("store answer lost: {0}")]
+    InDoubt(String),
     /// A write conflicts with what is stored (duplicate id, out-of-order action seq).
     #[error("store conflict: {0}")]
     Conflict(String),

@@ -208,12 +208,16 @@ impl RedisStore {
             Ok(Err(e)) => {
                 if is_outage(&e) {
                     self.mark_down(&e.to_string());
+                    // Sent (or maybe sent) before the connection failed: it may have run.
+                    Err(StoreError::InDoubt(e.to_string()))
+                } else {
+                    Err(StoreError::Unavailable(e.to_string()))
                 }
-                Err(StoreError::Unavailable(e.to_string()))
             }
             Err(_) => {
                 self.mark_down("timeout");
-                Err(StoreError::Unavailable("redis timed out".into()))
+                // The command may still run: Redis executes it when it can.
+                Err(StoreError::InDoubt("redis timed out".into()))
             }
         }
     }
