@@ -19,6 +19,10 @@ use crate::hub::Hub;
 use crate::outbound::{ConnHandle, Outbound};
 use crate::session::{Flow, Session};
 
+/// Queue slots kept free for the answers to one request (an answer, a snapshot and its
+/// crowd, a few replayed diffs fit; a long replay may still use more).
+const ANSWER_ROOM: usize = 16;
+
 /// Keeps the server's shutdown waiting until every connection task has finished.
 pub type ConnGuard = mpsc::Sender<()>;
 
@@ -130,7 +134,9 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                 }
                 let _ = ping_tx.send_ping();
             }
-            frame = stream.next() => {
+            // Answers to this connection's own requests need room in its queue: read the
+            // next request only when there is some (see `ConnHandle::room`).
+            frame = async { conn.room(ANSWER_ROOM).await; stream.next().await } => {
                 let Some(frame) = frame else { break };
                 match frame {
                     Err(e) => {

@@ -66,6 +66,18 @@ impl ConnHandle {
         }
     }
 
+    /// Waits until the queue has room for `n` more frames. The reader waits for this before
+    /// reading the next request, so a client that sends faster than it reads its answers
+    /// is slowed down (backpressure) instead of being dropped as a slow consumer; only
+    /// pushed broadcasts, which cannot wait, kick a connection whose queue is full.
+    pub async fn room(&self, n: usize) {
+        // Never more than half the queue: a small queue still lets requests in.
+        let n = n.min(self.tx.max_capacity() / 2).max(1);
+        if let Ok(permits) = self.tx.reserve_many(n).await {
+            drop(permits);
+        }
+    }
+
     /// Queues pre-encoded bytes without waiting; kicks the connection when its queue is full.
     pub fn send(&self, bytes: Utf8Bytes) -> SendOutcome {
         if self.is_kicked() {

@@ -94,3 +94,30 @@ async fn slow_spectator_does_not_delay_players() {
     assert_eq!(t.host_doc.doc, t.guest_doc.doc);
     drop(slow);
 }
+
+/// A client that sends thousands of requests at once before reading any answer is slowed
+/// down (the server stops reading while the answers to its own requests fill its queue),
+/// never dropped as a slow consumer: it gets every answer, in order.
+#[tokio::test]
+async fn a_fast_reader_gets_every_answer_and_is_not_dropped() {
+    let server = Server::start(); // the default 512-frame queue
+    let mut c = stoa_tests::Client::guest(&server, "fast").await;
+    const N: usize = 3_000;
+    for _ in 0..N {
+        c.send_raw(r#"{"t":"ping"}"#).await;
+    }
+    let mut pongs = 0;
+    while pongs < N {
+        match c.read_frame().await {
+            Ok(m) if m["t"] == "pong" => pongs += 1,
+            Ok(m) => panic!("only pongs expected: {m}"),
+            Err(code) => panic!("closed ({code}) after {pongs} pongs"),
+        }
+    }
+    let (_, metrics) = server.http_get("/metrics");
+    let dropped = metrics
+        .lines()
+        .find(|l| l.starts_with("stoa_slow_consumers_dropped_total "))
+        .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok());
+    assert_eq!(dropped, Some(0), "{metrics}");
+}
