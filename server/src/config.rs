@@ -107,6 +107,15 @@ pub struct Config {
     #[arg(long, env = "STOA_FINISHED_LINGER_MS", default_value_t = 300_000)]
     pub finished_linger_ms: u64,
 
+    /// A waiting room whose host has had no connection for this long closes (a reconnect
+    /// within it keeps the room), in milliseconds.
+    #[arg(long, env = "STOA_ROOM_HOST_GRACE_MS", default_value_t = 30_000)]
+    pub room_host_grace_ms: u64,
+
+    /// How many waiting rooms one player may host at once.
+    #[arg(long, env = "STOA_MAX_ROOMS_PER_PLAYER", default_value_t = 5)]
+    pub max_rooms_per_player: usize,
+
     /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
     #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
     pub shutdown_grace_ms: u64,

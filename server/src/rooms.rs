@@ -205,6 +205,15 @@ impl Rooms {
         Some(room.clone())
     }
 
+    /// Codes of the rooms `player_id` hosts that still wait for an opponent.
+    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<String> {
+        self.lock()
+            .values()
+            .filter(|r| r.status == RoomStatus::Waiting && r.host.id == player_id)
+            .map(|r| r.code.clone())
+            .collect()
+    }
+
     /// Public rooms waiting for an opponent (for the lobby).
     pub fn public_waiting(&self) -> Vec<Room> {
         self.lock()
@@ -213,4 +222,26 @@ impl Rooms {
             .cloned()
             .collect()
     }
+}
+
+/// After a host's last connection closed: once the grace period has passed with the host
+/// still away, its waiting rooms close (and leave the lobby), so a room never waits for a
+/// host who is gone. A reconnect within the grace period keeps them.
+pub fn close_when_host_stays_away(hub: std::sync::Arc<crate::hub::Hub>, host: String) {
+    if hub.rooms.waiting_hosted_by(&host).is_empty() {
+        return;
+    }
+    let grace = std::time::Duration::from_millis(hub.config.room_host_grace_ms);
+    tokio::spawn(async move {
+        tokio::time::sleep(grace).await;
+        if hub.players.is_online(&host) {
+            return;
+        }
+        for code in hub.rooms.waiting_hosted_by(&host) {
+            if let Some(room) = hub.rooms.leave(&code, &host) {
+                tracing::info!(room = %code, "host away past the grace period: room closed");
+                let _ = hub.store_call(hub.store.save_room(&room.record())).await;
+            }
+        }
+    });
 }

@@ -616,6 +616,13 @@ impl Session {
                 })?,
         };
         let mut host = self.seat_player()?;
+        let open = self.hub.rooms.waiting_hosted_by(&host.id).len();
+        if open >= self.hub.config.max_rooms_per_player {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("you already host {open} open rooms: close one (room.leave) first"),
+            ));
+        }
         crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
@@ -731,9 +738,11 @@ impl Session {
         }
         if let Some(p) = &self.player {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
-                // The last connection is gone: the player leaves its queue.
+                // The last connection is gone: the player leaves its queue, and its waiting
+                // rooms close unless it is back within the grace period.
                 self.hub.matchmaker.leave(&p.id);
                 self.hub.presence(&p.id, false).await;
+                crate::rooms::close_when_host_stays_away(self.hub.clone(), p.id.clone());
             }
         }
     }
