@@ -23,6 +23,8 @@ fn default_batching() -> Server {
             args.push(*a);
         }
     }
+    // One host creates 40 rooms in a burst below.
+    args.extend(["--max-rooms-per-player", "100"]);
     Server::start_with(&args)
 }
 
