@@ -15,7 +15,6 @@ use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use stoa_protocol::wire::Visibility;
@@ -256,29 +255,31 @@ pub async fn run_with_store(
     tokio::spawn(crate::lobby::run(hub.clone()));
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
-    let mut stop_rx2 = hub.shutdown.clone();
-    // Small frames must not wait for Nagle's algorithm.
-    let send_buffer = hub.config.socket_send_buffer;
-    let listener = listener.tap_io(move |tcp| {
-        let _ = tcp.set_nodelay(true);
-        if send_buffer > 0 {
-            let _ = socket2::SockRef::from(&*tcp).set_send_buffer_size(send_buffer);
-        }
-    });
-    let serve = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        let _ = stop_rx2.changed().await;
-    });
+    let limits = crate::listener::Limits {
+        header_timeout: Duration::from_millis(hub.config.header_timeout_ms.max(1)),
+        max_connections: crate::listener::connection_cap(hub.config.max_connections),
+        // Behind a proxy every socket comes from the proxy: the per-IP count at the
+        // socket would throttle everyone (the per-IP limit on upgrades still applies,
+        // with the client address the proxy reports).
+        max_per_ip: if hub.config.trust_proxy {
+            usize::MAX
+        } else {
+            hub.config.max_connections_per_ip.max(1)
+        },
+        send_buffer: hub.config.socket_send_buffer,
+    };
+    tracing::info!(
+        max_connections = limits.max_connections,
+        max_per_ip = limits.max_per_ip,
+        "connection limits"
+    );
     let signal = tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutting down: no new connections, notifying clients");
         let _ = stop_tx.send(true);
         stop_tx
     });
-    serve.await?;
+    crate::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;
     // The router (and its guard) is dropped with the server; wait for live connections to
     // flush their last frames and close.
     let _ = tokio::time::timeout(grace + Duration::from_secs(1), guards_done.recv()).await;

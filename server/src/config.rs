@@ -116,6 +116,20 @@ pub struct Config {
     #[arg(long, env = "STOA_MAX_ROOMS_PER_PLAYER", default_value_t = 5)]
     pub max_rooms_per_player: usize,
 
+    /// A connection must send its request headers within this many milliseconds, or it is
+    /// closed (slow or silent clients cannot hold sockets forever).
+    #[arg(long, env = "STOA_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
+    pub header_timeout_ms: u64,
+
+    /// Open TCP connections at most (0: the open-file limit minus a reserve); past it new
+    /// connections get `503` and are closed.
+    #[arg(long, env = "STOA_MAX_CONNECTIONS", default_value_t = 0)]
+    pub max_connections: usize,
+
+    /// Open TCP connections at most from one client IP (before any upgrade).
+    #[arg(long, env = "STOA_MAX_CONNECTIONS_PER_IP", default_value_t = 1_000)]
+    pub max_connections_per_ip: usize,
+
     /// On shutdown, how long to wait for connections to flush and close, in milliseconds.
     #[arg(long, env = "STOA_SHUTDOWN_GRACE_MS", default_value_t = 3_000)]
     pub shutdown_grace_ms: u64,

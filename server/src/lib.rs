@@ -4,6 +4,7 @@
 //! - [`config`]: flags and environment.
 //! - [`app`]: HTTP router, `/ws` upgrade, `/health`, `/metrics`, `/api/games/{id}`,
 //!   listener and graceful shutdown.
+//! - [`listener`]: the accept loop (header deadline, connection caps, accept backoff).
 //! - [`connection`]: one task per socket, reader loop + writer task with a bounded queue.
 //! - [`outbound`]: the connection handle the rest of the server sends through.
 //! - [`session`]: `hello`/`welcome`, rate limits, routing of requests.
@@ -34,6 +35,7 @@ pub mod game;
 pub mod games;
 pub mod hub;
 pub mod ids;
+pub mod listener;
 pub mod lobby;
 pub mod matchmaker;
 pub mod metrics;

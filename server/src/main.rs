@@ -13,6 +13,9 @@ async fn main() -> std::io::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let config = Config::parse();
+    // Sockets are files: hold as many as the hard limit allows.
+    let files = stoa_server::listener::raise_file_limit();
+    tracing::info!(files, "open-file limit");
     stoa_server::run(config, shutdown_signal()).await
 }
 

@@ -165,7 +165,13 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         Some(r) => r.server_args("load"),
         None => LOOSE.iter().map(|s| s.to_string()).collect(),
     };
-    args.extend(["--outbound-queue".into(), "4096".into()]);
+    args.extend([
+        "--outbound-queue".into(),
+        "4096".into(),
+        // Every generated connection comes from a few loopback addresses.
+        "--max-connections-per-ip".into(),
+        "100000".into(),
+    ]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = Server::start_with(&refs);
     if !cli.no_pin {
