@@ -353,6 +353,26 @@ impl Client {
         last
     }
 
+    /// Sends `text` as one message in `pieces` fragments (a text frame, then continuations),
+    /// all in one write.
+    pub async fn send_fragments(&mut self, text: &str, pieces: usize) {
+        use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+        use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+        let bytes = text.as_bytes();
+        let size = bytes.len().div_ceil(pieces.max(1));
+        let chunks: Vec<&[u8]> = bytes.chunks(size.max(1)).collect();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let opcode = if i == 0 {
+                OpCode::Data(Data::Text)
+            } else {
+                OpCode::Data(Data::Continue)
+            };
+            let frame = Frame::message(chunk.to_vec(), opcode, i + 1 == chunks.len());
+            self.ws.feed(Message::Frame(frame)).await.expect("feed");
+        }
+        self.ws.flush().await.expect("flush");
+    }
+
     /// Waits until the server closes the connection; returns the close code (0 if none).
     /// Messages before the close are queued.
     pub async fn closed(&mut self) -> u16 {

@@ -280,3 +280,16 @@ async fn per_ip_connection_limit() {
         "the 4th connection in the window is refused"
     );
 }
+
+/// An oversized message sent as fragments (20 KiB in five 4 KiB pieces, all in one write)
+/// closes with 1009 every time: the close frame is not lost to a reset from unread input.
+#[tokio::test]
+async fn oversized_fragmented_messages_always_close_with_1009() {
+    let server = Server::start();
+    for _ in 0..10 {
+        let mut c = Client::guest(&server, "big").await;
+        let text = format!(r#"{{"t":"x","pad":"{}"}}"#, "a".repeat(20 * 1024));
+        c.send_fragments(&text, 5).await;
+        assert_eq!(c.closed().await, 1009);
+    }
+}
