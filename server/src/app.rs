@@ -49,13 +49,16 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
 }
 
 /// The client address for per-IP limits: the socket peer, or with `--trust-proxy` the
-/// first address the proxy reports (`X-Forwarded-For`, then `X-Real-IP`).
+/// address the proxy reports: the right-most of `X-Forwarded-For` (what the proxy itself
+/// appended), else `X-Real-IP`.
 fn client_ip(peer: SocketAddr, headers: &HeaderMap, trust_proxy: bool) -> IpAddr {
     if trust_proxy {
         let forwarded = headers
             .get("x-forwarded-for")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
+            // The right-most address is the one the trusted proxy appended (the peer it
+            // saw); anything left of it came from the client and may be made up.
+            .and_then(|v| v.rsplit(',').next())
             .or_else(|| headers.get("x-real-ip").and_then(|v| v.to_str().ok()));
         if let Some(ip) = forwarded.and_then(|v| v.trim().parse().ok()) {
             return ip;
@@ -296,11 +299,15 @@ mod tests {
     fn the_client_ip_comes_from_the_proxy_only_when_trusted() {
         let peer: SocketAddr = "10.0.0.1:5000".parse().unwrap();
         let mut headers = HeaderMap::new();
-        headers.insert("x-forwarded-for", "203.0.113.7, 10.0.0.1".parse().unwrap());
+        // A client sent "203.0.113.7" itself; the proxy appended the address it saw.
+        headers.insert(
+            "x-forwarded-for",
+            "203.0.113.7, 198.51.100.4".parse().unwrap(),
+        );
         assert_eq!(client_ip(peer, &headers, false), peer.ip());
         assert_eq!(
             client_ip(peer, &headers, true),
-            "203.0.113.7".parse::<IpAddr>().unwrap()
+            "198.51.100.4".parse::<IpAddr>().unwrap()
         );
         let mut real = HeaderMap::new();
         real.insert("x-real-ip", "2001:db8::1".parse().unwrap());
