@@ -304,14 +304,45 @@ async fn rated_results_update_ratings_aborts_do_not_and_far_ratings_pair_after_w
     assert_eq!(welcome_ratings(&server, &a).await["staku"], fresh);
     assert_eq!(welcome_ratings(&server, &b).await["staku"], fresh);
 
-    // A rated game that ends with a result updates both players.
+    // A rated game resigned before both sides made their first action was not played:
+    // it is unrated and changes nothing.
+    queue(&mut a, staku(true)).await;
+    queue(&mut b, staku(true)).await;
+    let (g0, _) = started(&mut a).await;
+    started(&mut b).await;
+    let ok = a
+        .request(json!({"t":"game.resign","game_id":g0["game_id"]}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    assert_eq!(welcome_ratings(&server, &a).await["staku"], fresh);
+    assert_eq!(welcome_ratings(&server, &b).await["staku"], fresh);
+
+    // A rated game that ends with a result after both sides acted updates both players.
     queue(&mut a, staku(true)).await;
     queue(&mut b, staku(true)).await;
     let (g2, _) = started(&mut a).await;
     started(&mut b).await;
-    let ok = a
-        .request(json!({"t":"game.resign","game_id":g2["game_id"]}))
-        .await;
+    let gid = g2["game_id"].as_str().expect("game_id").to_string();
+    for _ in 0..2 {
+        // Whoever is to act makes a legal move (one each).
+        let mut moved = false;
+        for c in [&mut a, &mut b] {
+            let legal = c.request(json!({"t":"game.legal","game_id":gid})).await;
+            let Some(mv) = legal["moves"][0].as_str().map(str::to_string) else {
+                continue;
+            };
+            let r = c
+                .request(json!({"t":"game.move","game_id":gid,"move":mv}))
+                .await;
+            if r["t"] == "ok" {
+                moved = true;
+                break;
+            }
+            assert_eq!(r["code"], "not_your_turn", "{r}");
+        }
+        assert!(moved, "one of them was to act");
+    }
+    let ok = a.request(json!({"t":"game.resign","game_id":gid})).await;
     assert_eq!(ok["t"], "ok", "{ok}");
     let ra = welcome_ratings(&server, &a).await;
     let rb = welcome_ratings(&server, &b).await;

@@ -675,6 +675,11 @@ impl Core {
         // A no-op when the turn already ended (by rule) or a flag fell; otherwise the
         // running side is charged what it used (resignation, agreement, abort, claim).
         self.clock.stop(at);
+        // A game that ends before each side made its first action was not played: it is
+        // unrated (as lichess treats it), so a resignation cannot farm rating points.
+        if !self.players.iter().all(|p| self.acted.contains(&p.id)) {
+            self.rated = false;
+        }
         self.result = Some((winner, reason));
         self.draw_offer = None;
     }
