@@ -222,9 +222,13 @@ pub async fn run(
                 prefix: config.redis_prefix.clone(),
                 timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
             };
-            let store = RedisStore::connect(options)
-                .await
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            tracing::info!(url = %redact(url), "connecting to Redis");
+            let store = RedisStore::connect(options).await.map_err(|e| {
+                std::io::Error::other(format!(
+                    "cannot use Redis at {}: {e} (is it running and reachable? check --redis / REDIS_URL)",
+                    redact(url)
+                ))
+            })?;
             tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
             Arc::new(store)
         }
@@ -236,6 +240,16 @@ pub async fn run(
     run_with_store(config, store, shutdown).await
 }
 
+/// A Redis URL without its password, for logs and messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
 /// Runs the server over a given store until `shutdown` resolves. Prints
 /// `stoa-server listening on ADDR` on stdout once bound (tests and scripts read it).
 pub async fn run_with_store(
@@ -243,7 +257,23 @@ pub async fn run_with_store(
     store: Arc<dyn Store>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| {
+            let hint = match e.kind() {
+                std::io::ErrorKind::AddrInUse => {
+                    "another process uses it: stop it or choose another --listen / STOA_LISTEN"
+                }
+                std::io::ErrorKind::PermissionDenied => {
+                    "ports below 1024 need privileges: choose a higher port"
+                }
+                _ => "check --listen / STOA_LISTEN",
+            };
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot listen on {}: {e} ({hint})", config.listen),
+            )
+        })?;
     let addr = listener.local_addr()?;
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);

@@ -22,6 +22,11 @@ pub struct Config {
     #[arg(long, env = "STOA_LISTEN", default_value = "127.0.0.1:7878")]
     pub listen: SocketAddr,
 
+    /// Log format on stderr: `text` (coloured only on a terminal) or `json` (one object per
+    /// line, for log collectors).
+    #[arg(long, env = "STOA_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    pub log_format: String,
+
     /// Largest accepted inbound websocket frame/message, in bytes; larger closes with 1009.
     #[arg(long, env = "STOA_MAX_FRAME_BYTES", default_value_t = 16 * 1024)]
     pub max_frame_bytes: usize,

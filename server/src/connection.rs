@@ -29,7 +29,7 @@ pub type ConnGuard = mpsc::Sender<()>;
 /// Serves one upgraded websocket until it closes.
 pub async fn serve(hub: Arc<Hub>, socket: WebSocket, peer: SocketAddr, guard: ConnGuard) {
     let id = hub.conn_id();
-    let span = tracing::info_span!("conn", id, %peer);
+    let span = tracing::info_span!(parent: None, "conn", id, %peer);
     run(hub, socket, id, guard).instrument(span).await
 }
 

@@ -1,22 +1,36 @@
 //! `stoa-server`: the Stoa game server.
 #![forbid(unsafe_code)]
 
+use std::io::IsTerminal;
+
 use clap::Parser;
 use stoa_server::Config;
 
 #[tokio::main]
-async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+async fn main() -> std::process::ExitCode {
     let config = Config::parse();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if config.log_format == "json" {
+        logs.json().init();
+    } else {
+        // Colour codes only for a person at a terminal, never into files or journald.
+        logs.with_ansi(std::io::stderr().is_terminal()).init();
+    }
     // Sockets are files: hold as many as the hard limit allows.
     let files = stoa_server::listener::raise_file_limit();
     tracing::info!(files, "open-file limit");
-    stoa_server::run(config, shutdown_signal()).await
+    match stoa_server::run(config, shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // One line an operator can act on: what failed, where, what to do.
+            eprintln!("stoa-server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

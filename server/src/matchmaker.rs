@@ -302,7 +302,7 @@ pub async fn queue_join(
 /// Starts the pairing task: a wave every `--queue-wave-ms` and whenever a join makes a pair
 /// possible; stops at shutdown.
 pub fn spawn(hub: Arc<Hub>) {
-    let span = tracing::info_span!("matchmaker");
+    let span = tracing::info_span!(parent: None, "matchmaker");
     tokio::spawn(run(hub).instrument(span));
 }
 

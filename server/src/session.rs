@@ -79,13 +79,17 @@ impl Session {
             Verdict::Allow => None,
             Verdict::Limit => {
                 Metrics::inc(&self.hub.metrics.rate_limited);
+                tracing::info!(player = ?self.player.as_ref().map(|p| &p.id), "request rate limited");
                 self.send_error(
                     rid.clone(),
                     &ApiError::new(ErrorCode::RateLimited, "too many requests: slow down"),
                 );
                 Some(Flow::Continue)
             }
-            Verdict::Close => Some(Flow::Close(1008, "request flood")),
+            Verdict::Close => {
+                tracing::warn!(player = ?self.player.as_ref().map(|p| &p.id), "request flood: closing");
+                Some(Flow::Close(1008, "request flood"))
+            }
         }
     }
 

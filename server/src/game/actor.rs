@@ -191,7 +191,7 @@ impl Actor {
     }
 
     fn start(self, rx: mpsc::Receiver<Command>) {
-        let span = tracing::info_span!("game", id = %self.core.id(), kind = %self.core.kind());
+        let span = tracing::info_span!(parent: None, "game", id = %self.core.id(), kind = %self.core.kind());
         let directory = self.caps.directory.clone();
         let id = self.core.id().to_string();
         let task = tokio::spawn(self.run(rx).instrument(span));
@@ -524,8 +524,15 @@ impl Actor {
         self.caps.directory.ended(self.core.id());
         self.caps.metrics.games_live[kind_index(self.core.kind())].fetch_sub(1, Ordering::Relaxed);
         self.update_summary();
-        if let Some((_, reason)) = self.core.result() {
-            tracing::info!(reason = reason.as_str(), "game ended");
+        if let Some((winner, reason)) = self.core.result() {
+            let names = self.core.side_names();
+            tracing::info!(
+                reason = reason.as_str(),
+                winner = winner.map_or("draw", |s| names[s.index()]),
+                rated = self.core.rated(),
+                moves = self.core.moves(),
+                "game ended"
+            );
         }
     }
 
