@@ -65,8 +65,46 @@ impl Drop for Slot {
 /// A socket that holds its [`Slot`]: the count lasts as long as the socket, through an
 /// upgrade to a websocket (which takes the socket over from the HTTP connection).
 struct Counted {
-    tcp: TcpStream,
-    _slot: Slot,
+    /// Always `Some` until dropped (taken by the lingering close).
+    tcp: Option<TcpStream>,
+    slot: Option<Slot>,
+}
+
+impl Counted {
+    fn tcp(&mut self) -> std::io::Result<&mut TcpStream> {
+        self.tcp
+            .as_mut()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))
+    }
+}
+
+impl Drop for Counted {
+    /// A lingering close: the write side is shut (our last frames, such as a 1009 close,
+    /// are followed by a FIN) and unread input is drained for a moment before the socket
+    /// closes — closing with unread input would send a reset that can destroy those frames
+    /// before the peer reads them.
+    fn drop(&mut self) {
+        let (Some(mut tcp), slot) = (self.tcp.take(), self.slot.take()) else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let _ = tcp.shutdown().await;
+            let mut sink = [0u8; 4096];
+            let drain = async {
+                while let Ok(n) = tcp.read(&mut sink).await {
+                    if n == 0 {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+            drop(slot);
+        });
+    }
 }
 
 impl AsyncRead for Counted {
@@ -75,7 +113,10 @@ impl AsyncRead for Counted {
         cx: &mut std::task::Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.tcp).poll_read(cx, buf)
+        match self.tcp() {
+            Ok(tcp) => std::pin::Pin::new(tcp).poll_read(cx, buf),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
     }
 }
 
@@ -85,21 +126,30 @@ impl AsyncWrite for Counted {
         cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.tcp).poll_write(cx, buf)
+        match self.tcp() {
+            Ok(tcp) => std::pin::Pin::new(tcp).poll_write(cx, buf),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
     }
 
     fn poll_flush(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.tcp).poll_flush(cx)
+        match self.tcp() {
+            Ok(tcp) => std::pin::Pin::new(tcp).poll_flush(cx),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
     }
 
     fn poll_shutdown(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.tcp).poll_shutdown(cx)
+        match self.tcp() {
+            Ok(tcp) => std::pin::Pin::new(tcp).poll_shutdown(cx),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
     }
 
     fn poll_write_vectored(
@@ -107,11 +157,14 @@ impl AsyncWrite for Counted {
         cx: &mut std::task::Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+        match self.tcp() {
+            Ok(tcp) => std::pin::Pin::new(tcp).poll_write_vectored(cx, bufs),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.tcp.is_write_vectored()
+        self.tcp.as_ref().is_some_and(TcpStream::is_write_vectored)
     }
 }
 
@@ -182,7 +235,10 @@ pub async fn serve(
             tokio::spawn(refuse(tcp));
             continue;
         };
-        let io = Counted { tcp, _slot: slot };
+        let io = Counted {
+            tcp: Some(tcp),
+            slot: Some(slot),
+        };
         let conn = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
