@@ -71,10 +71,15 @@ struct Counted {
 }
 
 impl Counted {
-    fn tcp(&mut self) -> std::io::Result<&mut TcpStream> {
-        self.tcp
-            .as_mut()
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))
+    /// Runs one poll on the socket (every I/O method delegates to the `TcpStream`).
+    fn with_tcp<T>(
+        self: std::pin::Pin<&mut Self>,
+        poll: impl FnOnce(std::pin::Pin<&mut TcpStream>) -> std::task::Poll<std::io::Result<T>>,
+    ) -> std::task::Poll<std::io::Result<T>> {
+        match self.get_mut().tcp.as_mut() {
+            Some(tcp) => poll(std::pin::Pin::new(tcp)),
+            None => std::task::Poll::Ready(Err(std::io::ErrorKind::NotConnected.into())),
+        }
     }
 }
 
@@ -109,58 +114,43 @@ impl Drop for Counted {
 
 impl AsyncRead for Counted {
     fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.tcp() {
-            Ok(tcp) => std::pin::Pin::new(tcp).poll_read(cx, buf),
-            Err(e) => std::task::Poll::Ready(Err(e)),
-        }
+        self.with_tcp(|tcp| tcp.poll_read(cx, buf))
     }
 }
 
 impl AsyncWrite for Counted {
     fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        match self.tcp() {
-            Ok(tcp) => std::pin::Pin::new(tcp).poll_write(cx, buf),
-            Err(e) => std::task::Poll::Ready(Err(e)),
-        }
+        self.with_tcp(|tcp| tcp.poll_write(cx, buf))
     }
 
     fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.tcp() {
-            Ok(tcp) => std::pin::Pin::new(tcp).poll_flush(cx),
-            Err(e) => std::task::Poll::Ready(Err(e)),
-        }
+        self.with_tcp(|tcp| tcp.poll_flush(cx))
     }
 
     fn poll_shutdown(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.tcp() {
-            Ok(tcp) => std::pin::Pin::new(tcp).poll_shutdown(cx),
-            Err(e) => std::task::Poll::Ready(Err(e)),
-        }
+        self.with_tcp(|tcp| tcp.poll_shutdown(cx))
     }
 
     fn poll_write_vectored(
-        mut self: std::pin::Pin<&mut Self>,
+        self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        match self.tcp() {
-            Ok(tcp) => std::pin::Pin::new(tcp).poll_write_vectored(cx, bufs),
-            Err(e) => std::task::Poll::Ready(Err(e)),
-        }
+        self.with_tcp(|tcp| tcp.poll_write_vectored(cx, bufs))
     }
 
     fn is_write_vectored(&self) -> bool {
