@@ -86,6 +86,16 @@ impl Server {
 
     /// Starts the server with extra flags (after `--listen 127.0.0.1:0`).
     pub fn start_with(args: &[&str]) -> Server {
+        Server::spawn(args, None)
+    }
+
+    /// As [`Server::start_with`], with `info` logs written to the file `log` (the server's
+    /// stderr), for tests of what operators read.
+    pub fn start_logging(args: &[&str], log: &std::path::Path) -> Server {
+        Server::spawn(args, Some(log))
+    }
+
+    fn spawn(args: &[&str], log: Option<&std::path::Path>) -> Server {
         // Another build of the server (the load generator compares two versions).
         let bin = match std::env::var_os("STOA_SERVER_BIN") {
             Some(bin) => PathBuf::from(bin),
@@ -103,7 +113,10 @@ impl Server {
             )
             .stdout(Stdio::piped())
             .stdin(Stdio::null());
-        if std::env::var_os("STOA_TEST_LOG").is_none() {
+        if let Some(path) = log {
+            let file = std::fs::File::create(path).expect("create the log file");
+            cmd.env("RUST_LOG", "info").stderr(file);
+        } else if std::env::var_os("STOA_TEST_LOG").is_none() {
             cmd.stderr(Stdio::null());
         }
         let mut child = cmd.spawn().expect("spawn stoa-server");

@@ -293,3 +293,66 @@ async fn oversized_fragmented_messages_always_close_with_1009() {
         assert_eq!(c.closed().await, 1009);
     }
 }
+
+/// A raw client that writes an oversized fragmented message followed by more input the server
+/// will never read, and only then looks for the answer (as a slow or careless client does):
+/// the 1009 close frame must still be there to read, not destroyed by a TCP reset that closing
+/// a socket with unread input causes.
+#[test]
+fn oversized_message_close_survives_unread_input() {
+    use std::io::{Read, Write};
+    let server = Server::start();
+    let mut lost = 0;
+    for _ in 0..10 {
+        let mut s = std::net::TcpStream::connect(server.addr).expect("connect");
+        s.set_read_timeout(Some(stoa_tests::TIMEOUT)).ok();
+        write!(
+            s,
+            "GET /ws HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+            server.addr
+        )
+        .expect("write handshake");
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            s.read_exact(&mut byte).expect("read handshake");
+            head.push(byte[0]);
+        }
+        assert!(head.starts_with(b"HTTP/1.1 101"), "upgrade refused");
+
+        // Five 4 KiB fragments (masked with a zero key), then 64 KiB more of the same.
+        let frame = |opcode: u8, fin: bool, payload: &[u8]| {
+            let mut f = vec![if fin { 0x80 } else { 0 } | opcode, 0x80 | 126];
+            f.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+            f.extend_from_slice(&[0, 0, 0, 0]);
+            f.extend_from_slice(payload);
+            f
+        };
+        let piece = vec![b'a'; 4096];
+        let mut bytes = frame(0x1, false, &piece);
+        for i in 1..5 {
+            bytes.extend(frame(0x0, i == 4, &piece));
+        }
+        for _ in 0..16 {
+            bytes.extend(frame(0x1, true, &piece));
+        }
+        // The server may close before it has read it all: a failed write is expected.
+        let _ = s.write_all(&bytes);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        // The first server frame is the close: 0x88, length, then the code.
+        if !(got.len() >= 4 && got[0] == 0x88 && u16::from_be_bytes([got[2], got[3]]) == 1009) {
+            lost += 1;
+        }
+    }
+    assert_eq!(lost, 0, "the 1009 close was lost in {lost} of 10 tries");
+}

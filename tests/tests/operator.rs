@@ -93,3 +93,59 @@ fn logs_to_a_file_carry_no_colour_and_json_is_one_object_per_line() {
         assert!(v["level"].is_string() && v["fields"].is_object(), "{l}");
     }
 }
+
+/// Spans end with what they describe: a game's log lines carry that game's span alone, not
+/// the connection that happened to start it nor the games before it (rematches used to nest
+/// `conn{…}:game{a}:game{b}`).
+#[tokio::test]
+async fn game_log_lines_carry_only_their_own_game_span() {
+    use serde_json::{json, Value};
+    use stoa_tests::{Server, Table};
+    let log = std::env::temp_dir().join(format!("stoa-spans-{}.log", std::process::id()));
+    let mut args: Vec<&str> = stoa_tests::LOOSE.to_vec();
+    args.extend(["--log-format", "json"]);
+    let server = Server::start_logging(&args, &log);
+    let mut t = Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let mut games = vec![t.game_id.clone()];
+    for _ in 0..2 {
+        let g = games.last().expect("a game").clone();
+        let ok = t.host.request(json!({"t":"game.resign","game_id":g})).await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+        for c in [&mut t.host, &mut t.guest] {
+            let ok = c.request(json!({"t":"game.rematch","game_id":g})).await;
+            assert_eq!(ok["t"], "ok", "{ok}");
+        }
+        let started = t
+            .host
+            .recv_where(|m| m["t"] == "game.started" && m["game_id"] != g.as_str())
+            .await;
+        games.push(started["game_id"].as_str().expect("id").to_string());
+    }
+    drop(t);
+    // The log is written as things happen; give the last lines a moment.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let ended = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let ended: Vec<Value> = lines
+            .into_iter()
+            .filter(|l| l["fields"]["message"] == "game ended")
+            .collect();
+        if ended.len() >= 2 || Instant::now() > deadline {
+            break ended;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = std::fs::remove_file(&log);
+    assert_eq!(ended.len(), 2, "two games resigned: {ended:?}");
+    for (line, game) in ended.iter().zip(&games) {
+        let spans = line["spans"].as_array().expect("span list");
+        let names: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
+        assert_eq!(names, ["game"], "only the game's span: {line}");
+        assert_eq!(spans[0]["id"], game.as_str(), "{line}");
+        assert_eq!(line["fields"]["reason"], "resign");
+    }
+}
