@@ -112,7 +112,7 @@ async fn health(State(state): State<AppState>) -> Response {
         Ok(Err(e)) => reasons.push(format!("store: {e}")),
         Err(_) => reasons.push("store: timeout".to_string()),
     }
-    let body = json!({
+    let mut body = json!({
         "status": if reasons.is_empty() { "ok" } else { "degraded" },
         "reasons": reasons,
         "persistence": hub.store.persistence(),
@@ -120,6 +120,12 @@ async fn health(State(state): State<AppState>) -> Response {
         "players_online": hub.players.online_count(),
         "server_time": ids::now_ms(),
     });
+    if let Some(cluster) = &hub.cluster {
+        use crate::game::capabilities::Peers;
+        body["node"] = json!(cluster.node());
+        body["nodes"] = json!(cluster.nodes().await);
+        body["games_owned"] = json!(cluster.owned_count());
+    }
     let code = if reasons.is_empty() {
         StatusCode::OK
     } else {
@@ -176,7 +182,7 @@ async fn api_game(
     let hub = &state.hub;
     let code = q.get("code").cloned();
     let not_found = || (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response();
-    if let Some(h) = hub.games.get(&id) {
+    if let Some(h) = hub.game(&id).await {
         let (tx, rx) = oneshot::channel();
         if h.tx
             .send(Command::Snapshot {
@@ -212,15 +218,20 @@ async fn api_game(
 /// Runs the server until `shutdown` resolves, over Redis when `--redis` is given and in
 /// memory otherwise.
 pub async fn run(
-    config: Config,
+    mut config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    if config.cluster && config.node_id.is_none() {
+        config.node_id = Some(ids::node_id());
+    }
+    let mut cluster_store = None;
     let store: Arc<dyn Store> = match &config.redis {
         Some(url) => {
             let options = RedisOptions {
                 url: url.clone(),
                 prefix: config.redis_prefix.clone(),
                 timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
+                fence: config.node_id.clone().filter(|_| config.cluster),
             };
             tracing::info!(url = %redact(url), "connecting to Redis");
             let store = RedisStore::connect(options).await.map_err(|e| {
@@ -230,6 +241,9 @@ pub async fn run(
                 ))
             })?;
             tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
+            if config.cluster {
+                cluster_store = Some(store.clone());
+            }
             Arc::new(store)
         }
         None => {
@@ -237,7 +251,17 @@ pub async fn run(
             Arc::new(MemoryStore::new())
         }
     };
-    run_with_store(config, store, shutdown).await
+    let cluster = match cluster_store {
+        Some(store) => {
+            let node = config.node_id.clone().unwrap_or_else(ids::node_id);
+            let url = config.redis.clone().unwrap_or_default();
+            let cluster = crate::cluster::Cluster::new(node, store, &url, config.lease_ms)
+                .map_err(std::io::Error::other)?;
+            Some(Arc::new(cluster))
+        }
+        None => None,
+    };
+    serve(config, store, cluster, shutdown).await
 }
 
 /// A Redis URL without its password, for logs and messages.
@@ -255,6 +279,16 @@ fn redact(url: &str) -> String {
 pub async fn run_with_store(
     config: Config,
     store: Arc<dyn Store>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve(config, store, None, shutdown).await
+}
+
+/// Runs the server, as one node of `cluster` when given.
+async fn serve(
+    config: Config,
+    store: Arc<dyn Store>,
+    cluster: Option<Arc<crate::cluster::Cluster>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
@@ -277,7 +311,16 @@ pub async fn run_with_store(
     let addr = listener.local_addr()?;
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
-    let hub = Arc::new(Hub::new(config, store, stop_rx));
+    let mut hub = Hub::new(config, store, stop_rx);
+    if let Some(cluster) = &cluster {
+        hub = hub.with_cluster(cluster.clone());
+    }
+    let hub = Arc::new(hub);
+    if let Some(cluster) = &cluster {
+        cluster.start(&hub).await.map_err(|e| {
+            std::io::Error::other(format!("cannot join the cluster over Redis: {e}"))
+        })?;
+    }
     crate::matchmaker::spawn(hub.clone());
     // Unfinished games are back before anyone can connect.
     recovery::recover(&hub)
@@ -306,10 +349,15 @@ pub async fn run_with_store(
         max_per_ip = limits.max_per_ip,
         "connection limits"
     );
+    let leaving = cluster.clone();
     let signal = tokio::spawn(async move {
         shutdown.await;
         tracing::info!("shutting down: no new connections, notifying clients");
         let _ = stop_tx.send(true);
+        if let Some(cluster) = leaving {
+            // The other nodes take this node's games over now, their clocks running on.
+            cluster.release_all().await;
+        }
         stop_tx
     });
     crate::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;

@@ -153,6 +153,21 @@ pub struct Config {
     #[arg(long, env = "STOA_REDIS_TIMEOUT_MS", default_value_t = 1_000)]
     pub redis_timeout_ms: u64,
 
+    /// Run as one node of several sharing this Redis (needs `--redis`): each live game is
+    /// owned by one node under a lease, any node serves any client, and a dead node's games
+    /// are taken over by the others. Start every node of a deployment with it.
+    #[arg(long, env = "STOA_CLUSTER", requires = "redis")]
+    pub cluster: bool,
+
+    /// This node's name in the cluster (unique per running node; default: random).
+    #[arg(long, env = "STOA_NODE_ID")]
+    pub node_id: Option<String>,
+
+    /// How long a node's ownership of a game lasts without renewal, in ms: a dead node's
+    /// games move to another node within about this time. Renewed every third of it.
+    #[arg(long, env = "STOA_LEASE_MS", default_value_t = 5_000)]
+    pub lease_ms: u64,
+
     /// Matchmaking: a pairing wave runs at least this often, in milliseconds (and at once
     /// when a join makes a pair possible).
     #[arg(long, env = "STOA_QUEUE_WAVE_MS", default_value_t = 1_000)]

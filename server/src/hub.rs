@@ -53,6 +53,8 @@ pub struct Hub {
     pub ratings: Ratings,
     /// The server's time (game clocks, `server_time`, ping round trips); see [`crate::time`].
     pub time: Arc<dyn TimeSource>,
+    /// The other nodes over Redis (`--cluster`), `None` on a single node.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
     next_conn: AtomicU64,
 }
 
@@ -80,8 +82,25 @@ impl Hub {
             matchmaker,
             ratings: Ratings::default(),
             time: Arc::new(crate::time::TokioTime::new()),
+            cluster: None,
             next_conn: AtomicU64::new(1),
         }
+    }
+
+    /// This hub as one node of a cluster.
+    pub fn with_cluster(mut self, cluster: Arc<crate::cluster::Cluster>) -> Self {
+        self.cluster = Some(cluster);
+        self
+    }
+
+    /// The live game `id`: its actor here, or in a cluster a follower of the node that owns
+    /// it (started on demand). `None` when it is not live anywhere.
+    pub async fn game(self: &Arc<Self>, id: &str) -> Option<GameHandle> {
+        if let Some(h) = self.games.get(id) {
+            return Some(h);
+        }
+        let cluster = self.cluster.clone()?;
+        cluster.attach(self, id).await
     }
 
     /// A fresh connection id.
@@ -117,6 +136,16 @@ impl Hub {
             )
         })?;
         crate::clock_request::time_control(&new.clock)?;
+        if let Some(cluster) = &self.cluster {
+            // The lease first: the game is listed unfinished from its creation on, and no
+            // other node may take it over in between.
+            if !self.store_call(cluster.acquire(&new.id)).await? {
+                return Err(ApiError::new(
+                    stoa_protocol::wire::ErrorCode::Conflict,
+                    "this game id is taken",
+                ));
+            }
+        }
         let record = GameRecord {
             id: new.id.clone(),
             kind: new.kind.clone(),
@@ -191,14 +220,29 @@ impl Hub {
     /// Sends `game.started` to every connection of both players and subscribes each (the
     /// actor then queues a snapshot on it).
     pub async fn announce(&self, handle: &GameHandle, side_names: [&'static str; 2]) {
+        self.announce_from_room(handle, side_names, None).await;
+    }
+
+    /// [`Hub::announce`] for a game a room started: in a cluster, the node where the
+    /// room's host waits learns that the room is no longer waiting.
+    pub async fn announce_from_room(
+        &self,
+        handle: &GameHandle,
+        side_names: [&'static str; 2],
+        room: Option<String>,
+    ) {
         for (i, pid) in handle.players.iter().enumerate() {
             for conn in self.players.connections(pid) {
                 self.announce_to(handle, side_names[i], &conn).await;
             }
         }
+        if let Some(cluster) = &self.cluster {
+            cluster.started(handle, side_names, room).await;
+        }
     }
 
-    async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
+    /// Tells one connection of a player that a game started, and subscribes it.
+    pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
         conn.send_msg(&ServerMessage::GameStarted {
             game_id: handle.id.clone(),
             kind: handle.kind.clone(),
@@ -227,6 +271,10 @@ impl Hub {
             shutdown: self.shutdown.clone(),
             settings: Settings::from(&self.config),
             reactions: Arc::new(HubReactions(Arc::downgrade(self))),
+            peers: self
+                .cluster
+                .clone()
+                .map(|c| c as Arc<dyn crate::game::capabilities::Peers>),
         }
     }
 

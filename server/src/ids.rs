@@ -32,6 +32,11 @@ pub fn game_id() -> String {
     format!("g{}", random_base32(12).to_ascii_lowercase())
 }
 
+/// A node id for a cluster node started without `--node-id`.
+pub fn node_id() -> String {
+    format!("n{}", random_base32(8).to_ascii_lowercase())
+}
+
 /// A room code: [`ROOM_CODE_LEN`] Crockford base32 letters (50 random bits).
 pub fn room_code() -> String {
     random_base32(ROOM_CODE_LEN)

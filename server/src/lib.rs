@@ -28,6 +28,7 @@
 
 pub mod app;
 pub mod clock_request;
+pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod error;

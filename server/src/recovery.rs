@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::game::actor;
 use crate::game::core::Core;
-use crate::game::{GameHandle, NewGame};
+use crate::game::{Command, GameHandle, NewGame};
 use crate::hub::Hub;
 use crate::metrics::kind_index;
 use crate::rooms::{Room, RoomStatus};
@@ -86,6 +86,13 @@ pub async fn recover(hub: &Arc<Hub>) -> Result<RecoveryReport, StoreError> {
     let mut report = RecoveryReport::default();
     let ids = hub.store.all_unfinished_games().await?;
     for id in ids {
+        if let Some(cluster) = &hub.cluster {
+            // Another live node owns it (it stays there), or its lease has not lapsed yet
+            // (a node of the cluster takes it over once it has).
+            if !cluster.acquire(&id).await? {
+                continue;
+            }
+        }
         match restore_game(hub, &id).await {
             Ok((ended, actions)) => {
                 report.games += 1;
@@ -121,6 +128,50 @@ pub async fn recover(hub: &Arc<Hub>) -> Result<RecoveryReport, StoreError> {
 /// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
 /// number of actions replayed.
 async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), RecoveryError> {
+    let (handle, rx, core, actions) = rebuild(hub, id).await?;
+    let ended = core.result().is_some();
+    // Registered and counted live as a new game would be: an end reached in the log
+    // unregisters it the same way (the actor marks it ended).
+    hub.metrics.games_live[kind_index(core.kind())].fetch_add(1, Ordering::Relaxed);
+    let summary = handle.summary.clone();
+    hub.games.insert(handle);
+    tracing::info!(game = %id, actions, moves = core.moves(), seq = core.seq(), ended, "game recovered");
+    actor::spawn_recovered(hub.capabilities(), core, rx, summary, false);
+    Ok((ended, actions))
+}
+
+/// Takes over a game whose owner died (cluster mode; this node just acquired its lease):
+/// rebuilt from the log, its clock running on.
+pub async fn take_over(hub: &Arc<Hub>, id: &str) -> Result<(), RecoveryError> {
+    let (handle, rx, core, _) = rebuild(hub, id).await?;
+    hub.metrics.games_live[kind_index(core.kind())].fetch_add(1, Ordering::Relaxed);
+    let summary = handle.summary.clone();
+    hub.games.insert(handle);
+    actor::spawn_recovered(hub.capabilities(), core, rx, summary, true);
+    Ok(())
+}
+
+/// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
+pub async fn follow(hub: &Arc<Hub>, id: &str) -> Result<GameHandle, RecoveryError> {
+    let (handle, rx, core, _) = rebuild(hub, id).await?;
+    let online = [
+        hub.players.is_online(&handle.players[0]),
+        hub.players.is_online(&handle.players[1]),
+    ];
+    let summary = handle.summary.clone();
+    hub.games.insert(handle.clone());
+    if core.result().is_some() {
+        hub.games.ended(id);
+    }
+    actor::spawn_follower(hub.capabilities(), core, online, rx, summary);
+    Ok(handle)
+}
+
+/// A game's core folded from its stored log, with the handle and queue of its actor-to-be.
+async fn rebuild(
+    hub: &Arc<Hub>,
+    id: &str,
+) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
     let record = hub
         .store
         .game(id)
@@ -156,23 +207,10 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
         players: [players[0].id.clone(), players[1].id.clone()],
         summary: Arc::new(std::sync::Mutex::new(None)),
     };
-    let summary = handle.summary.clone();
-    // Registered (and counted live) before the replay, as a new game would be, so that an
-    // end reached in the log unregisters it the same way.
-    hub.games.insert(handle);
-    let ki = kind_index(&record.kind);
-    hub.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
     let caps = hub.capabilities();
     let mut core = actor::new_core(&caps, new, game, record.created_ms);
-    if let Err(e) = replay(&mut core, &log) {
-        hub.metrics.games_live[ki].fetch_sub(1, Ordering::Relaxed);
-        hub.games.remove(id);
-        return Err(e);
-    }
-    let ended = core.result().is_some();
-    tracing::info!(game = %id, actions = log.len(), moves = core.moves(), seq = core.seq(), ended, "game recovered");
-    actor::spawn_recovered(caps, core, rx, summary);
-    Ok((ended, log.len()))
+    replay(&mut core, &log)?;
+    Ok((handle, rx, core, log.len()))
 }
 
 /// Folds the log over the game through [`Core::apply`], checking each entry's stored

@@ -148,6 +148,18 @@ impl Rooms {
         self.lock().entry(room.code.clone()).or_insert(room);
     }
 
+    /// Puts a room as the store has it now (cluster mode: another node may have changed it).
+    pub fn replace(&self, room: Room) {
+        self.lock().insert(room.code.clone(), room);
+    }
+
+    /// A room's game started on another node: it waits no more.
+    pub fn started(&self, code: &str, game_id: &str) {
+        if let Some(room) = self.lock().get_mut(code) {
+            room.status = RoomStatus::Started(game_id.to_string());
+        }
+    }
+
     /// Removes a room (a failed create).
     pub fn remove(&self, code: &str) {
         self.lock().remove(code);

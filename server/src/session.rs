@@ -353,7 +353,7 @@ impl Session {
                 rid,
                 game_id,
                 action,
-            } => self.act(rid, game_id, Act::Draw(action)).await,
+            } => self.act(rid, game_id, Act::Draw { action }).await,
             ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id, Act::Abort).await,
             ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id, Act::Claim).await,
             ClientMessage::GameRematch { rid, game_id } => {
@@ -443,7 +443,7 @@ impl Session {
         game_id: &str,
         make: impl FnOnce(crate::game::Reply) -> Command,
     ) -> Option<Result<Answer, ApiError>> {
-        let handle = self.hub.games.get(game_id)?;
+        let handle = self.hub.game(game_id).await?;
         let (tx, rx) = oneshot::channel();
         handle.tx.send(make(tx)).await.ok()?;
         rx.await.ok()
@@ -660,11 +660,22 @@ impl Session {
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
         let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
-        if self.hub.rooms.get(&code).is_none() {
-            // After a restart only waiting rooms are in memory: a started one is in the store.
+        let cluster = self.hub.cluster.is_some();
+        if cluster || self.hub.rooms.get(&code).is_none() {
+            // After a restart only waiting rooms are in memory: a started one is in the
+            // store. In a cluster the store is the truth: the room may live on another node.
             let stored = recovery::stored_room(&self.hub, &code).await;
             if let Some(room) = self.hub.store_call(async { stored }).await? {
-                self.hub.rooms.restore(room);
+                let local_waits = self
+                    .hub
+                    .rooms
+                    .get(&code)
+                    .is_some_and(|r| r.status == RoomStatus::Waiting);
+                if cluster && !(local_waits && room.status == RoomStatus::Waiting) {
+                    self.hub.rooms.replace(room);
+                } else {
+                    self.hub.rooms.restore(room);
+                }
             }
         }
         if let Some(room) = self.hub.rooms.get(&code) {
@@ -692,6 +703,31 @@ impl Session {
                         return Err(ApiError::new(ErrorCode::Conflict, "the room is not full"));
                     }
                 };
+                // The seat is taken in the store first: only one joiner, on whichever node,
+                // starts the room's game.
+                let claimed = self
+                    .hub
+                    .store_call(self.hub.store.claim_room(&room.record()))
+                    .await;
+                match claimed {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.hub.rooms.revert_start(&code, &me.id);
+                        let stored = recovery::stored_room(&self.hub, &code).await;
+                        let stored = self.hub.store_call(async { stored }).await?;
+                        return match stored.map(|r| r.status) {
+                            Some(RoomStatus::Started(game_id)) => {
+                                self.hub.rooms.started(&code, &game_id);
+                                self.watch(rid, &game_id, None, Some(code)).await
+                            }
+                            _ => Err(ApiError::new(ErrorCode::Conflict, "this room is closed")),
+                        };
+                    }
+                    Err(e) => {
+                        self.hub.rooms.revert_start(&code, &me.id);
+                        return Err(e);
+                    }
+                }
                 let new = NewGame {
                     id: game_id,
                     kind: room.kind.clone(),
@@ -707,6 +743,9 @@ impl Session {
                     Ok(h) => h,
                     Err(e) => {
                         self.hub.rooms.revert_start(&code, &me.id);
+                        if let Some(waiting) = self.hub.rooms.get(&code) {
+                            let _ = self.hub.store.save_room(&waiting.record()).await;
+                        }
                         return Err(e);
                     }
                 };
@@ -721,7 +760,9 @@ impl Session {
                     rid,
                     room: Box::new(room.info()),
                 });
-                self.hub.announce(&handle, room.side_names).await;
+                self.hub
+                    .announce_from_room(&handle, room.side_names, Some(code.clone()))
+                    .await;
                 Ok(())
             }
         }

@@ -186,6 +186,12 @@ impl Server {
         (status, serde_json::from_str(&body).unwrap_or(Value::Null))
     }
 
+    /// Kills the process with SIGKILL (no shutdown at all) and waits for it.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Sends SIGTERM (graceful shutdown) and waits for the process to exit.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
         let _ = Command::new("kill")
@@ -581,8 +587,21 @@ impl Table {
         clock: Value,
         visibility: &str,
     ) -> Table {
-        let mut host = Client::guest(server, "host").await;
-        let mut guest = Client::guest(server, "guest").await;
+        Table::open_across(server, server, kind, options, clock, visibility).await
+    }
+
+    /// As [`Table::open_with_clock`], the host connected to one server and the guest to
+    /// another (nodes of a cluster).
+    pub async fn open_across(
+        host_server: &Server,
+        guest_server: &Server,
+        kind: &str,
+        options: Value,
+        clock: Value,
+        visibility: &str,
+    ) -> Table {
+        let mut host = Client::guest(host_server, "host").await;
+        let mut guest = Client::guest(guest_server, "guest").await;
         let room = host
             .request(json!({"t":"room.create","kind":kind,"options":options,
                 "clock":clock,"rated":false,"visibility":visibility,"side":"random"}))

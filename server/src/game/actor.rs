@@ -31,6 +31,7 @@ use super::clock_driver::ClockDriver;
 use super::core::{Core, Decision, PatchOp};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
+use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
 use crate::ids;
 use crate::metrics::kind_index;
@@ -52,10 +53,43 @@ enum Committed {
     Not(ApiError),
     /// The write was sent and its answer lost: the log will tell (see [`Doubt`]).
     InDoubt(ApiError),
+    /// Another node holds the game's lease (this one was paused or cut off): nothing was
+    /// written, and this actor follows the new owner now.
+    Moved,
 }
+
+/// Whether this node decides for the game or follows the node that does (cluster mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Role {
+    /// This node holds the game's lease: it decides, logs, runs the clock.
+    Owner,
+    /// Another node owns the game: commands go to it, its logged events come back over the
+    /// bus and are applied here for this node's subscribers.
+    Follower {
+        /// The owner, when known.
+        owner: Option<String>,
+    },
+}
+
+/// How long a follower waits for the owner's answer to a forwarded command.
+const REMOTE_ANSWER: Duration = Duration::from_secs(10);
 
 /// The state one actor owns besides its core.
 struct Actor {
+    role: Role,
+    /// Players connected on other nodes, by player: the nodes (owner only).
+    remote_online: HashMap<String, HashSet<String>>,
+    /// Spectators on other nodes, by node (owner only).
+    remote_watchers: HashMap<String, u64>,
+    /// The spectator count last reported to the owner (follower only).
+    reported_watchers: u64,
+    /// The owner's last `game.crowd` frame (follower only).
+    last_crowd: Option<Utf8Bytes>,
+    /// Commands forwarded to the owner, waiting for its answer (follower only).
+    pending: HashMap<u64, (super::Reply, Instant)>,
+    next_req: u64,
+    /// When the last local subscriber left (a follower nobody here needs stops).
+    idle_since: Option<Instant>,
     caps: Capabilities,
     core: Core,
     /// Players who presented the room code: they may watch again without it.
@@ -142,15 +176,43 @@ pub fn spawn_recovered(
     mut core: Core,
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
+    takeover: bool,
 ) {
     let now = caps.time.now_ms();
-    core.pause(core.last_ms());
+    if !takeover {
+        // After a restart the clock stood still; a node taking over a dead node's game in
+        // a running cluster lets it run on (the deadline may even have passed: it flags at
+        // once).
+        core.pause(core.last_ms());
+    }
+    if let Some(peers) = &caps.peers {
+        peers.set_owned(core.id(), true);
+    }
     let mut actor = Actor::new(caps, core, [false, false], summary, now);
     if actor.core.result().is_some() {
         actor.mark_ended();
         actor.finish_unsaved = true;
     }
     actor.update_summary();
+    actor.start(rx);
+}
+
+/// Starts a follower of a game another node owns (cluster mode), from its log: it serves
+/// this node's subscribers and forwards their commands. `online`: the seated players
+/// connected to this node.
+pub fn spawn_follower(
+    caps: Capabilities,
+    core: Core,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+) {
+    let now = caps.time.now_ms();
+    let mut actor = Actor::new(caps, core, online, summary, now);
+    actor.role = Role::Follower { owner: None };
+    if actor.core.result().is_some() {
+        actor.ended_at = Some(Instant::now());
+    }
     actor.start(rx);
 }
 
@@ -171,6 +233,14 @@ impl Actor {
             }
         }
         Actor {
+            role: Role::Owner,
+            remote_online: HashMap::new(),
+            remote_watchers: HashMap::new(),
+            reported_watchers: 0,
+            last_crowd: None,
+            pending: HashMap::new(),
+            next_req: 1,
+            idle_since: Some(Instant::now()),
             replay: Replay::new(caps.settings.replay_buffer),
             caps,
             core,
@@ -208,7 +278,20 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        tracing::info!(seq = self.core.seq(), "game running");
+        tracing::info!(seq = self.core.seq(), follower = self.is_follower(), "game running");
+        if self.is_follower() {
+            // Events logged before this follower was registered are in the log.
+            self.heal().await;
+            self.report_local_presence().await;
+        } else if let Some(peers) = self.caps.peers.clone() {
+            // Followers elsewhere (a takeover, a restart) learn who decides now.
+            peers
+                .publish(&BusMessage::Owner {
+                    game: self.core.id().to_string(),
+                    node: peers.node().to_string(),
+                })
+                .await;
+        }
         let period = Duration::from_millis(self.caps.settings.batch_ms.clamp(10, 60_000));
         let mut tick = tokio::time::interval(period);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -219,7 +302,7 @@ impl Actor {
             // The one clock timer: the first-action deadline or the running side's flag
             // (plus its lag grace), re-armed after every event. Off while a write is in
             // doubt: the log must say what happened first.
-            let deadline = if self.in_doubt.is_some() {
+            let deadline = if self.in_doubt.is_some() || self.is_follower() {
                 None
             } else {
                 self.core.timer_deadline()
@@ -244,8 +327,19 @@ impl Actor {
                     }
                 }
                 _ = tick.tick() => {
+                    if self.is_follower() {
+                        self.follower_upkeep().await;
+                        // Nobody here needs a follower once its local subscribers left.
+                        if self.subs.is_empty()
+                            && self.pending.is_empty()
+                            && self.idle_since.is_some_and(|t| t.elapsed() >= linger)
+                        {
+                            break;
+                        }
+                        continue;
+                    }
                     self.upkeep().await;
-                    self.flush_crowd();
+                    self.flush_crowd().await;
                     if self.subs.is_empty()
                         && !self.finish_unsaved
                         && self.in_doubt.is_none()
@@ -257,6 +351,13 @@ impl Actor {
             }
         }
         self.caps.directory.remove(self.core.id());
+        if let Some(peers) = &self.caps.peers {
+            if self.is_follower() {
+                peers.unfollow(self.core.id());
+            } else {
+                peers.set_owned(self.core.id(), false);
+            }
+        }
         tracing::info!("game actor stopped");
     }
 
@@ -294,9 +395,40 @@ impl Actor {
                 player_id,
                 act,
                 reply,
-            } => self.act(&player_id, act, reply).await,
-            Command::Presence { player_id, online } => self.presence(&player_id, online),
-            Command::Rtt { player_id, rtt_ms } => self.core.record_rtt(&player_id, rtt_ms),
+            } => {
+                if self.is_follower() {
+                    self.forward(RemoteOp::Act { player_id, act }, Some(reply))
+                        .await;
+                } else {
+                    self.act(&player_id, act, reply).await;
+                }
+            }
+            Command::Presence { player_id, online } => {
+                if self.is_follower() {
+                    if self.core.side_of(&player_id).is_some() {
+                        self.online.insert(player_id.clone(), online);
+                        self.forward(RemoteOp::Presence { player_id, online }, None)
+                            .await;
+                    }
+                } else {
+                    self.presence(&player_id, None, online).await;
+                }
+            }
+            Command::Rtt { player_id, rtt_ms } => {
+                if self.is_follower() {
+                    self.forward(RemoteOp::Rtt { player_id, rtt_ms }, None).await;
+                } else {
+                    self.core.record_rtt(&player_id, rtt_ms);
+                }
+            }
+            Command::Bus(msg) => self.bus(msg).await,
+            Command::Promote => self.take_over().await,
+            Command::Heal => {
+                if self.is_follower() {
+                    self.heal().await;
+                }
+            }
+            Command::Demote => self.demote("the lease lapsed").await,
             Command::Snapshot { code, reply } => {
                 let visible = self.may_see(None, code.as_deref());
                 let _ = reply.send(visible.then(|| (self.core.seq(), self.core.document())));
@@ -337,7 +469,7 @@ impl Actor {
     /// Decides and commits a player's command, then answers it — or, when the store's
     /// answer is lost, leaves it waiting until the log settles what happened.
     async fn act(&mut self, player_id: &str, act: Act, reply: super::Reply) {
-        let (event, answer) = match self.decide(player_id, act).await {
+        let (event, answer) = match self.decide(player_id, act.clone()).await {
             Ok(Decision::Record(event)) => {
                 let seq = event.seq;
                 (event, Ok(Answer::Ok { seq }))
@@ -360,6 +492,12 @@ impl Actor {
             }
             Err(Committed::Not(e)) => {
                 let _ = reply.send(Err(e));
+            }
+            Err(Committed::Moved) => {
+                // Nothing was written here: the new owner decides on the same command.
+                let player_id = player_id.to_string();
+                self.forward(RemoteOp::Act { player_id, act }, Some(reply))
+                    .await;
             }
             Err(Committed::InDoubt(e)) => {
                 if let Some(doubt) = &mut self.in_doubt {
@@ -388,7 +526,7 @@ impl Actor {
     fn opponent_gone_since(&self, player_id: &str, now: u64) -> Option<u64> {
         let side = self.core.side_of(player_id)?;
         let opponent = self.core.player_ids()[side.other().index()];
-        if self.online.get(opponent).copied().unwrap_or(false) {
+        if self.is_online(opponent) {
             return None;
         }
         Some(self.offline_since.get(opponent).copied().unwrap_or(now))
@@ -407,6 +545,10 @@ impl Actor {
             Ok(()) => {
                 self.apply(&event).await;
                 Ok(())
+            }
+            Err(StoreError::NotOwner(_)) => {
+                self.demote("another node holds the lease").await;
+                Err(Committed::Moved)
             }
             Err(e @ StoreError::InDoubt(_)) => {
                 tracing::warn!(error = %e, seq = event.seq, "a write's outcome is unknown");
@@ -436,12 +578,21 @@ impl Actor {
                 return;
             }
         };
-        if matches!(event.action, ActionKind::Move { .. }) {
+        let owner = !self.is_follower();
+        if matches!(event.action, ActionKind::Move { .. }) && owner {
             self.caps.metrics.moves.fetch_add(1, Ordering::Relaxed);
         }
         let ended = !was_over && self.core.result().is_some();
-        if ended {
+        if ended && owner {
             self.rate().await;
+        }
+        if let (true, Some(peers)) = (owner, &self.caps.peers) {
+            peers
+                .publish(&BusMessage::Event {
+                    game: self.core.id().to_string(),
+                    event: event.clone(),
+                })
+                .await;
         }
         let touches = |prefix: &str| patch.iter().any(|op| op.path.starts_with(prefix));
         let swapped = touches("/players");
@@ -450,13 +601,16 @@ impl Actor {
         if lobby_visible {
             self.update_summary();
         }
-        if swapped {
+        if swapped && owner {
             // The crowd is keyed by side and follows the person: after a swap its two
             // entries trade places.
-            self.broadcast(self.crowd_frame(self.spectators));
+            self.crowd_out().await;
         }
         if ended {
             self.mark_ended();
+        }
+        if !owner {
+            return;
         }
         if !had_rematch {
             if let Some(game_id) = self.core.rematch_game() {
@@ -502,6 +656,9 @@ impl Actor {
                 self.watchers -= 1;
             }
         }
+        if self.subs.is_empty() && self.idle_since.is_none() {
+            self.idle_since = Some(Instant::now());
+        }
     }
 
     /// Updates both players' ratings for a rated result (a failure is logged: the game's
@@ -522,7 +679,10 @@ impl Actor {
     fn mark_ended(&mut self) {
         self.ended_at = Some(Instant::now());
         self.caps.directory.ended(self.core.id());
-        self.caps.metrics.games_live[kind_index(self.core.kind())].fetch_sub(1, Ordering::Relaxed);
+        if !self.is_follower() {
+            self.caps.metrics.games_live[kind_index(self.core.kind())]
+                .fetch_sub(1, Ordering::Relaxed);
+        }
         self.update_summary();
         if let Some((winner, reason)) = self.core.result() {
             let names = self.core.side_names();
@@ -608,6 +768,7 @@ impl Actor {
         if self.subs.insert(conn.id, conn.clone()).is_none() && !seated {
             self.watchers += 1;
         }
+        self.idle_since = None;
         conn.add_sub(self.core.id());
         let seq = self.core.seq();
         let replayed = since.and_then(|since| self.replay.since(since, seq));
@@ -630,7 +791,11 @@ impl Actor {
                 Answer::Sent
             }
         };
-        if conn.send(self.crowd_frame(self.watchers)) != SendOutcome::Sent {
+        let crowd = match (&self.role, &self.last_crowd) {
+            (Role::Follower { .. }, Some(frame)) => frame.clone(),
+            _ => self.crowd_frame(self.total_watchers()),
+        };
+        if conn.send(crowd) != SendOutcome::Sent {
             self.unsubscribe(conn.id);
         }
         Ok(answer)
@@ -663,8 +828,7 @@ impl Actor {
         let names = self.core.side_names();
         let mut online = Map::new();
         for (i, p) in self.core.player_ids().iter().enumerate() {
-            let on = self.online.get(*p).copied().unwrap_or(false);
-            online.insert(names[i].to_string(), Value::Bool(on));
+            online.insert(names[i].to_string(), Value::Bool(self.is_online(p)));
         }
         let msg = ServerMessage::GameCrowd {
             game_id: self.core.id().to_string(),
@@ -675,33 +839,373 @@ impl Actor {
     }
 
     /// Publishes a changed spectator count (batched: called on every tick).
-    fn flush_crowd(&mut self) {
-        if self.watchers != self.spectators {
-            self.spectators = self.watchers;
-            self.broadcast(self.crowd_frame(self.spectators));
+    async fn flush_crowd(&mut self) {
+        if self.total_watchers() != self.spectators {
+            self.crowd_out().await;
             if self.core.visibility() == Visibility::Public && self.core.result().is_none() {
                 self.update_summary();
             }
         }
     }
 
-    /// A seated player's first connection or last disconnection: published at once.
-    fn presence(&mut self, player_id: &str, online: bool) {
+    /// Spectators here and, for an owner, on every other node.
+    fn total_watchers(&self) -> u64 {
+        self.watchers + self.remote_watchers.values().sum::<u64>()
+    }
+
+    /// Whether a player has a connection on this node or (as the owner knows) another.
+    fn is_online(&self, player_id: &str) -> bool {
+        self.online.get(player_id).copied().unwrap_or(false)
+            || self
+                .remote_online
+                .get(player_id)
+                .is_some_and(|nodes| !nodes.is_empty())
+    }
+
+    /// The crowd goes out: to this node's subscribers and, from an owner, to every
+    /// follower's.
+    async fn crowd_out(&mut self) {
+        self.spectators = self.total_watchers();
+        let frame = self.crowd_frame(self.spectators);
+        self.broadcast(frame.clone());
+        if let Some(peers) = &self.caps.peers {
+            peers
+                .publish(&BusMessage::Crowd {
+                    game: self.core.id().to_string(),
+                    frame: frame.as_str().to_string(),
+                })
+                .await;
+        }
+    }
+
+    /// A seated player's first connection or last disconnection here (`node: None`) or on
+    /// another node: published at once when it changes whether the player is online.
+    async fn presence(&mut self, player_id: &str, node: Option<&str>, online: bool) {
         if self.core.side_of(player_id).is_none() {
             return;
         }
-        if self.online.get(player_id) == Some(&online) {
+        let before = self.is_online(player_id);
+        match node {
+            None => {
+                self.online.insert(player_id.to_string(), online);
+            }
+            Some(node) => {
+                let nodes = self.remote_online.entry(player_id.to_string()).or_default();
+                if online {
+                    nodes.insert(node.to_string());
+                } else {
+                    nodes.remove(node);
+                }
+            }
+        }
+        let after = self.is_online(player_id);
+        if before == after {
             return;
         }
-        self.online.insert(player_id.to_string(), online);
-        if online {
+        if after {
             self.offline_since.remove(player_id);
         } else {
             self.offline_since
                 .insert(player_id.to_string(), self.caps.time.now_ms());
         }
-        self.spectators = self.watchers;
-        self.broadcast(self.crowd_frame(self.spectators));
+        self.crowd_out().await;
+    }
+
+    fn is_follower(&self) -> bool {
+        matches!(self.role, Role::Follower { .. })
+    }
+
+    /// A follower sends a command to the game's owner; `reply` waits for its answer (which
+    /// comes back through this actor's queue, after the events it caused).
+    async fn forward(&mut self, op: RemoteOp, reply: Option<super::Reply>) {
+        let Some(peers) = self.caps.peers.clone() else {
+            return;
+        };
+        let owner = match &self.role {
+            Role::Follower { owner: Some(owner) } => Some(owner.clone()),
+            _ => peers.owner_of(self.core.id()).await,
+        };
+        let unavailable = || {
+            ApiError::new(
+                ErrorCode::Unavailable,
+                "this game is changing servers: try again in a moment",
+            )
+        };
+        let Some(owner) = owner else {
+            if let Some(reply) = reply {
+                let _ = reply.send(Err(unavailable()));
+            }
+            return;
+        };
+        if owner == peers.node() {
+            // The lease is ours but the promotion has not reached this actor yet.
+            if let Some(reply) = reply {
+                let _ = reply.send(Err(unavailable()));
+            }
+            return;
+        }
+        self.role = Role::Follower {
+            owner: Some(owner.clone()),
+        };
+        let req = self.next_req;
+        self.next_req += 1;
+        let message = BusMessage::Request {
+            game: self.core.id().to_string(),
+            from: peers.node().to_string(),
+            req,
+            op,
+        };
+        if peers.send_to(&owner, &message).await {
+            if let Some(reply) = reply {
+                self.pending.insert(req, (reply, Instant::now()));
+            }
+        } else {
+            // Nobody listens there: the owner is gone; ask again next time.
+            self.role = Role::Follower { owner: None };
+            if let Some(reply) = reply {
+                let _ = reply.send(Err(unavailable()));
+            }
+        }
+    }
+
+    /// A message from another node about this game.
+    async fn bus(&mut self, msg: BusMessage) {
+        match msg {
+            BusMessage::Event { event, .. } => {
+                if self.is_follower() {
+                    self.follow(event).await;
+                }
+            }
+            BusMessage::Crowd { frame, .. } => {
+                if self.is_follower() {
+                    let frame = Utf8Bytes::from(frame);
+                    self.last_crowd = Some(frame.clone());
+                    self.broadcast(frame);
+                }
+            }
+            BusMessage::Owner { node, .. } => {
+                let me = self.caps.peers.as_ref().map(|p| p.node().to_string());
+                if me.as_deref() == Some(node.as_str()) {
+                    return;
+                }
+                if !self.is_follower() {
+                    // Another node took the game: the log no longer takes our writes.
+                    self.demote("another node took the game over").await;
+                }
+                self.role = Role::Follower { owner: Some(node) };
+                self.report_local_presence().await;
+            }
+            BusMessage::Request { from, req, op, .. } => self.remote(from, req, op).await,
+            BusMessage::Reply { req, result, .. } => {
+                if let Some((reply, _)) = self.pending.remove(&req) {
+                    let _ = reply.send(result.into());
+                }
+            }
+            BusMessage::Started { .. } => {}
+        }
+    }
+
+    /// The owner serves a follower's request.
+    async fn remote(&mut self, from: String, req: u64, op: RemoteOp) {
+        let Some(peers) = self.caps.peers.clone() else {
+            return;
+        };
+        if self.is_follower() {
+            if let RemoteOp::Act { .. } = op {
+                let reply = BusMessage::Reply {
+                    game: self.core.id().to_string(),
+                    req,
+                    result: Err::<Answer, _>(ApiError::new(
+                        ErrorCode::Unavailable,
+                        "this game is changing servers: try again in a moment",
+                    ))
+                    .into(),
+                };
+                peers.send_to(&from, &reply).await;
+            }
+            return;
+        }
+        match op {
+            RemoteOp::Act { player_id, act } => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                self.act(&player_id, act, tx).await;
+                let game = self.core.id().to_string();
+                // The events went out before the answer: a follower sees the diff first.
+                tokio::spawn(async move {
+                    let result = rx.await.unwrap_or_else(|_| {
+                        Err(ApiError::new(ErrorCode::Unavailable, "the game stopped"))
+                    });
+                    let reply = BusMessage::Reply {
+                        game,
+                        req,
+                        result: result.into(),
+                    };
+                    peers.send_to(&from, &reply).await;
+                });
+            }
+            RemoteOp::Presence { player_id, online } => {
+                self.presence(&player_id, Some(&from), online).await;
+            }
+            RemoteOp::Spectators { count } => {
+                self.remote_watchers.insert(from, count);
+            }
+            RemoteOp::Rtt { player_id, rtt_ms } => self.core.record_rtt(&player_id, rtt_ms),
+        }
+    }
+
+    /// A follower applies the owner's next event; a gap is healed from the log.
+    async fn follow(&mut self, event: ActionRecord) {
+        if event.seq <= self.core.seq() {
+            return;
+        }
+        if event.seq == self.core.seq() + 1 {
+            self.apply(&event).await;
+        } else {
+            self.heal().await;
+        }
+    }
+
+    /// Applies every logged event this node has not seen (the log is the authority).
+    async fn heal(&mut self) {
+        let log = match self
+            .caps
+            .store_call(self.caps.store.actions(self.core.id()))
+            .await
+        {
+            Ok(log) => log,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the log to catch up");
+                return;
+            }
+        };
+        for event in log {
+            if event.seq == self.core.seq() + 1 {
+                self.apply(&event).await;
+            }
+        }
+    }
+
+    /// This node acquired the game's lease: catch up from the log and decide from now on.
+    /// The clock was never stopped: a deadline that passed meanwhile flags at once (and
+    /// only once: the log takes one event per seq).
+    async fn take_over(&mut self) {
+        if !self.is_follower() {
+            return;
+        }
+        self.heal().await;
+        self.role = Role::Owner;
+        tracing::info!(seq = self.core.seq(), "took the game over");
+        for (reply, _) in std::mem::take(&mut self.pending).into_values() {
+            let _ = reply.send(Err(ApiError::new(
+                ErrorCode::Unavailable,
+                "this game changed servers: try again",
+            )));
+        }
+        if self.core.result().is_some() {
+            // The old owner may have died before storing the final document.
+            self.finish_unsaved = true;
+        } else {
+            self.caps.metrics.games_live[kind_index(self.core.kind())]
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(peers) = self.caps.peers.clone() {
+            peers.set_owned(self.core.id(), true);
+            peers
+                .publish(&BusMessage::Owner {
+                    game: self.core.id().to_string(),
+                    node: peers.node().to_string(),
+                })
+                .await;
+        }
+        self.update_summary();
+    }
+
+    /// This node no longer owns the game: it follows whoever does.
+    async fn demote(&mut self, why: &str) {
+        if self.is_follower() {
+            return;
+        }
+        tracing::warn!(reason = why, "no longer the game's owner: following it");
+        self.role = Role::Follower { owner: None };
+        if self.core.result().is_none() {
+            self.caps.metrics.games_live[kind_index(self.core.kind())]
+                .fetch_sub(1, Ordering::Relaxed);
+        }
+        if let Some(doubt) = self.in_doubt.take() {
+            if let Some((reply, _, e)) = doubt.waiting {
+                let _ = reply.send(Err(e));
+            }
+        }
+        if let Some(peers) = self.caps.peers.clone() {
+            peers.set_owned(self.core.id(), false);
+            peers.follow(self.core.id()).await;
+        }
+        // What the new owner logged before the subscription is in the log.
+        self.heal().await;
+    }
+
+    /// A follower tells the owner who of the players is connected here, and how many
+    /// watch here.
+    async fn report_local_presence(&mut self) {
+        let players: Vec<String> = self
+            .core
+            .player_ids()
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        for p in players {
+            let online = self.online.get(&p).copied().unwrap_or(false);
+            if online {
+                self.forward(
+                    RemoteOp::Presence {
+                        player_id: p,
+                        online,
+                    },
+                    None,
+                )
+                .await;
+            }
+        }
+        self.reported_watchers = self.watchers;
+        if self.watchers > 0 {
+            self.forward(
+                RemoteOp::Spectators {
+                    count: self.watchers,
+                },
+                None,
+            )
+            .await;
+        }
+    }
+
+    /// A follower's periodic duties: report its spectator count, give up on answers that
+    /// never came.
+    async fn follower_upkeep(&mut self) {
+        if self.watchers != self.reported_watchers {
+            self.reported_watchers = self.watchers;
+            self.forward(
+                RemoteOp::Spectators {
+                    count: self.watchers,
+                },
+                None,
+            )
+            .await;
+        }
+        let late: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, (_, at))| at.elapsed() >= REMOTE_ANSWER)
+            .map(|(req, _)| *req)
+            .collect();
+        for req in late {
+            if let Some((reply, _)) = self.pending.remove(&req) {
+                let _ = reply.send(Err(ApiError::new(
+                    ErrorCode::Unavailable,
+                    "the game's server did not answer: check the game before trying again",
+                )));
+            }
+            self.role = Role::Follower { owner: None };
+        }
     }
 
     /// Settles a write whose answer was lost: if the log holds it, it happened (it is

@@ -36,6 +36,31 @@ pub trait Reactions: Send + Sync + 'static {
     async fn rematch(&self, setup: NewGame);
 }
 
+/// The other nodes of a cluster, as a game actor sees them (absent on a single node).
+///
+/// Why a trait: the actor stays testable without Redis, and knows nothing of channels or
+/// leases; it only publishes what it logged and asks the owner of a game it follows.
+#[async_trait::async_trait]
+pub trait Peers: Send + Sync {
+    /// This node's id.
+    fn node(&self) -> &str;
+    /// Publishes an event this node (the owner) logged, for the followers on other nodes.
+    /// Awaited before the request that caused it is answered, so a reply sent after it
+    /// reaches a follower after the event.
+    async fn publish(&self, message: &crate::cluster::messages::BusMessage);
+    /// Sends a message to one node; `false` when no such node listens.
+    async fn send_to(&self, node: &str, message: &crate::cluster::messages::BusMessage) -> bool;
+    /// The node holding a game's lease now, if any.
+    async fn owner_of(&self, game: &str) -> Option<String>;
+    /// Whether this node owns (renews the lease of) a game; called as that changes.
+    fn set_owned(&self, game: &str, owned: bool);
+    /// This node follows a game from now on (an owner that lost its lease): its channel is
+    /// subscribed when this returns.
+    async fn follow(&self, game: &str);
+    /// A follower stopped: its game's channel is no longer needed here.
+    fn unfollow(&self, game: &str);
+}
+
 /// The actor's settings, from the server's configuration.
 #[derive(Clone, Copy, Debug)]
 pub struct Settings {
@@ -80,6 +105,8 @@ pub struct Capabilities {
     pub settings: Settings,
     /// Ratings and rematches.
     pub reactions: Arc<dyn Reactions>,
+    /// The cluster's other nodes (`None` on a single node).
+    pub peers: Option<Arc<dyn Peers>>,
 }
 
 impl std::fmt::Debug for Capabilities {

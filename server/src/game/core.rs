@@ -385,7 +385,7 @@ impl Core {
         let kind = match act {
             Act::Move { mv, seq } => return self.decide_move(player_id, side, &mv, seq, now),
             Act::Resign => ActionKind::Resign,
-            Act::Draw(action) => self.decide_draw(side, action)?,
+            Act::Draw { action } => self.decide_draw(side, action)?,
             Act::Abort => {
                 if self.players.iter().all(|p| self.acted.contains(&p.id)) {
                     return Err(ApiError::new(

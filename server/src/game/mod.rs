@@ -43,7 +43,8 @@ pub struct NewGame {
 }
 
 /// A game action by a seated player.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "a", rename_all = "snake_case")]
 pub enum Act {
     /// A move in notation, with the seq the client last saw.
     Move {
@@ -55,7 +56,10 @@ pub enum Act {
     /// Resign.
     Resign,
     /// Draw offer / accept / decline.
-    Draw(DrawAction),
+    Draw {
+        /// Which.
+        action: DrawAction,
+    },
     /// Abort.
     Abort,
     /// Claim the win for abandonment.
@@ -65,7 +69,8 @@ pub enum Act {
 }
 
 /// A successful answer from the actor; the connection turns it into a frame with the rid.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "a", rename_all = "snake_case")]
 pub enum Answer {
     /// `ok`, with the seq it concerns.
     Ok {
@@ -139,6 +144,14 @@ pub enum Command {
         /// Ping sent → pong received, server ms.
         rtt_ms: u64,
     },
+    /// From another node of the cluster (see [`crate::cluster`]).
+    Bus(crate::cluster::messages::BusMessage),
+    /// A follower catches up from the log (after the bus reconnected).
+    Heal,
+    /// This node now holds the game's lease: take the game over from the log.
+    Promote,
+    /// This node lost the game's lease: stop deciding, follow the new owner.
+    Demote,
     /// The current document for HTTP (`None`: not visible with this code).
     Snapshot {
         /// Room code, for private games.

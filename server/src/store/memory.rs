@@ -77,6 +77,15 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
+        let mut s = self.lock();
+        if s.rooms.get(&room.code).is_none_or(|r| r.status != "waiting") {
+            return Ok(false);
+        }
+        s.rooms.insert(room.code.clone(), room.clone());
+        Ok(true)
+    }
+
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
         Ok(self.lock().rooms.get(code).cloned())
     }

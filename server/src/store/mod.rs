@@ -37,6 +37,10 @@ pub enum StoreError {
     /// A write conflicts with what is stored (duplicate id, out-of-order action seq).
     #[error("store conflict: {0}")]
     Conflict(String),
+    /// This node no longer holds the game's lease (cluster mode): another node owns it now,
+    /// and nothing was written.
+    #[error("this node no longer owns game {0}")]
+    NotOwner(String),
     /// Stored data could not be decoded.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
@@ -220,6 +224,10 @@ pub trait Store: Send + Sync + 'static {
 
     /// Creates or replaces a room.
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;
+    /// Saves a room that leaves the waiting state (a seat taken, the host closing it) only
+    /// if the stored room still waits; `false` when it started or closed meanwhile (on
+    /// another node of a cluster, say), and nothing was written.
+    async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool>;
     /// A room by code.
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>>;
 

@@ -18,8 +18,12 @@
 //! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` |
 //! | `P:game:{id}:log` | list | the action log, one JSON [`ActionRecord`] per entry |
 //! | `P:game:{id}:final` | string | the JSON [`FinishedGame`] once ended |
+//! | `P:game:{id}:lease` | string | the node owning the live game (cluster mode, with a TTL) |
 //! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
 //! | `P:games:finished` | sorted set | every finished game, by end ms |
+//!
+//! A game's keys carry its id in braces, a Redis Cluster hash tag: they live in one slot, so
+//! the append script (game hash, log, lease) runs on a cluster too.
 //!
 //! Why Lua scripts: appending an action must check the seq, push the entry and raise the
 //! seq reservation atomically, in one round trip; a script does all three, and Redis replays
@@ -74,9 +78,14 @@ return 1
 
 /// Appends one action: 1 appended, 2 already the last entry (a retried write), -1 no such
 /// game, -2 seq not exactly one above the last one (the check that makes the log the one
-/// order of a game's changes: a writer with a stale view cannot append).
-/// KEYS: game hash, log. ARGV: seq, entry.
+/// order of a game's changes: a writer with a stale view cannot append), -3 the writer is
+/// not the node holding the game's lease (cluster mode: a node that lost its lease, paused
+/// or cut off, can never write the game again).
+/// KEYS: game hash, log, lease. ARGV: seq, entry, the writing node ('' outside a cluster).
 const APPEND_ACTION: &str = r"
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then
+  return -3
+end
 local last = redis.call('HGET', KEYS[1], 'last_seq')
 if not last then
   return -1
@@ -102,13 +111,32 @@ pub struct RedisOptions {
     pub prefix: String,
     /// Longest wait for one call before it fails with `unavailable`.
     pub timeout: Duration,
+    /// In cluster mode, this node's id: a game's log accepts appends only from the node
+    /// holding its lease (a fencing token).
+    pub fence: Option<String>,
 }
 
 struct Scripts {
     create_player: Script,
     create_game: Script,
     append_action: Script,
+    claim_room: Script,
 }
+
+/// Saves a room record only while the stored room still waits: 1 saved, 0 not (it started
+/// or closed meanwhile, perhaps on another node).
+/// KEYS: room hash, waiting set. ARGV: code, new status, then field/value pairs.
+const CLAIM_ROOM: &str = r#"
+if redis.call('HGET', KEYS[1], 'status') ~= '"waiting"' then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[2] ~= 'waiting' then
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+return 1
+"#;
 
 struct Inner {
     conn: ConnectionManager,
@@ -117,6 +145,7 @@ struct Inner {
     /// Whether Redis answered the last call or ping.
     up: AtomicBool,
     scripts: Scripts,
+    fence: Option<String>,
 }
 
 /// A [`Store`] in Redis.
@@ -166,7 +195,9 @@ impl RedisStore {
                 create_player: Script::new(CREATE_PLAYER),
                 create_game: Script::new(CREATE_GAME),
                 append_action: Script::new(APPEND_ACTION),
+                claim_room: Script::new(CLAIM_ROOM),
             },
+            fence: options.fence,
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
         Ok(RedisStore { inner })
@@ -177,7 +208,8 @@ impl RedisStore {
         self.inner.up.load(Ordering::Relaxed)
     }
 
-    fn key(&self, parts: &[&str]) -> String {
+    /// A key under this deployment's prefix (the cluster keeps its keys beside the store's).
+    pub fn key(&self, parts: &[&str]) -> String {
         let mut k = self.inner.prefix.clone();
         for p in parts {
             k.push(':');
@@ -187,11 +219,33 @@ impl RedisStore {
     }
 
     fn game_key(&self, id: &str) -> String {
-        self.key(&["game", id])
+        self.key(&["game", &format!("{{{id}}}")])
     }
 
     fn log_key(&self, id: &str) -> String {
-        self.key(&["game", id, "log"])
+        self.key(&["game", &format!("{{{id}}}"), "log"])
+    }
+
+    fn final_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}"), "final"])
+    }
+
+    /// The key holding the id of the node that owns a live game (cluster mode).
+    pub fn lease_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}"), "lease"])
+    }
+
+    /// A connection for the cluster's own commands (leases, membership, publishing).
+    pub fn connection(&self) -> ConnectionManager {
+        self.conn()
+    }
+
+    /// Runs a command with this store's timeout and outage bookkeeping.
+    pub async fn call<T, F>(&self, op: F) -> StoreResult<T>
+    where
+        F: std::future::Future<Output = Result<T, RedisError>>,
+    {
+        self.run(op).await
     }
 
     /// Runs one Redis operation with the timeout, failing at once while Redis is known to
@@ -402,6 +456,21 @@ impl Store for RedisStore {
         self.run(pipe.query_async::<()>(&mut conn)).await
     }
 
+    async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
+        if !key_safe(&room.code) {
+            return Err(StoreError::Conflict("malformed room code".into()));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.claim_room.prepare_invoke();
+        inv.key(self.key(&["room", &room.code]))
+            .key(self.key(&["rooms", "waiting"]))
+            .arg(&room.code)
+            .arg(&room.status)
+            .arg(flat(to_fields(room)?));
+        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        Ok(r == 1)
+    }
+
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
         if !key_safe(code) {
             return Ok(None);
@@ -450,12 +519,15 @@ impl Store for RedisStore {
         let mut inv = self.inner.scripts.append_action.prepare_invoke();
         inv.key(self.game_key(game_id))
             .key(self.log_key(game_id))
+            .key(self.lease_key(game_id))
             .arg(action.seq)
-            .arg(encode(action)?);
+            .arg(encode(action)?)
+            .arg(self.inner.fence.as_deref().unwrap_or(""));
         let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         match r {
             1 | 2 => Ok(()),
             -1 => Err(StoreError::Conflict(format!("no game {game_id}"))),
+            -3 => Err(StoreError::NotOwner(game_id.to_string())),
             _ => Err(StoreError::Conflict(format!(
                 "action seq {} does not follow the last logged one",
                 action.seq
@@ -488,7 +560,7 @@ impl Store for RedisStore {
         let now = ids::now_ms();
         let mut pipe = redis::pipe();
         pipe.atomic()
-            .set(self.key(&["game", game_id, "final"]), encode(finished)?)
+            .set(self.final_key(game_id), encode(finished)?)
             .ignore()
             .zrem(self.key(&["games", "unfinished"]), game_id)
             .ignore()
@@ -518,7 +590,7 @@ impl Store for RedisStore {
         }
         let mut conn = self.conn();
         let text: Option<String> = self
-            .run(conn.get(self.key(&["game", game_id, "final"])))
+            .run(conn.get(self.final_key(game_id)))
             .await?;
         text.as_deref().map(decode).transpose()
     }

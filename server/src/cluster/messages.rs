@@ -1,0 +1,157 @@
+//! What nodes of a cluster say to each other over Redis pub/sub.
+//!
+//! Why events rather than encoded diffs: every node that serves a game's subscribers keeps a
+//! follower of the game (its core, replay ring and local subscribers) and folds the owner's
+//! logged events through the same pure `Core::apply` the owner and recovery use. The patch
+//! each node encodes is then byte for byte the owner's, a gap in `seq` is healed from the
+//! stored log (the authority), and the follower is ready to take the game over when its
+//! owner dies.
+
+use serde::{Deserialize, Serialize};
+use stoa_protocol::wire::ErrorCode;
+
+use crate::error::ApiError;
+use crate::game::{Act, Answer};
+use crate::store::ActionRecord;
+
+/// One message on the bus.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "m", rename_all = "snake_case")]
+pub enum BusMessage {
+    /// A game's owner logged this event (on the game's channel).
+    Event {
+        /// The game.
+        game: String,
+        /// The logged event.
+        event: ActionRecord,
+    },
+    /// A game's crowd changed: the `game.crowd` frame to pass on (on the game's channel).
+    Crowd {
+        /// The game.
+        game: String,
+        /// The encoded frame.
+        frame: String,
+    },
+    /// A node took a game over (on the game's channel): followers send it their presence
+    /// and spectator counts again.
+    Owner {
+        /// The game.
+        game: String,
+        /// The new owner.
+        node: String,
+    },
+    /// A request to a game's owner (on the owner's node channel).
+    Request {
+        /// The game.
+        game: String,
+        /// The asking node (where the reply goes).
+        from: String,
+        /// Request number, unique on the asking node.
+        req: u64,
+        /// What is asked.
+        op: RemoteOp,
+    },
+    /// The owner's answer to a [`BusMessage::Request`] (on the asking node's channel).
+    Reply {
+        /// The game.
+        game: String,
+        /// The request number.
+        req: u64,
+        /// The answer.
+        result: RemoteResult,
+    },
+    /// A game started (on the push channel): nodes where its players are connected tell
+    /// them and subscribe them, and a room that started it leaves the waiting state.
+    Started {
+        /// The game.
+        game: String,
+        /// Its kind.
+        kind: String,
+        /// Player ids by side index.
+        players: [String; 2],
+        /// The side names by index.
+        side_names: [String; 2],
+        /// The room it came from.
+        room: Option<String>,
+        /// The node that created it (it told its own connections already).
+        origin: String,
+    },
+}
+
+/// What a follower asks of a game's owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RemoteOp {
+    /// A seated player's action (answered with a [`BusMessage::Reply`]).
+    Act {
+        /// The player.
+        player_id: String,
+        /// The action.
+        act: Act,
+    },
+    /// Whether a seated player has a connection on the asking node.
+    Presence {
+        /// The player.
+        player_id: String,
+        /// Connected there?
+        online: bool,
+    },
+    /// How many spectators watch the game on the asking node.
+    Spectators {
+        /// The count.
+        count: u64,
+    },
+    /// A measured round trip of a seated player's connection on the asking node.
+    Rtt {
+        /// The player.
+        player_id: String,
+        /// Round trip, ms.
+        rtt_ms: u64,
+    },
+}
+
+/// An answer on the wire: the owner's [`Answer`] or error.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "r", rename_all = "snake_case")]
+pub enum RemoteResult {
+    /// Success.
+    Ok {
+        /// The answer.
+        answer: Answer,
+    },
+    /// Failure: nothing changed.
+    Err {
+        /// Protocol code.
+        code: ErrorCode,
+        /// Message.
+        message: String,
+    },
+}
+
+impl From<Result<Answer, ApiError>> for RemoteResult {
+    fn from(r: Result<Answer, ApiError>) -> Self {
+        match r {
+            Ok(answer) => RemoteResult::Ok { answer },
+            Err(e) => RemoteResult::Err {
+                code: e.code,
+                message: e.message,
+            },
+        }
+    }
+}
+
+impl From<RemoteResult> for Result<Answer, ApiError> {
+    fn from(r: RemoteResult) -> Self {
+        match r {
+            RemoteResult::Ok { answer } => Ok(answer),
+            RemoteResult::Err { code, message } => Err(ApiError::new(code, message)),
+        }
+    }
+}
+
+impl BusMessage {
+    /// The JSON text published.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}

@@ -1,0 +1,520 @@
+//! Several nodes over one Redis (`--cluster`): one owner per live game under a lease, any
+//! node serving any client, and a dead node's games taken over by the others.
+//!
+//! Why this shape: Redis is the distributed engine, never a home-made consensus. A game's
+//! owner holds `P:game:{id}:lease` (a key with a TTL it renews); the log's append script
+//! accepts writes only from the lease holder, so a node that lost its lease (paused, cut
+//! off) can never write the game again — it notices at its next renewal or write and turns
+//! into a follower. Every other node serving the game's players or spectators runs a
+//! follower of it (see `crate::game::actor`), fed by the owner's logged events over pub/sub
+//! and healed from the log on any gap. Nodes find each other through heartbeats in
+//! `P:nodes`; each periodically claims the leases of unfinished games nobody holds, which
+//! is how a dead node's games move on.
+
+pub mod messages;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use redis::aio::PubSubSink;
+use redis::{AsyncCommands, Script};
+
+use self::messages::BusMessage;
+use crate::game::capabilities::Peers;
+use crate::game::Command;
+use crate::hub::Hub;
+use crate::store::redis::RedisStore;
+use crate::store::StoreError;
+
+/// Renews the leases this node holds; returns the 1-based indexes of those it no longer
+/// holds. KEYS: lease keys. ARGV: node id, TTL ms.
+const RENEW: &str = r"
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost
+";
+
+/// Deletes a lease only if this node holds it. KEYS: lease key. ARGV: node id.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+";
+
+/// This node's view of the cluster.
+pub struct Cluster {
+    node: String,
+    store: RedisStore,
+    client: redis::Client,
+    lease_ms: u64,
+    /// The subscription's command side, while connected.
+    sink: Mutex<Option<PubSubSink>>,
+    /// Games whose lease this node holds.
+    owned: Mutex<HashSet<String>>,
+    /// Games this node follows (their channels are subscribed).
+    followed: Mutex<HashSet<String>>,
+    /// One attach at a time: two requests for the same game must not start two followers.
+    attaching: tokio::sync::Mutex<()>,
+    hub: OnceLock<Weak<Hub>>,
+    renew: Script,
+    release: Script,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cluster {
+    /// A cluster node over `store` (whose Redis also carries the bus).
+    pub fn new(node: String, store: RedisStore, url: &str, lease_ms: u64) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
+        Ok(Cluster {
+            node,
+            store,
+            client,
+            lease_ms: lease_ms.max(300),
+            sink: Mutex::new(None),
+            owned: Mutex::new(HashSet::new()),
+            followed: Mutex::new(HashSet::new()),
+            attaching: tokio::sync::Mutex::new(()),
+            hub: OnceLock::new(),
+            renew: Script::new(RENEW),
+            release: Script::new(RELEASE),
+        })
+    }
+
+    /// Connects the bus and starts the heartbeat, lease renewal and takeover loops. Returns
+    /// once this node's channels are subscribed.
+    pub async fn start(self: &Arc<Self>, hub: &Arc<Hub>) -> Result<(), String> {
+        let _ = self.hub.set(Arc::downgrade(hub));
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(self.clone().bus_loop(Some(ready_tx)));
+        ready_rx
+            .await
+            .map_err(|_| "the cluster bus did not start".to_string())?;
+        self.heartbeat().await;
+        tokio::spawn(self.clone().lease_loop());
+        tracing::info!(node = %self.node, lease_ms = self.lease_ms, "cluster node up");
+        Ok(())
+    }
+
+    fn channel(&self, parts: &[&str]) -> String {
+        let mut p = vec!["bus"];
+        p.extend_from_slice(parts);
+        self.store.key(&p)
+    }
+
+    fn game_channel(&self, game: &str) -> String {
+        self.channel(&["game", game])
+    }
+
+    fn node_channel(&self, node: &str) -> String {
+        self.channel(&["node", node])
+    }
+
+    fn hub(&self) -> Option<Arc<Hub>> {
+        self.hub.get()?.upgrade()
+    }
+
+    /// Games this node owns now.
+    pub fn owned_count(&self) -> usize {
+        lock(&self.owned).len()
+    }
+
+    /// Takes a game's lease if nobody holds it (a new game, or one whose owner died).
+    pub async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+        let mut conn = self.store.connection();
+        let set: Option<String> = self
+            .store
+            .call(
+                redis::cmd("SET")
+                    .arg(self.store.lease_key(game))
+                    .arg(&self.node)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(self.lease_ms)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let got = set.is_some();
+        if got {
+            lock(&self.owned).insert(game.to_string());
+        }
+        Ok(got)
+    }
+
+    /// Gives back every lease this node holds (a graceful shutdown: the other nodes take
+    /// the games over at once instead of waiting for the leases to lapse).
+    pub async fn release_all(&self) {
+        let games: Vec<String> = lock(&self.owned).drain().collect();
+        let mut conn = self.store.connection();
+        for game in &games {
+            let mut inv = self.release.prepare_invoke();
+            inv.key(self.store.lease_key(game)).arg(&self.node);
+            let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
+        }
+        if !games.is_empty() {
+            tracing::info!(games = games.len(), "leases released for the other nodes");
+        }
+    }
+
+    /// The nodes that sent a heartbeat recently, by id.
+    pub async fn nodes(&self) -> Vec<String> {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["nodes"]);
+        let since = crate::ids::now_ms().saturating_sub(3 * self.lease_ms);
+        self.store
+            .call(conn.zrangebyscore(&key, since, "+inf"))
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn heartbeat(&self) {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["nodes"]);
+        let now = crate::ids::now_ms();
+        let mut pipe = redis::pipe();
+        pipe.zadd(&key, &self.node, now)
+            .ignore()
+            .zrembyscore(&key, "-inf", now.saturating_sub(10 * self.lease_ms))
+            .ignore();
+        let _: Result<(), _> = self.store.call(pipe.query_async(&mut conn)).await;
+    }
+
+    /// Heartbeat, lease renewal, takeover of lapsed leases: every third of the lease.
+    async fn lease_loop(self: Arc<Self>) {
+        let period = Duration::from_millis(self.lease_ms / 3);
+        loop {
+            tokio::time::sleep(period).await;
+            let Some(hub) = self.hub() else {
+                return;
+            };
+            if *hub.shutdown.borrow() {
+                continue;
+            }
+            self.heartbeat().await;
+            self.renew_all(&hub).await;
+            self.claim_lapsed(&hub).await;
+        }
+    }
+
+    async fn renew_all(&self, hub: &Arc<Hub>) {
+        let games: Vec<String> = lock(&self.owned).iter().cloned().collect();
+        if games.is_empty() {
+            return;
+        }
+        let mut inv = self.renew.prepare_invoke();
+        for g in &games {
+            inv.key(self.store.lease_key(g));
+        }
+        inv.arg(&self.node).arg(self.lease_ms);
+        let mut conn = self.store.connection();
+        let lost: Vec<usize> = match self.store.call(inv.invoke_async(&mut conn)).await {
+            Ok(lost) => lost,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not renew the leases");
+                return;
+            }
+        };
+        for i in lost {
+            let Some(game) = games.get(i.wrapping_sub(1)) else {
+                continue;
+            };
+            lock(&self.owned).remove(game);
+            tracing::warn!(game = %game, "lease lost: another node owns the game now");
+            if let Some(h) = hub.games.get(game) {
+                let _ = h.tx.send(Command::Demote).await;
+            }
+        }
+    }
+
+    /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
+    async fn claim_lapsed(&self, hub: &Arc<Hub>) {
+        let ids = match hub.store.all_unfinished_games().await {
+            Ok(ids) => ids,
+            Err(_) => return,
+        };
+        for id in ids {
+            if lock(&self.owned).contains(&id) {
+                continue;
+            }
+            match self.acquire(&id).await {
+                Ok(true) => {}
+                _ => continue,
+            }
+            tracing::info!(game = %id, "lease lapsed: taking the game over");
+            match hub.games.get(&id) {
+                Some(h) => {
+                    let _ = h.tx.send(Command::Promote).await;
+                }
+                None => {
+                    if let Err(e) = crate::recovery::take_over(hub, &id).await {
+                        tracing::error!(game = %id, error = %e, "takeover failed");
+                        lock(&self.owned).remove(&id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The live game `id` as this node can serve it: a follower of the owner, started from
+    /// the log. `None` when the game is not live anywhere (unknown or finished).
+    pub async fn attach(&self, hub: &Arc<Hub>, id: &str) -> Option<crate::game::GameHandle> {
+        let _one = self.attaching.lock().await;
+        if let Some(h) = hub.games.get(id) {
+            return Some(h);
+        }
+        if hub.store.finished_game(id).await.ok()?.is_some() {
+            return None;
+        }
+        hub.store.game(id).await.ok()??;
+        // Subscribed before the log is read: an event logged after the read arrives on the
+        // channel; one logged before is in the log (the follower heals at its start).
+        self.subscribe(&self.game_channel(id)).await.ok()?;
+        lock(&self.followed).insert(id.to_string());
+        match crate::recovery::follow(hub, id).await {
+            Ok(h) => Some(h),
+            Err(e) => {
+                tracing::warn!(game = %id, error = %e, "cannot follow the game");
+                self.unfollow(id);
+                None
+            }
+        }
+    }
+
+    async fn subscribe(&self, channel: &str) -> Result<(), String> {
+        let sink = lock(&self.sink).clone();
+        match sink {
+            Some(mut sink) => sink.subscribe(channel).await.map_err(|e| e.to_string()),
+            None => Err("the cluster bus is disconnected".into()),
+        }
+    }
+
+    /// Announces a game started on this node to the others (they tell its players).
+    pub async fn started(&self, handle: &crate::game::GameHandle, side_names: [&str; 2], room: Option<String>) {
+        let msg = BusMessage::Started {
+            game: handle.id.clone(),
+            kind: handle.kind.clone(),
+            players: handle.players.clone(),
+            side_names: side_names.map(str::to_string),
+            room,
+            origin: self.node.clone(),
+        };
+        self.publish_on(&self.channel(&["push"]), &msg).await;
+    }
+
+    async fn publish_on(&self, channel: &str, msg: &BusMessage) -> i64 {
+        let mut conn = self.store.connection();
+        match self
+            .store
+            .call(conn.publish::<_, _, i64>(channel, msg.encode()))
+            .await
+        {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "bus publish failed");
+                0
+            }
+        }
+    }
+
+    /// Keeps this node's subscription: its own channel, the push channel and every
+    /// followed game's; after a reconnect, every follower heals from the log.
+    async fn bus_loop(self: Arc<Self>, mut ready: Option<tokio::sync::oneshot::Sender<()>>) {
+        let mut first = true;
+        loop {
+            match self.client.get_async_pubsub().await {
+                Ok(pubsub) => {
+                    let (mut sink, mut stream) = pubsub.split();
+                    let mut channels = vec![
+                        self.node_channel(&self.node),
+                        self.channel(&["push"]),
+                    ];
+                    let followed: Vec<String> = lock(&self.followed).iter().cloned().collect();
+                    channels.extend(followed.iter().map(|g| self.game_channel(g)));
+                    if let Err(e) = sink.subscribe(&channels).await {
+                        tracing::warn!(error = %e, "bus subscription failed");
+                    } else {
+                        *lock(&self.sink) = Some(sink);
+                        if let Some(tx) = ready.take() {
+                            let _ = tx.send(());
+                        }
+                        if !first {
+                            tracing::info!("cluster bus reconnected: followers catch up");
+                            self.heal_followers(&followed).await;
+                        }
+                        first = false;
+                        while let Some(msg) = stream.next().await {
+                            let Ok(text) = msg.get_payload::<String>() else {
+                                continue;
+                            };
+                            match serde_json::from_str::<BusMessage>(&text) {
+                                Ok(m) => self.dispatch(m).await,
+                                Err(e) => tracing::warn!(error = %e, "bad bus message"),
+                            }
+                        }
+                        *lock(&self.sink) = None;
+                        tracing::warn!("cluster bus disconnected: reconnecting");
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "cannot connect the cluster bus"),
+            }
+            if self.hub().is_none() && !first {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    async fn heal_followers(&self, games: &[String]) {
+        let Some(hub) = self.hub() else {
+            return;
+        };
+        for g in games {
+            if let Some(h) = hub.games.get(g) {
+                // Messages may have been lost while disconnected: the log tells.
+                let _ = h.tx.send(Command::Heal).await;
+            }
+        }
+    }
+
+    async fn dispatch(&self, msg: BusMessage) {
+        let Some(hub) = self.hub() else {
+            return;
+        };
+        match &msg {
+            BusMessage::Started {
+                game,
+                players,
+                side_names,
+                room,
+                origin,
+                ..
+            } => {
+                if *origin == self.node {
+                    return;
+                }
+                if let Some(code) = room {
+                    hub.rooms.started(code, game);
+                }
+                let here: Vec<usize> = (0..2)
+                    .filter(|&i| !hub.players.connections(&players[i]).is_empty())
+                    .collect();
+                if here.is_empty() {
+                    return;
+                }
+                let Some(handle) = self.attach(&hub, game).await else {
+                    return;
+                };
+                for i in here {
+                    for conn in hub.players.connections(&players[i]) {
+                        hub.announce_to(&handle, &side_names[i], &conn).await;
+                    }
+                }
+            }
+            BusMessage::Event { game, .. }
+            | BusMessage::Crowd { game, .. }
+            | BusMessage::Owner { game, .. }
+            | BusMessage::Reply { game, .. } => {
+                if let Some(h) = hub.games.get(game) {
+                    let _ = h.tx.send(Command::Bus(msg)).await;
+                }
+            }
+            BusMessage::Request {
+                game, from, req, ..
+            } => match hub.games.get(game) {
+                Some(h) => {
+                    let _ = h.tx.send(Command::Bus(msg)).await;
+                }
+                None => {
+                    let reply = BusMessage::Reply {
+                        game: game.clone(),
+                        req: *req,
+                        result: Err::<crate::game::Answer, _>(crate::error::ApiError::new(
+                            stoa_protocol::wire::ErrorCode::Unavailable,
+                            "this game is changing servers: try again in a moment",
+                        ))
+                        .into(),
+                    };
+                    self.publish_on(&self.node_channel(from), &reply).await;
+                }
+            },
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Peers for Cluster {
+    fn node(&self) -> &str {
+        &self.node
+    }
+
+    async fn publish(&self, message: &BusMessage) {
+        let game = match message {
+            BusMessage::Event { game, .. }
+            | BusMessage::Crowd { game, .. }
+            | BusMessage::Owner { game, .. } => game.clone(),
+            _ => return,
+        };
+        self.publish_on(&self.game_channel(&game), message).await;
+    }
+
+    async fn send_to(&self, node: &str, message: &BusMessage) -> bool {
+        self.publish_on(&self.node_channel(node), message).await > 0
+    }
+
+    async fn owner_of(&self, game: &str) -> Option<String> {
+        let mut conn = self.store.connection();
+        self.store
+            .call(conn.get::<_, Option<String>>(self.store.lease_key(game)))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    fn set_owned(&self, game: &str, owned: bool) {
+        let mut set = lock(&self.owned);
+        if owned {
+            set.insert(game.to_string());
+        } else {
+            set.remove(game);
+        }
+    }
+
+    async fn follow(&self, game: &str) {
+        if lock(&self.followed).insert(game.to_string()) {
+            if let Err(e) = self.subscribe(&self.game_channel(game)).await {
+                tracing::warn!(game = %game, error = %e, "cannot follow the game's channel");
+            }
+        }
+    }
+
+    fn unfollow(&self, game: &str) {
+        if !lock(&self.followed).remove(game) {
+            return;
+        }
+        let channel = self.game_channel(game);
+        if let Some(mut sink) = lock(&self.sink).clone() {
+            tokio::spawn(async move {
+                let _ = sink.unsubscribe(channel).await;
+            });
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

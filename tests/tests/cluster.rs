@@ -1,0 +1,275 @@
+//! Several server nodes over one Redis (`--cluster`): players and spectators on different
+//! nodes play and watch the same games, and a dead or paused owner's games move on.
+//!
+//! Each test starts its own `redis-server` and three `stoa-server` processes on free
+//! loopback ports, all on one key prefix.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use stoa_tests::redis::{health, RedisServer};
+use stoa_tests::{quick_options, Client, Server, Table, Tracked, LOOSE};
+
+const LEASE_MS: u64 = 1_500;
+
+fn node(redis: &RedisServer, id: &str) -> Server {
+    let mut args = redis.server_args("cl");
+    args.extend(
+        [
+            "--cluster",
+            "--node-id",
+            id,
+            "--lease-ms",
+            &LEASE_MS.to_string(),
+            "--finished-linger-ms",
+            "2000",
+        ]
+        .map(String::from),
+    );
+    let _ = LOOSE;
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start_with(&refs)
+}
+
+fn owned(server: &Server) -> u64 {
+    health(server).1["games_owned"].as_u64().unwrap_or(0)
+}
+
+/// A spectator's view of a game through a room code.
+async fn spectate(server: &Server, game_id: &str, code: &str) -> (Client, Tracked) {
+    let mut c = Client::guest(server, "watcher").await;
+    let snap = c
+        .request(json!({"t":"game.watch","game_id":game_id,"code":code}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let doc = Tracked::from_snapshot(&snap);
+    (c, doc)
+}
+
+/// The player on node 1, the opponent on node 2 and a spectator on node 3 play a full game
+/// of every kind; every view equals the owner's document; all three nodes know each other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_spectators_on_three_nodes_play_every_kind() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "n1"), node(&redis, "n2"), node(&redis, "n3")];
+    let mut listed = health(&nodes[0]).1["nodes"].clone();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while listed.as_array().map_or(0, Vec::len) < 3 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        listed = health(&nodes[0]).1["nodes"].clone();
+    }
+    assert_eq!(listed, json!(["n1", "n2", "n3"]), "membership");
+
+    for (i, kind) in ["unane", "staku", "akron", "akunur"].iter().enumerate() {
+        let mut t = Table::open_across(
+            &nodes[0],
+            &nodes[1],
+            kind,
+            quick_options(kind),
+            json!({"kind":"none"}),
+            "private",
+        )
+        .await;
+        t.repeat_back = *kind == "akunur";
+        let game_id = t.game_id.clone();
+        let (mut watcher, mut watched) = spectate(&nodes[2], &game_id, &t.code).await;
+        let moves = t.play_out(11 + i as u64, 300).await;
+        assert!(moves > 0, "{kind}: no move played");
+        let last = t.host_doc.seq;
+        watched.catch_up(&mut watcher, last).await;
+        assert_eq!(t.host_doc.doc["status"]["state"], "ended", "{kind}");
+        // The owner is the node where the game was created (the joiner's).
+        let (status, owner_doc) = nodes[1].api_game(&game_id, Some(&t.code));
+        assert_eq!(status, 200, "{kind}");
+        for (who, doc) in [
+            ("host on n1", &t.host_doc.doc),
+            ("guest on n2", &t.guest_doc.doc),
+            ("spectator on n3", &watched.doc),
+        ] {
+            assert_eq!(doc, &owner_doc, "{kind}: {who}'s document");
+        }
+        // A fresh snapshot on each node says the same.
+        for n in &nodes {
+            let (status, doc) = n.api_game(&game_id, Some(&t.code));
+            assert_eq!(status, 200);
+            assert_eq!(doc, owner_doc, "{kind}: snapshot on {}", n.addr);
+        }
+    }
+}
+
+/// A private room created on node 1 is joined by code on node 2 exactly once: a second
+/// joiner on node 3 watches instead of taking a seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_room_on_one_node_is_joined_from_another_once() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "a"), node(&redis, "b"), node(&redis, "c")];
+    let mut host = Client::guest(&nodes[0], "host").await;
+    let room = host
+        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"none"},"rated":false,"visibility":"private","side":"black"}))
+        .await;
+    let code = room["room"]["code"].as_str().expect("code").to_string();
+    let mut guest = Client::guest(&nodes[1], "guest").await;
+    let mut late = Client::guest(&nodes[2], "late").await;
+    let joined = guest.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    assert_eq!(joined["room"]["status"], "started");
+    let started = host.recv_where(|m| m["t"] == "game.started").await;
+    assert_eq!(started["side"], "black");
+    let game_id = started["game_id"].as_str().expect("id").to_string();
+    let snap = host.recv_where(|m| m["t"] == "game.snapshot").await;
+    assert_eq!(snap["game_id"], game_id.as_str());
+    let third = late.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(third["t"], "game.snapshot", "a full room is watched: {third}");
+    assert_eq!(third["doc"]["players"]["black"]["id"], host.player_id.as_str());
+    assert_eq!(third["doc"]["players"]["white"]["id"], guest.player_id.as_str());
+    // The host, across nodes, moves first and the guest sees it.
+    let legal = host
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    let mv = legal["moves"][0].as_str().expect("a move").to_string();
+    let ok = host
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":0}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    assert_eq!(ok["seq"], 1);
+    let d = guest.next_diff(&game_id).await;
+    assert_eq!(d["seq"], 1);
+    let d = late.next_diff(&game_id).await;
+    assert_eq!(d["seq"], 1);
+}
+
+struct Live {
+    table: Table,
+    acked: Vec<String>,
+}
+
+/// kill -9 of the node owning 20 timed games: the survivors take them over within the lease
+/// plus 2 s, the players reconnect to surviving nodes, every game finishes with every
+/// acknowledged move, and no game ends twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_owners_games_move_to_the_survivors() {
+    let redis = RedisServer::start();
+    let mut nodes = vec![node(&redis, "k1"), node(&redis, "k2"), node(&redis, "k3")];
+    let mut games = Vec::new();
+    for i in 0..20u64 {
+        let mut table = Table::open_across(
+            &nodes[0],
+            &nodes[1],
+            "unane",
+            json!({"width":6,"height":6}),
+            json!({"kind":"fischer","initial_ms":300_000,"increment_ms":0}),
+            "public",
+        )
+        .await;
+        let mut acked = Vec::new();
+        for _ in 0..3 {
+            acked.push(table.step(i).await.expect("a move"));
+        }
+        games.push(Live { table, acked });
+    }
+    assert_eq!(owned(&nodes[1]), 20, "the joiners' node created (owns) the games");
+
+    let killed = Instant::now();
+    nodes[1].kill9();
+    let deadline = killed + Duration::from_millis(LEASE_MS + 2_000);
+    loop {
+        let survivors = owned(&nodes[0]) + owned(&nodes[2]);
+        if survivors == 20 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {survivors} of 20 games taken over within the lease + 2 s"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // The guests were on the dead node: they come back on node 3 with their tokens.
+    for (i, g) in games.iter_mut().enumerate() {
+        let token = g.table.guest.token.clone();
+        let mut guest = Client::with_token(&nodes[2], &token).await;
+        let game_id = g.table.game_id.clone();
+        let since = g.table.guest_doc.seq;
+        let r = guest
+            .request(json!({"t":"game.watch","game_id":game_id,"since":since}))
+            .await;
+        assert!(r["t"] == "ok" || r["t"] == "game.snapshot", "{r}");
+        if r["t"] == "game.snapshot" {
+            g.table.guest_doc = Tracked::from_snapshot(&r);
+        }
+        g.table.guest = guest;
+        for _ in 0..2 {
+            g.acked.push(g.table.step(100 + i as u64).await.expect("a move"));
+        }
+        let ok = g
+            .table
+            .host
+            .request(json!({"t":"game.resign","game_id":game_id}))
+            .await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for g in &games {
+        let (status, doc) = nodes[0].api_game(&g.table.game_id, None);
+        assert_eq!(status, 200);
+        let moves: Vec<String> = doc["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter_map(|m| m.as_str().map(String::from))
+            .collect();
+        assert_eq!(moves, g.acked, "every acknowledged move, in order");
+        assert_eq!(doc["status"]["state"], "ended");
+        assert_eq!(doc["status"]["reason"], "resign", "ended once, by the resign");
+    }
+    drop(nodes);
+}
+
+/// An owner paused past its lease (SIGSTOP) loses its games to the others; once it runs
+/// again (SIGCONT) it cannot write them and notices: it owns nothing, and a move sent to it
+/// is played by the new owner, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_cannot_write_its_former_games() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "s1"), node(&redis, "s2"), node(&redis, "s3")];
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    t.step(1).await.expect("a move");
+    assert_eq!(owned(&nodes[1]), 1);
+    let pid = nodes[1].pid().to_string();
+    let signal = |sig: &str| {
+        std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .expect("kill");
+    };
+    signal("-STOP");
+    let deadline = Instant::now() + Duration::from_millis(LEASE_MS + 3_000);
+    while owned(&nodes[0]) + owned(&nodes[2]) < 1 {
+        assert!(Instant::now() < deadline, "nobody took the game over");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    signal("-CONT");
+    // The guest is connected to the formerly paused node: its moves go to the new owner.
+    for i in 0..4 {
+        t.step(50 + i).await.expect("a move");
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while owned(&nodes[1]) != 0 {
+        assert!(Instant::now() < deadline, "the old owner still claims the game");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, doc) = nodes[2].api_game(&t.game_id, None);
+    assert_eq!(doc, t.host_doc.doc);
+    assert_eq!(doc, t.guest_doc.doc);
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(5));
+    let _: Value = doc;
+}
