@@ -46,6 +46,8 @@ struct Inner {
 #[derive(Default)]
 pub struct Lobby {
     inner: Mutex<Inner>,
+    /// The other nodes' parts of the lobby (cluster mode), as last read from Redis.
+    remote: Mutex<Vec<Value>>,
 }
 
 impl std::fmt::Debug for Lobby {
@@ -124,9 +126,27 @@ pub async fn run(hub: Arc<Hub>) {
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut shutdown = hub.shutdown.clone();
+    let mut shared: Option<(Value, std::time::Instant)> = None;
     loop {
         tokio::select! {
             _ = tick.tick() => {
+                if let Some(cluster) = &hub.cluster {
+                    // This node's part goes to Redis when it changed (and at least every
+                    // second, to keep it alive); the others' parts are read while someone
+                    // here watches.
+                    let part = local_part(&hub);
+                    let stale = shared.as_ref().is_none_or(|(last, at)| {
+                        *last != part || at.elapsed() >= Duration::from_secs(1)
+                    });
+                    if stale {
+                        cluster.put_lobby_part(&part).await;
+                        shared = Some((part, std::time::Instant::now()));
+                    }
+                    if hub.lobby.watchers() > 0 {
+                        let parts = cluster.lobby_parts().await;
+                        *hub.lobby.remote.lock().unwrap_or_else(|e| e.into_inner()) = parts;
+                    }
+                }
                 if hub.lobby.watchers() > 0 {
                     hub.lobby.refresh(&hub);
                 }
@@ -136,7 +156,44 @@ pub async fn run(hub: Arc<Hub>) {
     }
 }
 
+/// The whole lobby: this node's part merged with the other nodes' (cluster mode).
 fn build(hub: &Hub) -> Value {
+    let mut doc = local_part(hub);
+    let remote = hub
+        .lobby
+        .remote
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    for part in remote {
+        for section in ["rooms", "games"] {
+            if let Some(theirs) = part[section].as_object() {
+                for (k, v) in theirs {
+                    doc[section][k.as_str()] = v.clone();
+                }
+            }
+        }
+        if let Some(queues) = part["queues"].as_object() {
+            for (label, entry) in queues {
+                let theirs = entry["waiting"].as_u64().unwrap_or(0);
+                match doc["queues"].get_mut(label) {
+                    Some(mine) => {
+                        let n = mine["waiting"].as_u64().unwrap_or(0) + theirs;
+                        mine["waiting"] = json!(n);
+                    }
+                    None => doc["queues"][label] = entry.clone(),
+                }
+            }
+        }
+        let online = doc["online"].as_u64().unwrap_or(0) + part["online"].as_u64().unwrap_or(0);
+        doc["online"] = json!(online);
+    }
+    doc
+}
+
+/// What this node contributes to the lobby: its waiting public rooms, the public games it
+/// owns, its queues and its players online.
+fn local_part(hub: &Hub) -> Value {
     let mut rooms = Map::new();
     let mut waiting = hub.rooms.public_waiting();
     waiting.sort_by(|a, b| a.code.cmp(&b.code));

@@ -153,6 +153,17 @@ impl Matchmaker {
             .record_side(&players[1].to_string(), stoa_protocol::Side::Second);
     }
 
+    /// Empties every queue (this node stopped running the cluster's matchmaking; the nodes
+    /// send their waiting players to the new matchmaker).
+    pub fn clear(&self) {
+        let mut s = self.lock();
+        let players: Vec<String> = s.waiting.keys().cloned().collect();
+        for p in players {
+            s.waiting.remove(&p);
+            s.pairing.leave(&p);
+        }
+    }
+
     /// Takes a player out of its queue; `false` when it was not queued.
     pub fn leave(&self, player_id: &str) -> bool {
         let mut s = self.lock();
@@ -269,7 +280,7 @@ pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
 /// up, queues the player and answers `queued` (the pairing task then makes the game).
 #[allow(clippy::too_many_arguments)]
 pub async fn queue_join(
-    hub: &Hub,
+    hub: &Arc<Hub>,
     conn: &ConnHandle,
     player: &PlayerRecord,
     rid: Option<Rid>,
@@ -287,16 +298,35 @@ pub async fn queue_join(
         name: player.name.clone(),
         rating: Some(ratings::seat_value(&rating)),
     };
-    let mm = &hub.matchmaker;
-    let joined = mm.join(key.clone(), seat, rating.rating, mm.now_ms());
-    tracing::info!(player = %player.id, queue = %key, position = joined.position, "queued");
+    let position = match &hub.cluster {
+        Some(cluster) => {
+            cluster
+                .queue_join(hub, key.clone(), seat, rating.rating, true)
+                .await?
+        }
+        None => {
+            let mm = &hub.matchmaker;
+            mm.join(key.clone(), seat, rating.rating, mm.now_ms()).position as u64
+        }
+    };
+    tracing::info!(player = %player.id, queue = %key, position, "queued");
     hub.metrics.queues.joined();
     conn.send_msg(&ServerMessage::Queued {
         rid,
         queue: describe(&key),
-        position: joined.position as u64,
+        position,
     });
     Ok(())
+}
+
+/// Takes a player out of its queue (on whatever node the matchmaking runs).
+pub async fn queue_leave(hub: &Arc<Hub>, player_id: &str) {
+    match &hub.cluster {
+        Some(cluster) => cluster.queue_leave(hub, player_id).await,
+        None => {
+            hub.matchmaker.leave(player_id);
+        }
+    }
 }
 
 /// Starts the pairing task: a wave every `--queue-wave-ms` and whenever a join makes a pair
@@ -327,7 +357,14 @@ async fn run(hub: Arc<Hub>) {
             start(&hub, made).await;
         }
         for (player, msg) in mm.statuses(now) {
-            for conn in hub.players.connections(&player) {
+            let conns = hub.players.connections(&player);
+            if conns.is_empty() {
+                if let Some(cluster) = &hub.cluster {
+                    // Queued from another node of the cluster.
+                    cluster.to_player(&player, msg.to_json()).await;
+                }
+            }
+            for conn in conns {
                 conn.send_msg(&msg);
             }
         }

@@ -402,7 +402,7 @@ impl Session {
             }
             ClientMessage::QueueLeave { rid } => {
                 let me = self.me()?.id.clone();
-                self.hub.matchmaker.leave(&me);
+                crate::matchmaker::queue_leave(&self.hub, &me).await;
                 self.ok(rid, None, None);
                 Ok(())
             }
@@ -785,7 +785,7 @@ impl Session {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
                 // The last connection is gone: the player leaves its queue, and its waiting
                 // rooms close unless it is back within the grace period.
-                self.hub.matchmaker.leave(&p.id);
+                crate::matchmaker::queue_leave(&self.hub, &p.id).await;
                 self.hub.presence(&p.id, false).await;
                 crate::rooms::close_when_host_stays_away(self.hub.clone(), p.id.clone());
             }

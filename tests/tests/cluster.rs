@@ -273,3 +273,53 @@ async fn a_paused_owner_cannot_write_its_former_games() {
     assert_eq!(doc["moves"].as_array().map(Vec::len), Some(5));
     let _: Value = doc;
 }
+
+/// Two players queueing on different nodes are paired with each other exactly once, and
+/// the lobby on a third node lists a public room of node 1 and the paired game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queues_and_the_lobby_span_the_nodes() {
+    use stoa_tests::lobby::{recv_within, LobbyView};
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "q1"), node(&redis, "q2"), node(&redis, "q3")];
+    let mut viewer = Client::guest(&nodes[2], "viewer").await;
+    let mut lobby = LobbyView::watch(&mut viewer).await;
+
+    let mut host = Client::guest(&nodes[0], "host").await;
+    let room = host
+        .request(json!({"t":"room.create","kind":"akron","options":{"size":4},
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .await;
+    let code = room["room"]["code"].as_str().expect("code").to_string();
+    lobby
+        .until(&mut viewer, |d| d["rooms"].get(&code).is_some())
+        .await;
+    assert_eq!(lobby.doc["rooms"][&code]["kind"], "akron");
+
+    let mut a = Client::guest(&nodes[0], "a").await;
+    let mut b = Client::guest(&nodes[1], "b").await;
+    let join = json!({"t":"queue.join","kind":"unane","options":{"width":4,"height":3},
+        "clock":{"kind":"none"},"rated":false});
+    let qa = a.request(join.clone()).await;
+    assert_eq!(qa["t"], "queued", "{qa}");
+    let qb = b.request(join).await;
+    assert_eq!(qb["t"], "queued", "{qb}");
+    let sa = a.recv_where(|m| m["t"] == "game.started").await;
+    let sb = b.recv_where(|m| m["t"] == "game.started").await;
+    assert_eq!(sa["game_id"], sb["game_id"], "paired with each other");
+    assert_ne!(sa["side"], sb["side"]);
+    let game_id = sa["game_id"].as_str().expect("id").to_string();
+    for c in [&mut a, &mut b] {
+        let snap = c.recv_where(|m| m["t"] == "game.snapshot").await;
+        assert_eq!(snap["game_id"], game_id.as_str());
+        let again = recv_within(c, Duration::from_millis(1_500), |m| {
+            m["t"] == "game.started"
+        })
+        .await;
+        assert!(again.is_none(), "paired twice: {again:?}");
+    }
+    lobby
+        .until(&mut viewer, |d| d["games"].get(&game_id).is_some())
+        .await;
+    assert_eq!(lobby.doc["games"][&game_id]["kind"], "unane");
+    assert!(lobby.doc["online"].as_u64().unwrap_or(0) >= 4, "{}", lobby.doc);
+}

@@ -174,10 +174,19 @@ async fn contract(store: &dyn Store) {
         store.waiting_rooms().await.unwrap(),
         [room("ROOMA00001", "waiting"), room("ROOMB00002", "waiting")]
     );
-    store
-        .save_room(&room("ROOMA00001", "started"))
+    // A seat is claimed once: the first claim of a waiting room wins, later ones (another
+    // node's joiner) find it started and write nothing.
+    assert!(store
+        .claim_room(&room("ROOMA00001", "started"))
         .await
-        .unwrap();
+        .unwrap());
+    let mut late = room("ROOMA00001", "started");
+    late.game_id = Some("gother".into());
+    assert!(!store.claim_room(&late).await.unwrap());
+    assert!(!store
+        .claim_room(&room("NOSUCHROOM", "started"))
+        .await
+        .unwrap());
     store
         .save_room(&room("ROOMB00002", "closed"))
         .await
@@ -230,6 +239,7 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
         url: redis.url(),
         prefix: prefix.into(),
         timeout: Duration::from_millis(500),
+        fence: None,
     };
     let store = RedisStore::connect(options("one")).await.unwrap();
     assert_eq!(store.persistence(), "redis");
@@ -238,6 +248,31 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     let other = RedisStore::connect(options("two")).await.unwrap();
     assert_eq!(other.player("pa").await.unwrap(), None);
     contract(&other).await;
+    // A node that does not hold a game's lease cannot append to its log (cluster fencing).
+    let fenced = RedisStore::connect(RedisOptions {
+        fence: Some("n1".into()),
+        ..options("one")
+    })
+    .await
+    .unwrap();
+    let next = store.actions("g1").await.unwrap().len() as u64 + 1;
+    assert!(matches!(
+        fenced.append_action("g1", &action(next, "x")).await,
+        Err(StoreError::NotOwner(_))
+    ));
+    redis
+        .command("SET one:game:{g1}:lease n1")
+        .expect("set the lease");
+    fenced.append_action("g1", &action(next, "x")).await.unwrap();
+    redis
+        .command("SET one:game:{g1}:lease n2")
+        .expect("move the lease");
+    assert!(matches!(
+        fenced.append_action("g1", &action(next + 1, "y")).await,
+        Err(StoreError::NotOwner(_))
+    ));
+    assert_eq!(store.actions("g1").await.unwrap().len() as u64, next);
+
     // Ids that are not ids never reach a key.
     assert_eq!(store.game("g1:log").await.unwrap(), None);
     assert_eq!(store.room("a b").await.unwrap(), None);
@@ -274,6 +309,6 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     );
     assert_eq!(
         store.actions("g1").await.unwrap(),
-        [action(1, "a"), action(2, "d")]
+        [action(1, "a"), action(2, "d"), action(3, "x")]
     );
 }

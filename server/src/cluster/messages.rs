@@ -10,7 +10,10 @@
 use serde::{Deserialize, Serialize};
 use stoa_protocol::wire::ErrorCode;
 
+use stoa_protocol::wire::SeatPlayer;
+
 use crate::error::ApiError;
+use crate::pairing::QueueKey;
 use crate::game::{Act, Answer};
 use crate::store::ActionRecord;
 
@@ -75,6 +78,38 @@ pub enum BusMessage {
         room: Option<String>,
         /// The node that created it (it told its own connections already).
         origin: String,
+    },
+    /// A player queues for pairing (to the matchmaker node's channel).
+    QueueJoin {
+        /// The asking node (where [`BusMessage::Queued`] goes).
+        from: String,
+        /// Request number on the asking node.
+        req: u64,
+        /// The queue.
+        key: QueueKey,
+        /// The player as seated.
+        seat: SeatPlayer,
+        /// The player's rating in the queue's kind.
+        rating: f64,
+    },
+    /// A player leaves its queue (to the matchmaker node's channel).
+    QueueLeave {
+        /// The player.
+        player: String,
+    },
+    /// The matchmaker's answer to a [`BusMessage::QueueJoin`].
+    Queued {
+        /// The request number.
+        req: u64,
+        /// The player's place in its queue.
+        position: u64,
+    },
+    /// A frame for every connection of a player, on whatever node (the push channel).
+    ToPlayer {
+        /// The player.
+        player: String,
+        /// The encoded frame.
+        frame: String,
     },
 }
 

@@ -13,7 +13,8 @@
 
 pub mod messages;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
@@ -25,6 +26,8 @@ use self::messages::BusMessage;
 use crate::game::capabilities::Peers;
 use crate::game::Command;
 use crate::hub::Hub;
+use crate::pairing::QueueKey;
+use stoa_protocol::wire::SeatPlayer;
 use crate::store::redis::RedisStore;
 use crate::store::StoreError;
 
@@ -67,6 +70,16 @@ pub struct Cluster {
     hub: OnceLock<Weak<Hub>>,
     renew: Script,
     release: Script,
+    /// Whether this node runs the cluster's matchmaking (it holds `P:matchmaker`).
+    matchmaker: AtomicBool,
+    /// The matchmaker node last seen.
+    leader: Mutex<Option<String>>,
+    /// This node's players waiting in a queue, as they joined: sent again to a new
+    /// matchmaker node when the old one dies.
+    queued_here: Mutex<HashMap<String, (QueueKey, SeatPlayer, f64)>>,
+    /// Queue joins sent to the matchmaker node, waiting for its answer.
+    pending: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<u64>>>,
+    next_req: AtomicU64,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -93,6 +106,11 @@ impl Cluster {
             hub: OnceLock::new(),
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
+            matchmaker: AtomicBool::new(false),
+            leader: Mutex::new(None),
+            queued_here: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_req: AtomicU64::new(1),
         })
     }
 
@@ -106,6 +124,7 @@ impl Cluster {
             .await
             .map_err(|_| "the cluster bus did not start".to_string())?;
         self.heartbeat().await;
+        self.elect(hub).await;
         tokio::spawn(self.clone().lease_loop());
         tracing::info!(node = %self.node, lease_ms = self.lease_ms, "cluster node up");
         Ok(())
@@ -127,6 +146,153 @@ impl Cluster {
 
     fn hub(&self) -> Option<Arc<Hub>> {
         self.hub.get()?.upgrade()
+    }
+
+    /// Whether this node runs the cluster's matchmaking now.
+    pub fn is_matchmaker(&self) -> bool {
+        self.matchmaker.load(Ordering::Relaxed)
+    }
+
+    /// Keeps one matchmaker node: this node renews the `P:matchmaker` lease while it holds
+    /// it, or takes it when it lapsed. Whenever the matchmaker changes, every node sends its
+    /// waiting players to the new one (queues live in the matchmaker's memory).
+    async fn elect(&self, hub: &Arc<Hub>) {
+        let key = self.store.key(&["matchmaker"]);
+        let mut conn = self.store.connection();
+        let mut inv = self.renew.prepare_invoke();
+        inv.key(&key).arg(&self.node).arg(self.lease_ms);
+        let Ok(lost) = self
+            .store
+            .call(inv.invoke_async::<Vec<usize>>(&mut conn))
+            .await
+        else {
+            // Redis cannot tell now: nothing changes until it can.
+            return;
+        };
+        let holds = lost.is_empty();
+        let holds = holds || {
+            let set: Result<Option<String>, _> = self
+                .store
+                .call(
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg(&self.node)
+                        .arg("NX")
+                        .arg("PX")
+                        .arg(self.lease_ms)
+                        .query_async(&mut conn),
+                )
+                .await;
+            matches!(set, Ok(Some(_)))
+        };
+        let was = self.matchmaker.swap(holds, Ordering::Relaxed);
+        let leader = if holds {
+            Some(self.node.clone())
+        } else {
+            self.store
+                .call(conn.get::<_, Option<String>>(&key))
+                .await
+                .ok()
+                .flatten()
+        };
+        let changed = {
+            let mut last = lock(&self.leader);
+            let changed = *last != leader;
+            *last = leader.clone();
+            changed
+        };
+        if was && !holds {
+            tracing::warn!("no longer the matchmaker node: queues move on");
+            hub.matchmaker.clear();
+        }
+        if holds && !was {
+            tracing::info!("this node runs the matchmaking now");
+        }
+        if changed && leader.is_some() {
+            // The new matchmaker hears of this node's waiting players.
+            let queued: Vec<(QueueKey, SeatPlayer, f64)> =
+                lock(&self.queued_here).values().cloned().collect();
+            for (key, seat, rating) in queued {
+                let _ = self.queue_join(hub, key, seat, rating, false).await;
+            }
+        }
+    }
+
+    /// Queues a player with the matchmaker node (this one or another); the player's place.
+    pub async fn queue_join(
+        &self,
+        hub: &Arc<Hub>,
+        key: QueueKey,
+        seat: SeatPlayer,
+        rating: f64,
+        wait: bool,
+    ) -> Result<u64, crate::error::ApiError> {
+        lock(&self.queued_here).insert(seat.id.clone(), (key.clone(), seat.clone(), rating));
+        if self.is_matchmaker() {
+            let mm = &hub.matchmaker;
+            return Ok(mm.join(key, seat, rating, mm.now_ms()).position as u64);
+        }
+        let unavailable = || {
+            crate::error::ApiError::new(
+                stoa_protocol::wire::ErrorCode::Unavailable,
+                "matchmaking is moving between servers: try again in a moment",
+            )
+        };
+        let leader = lock(&self.leader).clone();
+        let Some(leader) = leader else {
+            return Err(unavailable());
+        };
+        let req = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if wait {
+            lock(&self.pending).insert(req, tx);
+        }
+        let msg = BusMessage::QueueJoin {
+            from: self.node.clone(),
+            req,
+            key,
+            seat,
+            rating,
+        };
+        if self.publish_on(&self.node_channel(&leader), &msg).await == 0 {
+            lock(&self.pending).remove(&req);
+            return Err(unavailable());
+        }
+        if !wait {
+            return Ok(0);
+        }
+        match tokio::time::timeout(Duration::from_secs(3), rx).await {
+            Ok(Ok(position)) => Ok(position),
+            _ => {
+                lock(&self.pending).remove(&req);
+                Err(unavailable())
+            }
+        }
+    }
+
+    /// Takes a player out of its queue, wherever the matchmaking runs.
+    pub async fn queue_leave(&self, hub: &Arc<Hub>, player: &str) {
+        lock(&self.queued_here).remove(player);
+        if self.is_matchmaker() {
+            hub.matchmaker.leave(player);
+            return;
+        }
+        let leader = lock(&self.leader).clone();
+        if let Some(leader) = leader {
+            let msg = BusMessage::QueueLeave {
+                player: player.to_string(),
+            };
+            self.publish_on(&self.node_channel(&leader), &msg).await;
+        }
+    }
+
+    /// Sends a frame to a player connected to another node.
+    pub async fn to_player(&self, player: &str, frame: String) {
+        let msg = BusMessage::ToPlayer {
+            player: player.to_string(),
+            frame,
+        };
+        self.publish_on(&self.channel(&["push"]), &msg).await;
     }
 
     /// Games this node owns now.
@@ -182,6 +348,45 @@ impl Cluster {
             .unwrap_or_default()
     }
 
+    /// Shares this node's part of the lobby (its rooms, games, queues, players online) for
+    /// the other nodes' lobbies; it lapses with the node.
+    pub async fn put_lobby_part(&self, part: &serde_json::Value) {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["lobby", &self.node]);
+        let _: Result<(), _> = self
+            .store
+            .call(conn.pset_ex(&key, part.to_string(), 3 * self.lease_ms))
+            .await;
+    }
+
+    /// The other live nodes' parts of the lobby.
+    pub async fn lobby_parts(&self) -> Vec<serde_json::Value> {
+        let others: Vec<String> = self
+            .nodes()
+            .await
+            .into_iter()
+            .filter(|n| *n != self.node)
+            .collect();
+        if others.is_empty() {
+            return Vec::new();
+        }
+        let keys: Vec<String> = others
+            .iter()
+            .map(|n| self.store.key(&["lobby", n]))
+            .collect();
+        let mut conn = self.store.connection();
+        let texts: Vec<Option<String>> = self
+            .store
+            .call(redis::cmd("MGET").arg(&keys).query_async(&mut conn))
+            .await
+            .unwrap_or_default();
+        texts
+            .into_iter()
+            .flatten()
+            .filter_map(|t| serde_json::from_str(&t).ok())
+            .collect()
+    }
+
     async fn heartbeat(&self) {
         let mut conn = self.store.connection();
         let key = self.store.key(&["nodes"]);
@@ -206,6 +411,7 @@ impl Cluster {
                 continue;
             }
             self.heartbeat().await;
+            self.elect(&hub).await;
             self.renew_all(&hub).await;
             self.claim_lapsed(&hub).await;
         }
@@ -404,6 +610,12 @@ impl Cluster {
                 origin,
                 ..
             } => {
+                {
+                    let mut queued = lock(&self.queued_here);
+                    for p in players {
+                        queued.remove(p);
+                    }
+                }
                 if *origin == self.node {
                     return;
                 }
@@ -423,6 +635,39 @@ impl Cluster {
                     for conn in hub.players.connections(&players[i]) {
                         hub.announce_to(&handle, &side_names[i], &conn).await;
                     }
+                }
+            }
+            BusMessage::QueueJoin {
+                from,
+                req,
+                key,
+                seat,
+                rating,
+            } => {
+                if !self.is_matchmaker() {
+                    return;
+                }
+                let mm = &hub.matchmaker;
+                let joined = mm.join(key.clone(), seat.clone(), *rating, mm.now_ms());
+                let reply = BusMessage::Queued {
+                    req: *req,
+                    position: joined.position as u64,
+                };
+                self.publish_on(&self.node_channel(from), &reply).await;
+            }
+            BusMessage::QueueLeave { player } => {
+                if self.is_matchmaker() {
+                    hub.matchmaker.leave(player);
+                }
+            }
+            BusMessage::Queued { req, position } => {
+                if let Some(tx) = lock(&self.pending).remove(req) {
+                    let _ = tx.send(*position);
+                }
+            }
+            BusMessage::ToPlayer { player, frame } => {
+                for conn in hub.players.connections(player) {
+                    conn.send(axum::extract::ws::Utf8Bytes::from(frame.clone()));
                 }
             }
             BusMessage::Event { game, .. }

@@ -721,8 +721,10 @@ impl Actor {
 
     /// Publishes the lobby summary: public games while they are on, nothing otherwise.
     fn update_summary(&self) {
+        // Only the owner speaks for a game in the lobby (a follower's view may lag).
         let summary = (self.core.visibility() == Visibility::Public
-            && self.core.result().is_none())
+            && self.core.result().is_none()
+            && !self.is_follower())
         .then(|| {
             let doc_players = self.players_json();
             json!({
@@ -1001,7 +1003,7 @@ impl Actor {
                     let _ = reply.send(result.into());
                 }
             }
-            BusMessage::Started { .. } => {}
+            _ => {}
         }
     }
 
@@ -1136,6 +1138,7 @@ impl Actor {
                 let _ = reply.send(Err(e));
             }
         }
+        self.update_summary();
         if let Some(peers) = self.caps.peers.clone() {
             peers.set_owned(self.core.id(), false);
             peers.follow(self.core.id()).await;
