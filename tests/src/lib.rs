@@ -73,7 +73,9 @@ pub const LOOSE: &[&str] = &[
 
 /// A running `stoa-server` child process, killed on drop.
 pub struct Server {
-    child: Child,
+    /// The process, when this test started it (see [`Server::attach`]).
+    child: Option<Child>,
+    pid: u32,
     /// The bound address.
     pub addr: SocketAddr,
 }
@@ -139,12 +141,17 @@ impl Server {
             .trim()
             .parse()
             .expect("address");
-        Server { child, addr }
+        let pid = child.id();
+        Server {
+            child: Some(child),
+            pid,
+            addr,
+        }
     }
 
     /// The server's process id (for /proc readings and CPU pinning).
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.pid
     }
 
     /// The websocket URL.
@@ -188,30 +195,63 @@ impl Server {
 
     /// Kills the process with SIGKILL (no shutdown at all) and waits for it.
     pub fn kill9(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        match &mut self.child {
+            Some(child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            None => signal(self.pid, "-KILL"),
+        }
     }
 
-    /// Sends SIGTERM (graceful shutdown) and waits for the process to exit.
-    pub fn terminate(&mut self) -> std::process::ExitStatus {
+    /// A server some other program started (a script), by its address and process id; it
+    /// is not killed on drop.
+    pub fn attach(addr: SocketAddr, pid: u32) -> Server {
+        Server {
+            child: None,
+            pid,
+            addr,
+        }
+    }
+
+    /// Sends SIGTERM (graceful shutdown) and waits for the process to exit; its exit status
+    /// when this test started it.
+    pub fn terminate(&mut self) -> Option<std::process::ExitStatus> {
         let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
+            .args(["-TERM", &self.pid.to_string()])
             .status();
         for _ in 0..200 {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return status;
+            match &mut self.child {
+                Some(child) => {
+                    if let Ok(Some(status)) = child.try_wait() {
+                        return Some(status);
+                    }
+                }
+                None => {
+                    if !std::path::Path::new(&format!("/proc/{}", self.pid)).exists() {
+                        return None;
+                    }
+                }
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let _ = self.child.kill();
-        self.child.wait().expect("wait")
+        let child = self.child.as_mut()?;
+        let _ = child.kill();
+        child.wait().ok()
     }
+}
+
+/// Sends a signal (`-TERM`, `-KILL`, `-STOP`, ...) to a process.
+pub fn signal(pid: u32, sig: &str) {
+    let _ = Command::new("kill").args([sig, &pid.to_string()]).status();
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

@@ -323,3 +323,100 @@ async fn queues_and_the_lobby_span_the_nodes() {
     assert_eq!(lobby.doc["games"][&game_id]["kind"], "unane");
     assert!(lobby.doc["online"].as_u64().unwrap_or(0) >= 4, "{}", lobby.doc);
 }
+
+/// `deploy/run-local.sh 3` starts Redis and three nodes and prints their addresses; a game
+/// is played across them; one node is drained with SIGTERM while its games go on
+/// elsewhere; stopping the script stops everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
+    use std::io::BufRead;
+    stoa_tests::build_binaries();
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("root")
+        .to_path_buf();
+    let mut script = std::process::Command::new(root.join("deploy/run-local.sh"))
+        .arg("3")
+        .env("STOA_SERVER_BIN", stoa_tests::binary("stoa-server"))
+        .env("STOA_LEASE_MS", LEASE_MS.to_string())
+        .env("STOA_RATE_LIMIT", "100000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run deploy/run-local.sh");
+    let stdout = script.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut nodes = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the script reports its nodes");
+        if line.starts_with("ready") {
+            break;
+        }
+        // node1 ws://127.0.0.1:PORT/ws pid PID
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts[0].starts_with("node") {
+            let addr = parts[1]
+                .trim_start_matches("ws://")
+                .trim_end_matches("/ws")
+                .parse()
+                .expect("address");
+            let pid = parts[3].parse().expect("pid");
+            nodes.push(Server::attach(addr, pid));
+        }
+    }
+    assert_eq!(nodes.len(), 3);
+
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "staku",
+        quick_options("staku"),
+        json!({"kind":"fischer","initial_ms":300_000,"increment_ms":0}),
+        "public",
+    )
+    .await;
+    for i in 0..4 {
+        t.step(i).await.expect("a move");
+    }
+    assert_eq!(owned(&nodes[1]), 1, "node 2 created the game");
+    // Drain node 2: it hands the game over and closes its sockets.
+    nodes[1].terminate();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while owned(&nodes[0]) + owned(&nodes[2]) < 1 {
+        assert!(Instant::now() < deadline, "the drained node's game moved nowhere");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let line = rx.recv_timeout(Duration::from_secs(5)).expect("reported");
+    assert_eq!(line, "node2 exited");
+    // The guest comes back on node 3 and the game goes on to its end.
+    let mut guest = Client::with_token(&nodes[2], &t.guest.token).await;
+    let snap = guest
+        .request(json!({"t":"game.watch","game_id":t.game_id}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    t.guest_doc = Tracked::from_snapshot(&snap);
+    t.guest = guest;
+    t.play_out(9, 400).await;
+    assert_eq!(t.host_doc.doc["status"]["state"], "ended");
+    assert_eq!(t.host_doc.doc, t.guest_doc.doc);
+
+    stoa_tests::signal(script.id(), "-TERM");
+    let status = script.wait().expect("wait");
+    assert!(status.success(), "the script stops cleanly: {status:?}");
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(rest.last().map(String::as_str), Some("stopped"), "{rest:?}");
+    for n in &nodes {
+        assert!(
+            std::net::TcpStream::connect(n.addr).is_err(),
+            "node at {} still listens",
+            n.addr
+        );
+    }
+}

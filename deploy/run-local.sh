@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Runs a local Stoa cluster without containers: a private Redis and N server nodes on
+# loopback ports, until Ctrl-C (or SIGTERM), then stops them all cleanly.
+#
+#   deploy/run-local.sh [N]          # N nodes, 3 by default
+#
+# Prints one line per process once everything listens:
+#   redis redis://127.0.0.1:PORT/ pid PID
+#   node1 ws://127.0.0.1:PORT/ws pid PID
+# Any STOA_* variable (STOA_LEASE_MS, STOA_RATE_LIMIT, ...) reaches every node. The server
+# binary is built in release mode unless STOA_SERVER_BIN names one. Logs and Redis data
+# live in a temporary directory that is removed at the end (kept with KEEP_DIR=1).
+set -euo pipefail
+
+n=${1:-3}
+case $n in
+'' | *[!0-9]*) echo "usage: $0 [N]   (N nodes, a number)" >&2; exit 2 ;;
+esac
+[ "$n" -ge 1 ] || { echo "N must be at least 1" >&2; exit 2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${STOA_SERVER_BIN:-}
+if [ -z "$bin" ]; then
+    cargo build --release --quiet -p stoa-server --manifest-path "$root/Cargo.toml"
+    bin=$root/target/release/stoa-server
+fi
+command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/stoa-local.XXXXXX")
+pids=()
+redis_pid=
+
+stop() {
+    trap - INT TERM EXIT
+    # Nodes first (each hands its games to Redis and closes its sockets), then Redis.
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    if [ -n "$redis_pid" ]; then
+        kill -TERM "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+    fi
+    if [ "${KEEP_DIR:-0}" = 1 ]; then echo "logs kept in $dir"; else rm -rf "$dir"; fi
+    echo "stopped"
+}
+trap 'stop; exit 0' INT TERM
+trap stop EXIT
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=16379
+until port_free "$port"; do port=$((port + 1)); done
+
+redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes \
+    --appendfsync always --save '' --daemonize no >"$dir/redis.log" 2>&1 &
+redis_pid=$!
+for _ in $(seq 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+done
+url="redis://127.0.0.1:$port/"
+echo "redis $url pid $redis_pid"
+
+for i in $(seq "$n"); do
+    "$bin" --listen 127.0.0.1:0 --redis "$url" --cluster --node-id "node$i" \
+        >"$dir/node$i.out" 2>"$dir/node$i.log" &
+    pids+=($!)
+done
+for i in $(seq "$n"); do
+    addr=
+    for _ in $(seq 300); do
+        addr=$(sed -n 's/^stoa-server listening on //p' "$dir/node$i.out" 2>/dev/null | head -n1)
+        [ -n "$addr" ] && break
+        if ! kill -0 "${pids[$((i - 1))]}" 2>/dev/null; then
+            echo "node$i failed to start:" >&2
+            cat "$dir/node$i.log" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    [ -n "$addr" ] || { echo "node$i did not start in time" >&2; exit 1; }
+    echo "node$i ws://$addr/ws pid ${pids[$((i - 1))]}"
+done
+echo "ready: Ctrl-C stops everything"
+
+# Runs until interrupted; a node that exits on its own (a SIGTERM drain) is reported once,
+# the others keep running.
+declare -A gone=()
+while :; do
+    sleep 0.5 &
+    wait $! || true
+    for i in $(seq "$n"); do
+        pid=${pids[$((i - 1))]}
+        if [ -z "${gone[$i]:-}" ] && ! kill -0 "$pid" 2>/dev/null; then
+            gone[$i]=1
+            echo "node$i exited"
+        fi
+    done
+done
