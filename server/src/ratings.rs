@@ -11,8 +11,9 @@
 //! hashes to one of [`STRIPES`] locks and an update holds its two players' stripes (taken
 //! in index order, so two updates never wait on each other in a cycle). Games between
 //! other players end in parallel. The store writes both players in one atomic call
-//! ([`crate::store::Store::save_ratings`]). A multi-server deployment would need a
-//! store-side compare-and-swap instead.
+//! ([`crate::store::Store::save_ratings`]). In a cluster, nodes also take a short lock per
+//! player in Redis ([`crate::cluster::Cluster::lock_players`]) around the same
+//! read–compute–write, since the two games may end on two nodes.
 //!
 //! Wire forms (documented in the README):
 //! - `welcome.player.ratings`: every game kind, played or not,
@@ -117,6 +118,24 @@ impl Ratings {
         } else {
             Some(self.stripes[x.max(y)].lock().await)
         };
+        let cluster_lock = match &hub.cluster {
+            Some(cluster) => Some(cluster.lock_players(players).await?),
+            None => None,
+        };
+        let updated = self.update(hub, kind, players, winner).await;
+        if let (Some(cluster), Some(lock)) = (&hub.cluster, cluster_lock) {
+            cluster.unlock_players(lock).await;
+        }
+        updated
+    }
+
+    async fn update(
+        &self,
+        hub: &Hub,
+        kind: &str,
+        players: [&str; 2],
+        winner: Option<Side>,
+    ) -> Result<[Rating; 2], ApiError> {
         let a = of(hub, players[0], kind).await?;
         let b = of(hub, players[1], kind).await?;
         let outcome = match winner {

@@ -169,6 +169,11 @@ async fn a_dead_owners_games_move_to_the_survivors() {
         games.push(Live { table, acked });
     }
     assert_eq!(owned(&nodes[1]), 20, "the joiners' node created (owns) the games");
+    let (_, metrics) = nodes[1].http_get("/metrics");
+    assert!(
+        metrics.contains("stoa_cluster_games_owned{node=\"k2\"} 20"),
+        "{metrics}"
+    );
 
     let killed = Instant::now();
     nodes[1].kill9();

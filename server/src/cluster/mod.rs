@@ -53,6 +53,13 @@ end
 return 0
 ";
 
+/// Two players' rating locks held in Redis.
+#[derive(Debug)]
+pub struct PlayersLock {
+    keys: Vec<String>,
+    token: String,
+}
+
 /// This node's view of the cluster.
 pub struct Cluster {
     node: String,
@@ -293,6 +300,66 @@ impl Cluster {
             frame,
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
+    }
+
+    /// Locks two players' ratings across the cluster (keys taken in order, so two updates
+    /// never wait on each other in a cycle); the lock lapses by itself if this node dies.
+    pub async fn lock_players(
+        &self,
+        players: [&str; 2],
+    ) -> Result<PlayersLock, crate::error::ApiError> {
+        let mut ids = players.map(str::to_string).to_vec();
+        ids.sort();
+        ids.dedup();
+        let token = format!("{}:{}", self.node, self.next_req.fetch_add(1, Ordering::Relaxed));
+        let mut keys = Vec::new();
+        for id in &ids {
+            let key = self.store.key(&["ratinglock", id]);
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+            loop {
+                let mut conn = self.store.connection();
+                let set: Option<String> = self
+                    .store
+                    .call(
+                        redis::cmd("SET")
+                            .arg(&key)
+                            .arg(&token)
+                            .arg("NX")
+                            .arg("PX")
+                            .arg(5_000)
+                            .query_async(&mut conn),
+                    )
+                    .await
+                    .map_err(crate::error::ApiError::store)?;
+                if set.is_some() {
+                    keys.push(key);
+                    break;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    self.unlock_players(PlayersLock {
+                        keys,
+                        token: token.clone(),
+                    })
+                    .await;
+                    return Err(crate::error::ApiError::new(
+                        stoa_protocol::wire::ErrorCode::Unavailable,
+                        "ratings are busy: try again",
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        Ok(PlayersLock { keys, token })
+    }
+
+    /// Releases a [`Cluster::lock_players`] lock.
+    pub async fn unlock_players(&self, lock: PlayersLock) {
+        let mut conn = self.store.connection();
+        for key in lock.keys {
+            let mut inv = self.release.prepare_invoke();
+            inv.key(key).arg(&lock.token);
+            let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
+        }
     }
 
     /// Games this node owns now.

@@ -48,6 +48,10 @@ struct Cli {
     /// Run the server over a private redis-server (AOF, appendfsync always).
     #[arg(long, global = true)]
     redis: bool,
+    /// Run this many cluster nodes over one private Redis (`--cluster`; implies --redis).
+    /// Spectators of `fanout` are spread over them; every node is pinned to the server CPU.
+    #[arg(long, default_value_t = 1, global = true)]
+    nodes: usize,
     #[command(subcommand)]
     scenario: Scenario,
 }
@@ -159,7 +163,9 @@ async fn main() {
 async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     // Connections beyond the defaults: no per-IP or request limits in the way, every
     // pending frame of a big fan-out queued.
-    let redis = (cli.redis || matches!(scenario, Scenario::Mixed { .. })).then(RedisServer::start);
+    let cluster = cli.nodes > 1;
+    let redis = (cli.redis || cluster || matches!(scenario, Scenario::Mixed { .. }))
+        .then(RedisServer::start);
     let mut args: Vec<String> = match &redis {
         // The Redis flags come with the loose limits.
         Some(r) => r.server_args("load"),
@@ -172,10 +178,20 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         "--max-connections-per-ip".into(),
         "100000".into(),
     ]);
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = Server::start_with(&refs);
+    let mut servers = Vec::new();
+    for i in 0..cli.nodes.max(1) {
+        let mut node_args = args.clone();
+        if cluster {
+            node_args.extend(["--cluster".into(), "--node-id".into(), format!("node{i}")]);
+        }
+        let refs: Vec<&str> = node_args.iter().map(String::as_str).collect();
+        servers.push(Server::start_with(&refs));
+    }
+    let server = &servers[0];
     if !cli.no_pin {
-        proc::pin(server.pid(), cli.cpu_server);
+        for s in &servers {
+            proc::pin(s.pid(), cli.cpu_server);
+        }
         proc::pin(std::process::id(), cli.cpu_load);
     }
     let ctx = scenarios::Ctx {
@@ -183,6 +199,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         pid: server.pid(),
         kind: cli.kind.clone(),
         options: options.clone(),
+        nodes: servers.iter().map(|s| (s.addr, s.pid())).collect(),
     };
     let report = match scenario.clone() {
         Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
@@ -200,7 +217,11 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         scenario,
         cli.kind,
         cli.options,
-        if redis.is_some() { "redis (AOF, appendfsync always)" } else { "memory" },
+        match (cluster, redis.is_some()) {
+            (true, _) => format!("{} cluster nodes over redis", cli.nodes),
+            (false, true) => "redis (AOF, appendfsync always)".to_string(),
+            (false, false) => "memory".to_string(),
+        },
         cli.cpu_server,
         cli.cpu_load,
         if cli.no_pin { " (not pinned)" } else { "" },
@@ -209,7 +230,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     for (k, v) in &report.rows {
         println!("| {k} | {v} |");
     }
-    drop(server);
+    drop(servers);
     drop(redis);
 }
 

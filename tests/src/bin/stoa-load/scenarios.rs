@@ -23,6 +23,15 @@ pub struct Ctx {
     pub kind: String,
     /// Game options.
     pub options: Value,
+    /// Every node's address and pid (one entry unless `--nodes` asked for a cluster).
+    pub nodes: Vec<(SocketAddr, u32)>,
+}
+
+impl Ctx {
+    /// CPU seconds used so far by every node.
+    fn cpu(&self) -> f64 {
+        self.nodes.iter().map(|(_, pid)| cpu_seconds(*pid)).sum()
+    }
 }
 
 /// Opens `n` connections (hello each), `parallel` at a time.
@@ -54,7 +63,7 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     // Let the server settle (first pings answered) before measuring.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss1 = rss_kib(ctx.pid);
-    let cpu0 = cpu_seconds(ctx.pid);
+    let cpu0 = ctx.cpu();
     // Hold them, answering the server's pings (tungstenite answers on read).
     let held = conns.len();
     let mut set = JoinSet::new();
@@ -62,7 +71,7 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
         set.spawn(async move { while c.next().await.is_some() {} });
     }
     tokio::time::sleep(Duration::from_secs(hold_s)).await;
-    let cpu = cpu_seconds(ctx.pid) - cpu0;
+    let cpu = ctx.cpu() - cpu0;
     let rss2 = rss_kib(ctx.pid);
     set.abort_all();
     let mut r = Report::default();
@@ -86,7 +95,13 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
         .await
         .expect("a game");
     let game_id = table.game_id.clone();
-    let watchers = open_many(ctx.addr, 2, spectators, 200).await;
+    // Spectators spread over the nodes (the game is owned by the first).
+    let mut watchers = Vec::with_capacity(spectators);
+    let per_node = spectators.div_ceil(ctx.nodes.len().max(1));
+    for (i, (addr, _)) in ctx.nodes.iter().enumerate() {
+        let n = per_node.min(spectators - watchers.len());
+        watchers.extend(open_many(*addr, 2 + i * per_node, n, 200).await);
+    }
     // Per move seq: when it was sent, when the last spectator got it, how many got it.
     let slots = moves + 16;
     let last: Arc<Vec<AtomicU64>> = Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect());
@@ -117,7 +132,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     }
     // Everyone subscribed before the first move.
     tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
-    let cpu0 = cpu_seconds(ctx.pid);
+    let cpu0 = ctx.cpu();
     let mut sent = vec![0u64; slots];
     let mut played = 0;
     let mut opp = Vec::new();
@@ -134,7 +149,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
         tokio::time::sleep(Duration::from_millis(interval_ms)).await;
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let cpu = cpu_seconds(ctx.pid) - cpu0;
+    let cpu = ctx.cpu() - cpu0;
     set.abort_all();
     let mut to_last = Vec::new();
     let mut complete = 0;
@@ -271,7 +286,7 @@ async fn play_games(
         });
     }
     go.wait().await;
-    let cpu0 = cpu_seconds(ctx.pid);
+    let cpu0 = ctx.cpu();
     let start = Instant::now();
     let mut all = Played::default();
     while let Some(r) = set.join_next().await {
@@ -283,7 +298,7 @@ async fn play_games(
         }
     }
     all.seconds = start.elapsed().as_secs_f64();
-    all.cpu = cpu_seconds(ctx.pid) - cpu0;
+    all.cpu = ctx.cpu() - cpu0;
     all.latencies_us.sort_unstable();
     all
 }
