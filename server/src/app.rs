@@ -135,18 +135,16 @@ async fn health(State(state): State<AppState>) -> Response {
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        {
-            let mut text = state.hub.metrics.render();
-            if let Some(cluster) = &state.hub.cluster {
-                use crate::game::capabilities::Peers;
-                use std::fmt::Write as _;
-                let nodes = cluster.nodes().await;
-                let node = cluster.node();
-                let _ = write!(
-                    text,
-                    "# HELP stoa_cluster_nodes Nodes of the cluster with a recent heartbeat.\n\
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], {
+        let mut text = state.hub.metrics.render();
+        if let Some(cluster) = &state.hub.cluster {
+            use crate::game::capabilities::Peers;
+            use std::fmt::Write as _;
+            let nodes = cluster.nodes().await;
+            let node = cluster.node();
+            let _ = write!(
+                text,
+                "# HELP stoa_cluster_nodes Nodes of the cluster with a recent heartbeat.\n\
                      # TYPE stoa_cluster_nodes gauge\n\
                      stoa_cluster_nodes {}\n\
                      # HELP stoa_cluster_games_owned Live games whose lease this node holds.\n\
@@ -155,14 +153,13 @@ async fn metrics(State(state): State<AppState>) -> Response {
                      # HELP stoa_cluster_matchmaker Whether this node runs the matchmaking.\n\
                      # TYPE stoa_cluster_matchmaker gauge\n\
                      stoa_cluster_matchmaker{{node=\"{node}\"}} {}\n",
-                    nodes.len(),
-                    cluster.owned_count(),
-                    u8::from(cluster.is_matchmaker()),
-                );
-            }
-            text
-        },
-    )
+                nodes.len(),
+                cluster.owned_count(),
+                u8::from(cluster.is_matchmaker()),
+            );
+        }
+        text
+    })
         .into_response()
 }
 

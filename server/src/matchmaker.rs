@@ -306,7 +306,8 @@ pub async fn queue_join(
         }
         None => {
             let mm = &hub.matchmaker;
-            mm.join(key.clone(), seat, rating.rating, mm.now_ms()).position as u64
+            mm.join(key.clone(), seat, rating.rating, mm.now_ms())
+                .position as u64
         }
     };
     tracing::info!(player = %player.id, queue = %key, position, "queued");

@@ -108,7 +108,9 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
             .copied()
             .unwrap_or("pa");
         let act = match c % 41 {
-            0 => Act::Draw { action: DrawAction::Offer },
+            0 => Act::Draw {
+                action: DrawAction::Offer,
+            },
             1 => Act::Resign,
             2 if step > 4 => Act::Claim,
             _ => {
@@ -122,12 +124,22 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
         let (who, act) = match act {
             // The opponent answers a draw offer, sometimes accepting it.
             Act::Draw { .. } if c % 3 == 0 => {
-                if let Ok(Decision::Record(e)) =
-                    core.decide(&player, Act::Draw { action: DrawAction::Offer }, now, None)
-                {
+                if let Ok(Decision::Record(e)) = core.decide(
+                    &player,
+                    Act::Draw {
+                        action: DrawAction::Offer,
+                    },
+                    now,
+                    None,
+                ) {
                     commit(&mut core, &mut doc, &mut log, e);
                 }
-                (other.to_string(), Act::Draw { action: DrawAction::Decline })
+                (
+                    other.to_string(),
+                    Act::Draw {
+                        action: DrawAction::Decline,
+                    },
+                )
             }
             act => (player, act),
         };

@@ -105,8 +105,10 @@ async fn a_room_on_one_node_is_joined_from_another_once() {
     let nodes = [node(&redis, "a"), node(&redis, "b"), node(&redis, "c")];
     let mut host = Client::guest(&nodes[0], "host").await;
     let room = host
-        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
-            "clock":{"kind":"none"},"rated":false,"visibility":"private","side":"black"}))
+        .request(
+            json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"none"},"rated":false,"visibility":"private","side":"black"}),
+        )
         .await;
     let code = room["room"]["code"].as_str().expect("code").to_string();
     let mut guest = Client::guest(&nodes[1], "guest").await;
@@ -120,9 +122,18 @@ async fn a_room_on_one_node_is_joined_from_another_once() {
     let snap = host.recv_where(|m| m["t"] == "game.snapshot").await;
     assert_eq!(snap["game_id"], game_id.as_str());
     let third = late.request(json!({"t":"room.join","code":code})).await;
-    assert_eq!(third["t"], "game.snapshot", "a full room is watched: {third}");
-    assert_eq!(third["doc"]["players"]["black"]["id"], host.player_id.as_str());
-    assert_eq!(third["doc"]["players"]["white"]["id"], guest.player_id.as_str());
+    assert_eq!(
+        third["t"], "game.snapshot",
+        "a full room is watched: {third}"
+    );
+    assert_eq!(
+        third["doc"]["players"]["black"]["id"],
+        host.player_id.as_str()
+    );
+    assert_eq!(
+        third["doc"]["players"]["white"]["id"],
+        guest.player_id.as_str()
+    );
     // The host, across nodes, moves first and the guest sees it.
     let legal = host
         .request(json!({"t":"game.legal","game_id":game_id}))
@@ -168,7 +179,11 @@ async fn a_dead_owners_games_move_to_the_survivors() {
         }
         games.push(Live { table, acked });
     }
-    assert_eq!(owned(&nodes[1]), 20, "the joiners' node created (owns) the games");
+    assert_eq!(
+        owned(&nodes[1]),
+        20,
+        "the joiners' node created (owns) the games"
+    );
     let (_, metrics) = nodes[1].http_get("/metrics");
     assert!(
         metrics.contains("stoa_cluster_games_owned{node=\"k2\"} 20"),
@@ -205,7 +220,8 @@ async fn a_dead_owners_games_move_to_the_survivors() {
         }
         g.table.guest = guest;
         for _ in 0..2 {
-            g.acked.push(g.table.step(100 + i as u64).await.expect("a move"));
+            g.acked
+                .push(g.table.step(100 + i as u64).await.expect("a move"));
         }
         let ok = g
             .table
@@ -226,7 +242,10 @@ async fn a_dead_owners_games_move_to_the_survivors() {
             .collect();
         assert_eq!(moves, g.acked, "every acknowledged move, in order");
         assert_eq!(doc["status"]["state"], "ended");
-        assert_eq!(doc["status"]["reason"], "resign", "ended once, by the resign");
+        assert_eq!(
+            doc["status"]["reason"], "resign",
+            "ended once, by the resign"
+        );
     }
     drop(nodes);
 }
@@ -269,7 +288,10 @@ async fn a_paused_owner_cannot_write_its_former_games() {
     }
     let deadline = Instant::now() + Duration::from_secs(5);
     while owned(&nodes[1]) != 0 {
-        assert!(Instant::now() < deadline, "the old owner still claims the game");
+        assert!(
+            Instant::now() < deadline,
+            "the old owner still claims the game"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let (_, doc) = nodes[2].api_game(&t.game_id, None);
@@ -291,8 +313,10 @@ async fn queues_and_the_lobby_span_the_nodes() {
 
     let mut host = Client::guest(&nodes[0], "host").await;
     let room = host
-        .request(json!({"t":"room.create","kind":"akron","options":{"size":4},
-            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}))
+        .request(
+            json!({"t":"room.create","kind":"akron","options":{"size":4},
+            "clock":{"kind":"none"},"rated":false,"visibility":"public","side":"random"}),
+        )
         .await;
     let code = room["room"]["code"].as_str().expect("code").to_string();
     lobby
@@ -326,7 +350,11 @@ async fn queues_and_the_lobby_span_the_nodes() {
         .until(&mut viewer, |d| d["games"].get(&game_id).is_some())
         .await;
     assert_eq!(lobby.doc["games"][&game_id]["kind"], "unane");
-    assert!(lobby.doc["online"].as_u64().unwrap_or(0) >= 4, "{}", lobby.doc);
+    assert!(
+        lobby.doc["online"].as_u64().unwrap_or(0) >= 4,
+        "{}",
+        lobby.doc
+    );
 }
 
 /// `deploy/run-local.sh 3` starts Redis and three nodes and prints their addresses; a game
@@ -352,7 +380,10 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
     let stdout = script.stdout.take().expect("stdout");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
             let _ = tx.send(line);
         }
     });
@@ -395,7 +426,10 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
     nodes[1].terminate();
     let deadline = Instant::now() + Duration::from_secs(5);
     while owned(&nodes[0]) + owned(&nodes[2]) < 1 {
-        assert!(Instant::now() < deadline, "the drained node's game moved nowhere");
+        assert!(
+            Instant::now() < deadline,
+            "the drained node's game moved nowhere"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let line = rx.recv_timeout(Duration::from_secs(5)).expect("reported");

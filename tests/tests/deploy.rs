@@ -45,7 +45,8 @@ fn run_healthcheck(server: &Server) -> bool {
         .map(|a| a.replace("7878", &server.addr.port().to_string()))
         .collect();
     assert!(
-        argv.iter().any(|a| a.contains(&server.addr.port().to_string())),
+        argv.iter()
+            .any(|a| a.contains(&server.addr.port().to_string())),
         "the health check must address the server's port: {argv:?}"
     );
     Command::new(&argv[0])
@@ -63,7 +64,10 @@ fn dockerfile_healthcheck_passes_on_a_healthy_server_and_fails_while_redis_is_do
     let mut redis = RedisServer::start();
     let server = redis.start_server("deploy");
     wait_health(&server, 200, Duration::from_secs(5));
-    assert!(run_healthcheck(&server), "healthy server reported unhealthy");
+    assert!(
+        run_healthcheck(&server),
+        "healthy server reported unhealthy"
+    );
 
     redis.kill9();
     wait_health(&server, 503, Duration::from_secs(5));

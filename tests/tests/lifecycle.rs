@@ -286,7 +286,10 @@ async fn graceful_shutdown_tells_clients() {
     assert_eq!(c.closed().await, 1001);
     let _ = raw.closed().await;
     let (status, _server) = status.await.unwrap();
-    assert!(status.is_some_and(|s| s.success()), "clean exit: {status:?}");
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "clean exit: {status:?}"
+    );
 }
 
 #[tokio::test]

@@ -263,7 +263,10 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     redis
         .command("SET one:game:{g1}:lease n1")
         .expect("set the lease");
-    fenced.append_action("g1", &action(next, "x")).await.unwrap();
+    fenced
+        .append_action("g1", &action(next, "x"))
+        .await
+        .unwrap();
     redis
         .command("SET one:game:{g1}:lease n2")
         .expect("move the lease");

@@ -13,8 +13,8 @@ use stoa_protocol::wire::ErrorCode;
 use stoa_protocol::wire::SeatPlayer;
 
 use crate::error::ApiError;
-use crate::pairing::QueueKey;
 use crate::game::{Act, Answer};
+use crate::pairing::QueueKey;
 use crate::store::ActionRecord;
 
 /// One message on the bus.

@@ -27,9 +27,9 @@ use crate::game::capabilities::Peers;
 use crate::game::Command;
 use crate::hub::Hub;
 use crate::pairing::QueueKey;
-use stoa_protocol::wire::SeatPlayer;
 use crate::store::redis::RedisStore;
 use crate::store::StoreError;
+use stoa_protocol::wire::SeatPlayer;
 
 /// Renews the leases this node holds; returns the 1-based indexes of those it no longer
 /// holds. KEYS: lease keys. ARGV: node id, TTL ms.
@@ -311,7 +311,11 @@ impl Cluster {
         let mut ids = players.map(str::to_string).to_vec();
         ids.sort();
         ids.dedup();
-        let token = format!("{}:{}", self.node, self.next_req.fetch_add(1, Ordering::Relaxed));
+        let token = format!(
+            "{}:{}",
+            self.node,
+            self.next_req.fetch_add(1, Ordering::Relaxed)
+        );
         let mut keys = Vec::new();
         for id in &ids {
             let key = self.store.key(&["ratinglock", id]);
@@ -577,7 +581,12 @@ impl Cluster {
     }
 
     /// Announces a game started on this node to the others (they tell its players).
-    pub async fn started(&self, handle: &crate::game::GameHandle, side_names: [&str; 2], room: Option<String>) {
+    pub async fn started(
+        &self,
+        handle: &crate::game::GameHandle,
+        side_names: [&str; 2],
+        room: Option<String>,
+    ) {
         let msg = BusMessage::Started {
             game: handle.id.clone(),
             kind: handle.kind.clone(),
@@ -612,10 +621,7 @@ impl Cluster {
             match self.client.get_async_pubsub().await {
                 Ok(pubsub) => {
                     let (mut sink, mut stream) = pubsub.split();
-                    let mut channels = vec![
-                        self.node_channel(&self.node),
-                        self.channel(&["push"]),
-                    ];
+                    let mut channels = vec![self.node_channel(&self.node), self.channel(&["push"])];
                     let followed: Vec<String> = lock(&self.followed).iter().cloned().collect();
                     channels.extend(followed.iter().map(|g| self.game_channel(g)));
                     if let Err(e) = sink.subscribe(&channels).await {

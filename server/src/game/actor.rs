@@ -278,7 +278,11 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        tracing::info!(seq = self.core.seq(), follower = self.is_follower(), "game running");
+        tracing::info!(
+            seq = self.core.seq(),
+            follower = self.is_follower(),
+            "game running"
+        );
         if self.is_follower() {
             // Events logged before this follower was registered are in the log.
             self.heal().await;
@@ -416,7 +420,8 @@ impl Actor {
             }
             Command::Rtt { player_id, rtt_ms } => {
                 if self.is_follower() {
-                    self.forward(RemoteOp::Rtt { player_id, rtt_ms }, None).await;
+                    self.forward(RemoteOp::Rtt { player_id, rtt_ms }, None)
+                        .await;
                 } else {
                     self.core.record_rtt(&player_id, rtt_ms);
                 }
@@ -973,17 +978,12 @@ impl Actor {
     /// A message from another node about this game.
     async fn bus(&mut self, msg: BusMessage) {
         match msg {
-            BusMessage::Event { event, .. } => {
-                if self.is_follower() {
-                    self.follow(event).await;
-                }
-            }
-            BusMessage::Crowd { frame, .. } => {
-                if self.is_follower() {
-                    let frame = Utf8Bytes::from(frame);
-                    self.last_crowd = Some(frame.clone());
-                    self.broadcast(frame);
-                }
+            // Only a follower takes the owner's events and crowd.
+            BusMessage::Event { event, .. } if self.is_follower() => self.follow(event).await,
+            BusMessage::Crowd { frame, .. } if self.is_follower() => {
+                let frame = Utf8Bytes::from(frame);
+                self.last_crowd = Some(frame.clone());
+                self.broadcast(frame);
             }
             BusMessage::Owner { node, .. } => {
                 let me = self.caps.peers.as_ref().map(|p| p.node().to_string());

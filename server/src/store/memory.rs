@@ -79,7 +79,10 @@ impl Store for MemoryStore {
 
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
         let mut s = self.lock();
-        if s.rooms.get(&room.code).is_none_or(|r| r.status != "waiting") {
+        if s.rooms
+            .get(&room.code)
+            .is_none_or(|r| r.status != "waiting")
+        {
             return Ok(false);
         }
         s.rooms.insert(room.code.clone(), room.clone());

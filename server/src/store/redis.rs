@@ -589,9 +589,7 @@ impl Store for RedisStore {
             return Ok(None);
         }
         let mut conn = self.conn();
-        let text: Option<String> = self
-            .run(conn.get(self.final_key(game_id)))
-            .await?;
+        let text: Option<String> = self.run(conn.get(self.final_key(game_id))).await?;
         text.as_deref().map(decode).transpose()
     }
 
