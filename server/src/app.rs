@@ -253,6 +253,7 @@ pub async fn run(
                 prefix: config.redis_prefix.clone(),
                 timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
                 fence: config.node_id.clone().filter(|_| config.cluster),
+                redis_cluster: config.redis_cluster,
             };
             tracing::info!(url = %redact(url), "connecting to Redis");
             let store = RedisStore::connect(options).await.map_err(|e| {
@@ -275,8 +276,17 @@ pub async fn run(
     let cluster = match cluster_store {
         Some(store) => {
             let node = config.node_id.clone().unwrap_or_else(ids::node_id);
-            let url = config.redis.clone().unwrap_or_default();
+            // The bus lives on one Redis server (the first seed of a Redis Cluster, whose
+            // classic pub/sub reaches every node's subscribers anyway).
+            let urls = config.redis.clone().unwrap_or_default();
+            let url = urls
+                .split(',')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
             let cluster = crate::cluster::Cluster::new(node, store, &url, config.lease_ms)
+                .await
                 .map_err(std::io::Error::other)?;
             Some(Arc::new(cluster))
         }

@@ -153,6 +153,11 @@ pub struct Config {
     #[arg(long, env = "STOA_REDIS_TIMEOUT_MS", default_value_t = 1_000)]
     pub redis_timeout_ms: u64,
 
+    /// `--redis` names seed nodes of a Redis Cluster, comma-separated
+    /// (`redis://10.0.0.1:7000,redis://10.0.0.2:7000`): each command goes to its key's slot.
+    #[arg(long, env = "STOA_REDIS_CLUSTER", requires = "redis")]
+    pub redis_cluster: bool,
+
     /// Run as one node of several sharing this Redis (needs `--redis`): each live game is
     /// owned by one node under a lease, any node serves any client, and a dead node's games
     /// are taken over by the others. Start every node of a deployment with it.

@@ -362,3 +362,130 @@ pub fn moves_of(doc: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// A private Redis Cluster of `masters` masters (no replicas), each a `redis-server` with
+/// `cluster-enabled yes` on a free port and its own temporary directory; killed on drop.
+pub struct RedisCluster {
+    nodes: Vec<RedisClusterNode>,
+}
+
+struct RedisClusterNode {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl RedisCluster {
+    /// Starts the servers, joins them into one cluster (`redis-cli --cluster create`) and
+    /// waits until every node reports `cluster_state:ok`.
+    pub fn start(masters: usize) -> RedisCluster {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let mut nodes = Vec::new();
+        for _ in 0..masters {
+            let dir = std::env::temp_dir().join(format!(
+                "stoa-redis-cluster-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temporary redis directory");
+            let port = free_port();
+            let child = Command::new("redis-server")
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--dir",
+                    dir.to_str().expect("utf-8 path"),
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--appendonly",
+                    "yes",
+                    "--appendfsync",
+                    "always",
+                    "--save",
+                    "",
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn redis-server (is it installed?)");
+            nodes.push(RedisClusterNode { child, port, dir });
+        }
+        let cluster = RedisCluster { nodes };
+        for n in &cluster.nodes {
+            wait_port(n.port);
+        }
+        let mut create = Command::new("redis-cli");
+        create.arg("--cluster").arg("create");
+        for n in &cluster.nodes {
+            create.arg(format!("127.0.0.1:{}", n.port));
+        }
+        let status = create
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("run redis-cli --cluster create (redis-tools)");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ok = cluster.nodes.iter().all(|n| {
+                inline(n.port, "CLUSTER INFO").is_some_and(|i| i.contains("cluster_state:ok"))
+            });
+            if ok {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the redis cluster did not form");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        cluster
+    }
+
+    /// Seed URLs, comma-separated (what `--redis` takes with `--redis-cluster`).
+    pub fn urls(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| format!("redis://127.0.0.1:{}/", n.port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The masters' ports.
+    pub fn ports(&self) -> Vec<u16> {
+        self.nodes.iter().map(|n| n.port).collect()
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for n in &mut self.nodes {
+            let _ = n.child.kill();
+            let _ = n.child.wait();
+            let _ = std::fs::remove_dir_all(&n.dir);
+        }
+    }
+}
+
+fn wait_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while inline(port, "PING").is_none_or(|r| !r.contains("PONG")) {
+        assert!(Instant::now() < deadline, "redis on {port} did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends one inline command to 127.0.0.1:port; the first chunk of the reply.
+fn inline(port: u16, cmd: &str) -> Option<String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.write_all(format!("{cmd}\r\n").as_bytes()).ok()?;
+    let mut buf = [0u8; 8192];
+    let n = s.read(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf[..n]).into_owned())
+}

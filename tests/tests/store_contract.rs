@@ -240,6 +240,7 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
         prefix: prefix.into(),
         timeout: Duration::from_millis(500),
         fence: None,
+        redis_cluster: false,
     };
     let store = RedisStore::connect(options("one")).await.unwrap();
     assert_eq!(store.persistence(), "redis");
@@ -314,4 +315,21 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
         store.actions("g1").await.unwrap(),
         [action(1, "a"), action(2, "d"), action(3, "x")]
     );
+}
+
+/// The same contract on a 3-master Redis Cluster: every script and transaction stays in
+/// one hash slot (a game's keys share its id as a hash tag; a player's and a room's too).
+#[tokio::test]
+async fn redis_cluster_store_keeps_the_contract() {
+    let cluster = stoa_tests::redis::RedisCluster::start(3);
+    let store = RedisStore::connect(RedisOptions {
+        url: cluster.urls(),
+        prefix: "rc".into(),
+        timeout: Duration::from_millis(2_000),
+        fence: None,
+        redis_cluster: true,
+    })
+    .await
+    .unwrap();
+    contract(&store).await;
 }

@@ -65,6 +65,8 @@ pub struct Cluster {
     node: String,
     store: RedisStore,
     client: redis::Client,
+    /// Where messages are published.
+    bus: redis::aio::ConnectionManager,
     lease_ms: u64,
     /// The subscription's command side, while connected.
     sink: Mutex<Option<PubSubSink>>,
@@ -99,12 +101,23 @@ impl std::fmt::Debug for Cluster {
 
 impl Cluster {
     /// A cluster node over `store` (whose Redis also carries the bus).
-    pub fn new(node: String, store: RedisStore, url: &str, lease_ms: u64) -> Result<Self, String> {
+    pub async fn new(
+        node: String,
+        store: RedisStore,
+        url: &str,
+        lease_ms: u64,
+    ) -> Result<Self, String> {
         let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
+        // Published on the same server the subscriptions use: PUBLISH then counts the
+        // receivers a node channel really has.
+        let bus = redis::aio::ConnectionManager::new(client.clone())
+            .await
+            .map_err(|e| format!("cannot reach redis for the bus: {e}"))?;
         Ok(Cluster {
             node,
             store,
             client,
+            bus,
             lease_ms: lease_ms.max(300),
             sink: Mutex::new(None),
             owned: Mutex::new(HashSet::new()),
@@ -446,11 +459,11 @@ impl Cluster {
             .map(|n| self.store.key(&["lobby", n]))
             .collect();
         let mut conn = self.store.connection();
-        let texts: Vec<Option<String>> = self
-            .store
-            .call(redis::cmd("MGET").arg(&keys).query_async(&mut conn))
-            .await
-            .unwrap_or_default();
+        let mut texts: Vec<Option<String>> = Vec::with_capacity(keys.len());
+        for key in &keys {
+            // One GET each: the keys may live in different slots of a Redis Cluster.
+            texts.push(self.store.call(conn.get(key)).await.unwrap_or(None));
+        }
         texts
             .into_iter()
             .flatten()
@@ -493,19 +506,35 @@ impl Cluster {
         if games.is_empty() {
             return;
         }
-        let mut inv = self.renew.prepare_invoke();
-        for g in &games {
-            inv.key(self.store.lease_key(g));
-        }
-        inv.arg(&self.node).arg(self.lease_ms);
         let mut conn = self.store.connection();
-        let lost: Vec<usize> = match self.store.call(inv.invoke_async(&mut conn)).await {
-            Ok(lost) => lost,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not renew the leases");
-                return;
-            }
+        // One script call for all on a single server; one per game on a Redis Cluster,
+        // where a script's keys must share a slot.
+        let batches: Vec<&[String]> = if conn.is_cluster() {
+            games.chunks(1).collect()
+        } else {
+            vec![&games[..]]
         };
+        let mut lost = Vec::new();
+        let mut offset = 0;
+        for batch in batches {
+            let mut inv = self.renew.prepare_invoke();
+            for g in batch {
+                inv.key(self.store.lease_key(g));
+            }
+            inv.arg(&self.node).arg(self.lease_ms);
+            match self
+                .store
+                .call(inv.invoke_async::<Vec<usize>>(&mut conn))
+                .await
+            {
+                Ok(l) => lost.extend(l.into_iter().map(|i| i + offset)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not renew the leases");
+                    return;
+                }
+            }
+            offset += batch.len();
+        }
         for i in lost {
             let Some(game) = games.get(i.wrapping_sub(1)) else {
                 continue;
@@ -599,7 +628,7 @@ impl Cluster {
     }
 
     async fn publish_on(&self, channel: &str, msg: &BusMessage) -> i64 {
-        let mut conn = self.store.connection();
+        let mut conn = self.bus.clone();
         match self
             .store
             .call(conn.publish::<_, _, i64>(channel, msg.encode()))

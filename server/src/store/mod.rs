@@ -13,6 +13,7 @@
 //! the last, so a game reloaded after a crash continues at the seq it had (PROTOCOL.md
 //! version 2) and a writer holding a stale view of the log can never append to it.
 
+pub mod connection;
 pub mod memory;
 pub mod redis;
 

@@ -8,11 +8,11 @@
 //! | key | type | what |
 //! |---|---|---|
 //! | `P:player:{id}` | hash | a [`PlayerRecord`] (the token only as its SHA-256) |
-//! | `P:token:{sha256}` | string | the player id owning that token hash |
+//! | `P:token:<sha256>` | string | the player id owning that token hash |
 //! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
 //! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
-//! | `P:ratings:{kind}` | sorted set | players by rating in a kind (a leaderboard index) |
+//! | `P:ratings:<kind>` | sorted set | players by rating in a kind (a leaderboard index) |
 //! | `P:room:{code}` | hash | a [`RoomRecord`] |
 //! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
 //! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` |
@@ -22,8 +22,13 @@
 //! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
 //! | `P:games:finished` | sorted set | every finished game, by end ms |
 //!
-//! A game's keys carry its id in braces, a Redis Cluster hash tag: they live in one slot, so
-//! the append script (game hash, log, lease) runs on a cluster too.
+//! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys
+//! (and a player's, and a room's) live in one slot and the append script (game hash, log,
+//! lease) runs on a cluster too. No script or transaction spans two records; the indexes are
+//! written beside the records, one command each. The cluster mode adds `P:nodes` (sorted
+//! set of heartbeats), `P:matchmaker` (the matchmaking node's lease), `P:lobby:<node>` (each
+//! node's part of the lobby) and `P:ratinglock:<player>`; its pub/sub channels are
+//! `P:bus:game:<id>`, `P:bus:node:<node>` and `P:bus:push`.
 //!
 //! Why Lua scripts: appending an action must check the seq, push the entry and raise the
 //! seq reservation atomically, in one round trip; a script does all three, and Redis replays
@@ -44,6 +49,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::connection::RedisConn;
 use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
     StoreError, StoreResult,
@@ -51,28 +57,23 @@ use super::{
 use crate::ids;
 use crate::rating::Rating;
 
-/// Creates a player unless its id or token hash is taken.
-/// KEYS: player hash, token key. ARGV: id, then field/value pairs.
+/// Creates a player hash unless it exists.
+/// KEYS: player hash. ARGV: field/value pairs.
 const CREATE_PLAYER: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('SET', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 ";
 
-/// Creates a game unless its id is taken, and indexes it as unfinished.
-/// KEYS: game hash, unfinished games, unfinished games of player 0, of player 1.
-/// ARGV: id, created ms, then field/value pairs.
+/// Creates a game hash unless its id is taken.
+/// KEYS: game hash. ARGV: field/value pairs.
 const CREATE_GAME: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'last_seq', '0', unpack(ARGV, 3))
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'last_seq', '0', unpack(ARGV))
 return 1
 ";
 
@@ -114,6 +115,8 @@ pub struct RedisOptions {
     /// In cluster mode, this node's id: a game's log accepts appends only from the node
     /// holding its lease (a fencing token).
     pub fence: Option<String>,
+    /// `url` lists seed nodes of a Redis Cluster (comma-separated).
+    pub redis_cluster: bool,
 }
 
 struct Scripts {
@@ -125,21 +128,18 @@ struct Scripts {
 
 /// Saves a room record only while the stored room still waits: 1 saved, 0 not (it started
 /// or closed meanwhile, perhaps on another node).
-/// KEYS: room hash, waiting set. ARGV: code, new status, then field/value pairs.
+/// KEYS: room hash. ARGV: field/value pairs.
 const CLAIM_ROOM: &str = r#"
 if redis.call('HGET', KEYS[1], 'status') ~= '"waiting"' then
   return 0
 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-if ARGV[2] ~= 'waiting' then
-  redis.call('SREM', KEYS[2], ARGV[1])
-end
+redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 "#;
 
 struct Inner {
-    conn: ConnectionManager,
+    conn: RedisConn,
     prefix: String,
     timeout: Duration,
     /// Whether Redis answered the last call or ping.
@@ -174,18 +174,33 @@ impl RedisStore {
                 "the redis prefix must be non-empty, without spaces".into(),
             ));
         }
-        let client = redis::Client::open(options.url.as_str())
-            .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_factor(50)
-            .set_exponent_base(2)
-            .set_max_delay(2_000)
-            .set_number_of_retries(6)
-            .set_connection_timeout(options.timeout)
-            .set_response_timeout(options.timeout);
-        let conn = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?;
+        let conn = if options.redis_cluster {
+            let seeds: Vec<&str> = options.url.split(',').map(str::trim).collect();
+            let client = redis::cluster::ClusterClient::builder(seeds)
+                .connection_timeout(options.timeout)
+                .response_timeout(options.timeout)
+                .retries(3)
+                .build()
+                .map_err(|e| StoreError::Unavailable(format!("bad redis cluster urls: {e}")))?;
+            RedisConn::Cluster(client.get_async_connection().await.map_err(|e| {
+                StoreError::Unavailable(format!("cannot reach the redis cluster: {e}"))
+            })?)
+        } else {
+            let client = redis::Client::open(options.url.as_str())
+                .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
+            let config = ConnectionManagerConfig::new()
+                .set_factor(50)
+                .set_exponent_base(2)
+                .set_max_delay(2_000)
+                .set_number_of_retries(6)
+                .set_connection_timeout(options.timeout)
+                .set_response_timeout(options.timeout);
+            RedisConn::Single(
+                ConnectionManager::new_with_config(client, config)
+                    .await
+                    .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?,
+            )
+        };
         let inner = Arc::new(Inner {
             conn,
             prefix,
@@ -230,13 +245,26 @@ impl RedisStore {
         self.key(&["game", &format!("{{{id}}}"), "final"])
     }
 
+    /// A player's keys (`P:player:{id}` and its sets), in the player's hash slot.
+    fn player_key(&self, id: &str, suffix: Option<&str>) -> String {
+        let tagged = format!("{{{id}}}");
+        match suffix {
+            Some(suffix) => self.key(&["player", &tagged, suffix]),
+            None => self.key(&["player", &tagged]),
+        }
+    }
+
+    fn room_key(&self, code: &str) -> String {
+        self.key(&["room", &format!("{{{code}}}")])
+    }
+
     /// The key holding the id of the node that owns a live game (cluster mode).
     pub fn lease_key(&self, id: &str) -> String {
         self.key(&["game", &format!("{{{id}}}"), "lease"])
     }
 
-    /// A connection for the cluster's own commands (leases, membership, publishing).
-    pub fn connection(&self) -> ConnectionManager {
+    /// A connection for the cluster's own commands (leases, membership).
+    pub fn connection(&self) -> RedisConn {
         self.conn()
     }
 
@@ -276,6 +304,46 @@ impl RedisStore {
         }
     }
 
+    /// Adds a room to (or removes it from) the waiting index, which recovery and the lobby
+    /// read; the room's own hash is the truth, the index may lag it by a crash.
+    async fn index_room(&self, code: &str, waiting: bool) -> StoreResult<()> {
+        let mut conn = self.conn();
+        let key = self.key(&["rooms", "waiting"]);
+        if waiting {
+            self.run(conn.sadd::<_, _, ()>(&key, code)).await
+        } else {
+            self.run(conn.srem::<_, _, ()>(&key, code)).await
+        }
+    }
+
+    async fn claim_room_record(&self, room: &RoomRecord) -> StoreResult<bool> {
+        if !key_safe(&room.code) {
+            return Err(StoreError::Conflict("malformed room code".into()));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.claim_room.prepare_invoke();
+        inv.key(self.room_key(&room.code))
+            .arg(flat(to_fields(room)?));
+        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        Ok(r == 1)
+    }
+
+    /// Runs a pipeline of writes: as one transaction on a single server; on a Redis Cluster,
+    /// whose transactions cannot span hash slots, command by command (each is idempotent, and
+    /// the caller retries the whole on failure).
+    async fn run_writes(&self, pipe: redis::Pipeline) -> StoreResult<()> {
+        let mut conn = self.conn();
+        if !conn.is_cluster() {
+            let mut pipe = pipe;
+            pipe.atomic();
+            return self.run(pipe.query_async::<()>(&mut conn)).await;
+        }
+        for cmd in pipe.cmd_iter() {
+            self.run(cmd.query_async::<()>(&mut conn)).await?;
+        }
+        Ok(())
+    }
+
     fn mark_down(&self, why: &str) {
         if self.inner.up.swap(false, Ordering::Relaxed) {
             tracing::warn!(
@@ -285,7 +353,7 @@ impl RedisStore {
         }
     }
 
-    fn conn(&self) -> ConnectionManager {
+    fn conn(&self) -> RedisConn {
         self.inner.conn.clone()
     }
 }
@@ -398,16 +466,30 @@ impl Store for RedisStore {
                 "malformed player id or token hash".into(),
             ));
         }
+        // Two keys in two hash slots (a cluster cannot script them together): the token is
+        // taken first, then the player; a taken id gives the token back.
         let mut conn = self.conn();
+        let token_key = self.key(&["token", &player.token_hash]);
+        let taken: Option<String> = self
+            .run(
+                redis::cmd("SET")
+                    .arg(&token_key)
+                    .arg(&player.id)
+                    .arg("NX")
+                    .query_async(&mut conn),
+            )
+            .await?;
+        if taken.is_none() {
+            return Err(StoreError::Conflict("token hash exists".into()));
+        }
         let mut inv = self.inner.scripts.create_player.prepare_invoke();
-        inv.key(self.key(&["player", &player.id]))
-            .key(self.key(&["token", &player.token_hash]))
-            .arg(&player.id)
+        inv.key(self.player_key(&player.id, None))
             .arg(flat(to_fields(player)?));
         let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         if created == 1 {
             Ok(())
         } else {
+            let _: Result<(), _> = self.run(conn.del(&token_key)).await;
             Err(StoreError::Conflict(format!("player {} exists", player.id)))
         }
     }
@@ -431,7 +513,7 @@ impl Store for RedisStore {
         }
         let mut conn = self.conn();
         let fields: HashMap<String, String> =
-            self.run(conn.hgetall(self.key(&["player", id]))).await?;
+            self.run(conn.hgetall(self.player_key(id, None))).await?;
         from_fields(fields)
     }
 
@@ -439,36 +521,25 @@ impl Store for RedisStore {
         if !key_safe(&room.code) {
             return Err(StoreError::Conflict("malformed room code".into()));
         }
-        let key = self.key(&["room", &room.code]);
-        let waiting = self.key(&["rooms", "waiting"]);
+        let key = self.room_key(&room.code);
         let mut pipe = redis::pipe();
         pipe.atomic()
             .del(&key)
             .ignore()
             .hset_multiple(&key, &to_fields(room)?)
             .ignore();
-        if room.status == "waiting" {
-            pipe.sadd(&waiting, &room.code).ignore();
-        } else {
-            pipe.srem(&waiting, &room.code).ignore();
-        }
         let mut conn = self.conn();
-        self.run(pipe.query_async::<()>(&mut conn)).await
+        self.run(pipe.query_async::<()>(&mut conn)).await?;
+        self.index_room(&room.code, room.status == "waiting").await
     }
 
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
-        if !key_safe(&room.code) {
-            return Err(StoreError::Conflict("malformed room code".into()));
+        let claimed = self.claim_room_record(room).await?;
+        if claimed {
+            self.index_room(&room.code, room.status == "waiting")
+                .await?;
         }
-        let mut conn = self.conn();
-        let mut inv = self.inner.scripts.claim_room.prepare_invoke();
-        inv.key(self.key(&["room", &room.code]))
-            .key(self.key(&["rooms", "waiting"]))
-            .arg(&room.code)
-            .arg(&room.status)
-            .arg(flat(to_fields(room)?));
-        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
-        Ok(r == 1)
+        Ok(claimed)
     }
 
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
@@ -476,8 +547,7 @@ impl Store for RedisStore {
             return Ok(None);
         }
         let mut conn = self.conn();
-        let fields: HashMap<String, String> =
-            self.run(conn.hgetall(self.key(&["room", code]))).await?;
+        let fields: HashMap<String, String> = self.run(conn.hgetall(self.room_key(code))).await?;
         from_fields(fields)
     }
 
@@ -487,19 +557,22 @@ impl Store for RedisStore {
         }
         let mut conn = self.conn();
         let mut inv = self.inner.scripts.create_game.prepare_invoke();
-        inv.key(self.game_key(&game.id))
-            .key(self.key(&["games", "unfinished"]))
-            .key(self.key(&["player", &game.players[0].id, "unfinished"]))
-            .key(self.key(&["player", &game.players[1].id, "unfinished"]))
-            .arg(&game.id)
-            .arg(game.created_ms)
-            .arg(flat(to_fields(game)?));
+        inv.key(self.game_key(&game.id)).arg(flat(to_fields(game)?));
         let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
-        if created == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Conflict(format!("game {} exists", game.id)))
+        if created != 1 {
+            return Err(StoreError::Conflict(format!("game {} exists", game.id)));
         }
+        // The indexes live in other hash slots: written after the game, each on its own. A
+        // crash in between leaves a game its players are not shown (nothing was played).
+        let unfinished = self.key(&["games", "unfinished"]);
+        self.run(conn.zadd::<_, _, _, ()>(&unfinished, &game.id, game.created_ms))
+            .await?;
+        for p in &game.players {
+            let key = self.player_key(&p.id, Some("unfinished"));
+            self.run(conn.zadd::<_, _, _, ()>(&key, &game.id, game.created_ms))
+                .await?;
+        }
+        Ok(())
     }
 
     async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
@@ -559,8 +632,7 @@ impl Store for RedisStore {
         };
         let now = ids::now_ms();
         let mut pipe = redis::pipe();
-        pipe.atomic()
-            .set(self.final_key(game_id), encode(finished)?)
+        pipe.set(self.final_key(game_id), encode(finished)?)
             .ignore()
             .zrem(self.key(&["games", "unfinished"]), game_id)
             .ignore()
@@ -571,17 +643,16 @@ impl Store for RedisStore {
             .arg(game_id)
             .ignore();
         for p in &game.players {
-            pipe.zrem(self.key(&["player", &p.id, "unfinished"]), game_id)
+            pipe.zrem(self.player_key(&p.id, Some("unfinished")), game_id)
                 .ignore()
                 .cmd("ZADD")
-                .arg(self.key(&["player", &p.id, "finished"]))
+                .arg(self.player_key(&p.id, Some("finished")))
                 .arg("NX")
                 .arg(now)
                 .arg(game_id)
                 .ignore();
         }
-        let mut conn = self.conn();
-        self.run(pipe.query_async::<()>(&mut conn)).await
+        self.run_writes(pipe).await
     }
 
     async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
@@ -598,7 +669,7 @@ impl Store for RedisStore {
             return Ok(Vec::new());
         }
         let mut conn = self.conn();
-        self.run(conn.zrange(self.key(&["player", player_id, "unfinished"]), 0, -1))
+        self.run(conn.zrange(self.player_key(player_id, Some("unfinished")), 0, -1))
             .await
     }
 
@@ -614,7 +685,7 @@ impl Store for RedisStore {
         }
         let mut conn = self.conn();
         let fields: HashMap<String, String> = self
-            .run(conn.hgetall(self.key(&["player", player_id, "ratings"])))
+            .run(conn.hgetall(self.player_key(player_id, Some("ratings"))))
             .await?;
         fields
             .into_iter()
@@ -626,12 +697,12 @@ impl Store for RedisStore {
         if !key_safe(kind) || ratings.iter().any(|(p, _)| !key_safe(p)) {
             return Err(StoreError::Conflict("malformed kind or player id".into()));
         }
-        // One MULTI: every rating of the game is written, or none.
+        // One MULTI on a single server: every rating of the game is written, or none. (A
+        // Redis Cluster keeps each player in its own slot: written one after the other.)
         let mut pipe = redis::pipe();
-        pipe.atomic();
         for (player, rating) in ratings {
             pipe.hset(
-                self.key(&["player", player, "ratings"]),
+                self.player_key(player, Some("ratings")),
                 kind,
                 encode(rating)?,
             )
@@ -639,8 +710,7 @@ impl Store for RedisStore {
             .zadd(self.key(&["ratings", kind]), player, rating.rating)
             .ignore();
         }
-        let mut conn = self.conn();
-        self.run(pipe.query_async::<()>(&mut conn)).await
+        self.run_writes(pipe).await
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
@@ -649,11 +719,10 @@ impl Store for RedisStore {
             .run(conn.smembers(self.key(&["rooms", "waiting"])))
             .await?;
         codes.sort();
-        let mut pipe = redis::pipe();
+        let mut all: Vec<HashMap<String, String>> = Vec::with_capacity(codes.len());
         for code in &codes {
-            pipe.hgetall(self.key(&["room", code]));
+            all.push(self.run(conn.hgetall(self.room_key(code))).await?);
         }
-        let all: Vec<HashMap<String, String>> = self.run(pipe.query_async(&mut conn)).await?;
         let mut rooms = Vec::new();
         for fields in all {
             if let Some(room) = from_fields::<RoomRecord>(fields)? {
