@@ -179,14 +179,27 @@ async fn a_dead_owners_games_move_to_the_survivors() {
         }
         games.push(Live { table, acked });
     }
+    // One more game whose clock runs out while its owner is dead: the new owner flags it,
+    // once.
+    let mut short = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"fischer","initial_ms":3_000,"increment_ms":0}),
+        "public",
+    )
+    .await;
+    short.step(1).await.expect("a move");
+    short.step(2).await.expect("a move");
     assert_eq!(
         owned(&nodes[1]),
-        20,
+        21,
         "the joiners' node created (owns) the games"
     );
     let (_, metrics) = nodes[1].http_get("/metrics");
     assert!(
-        metrics.contains("stoa_cluster_games_owned{node=\"k2\"} 20"),
+        metrics.contains("stoa_cluster_games_owned{node=\"k2\"} 21"),
         "{metrics}"
     );
 
@@ -195,12 +208,12 @@ async fn a_dead_owners_games_move_to_the_survivors() {
     let deadline = killed + Duration::from_millis(LEASE_MS + 2_000);
     loop {
         let survivors = owned(&nodes[0]) + owned(&nodes[2]);
-        if survivors == 20 {
+        if survivors == 21 {
             break;
         }
         assert!(
             Instant::now() < deadline,
-            "only {survivors} of 20 games taken over within the lease + 2 s"
+            "only {survivors} of 21 games taken over within the lease + 2 s"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -230,6 +243,25 @@ async fn a_dead_owners_games_move_to_the_survivors() {
             .await;
         assert_eq!(ok["t"], "ok", "{ok}");
     }
+    // The short game's flag fell on the new owner, exactly once.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let flagged = loop {
+        let (_, doc) = nodes[0].api_game(&short.game_id, None);
+        if doc["status"]["state"] == "ended" {
+            break doc;
+        }
+        assert!(Instant::now() < deadline, "the flag never fell: {doc}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(flagged["status"]["reason"], "timeout", "{flagged}");
+    let log = redis
+        .command(&format!("LRANGE cl:game:{{{}}}:log 0 -1", short.game_id))
+        .expect("the log");
+    assert_eq!(
+        log.matches("\"type\":\"timeout\"").count(),
+        1,
+        "one timeout event: {log}"
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     for g in &games {
         let (status, doc) = nodes[0].api_game(&g.table.game_id, None);
@@ -350,6 +382,19 @@ async fn queues_and_the_lobby_span_the_nodes() {
         .until(&mut viewer, |d| d["games"].get(&game_id).is_some())
         .await;
     assert_eq!(lobby.doc["games"][&game_id]["kind"], "unane");
+    // The room of node 1 starts with a joiner on node 2 (node 2 owns that game): the room
+    // leaves every lobby and the game joins them.
+    let mut joiner = Client::guest(&nodes[1], "joiner").await;
+    let joined = joiner.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(joined["room"]["status"], "started", "{joined}");
+    let room_game = joined["room"]["game_id"].as_str().expect("id").to_string();
+    lobby
+        .until(&mut viewer, |d| {
+            d["rooms"].get(&code).is_none() && d["games"].get(&room_game).is_some()
+        })
+        .await;
+    assert_eq!(lobby.doc["games"][&room_game]["kind"], "akron");
+    lobby.assert_equals_fresh(&mut viewer, &nodes[2]).await;
     assert!(
         lobby.doc["online"].as_u64().unwrap_or(0) >= 4,
         "{}",
