@@ -560,3 +560,39 @@ async fn three_nodes_over_a_redis_cluster() {
     // The players' unfinished/finished indexes, rooms and leases all worked across slots.
     assert_eq!(health(&nodes[0]).1["nodes"], json!(["r1", "r2", "r3"]));
 }
+
+/// A player connected to a node that dies shows offline in the crowd once the node's
+/// heartbeat is gone (the owner forgets what a dead node reported), so an abandonment can
+/// be claimed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_on_a_dead_node_goes_offline() {
+    let redis = RedisServer::start();
+    let mut nodes = vec![node(&redis, "p1"), node(&redis, "p2")];
+    // The host on node 2, the guest (and the game's owner) on node 1.
+    let mut t = Table::open_across(
+        &nodes[1],
+        &nodes[0],
+        "unane",
+        json!({"width":4,"height":3}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    let host_side = stoa_tests::side_of(&t.guest_doc.doc, &t.host.player_id).expect("side");
+    let game_id = t.game_id.clone();
+    let side = host_side.clone();
+    t.guest
+        .crowd_where(&game_id, |c| c["online"][&side] == true)
+        .await;
+    let killed = Instant::now();
+    nodes[1].kill9();
+    let side = host_side.clone();
+    t.guest
+        .crowd_where(&game_id, |c| c["online"][&side] == false)
+        .await;
+    assert!(
+        killed.elapsed() < Duration::from_millis(3 * LEASE_MS + 3_000),
+        "took {:?}",
+        killed.elapsed()
+    );
+}

@@ -72,6 +72,8 @@ pub struct Cluster {
     sink: Mutex<Option<PubSubSink>>,
     /// Games whose lease this node holds.
     owned: Mutex<HashSet<String>>,
+    /// The nodes seen alive at the last heartbeat.
+    live: Mutex<HashSet<String>>,
     /// Games this node follows (their channels are subscribed).
     followed: Mutex<HashSet<String>>,
     /// One attach at a time: two requests for the same game must not start two followers.
@@ -121,6 +123,7 @@ impl Cluster {
             lease_ms: lease_ms.max(300),
             sink: Mutex::new(None),
             owned: Mutex::new(HashSet::new()),
+            live: Mutex::new(HashSet::new()),
             followed: Mutex::new(HashSet::new()),
             attaching: tokio::sync::Mutex::new(()),
             hub: OnceLock::new(),
@@ -495,6 +498,10 @@ impl Cluster {
                 continue;
             }
             self.heartbeat().await;
+            let nodes = self.nodes().await;
+            if !nodes.is_empty() {
+                *lock(&self.live) = nodes.into_iter().collect();
+            }
             self.elect(&hub).await;
             self.renew_all(&hub).await;
             self.claim_lapsed(&hub).await;
@@ -847,6 +854,12 @@ impl Peers for Cluster {
                 tracing::warn!(game = %game, error = %e, "cannot follow the game's channel");
             }
         }
+    }
+
+    fn is_live(&self, node: &str) -> bool {
+        let live = lock(&self.live);
+        // Before the first reading every node counts as alive.
+        live.is_empty() || live.contains(node)
     }
 
     fn unfollow(&self, game: &str) {

@@ -1122,6 +1122,35 @@ impl Actor {
         self.update_summary();
     }
 
+    /// An owner forgets what dead nodes reported (their players are gone, their spectators
+    /// too), so a dead node never keeps a player "online" and blocks an abandonment claim.
+    async fn forget_dead_nodes(&mut self) {
+        let Some(peers) = self.caps.peers.clone() else {
+            return;
+        };
+        let mut dead: Vec<String> = self
+            .remote_online
+            .values()
+            .flatten()
+            .chain(self.remote_watchers.keys())
+            .filter(|n| !peers.is_live(n))
+            .cloned()
+            .collect();
+        if dead.is_empty() {
+            return;
+        }
+        dead.sort();
+        dead.dedup();
+        for node in &dead {
+            self.remote_watchers.remove(node);
+            let players: Vec<String> = self.remote_online.keys().cloned().collect();
+            for p in players {
+                self.presence(&p, Some(node), false).await;
+            }
+        }
+        self.flush_crowd().await;
+    }
+
     /// This node no longer owns the game: it follows whoever does.
     async fn demote(&mut self, why: &str) {
         if self.is_follower() {
@@ -1245,6 +1274,7 @@ impl Actor {
     /// write, log the resume of a stopped clock, store a final document that could not be
     /// stored.
     async fn upkeep(&mut self) {
+        self.forget_dead_nodes().await;
         let available = self.caps.store.available();
         if !available && !self.store_paused && self.core.result().is_none() {
             tracing::warn!("store unreachable: moves are refused and the clock stands still");

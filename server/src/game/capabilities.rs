@@ -57,6 +57,9 @@ pub trait Peers: Send + Sync {
     /// This node follows a game from now on (an owner that lost its lease): its channel is
     /// subscribed when this returns.
     async fn follow(&self, game: &str);
+    /// Whether a node sent a heartbeat recently (its reports of players and spectators
+    /// still count).
+    fn is_live(&self, node: &str) -> bool;
     /// A follower stopped: its game's channel is no longer needed here.
     fn unfollow(&self, game: &str);
 }
