@@ -567,7 +567,7 @@ async fn three_nodes_over_a_redis_cluster() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_on_a_dead_node_goes_offline() {
     let redis = RedisServer::start();
-    let mut nodes = vec![node(&redis, "p1"), node(&redis, "p2")];
+    let mut nodes = [node(&redis, "p1"), node(&redis, "p2")];
     // The host on node 2, the guest (and the game's owner) on node 1.
     let mut t = Table::open_across(
         &nodes[1],
