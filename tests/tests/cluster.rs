@@ -596,3 +596,65 @@ async fn a_player_on_a_dead_node_goes_offline() {
         killed.elapsed()
     );
 }
+
+/// A move sent through a follower to an owner that stops answering (SIGSTOP past its
+/// lease) is answered once the game has changed hands, from the log: `unavailable`, and it
+/// was not played — not even when the old owner wakes up with the request still queued.
+/// Sent again, it is played once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "w1"), node(&redis, "w2"), node(&redis, "w3")];
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    // Play until the host (on node 1, a follower) is to act.
+    let mut seed = 1;
+    while t.to_act_is_host() != Some(true) {
+        t.step(seed).await.expect("a move");
+        seed += 1;
+    }
+    t.step(seed).await.expect("a move");
+    t.step(seed + 1).await.expect("a move");
+    let before = t.host_doc.doc["moves"].as_array().map(Vec::len);
+    let game_id = t.game_id.clone();
+    let legal = t
+        .host
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    let mv = legal["moves"][0].as_str().expect("a move").to_string();
+    let owner_pid = nodes[1].pid();
+    stoa_tests::signal(owner_pid, "-STOP");
+    let answer = t
+        .host
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":t.host_doc.seq}))
+        .await;
+    assert_eq!(answer["code"], "unavailable", "{answer}");
+    stoa_tests::signal(owner_pid, "-CONT");
+    tokio::time::sleep(Duration::from_millis(2 * LEASE_MS)).await;
+    let (_, doc) = nodes[2].api_game(&game_id, None);
+    assert_eq!(
+        doc["moves"].as_array().map(Vec::len),
+        before,
+        "an unavailable move was played: {doc}"
+    );
+    t.host_doc.absorb_pending(&mut t.host);
+    let ok = t
+        .host
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":t.host_doc.seq}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, doc) = nodes[2].api_game(&game_id, None);
+    assert_eq!(
+        doc["moves"].as_array().map(Vec::len),
+        before.map(|n| n + 1),
+        "played once: {doc}"
+    );
+}

@@ -71,6 +71,51 @@ enum Role {
     },
 }
 
+/// A command a follower forwarded to the owner, waiting for the answer.
+struct Forwarded {
+    reply: super::Reply,
+    at: Instant,
+    player: String,
+    act: Act,
+    /// The follower's seq when it was sent: an event of this player's after it is the
+    /// command's doing.
+    seq: u64,
+    /// The owner it was sent to: once another node holds the lease, that one can no longer
+    /// write, and the log tells what the command did.
+    owner: String,
+}
+
+/// Whether a logged action is what a player's command does.
+fn act_made(act: &Act, action: &ActionKind) -> bool {
+    use stoa_protocol::wire::DrawAction;
+    matches!(
+        (act, action),
+        (Act::Move { .. }, ActionKind::Move { .. })
+            | (Act::Resign, ActionKind::Resign)
+            | (
+                Act::Draw {
+                    action: DrawAction::Offer
+                },
+                ActionKind::DrawOffer
+            )
+            | (
+                Act::Draw {
+                    action: DrawAction::Accept
+                },
+                ActionKind::DrawAccept
+            )
+            | (
+                Act::Draw {
+                    action: DrawAction::Decline
+                },
+                ActionKind::DrawDecline
+            )
+            | (Act::Abort, ActionKind::Abort)
+            | (Act::Claim, ActionKind::Claim)
+            | (Act::Rematch, ActionKind::Rematch { .. })
+    )
+}
+
 /// How long a follower waits for the owner's answer to a forwarded command.
 const REMOTE_ANSWER: Duration = Duration::from_secs(10);
 
@@ -86,7 +131,7 @@ struct Actor {
     /// The owner's last `game.crowd` frame (follower only).
     last_crowd: Option<Utf8Bytes>,
     /// Commands forwarded to the owner, waiting for its answer (follower only).
-    pending: HashMap<u64, (super::Reply, Instant)>,
+    pending: HashMap<u64, Forwarded>,
     next_req: u64,
     /// When the last local subscriber left (a follower nobody here needs stops).
     idle_since: Option<Instant>,
@@ -474,6 +519,14 @@ impl Actor {
     /// Decides and commits a player's command, then answers it — or, when the store's
     /// answer is lost, leaves it waiting until the log settles what happened.
     async fn act(&mut self, player_id: &str, act: Act, reply: super::Reply) {
+        self.act_from(player_id, act, reply, true).await;
+    }
+
+    /// [`Actor::act`]; `local`: the command came from this node's session, so when this node
+    /// turns out to have lost the game it goes on to the new owner. A command another node
+    /// forwarded is answered `unavailable` instead (nothing was written): its sender settles
+    /// it, and must never see it played behind its back.
+    async fn act_from(&mut self, player_id: &str, act: Act, reply: super::Reply, local: bool) {
         let (event, answer) = match self.decide(player_id, act.clone()).await {
             Ok(Decision::Record(event)) => {
                 let seq = event.seq;
@@ -498,11 +551,17 @@ impl Actor {
             Err(Committed::Not(e)) => {
                 let _ = reply.send(Err(e));
             }
-            Err(Committed::Moved) => {
+            Err(Committed::Moved) if local => {
                 // Nothing was written here: the new owner decides on the same command.
                 let player_id = player_id.to_string();
                 self.forward(RemoteOp::Act { player_id, act }, Some(reply))
                     .await;
+            }
+            Err(Committed::Moved) => {
+                let _ = reply.send(Err(ApiError::new(
+                    ErrorCode::Unavailable,
+                    "this game moved to another server: try again",
+                )));
             }
             Err(Committed::InDoubt(e)) => {
                 if let Some(doubt) = &mut self.in_doubt {
@@ -956,6 +1015,17 @@ impl Actor {
         };
         let req = self.next_req;
         self.next_req += 1;
+        let forwarded = match (&op, reply) {
+            (RemoteOp::Act { player_id, act }, Some(reply)) => Some(Forwarded {
+                reply,
+                at: Instant::now(),
+                player: player_id.clone(),
+                act: act.clone(),
+                seq: self.core.seq(),
+                owner: owner.clone(),
+            }),
+            _ => None,
+        };
         let message = BusMessage::Request {
             game: self.core.id().to_string(),
             from: peers.node().to_string(),
@@ -963,14 +1033,14 @@ impl Actor {
             op,
         };
         if peers.send_to(&owner, &message).await {
-            if let Some(reply) = reply {
-                self.pending.insert(req, (reply, Instant::now()));
+            if let Some(f) = forwarded {
+                self.pending.insert(req, f);
             }
         } else {
             // Nobody listens there: the owner is gone; ask again next time.
             self.role = Role::Follower { owner: None };
-            if let Some(reply) = reply {
-                let _ = reply.send(Err(unavailable()));
+            if let Some(f) = forwarded {
+                let _ = f.reply.send(Err(unavailable()));
             }
         }
     }
@@ -999,8 +1069,8 @@ impl Actor {
             }
             BusMessage::Request { from, req, op, .. } => self.remote(from, req, op).await,
             BusMessage::Reply { req, result, .. } => {
-                if let Some((reply, _)) = self.pending.remove(&req) {
-                    let _ = reply.send(result.into());
+                if let Some(f) = self.pending.remove(&req) {
+                    let _ = f.reply.send(result.into());
                 }
             }
             _ => {}
@@ -1030,7 +1100,7 @@ impl Actor {
         match op {
             RemoteOp::Act { player_id, act } => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
-                self.act(&player_id, act, tx).await;
+                self.act_from(&player_id, act, tx, false).await;
                 let game = self.core.id().to_string();
                 // The events went out before the answer: a follower sees the diff first.
                 tokio::spawn(async move {
@@ -1095,14 +1165,10 @@ impl Actor {
             return;
         }
         self.heal().await;
+        let waiting: Vec<u64> = self.pending.keys().copied().collect();
+        self.settle_forwarded(waiting).await;
         self.role = Role::Owner;
         tracing::info!(seq = self.core.seq(), "took the game over");
-        for (reply, _) in std::mem::take(&mut self.pending).into_values() {
-            let _ = reply.send(Err(ApiError::new(
-                ErrorCode::Unavailable,
-                "this game changed servers: try again",
-            )));
-        }
         if self.core.result().is_some() {
             // The old owner may have died before storing the final document.
             self.finish_unsaved = true;
@@ -1226,17 +1292,71 @@ impl Actor {
         let late: Vec<u64> = self
             .pending
             .iter()
-            .filter(|(_, (_, at))| at.elapsed() >= REMOTE_ANSWER)
+            .filter(|(_, f)| f.at.elapsed() >= REMOTE_ANSWER)
             .map(|(req, _)| *req)
             .collect();
-        for req in late {
-            if let Some((reply, _)) = self.pending.remove(&req) {
-                let _ = reply.send(Err(ApiError::new(
-                    ErrorCode::Unavailable,
-                    "the game's server did not answer: check the game before trying again",
-                )));
+        if late.is_empty() {
+            return;
+        }
+        // A slow owner that still holds the lease may still play the command: wait on. An
+        // owner that lost it can no longer write: the log tells.
+        let current = match &self.caps.peers {
+            Some(peers) => peers.owner_of(self.core.id()).await,
+            None => None,
+        };
+        let (waiting, settle): (Vec<u64>, Vec<u64>) = late
+            .into_iter()
+            .partition(|req| self.pending.get(req).map(|f| &f.owner) == current.as_ref());
+        for req in waiting {
+            if let Some(f) = self.pending.get_mut(&req) {
+                f.at = Instant::now();
             }
-            self.role = Role::Follower { owner: None };
+        }
+        if !settle.is_empty() {
+            self.role = Role::Follower { owner: current };
+            self.heal().await;
+            self.settle_forwarded(settle).await;
+        }
+    }
+
+    /// Answers forwarded commands whose answer will not come (the owner died or is silent)
+    /// from the log, as the owner would have: success if the log holds the player's action
+    /// after the command was sent, otherwise `unavailable` — and then nothing changed.
+    async fn settle_forwarded(&mut self, reqs: Vec<u64>) {
+        if reqs.is_empty() {
+            return;
+        }
+        let log = self
+            .caps
+            .store_call(self.caps.store.actions(self.core.id()))
+            .await;
+        for req in reqs {
+            let Some(f) = self.pending.remove(&req) else {
+                continue;
+            };
+            let Ok(log) = &log else {
+                // The log cannot tell now: the command waits (asked again next tick) rather
+                // than get an answer that may be wrong.
+                self.pending.insert(
+                    req,
+                    Forwarded {
+                        at: Instant::now(),
+                        ..f
+                    },
+                );
+                continue;
+            };
+            let made = log
+                .iter()
+                .find(|e| e.seq > f.seq && e.player_id == f.player && act_made(&f.act, &e.action));
+            let answer = match made {
+                Some(e) => Ok(Answer::Ok { seq: e.seq }),
+                None => Err(ApiError::new(
+                    ErrorCode::Unavailable,
+                    "this game changed servers and your command was not played: try again",
+                )),
+            };
+            let _ = f.reply.send(answer);
         }
     }
 
