@@ -88,8 +88,20 @@ async fn ws_upgrade(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
     let ip = client_ip(peer, &headers, hub.config.trust_proxy);
-    if !hub.ip_limiter.allow(ip, Instant::now()) {
+    let allowed = hub.ip_limiter.allow(ip, Instant::now())
+        && match &hub.cluster {
+            // In a cluster the window is counted in Redis too: a client spreading its
+            // connections over the nodes meets the same limit.
+            Some(cluster) => {
+                cluster
+                    .allow_ip(ip, hub.config.ip_conn_limit, hub.config.ip_window_ms)
+                    .await
+            }
+            None => true,
+        };
+    if !allowed {
         Metrics::inc(&hub.metrics.connections_refused);
+        tracing::info!(%ip, "new connection refused: per-IP limit");
         return (StatusCode::TOO_MANY_REQUESTS, "too many new connections").into_response();
     }
     let max = hub.config.max_frame_bytes;

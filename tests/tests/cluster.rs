@@ -658,3 +658,39 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
         "played once: {doc}"
     );
 }
+
+/// The per-IP limit on new connections holds across the nodes: a client spreading its
+/// connections over two nodes meets the same window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_per_ip_connection_limit_holds_across_nodes() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let start = |id: &str| {
+        Server::start_with(&[
+            "--redis",
+            &url,
+            "--redis-prefix",
+            "ip",
+            "--cluster",
+            "--node-id",
+            id,
+            "--ip-conn-limit",
+            "3",
+            "--ip-window-ms",
+            "600000",
+        ])
+    };
+    let nodes = [start("i1"), start("i2")];
+    let mut open = Vec::new();
+    for n in [&nodes[0], &nodes[1], &nodes[0]] {
+        open.push(Client::connect(n).await);
+    }
+    for n in &nodes {
+        let refused = tokio_tungstenite::connect_async(n.ws_url()).await;
+        assert!(
+            refused.is_err(),
+            "a 4th connection in the window is refused on {}",
+            n.addr
+        );
+    }
+}

@@ -382,6 +382,26 @@ impl Cluster {
         }
     }
 
+    /// Counts a new connection from `ip` in the cluster-wide window (fixed windows of
+    /// `window_ms`); `false` past `limit`. When Redis cannot tell, the node's own limit alone
+    /// applies.
+    pub async fn allow_ip(&self, ip: std::net::IpAddr, limit: u32, window_ms: u64) -> bool {
+        let window_ms = window_ms.max(1);
+        let slot = crate::ids::now_ms() / window_ms;
+        let key = self
+            .store
+            .key(&["ipwin", &ip.to_string(), &slot.to_string()]);
+        let mut conn = self.store.connection();
+        let mut pipe = redis::pipe();
+        pipe.incr(&key, 1u32)
+            .pexpire(&key, (2 * window_ms) as i64)
+            .ignore();
+        match self.store.call(pipe.query_async::<(u64,)>(&mut conn)).await {
+            Ok((n,)) => n <= u64::from(limit),
+            Err(_) => true,
+        }
+    }
+
     /// Games this node owns now.
     pub fn owned_count(&self) -> usize {
         lock(&self.owned).len()
