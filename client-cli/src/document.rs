@@ -265,16 +265,61 @@ pub struct ClockReading {
     pub period_ms: Option<i64>,
 }
 
-/// Text for the end of a game: `white palace`, `draw agreement`, `none aborted` (an
-/// aborted game has no result at all).
+/// The end of a game for scripts (plain mode's `game over:` line): `<winner> wins by
+/// <reason>`, `draw by <reason>`, or `aborted` (an aborted game has no result at all).
 pub fn outcome_text(status: &Status) -> String {
     let reason = status.reason.as_deref().unwrap_or("unknown");
-    let winner = match (&status.winner, reason) {
-        (Some(w), _) => w.as_str(),
-        (None, "aborted") => "none",
-        (None, _) => "draw",
+    match (&status.winner, reason) {
+        (_, "aborted") => "aborted".into(),
+        (Some(w), _) => format!("{w} wins by {reason}"),
+        (None, _) => format!("draw by {reason}"),
+    }
+}
+
+/// The end of a game as people say it: "Black resigned — White wins", "White ran out of
+/// time — Black wins", "Game aborted", "Draw by agreement". `sides` are the game's two side
+/// names (to name the loser).
+pub fn ending_sentence(status: &Status, sides: &[String]) -> String {
+    let reason = status.reason.as_deref().unwrap_or("unknown");
+    let Some(winner) = &status.winner else {
+        return match reason {
+            "aborted" => "Game aborted".into(),
+            "agreement" => "Draw by agreement".into(),
+            "repetition" => "Draw: the same position came up three times".into(),
+            "no_capture_limit" => "Draw: 20 turns without a capture".into(),
+            "passes" => "Draw: both players passed".into(),
+            other => format!("Draw ({})", other.replace('_', " ")),
+        };
     };
-    format!("{winner} {reason}")
+    let loser = sides
+        .iter()
+        .find(|s| *s != winner)
+        .cloned()
+        .unwrap_or_else(|| "the opponent".into());
+    let (w, l) = (capitalized(winner), capitalized(&loser));
+    let why = match reason {
+        "resign" => format!("{l} resigned"),
+        "timeout" => format!("{l} ran out of time"),
+        "abandoned" => format!("{l} left the game"),
+        "no_moves" => format!("{l} had no legal move"),
+        "one_group" => format!("{w} connected their pieces into one group"),
+        "connection" => format!("{w} connected their two edges"),
+        "palace" => format!("{w} took a palace"),
+        "corners" => format!("{w} holds enough corners"),
+        "repetition" => "The same position came up three times".into(),
+        "passes" => "Both players passed".into(),
+        "no_capture_limit" => "20 turns passed without a capture".into(),
+        other => other.replace('_', " "),
+    };
+    format!("{why} — {w} wins")
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// Cell names mentioned in a move (for highlighting the last move), found without rules
@@ -305,6 +350,63 @@ pub fn cells_in_move(mv: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn ended(winner: Option<&str>, reason: &str) -> Status {
+        Status {
+            ended: true,
+            winner: winner.map(String::from),
+            reason: Some(reason.into()),
+        }
+    }
+
+    #[test]
+    fn endings_name_the_winner_and_why() {
+        let sides = ["white".to_string(), "black".to_string()];
+        let cases = [
+            (
+                Some("white"),
+                "resign",
+                "Black resigned — White wins",
+                "white wins by resign",
+            ),
+            (
+                Some("black"),
+                "timeout",
+                "White ran out of time — Black wins",
+                "black wins by timeout",
+            ),
+            (
+                Some("white"),
+                "abandoned",
+                "Black left the game — White wins",
+                "white wins by abandoned",
+            ),
+            (
+                Some("black"),
+                "one_group",
+                "Black connected their pieces into one group — Black wins",
+                "black wins by one_group",
+            ),
+            (None, "aborted", "Game aborted", "aborted"),
+            (None, "agreement", "Draw by agreement", "draw by agreement"),
+            (
+                None,
+                "no_capture_limit",
+                "Draw: 20 turns without a capture",
+                "draw by no_capture_limit",
+            ),
+        ];
+        for (winner, reason, sentence, line) in cases {
+            let st = ended(winner, reason);
+            assert_eq!(ending_sentence(&st, &sides), sentence);
+            assert_eq!(outcome_text(&st), line);
+        }
+        let akron = ["vert".to_string(), "horz".to_string()];
+        assert_eq!(
+            ending_sentence(&ended(Some("horz"), "connection"), &akron),
+            "Horz connected their two edges — Horz wins"
+        );
+    }
 
     #[test]
     fn applies_diffs_in_order_and_detects_gaps() {

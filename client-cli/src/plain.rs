@@ -11,7 +11,7 @@
 //! error <code>: <message>
 //! draw offered by <side>
 //! spectators <n> | <side> online | <side> offline
-//! game over: <winner|draw> <reason>
+//! game over: <side> wins by <reason> | draw by <reason> | aborted
 //! ```
 //!
 //! Why stdin EOF does not quit a game: a script may pipe its moves and close stdin; the client

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::board::{self, Drawing, Sides};
 use crate::clock_spec;
-use crate::document::{cells_in_move, outcome_text, GameDoc};
+use crate::document::{cells_in_move, ending_sentence, GameDoc};
 
 /// The board drawing of a document, last move highlighted.
 pub fn drawing(g: GameDoc) -> Drawing {
@@ -78,7 +78,7 @@ pub fn status_sentence(g: GameDoc, me: Option<&str>) -> String {
             (Some(_), Some(_)) => " (you lost)",
             _ => "",
         };
-        return format!("game over: {}{verdict}", outcome_text(&status));
+        return format!("{}{verdict}", ending_sentence(&status, &g.sides()));
     }
     let mut s = match (g.to_act(), me) {
         (Some(side), Some(m)) if side == m => format!("your turn ({side})"),

@@ -147,7 +147,7 @@ fn errors_draw_and_private_watch_by_code() {
     clients.send(host, "draw accept");
     for c in [host, guest, watcher] {
         let line = clients.wait(c, |l| l.starts_with("game over: "));
-        assert_eq!(line, "game over: draw agreement");
+        assert_eq!(line, "game over: draw by agreement");
     }
     // Rematch: asked by one, seen by the other, started for both with sides exchanged.
     clients.send(guest, "rematch");
@@ -165,7 +165,7 @@ fn errors_draw_and_private_watch_by_code() {
     clients.send(guest, "abort");
     for c in [host, guest] {
         let line = clients.wait(c, |l| l.starts_with("game over: "));
-        assert_eq!(line, "game over: none aborted");
+        assert_eq!(line, "game over: aborted");
     }
     clients.close_stdin(host);
     clients.close_stdin(guest);
@@ -205,7 +205,7 @@ fn play_pairs_two_players_through_the_queue() {
     for c in [a, b] {
         assert_eq!(
             clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: none aborted"
+            "game over: aborted"
         );
     }
     clients.close_stdin(a);
@@ -254,7 +254,7 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
     for c in [host, guest, lobby] {
         assert_eq!(
             clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: white resign"
+            "game over: white wins by resign"
         );
     }
     clients.close_stdin(host);
@@ -302,7 +302,7 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
     for c in [host, guest] {
         assert_eq!(
             clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: white resign"
+            "game over: white wins by resign"
         );
     }
     clients.close_stdin(host);

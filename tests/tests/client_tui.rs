@@ -173,6 +173,13 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
         s.contains("error not_your_turn")
     });
 
+    // The host (black) resigns: the TUI says who resigned and who won, in words.
+    clients.send(host, "resign");
+    clients.wait(host, |l| l == "game over: white wins by resign");
+    tmux.wait_screen("the ending in words", |s| {
+        s.contains("Black resigned — White wins (you won)")
+    });
+
     tmux.keys(&["C-c"]);
 }
 

@@ -404,14 +404,14 @@ pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script 
     }
     match game.outcome() {
         Some(o) => {
-            let winner = o
-                .winner
-                .map(|s| gk.side_names[s.index()].to_string())
-                .unwrap_or_else(|| "draw".into());
+            let outcome = match o.winner {
+                Some(s) => format!("{} wins by {}", gk.side_names[s.index()], o.reason.as_str()),
+                None => format!("draw by {}", o.reason.as_str()),
+            };
             Script {
                 moves,
                 resign_side: None,
-                outcome: format!("{winner} {}", o.reason.as_str()),
+                outcome,
             }
         }
         None => {
@@ -419,7 +419,7 @@ pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script 
             Script {
                 moves,
                 resign_side: Some(gk.side_names[side.index()].to_string()),
-                outcome: format!("{} resign", gk.side_names[side.other().index()]),
+                outcome: format!("{} wins by resign", gk.side_names[side.other().index()]),
             }
         }
     }
