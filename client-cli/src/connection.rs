@@ -114,6 +114,8 @@ pub struct Target {
     pub token: Option<String>,
     /// Name for a new guest.
     pub name: Option<String>,
+    /// Extra trusted certificates (PEM file) for `wss://`.
+    pub ca_file: Option<String>,
 }
 
 /// Why the first connection failed.
@@ -203,9 +205,19 @@ impl Connection {
 /// Opens the websocket and performs hello/welcome. Returns the server time of `welcome`.
 async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> {
     let attempt = async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(target.url.as_str())
-            .await
-            .map_err(|e| ConnectError::Network(format!("{}: {e}", target.url)))?;
+        let connector = if target.url.starts_with("wss://") {
+            Some(crate::tls::connector(target.ca_file.as_deref()).map_err(ConnectError::Network)?)
+        } else {
+            None
+        };
+        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(
+            target.url.as_str(),
+            None,
+            false,
+            connector,
+        )
+        .await
+        .map_err(|e| ConnectError::Network(format!("{}: {e}", target.url)))?;
         let mut hello = json!({"t": "hello", "protocol": 1});
         if let Some(token) = &target.token {
             hello["token"] = json!(token);

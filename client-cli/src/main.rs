@@ -19,6 +19,7 @@ mod plain;
 mod present;
 mod rules;
 mod session;
+mod tls;
 mod tui;
 
 /// Stoa reference client.

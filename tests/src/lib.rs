@@ -50,13 +50,30 @@ pub fn build_binaries() {
             // An optimised tool (the load generator) drives the optimised server.
             args.push("--release");
         }
-        let status = Command::new(env!("CARGO"))
-            .current_dir(&root)
-            .args(args)
-            .status()
-            .expect("run cargo build");
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(&root).args(args);
+        clean_cargo_env(&mut cmd);
+        let status = cmd.status().expect("run cargo build");
         assert!(status.success(), "building stoa-server failed");
     });
+}
+
+/// Removes what `cargo test` set for this test process (package variables, the library
+/// path) from a nested `cargo build`: build scripts that watch the environment would
+/// otherwise see a change and rebuild their crates on every test run.
+pub fn clean_cargo_env(cmd: &mut Command) {
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else {
+            continue;
+        };
+        let keep = matches!(key, "CARGO" | "CARGO_HOME" | "CARGO_TARGET_DIR")
+            || key.starts_with("CARGO_BUILD_")
+            || key.starts_with("CARGO_REGISTRIES_")
+            || key.starts_with("CARGO_NET_");
+        if (key.starts_with("CARGO_") && !keep) || key == "LD_LIBRARY_PATH" {
+            cmd.env_remove(key);
+        }
+    }
 }
 
 /// Flags for a server that does not get in the way of scripted clients.

@@ -37,6 +37,10 @@ pub struct Global {
     /// Display name for a new guest identity (1-24 characters).
     #[arg(long, env = "STOA_NAME", global = true)]
     pub name: Option<String>,
+    /// Extra trusted certificates (PEM) for a wss:// server with a private or self-signed
+    /// certificate; public certificates are trusted without it.
+    #[arg(long, env = "STOA_CA_FILE", global = true)]
+    pub ca_file: Option<String>,
 }
 
 /// Game settings shared by `play` and `host`.
@@ -114,21 +118,18 @@ pub fn server_url(text: &str) -> Result<String, String> {
         None => ("ws", t),
     };
     let rest = rest.trim_end_matches('/');
-    if scheme == "wss" {
+    if scheme != "ws" && scheme != "wss" {
         return Err(format!(
-            "{text}: this build of stoa speaks plain ws:// only (no TLS); use a ws:// address"
+            "{text}: the server address must be a ws:// or wss:// URL"
         ));
-    }
-    if scheme != "ws" {
-        return Err(format!("{text}: the server address must be a ws:// URL"));
     }
     if rest.is_empty() || rest.starts_with('/') {
         return Err(format!("{text}: no host in the server address"));
     }
     Ok(if rest.contains('/') {
-        format!("ws://{rest}")
+        format!("{scheme}://{rest}")
     } else {
-        format!("ws://{rest}/ws")
+        format!("{scheme}://{rest}/ws")
     })
 }
 
@@ -169,6 +170,7 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         url: global.server.clone(),
         token: stored.clone(),
         name: global.name.clone(),
+        ca_file: global.ca_file.clone(),
     };
     let opened = match Connection::open(target.clone()).await {
         Err(ConnectError::Refused(code, message)) if code == "unauthorized" && stored.is_some() => {
@@ -235,7 +237,14 @@ mod tests {
             "ws://example.org/ws"
         );
         assert_eq!(server_url("ws://h/custom/ws").unwrap(), "ws://h/custom/ws");
-        assert!(server_url("wss://example.org").is_err());
+        assert_eq!(
+            server_url("wss://example.org").unwrap(),
+            "wss://example.org/ws"
+        );
+        assert_eq!(
+            server_url("https://example.org:8443/").unwrap(),
+            "wss://example.org:8443/ws"
+        );
         assert!(server_url("ftp://x").is_err());
         assert!(server_url("ws://").is_err());
     }

@@ -34,6 +34,7 @@ pub fn build_binaries() {
         {
             cmd.arg("--release");
         }
+        stoa_tests::clean_cargo_env(&mut cmd);
         let status = cmd.status().expect("run cargo build");
         assert!(status.success(), "building stoa and stoa-server failed");
     });
