@@ -99,8 +99,6 @@ pub enum Pending {
     Start,
     /// `game.watch` (resync or fallback).
     Watch,
-    /// `room.join` used to spectate by room code.
-    WatchByCode,
     /// `game.legal` at a seq.
     Legal,
     /// `game.move`.
@@ -138,6 +136,8 @@ pub struct Session {
     awaiting_game: bool,
     /// The start request was cut off by a drop: send it again after reconnecting.
     retry_start: bool,
+    /// When to ask again to watch a room that was still waiting for its second player.
+    watch_retry_at: Option<Instant>,
     /// The lobby document.
     pub lobby: Option<Versioned>,
     /// Legal moves at a seq, for completion and `legal`.
@@ -190,6 +190,7 @@ impl Session {
                 started_side: None,
                 awaiting_game: false,
                 retry_start: false,
+                watch_retry_at: None,
                 lobby: None,
                 legal: None,
                 connected: true,
@@ -404,6 +405,7 @@ impl Session {
                 self.info(format!("game started {id} side {side}"));
             }
             "game.snapshot" => {
+                self.watch_retry_at = None;
                 let id = msg["game_id"].as_str().unwrap_or_default();
                 if self.game_id.is_none() && self.awaiting_game {
                     self.awaiting_game = false;
@@ -591,25 +593,6 @@ impl Session {
                     }
                 }
             }
-            Pending::WatchByCode => match answer {
-                Ok(msg) if msg["t"] == "room" => {
-                    // The room was still waiting: joining took its free seat.
-                    self.awaiting_game = false;
-                    self.phase = Phase::Joined;
-                    self.info("the room was waiting for a player: you took the seat");
-                }
-                Ok(msg) => {
-                    if let Some(id) = msg["game_id"].as_str() {
-                        if self.game_id.is_none() {
-                            self.game_id = Some(id.to_string());
-                        }
-                    }
-                }
-                Err(e) => {
-                    self.error(&e);
-                    self.fail();
-                }
-            },
             Pending::Legal => {
                 if let Ok(msg) = answer {
                     let moves = msg["moves"]
@@ -655,14 +638,26 @@ impl Session {
             Ok(m) => m,
             Err(e) => {
                 if let Start::Watch { target } = &self.start {
-                    if matches!(e.code(), "not_found" | "forbidden") {
-                        // Not a game id we may watch: try it as a room code (PROTOCOL.md:
-                        // joining a full or started room answers like game.watch).
-                        let code = target.clone();
-                        self.game_id = None;
-                        self.awaiting_game = true;
-                        self.room_code = Some(code.clone());
-                        self.request(Pending::WatchByCode, json!({"t":"room.join","code":code}));
+                    let target = target.clone();
+                    if e.code() == "conflict" && e.message().contains("waiting") {
+                        // A room still waiting for its second player: watch its game once
+                        // it starts (watching never takes the free seat).
+                        if self.watch_retry_at.is_none() {
+                            self.info(format!(
+                                "room {target} is waiting for its second player: watching starts with its game"
+                            ));
+                        }
+                        self.watch_retry_at = Some(Instant::now() + Duration::from_secs(2));
+                        return;
+                    }
+                    if e != RequestError::Disconnected {
+                        // Say what the user typed (a game id, or a room code).
+                        self.notes.push(Note::Error(format!(
+                            "error {}: cannot watch '{target}': {}",
+                            e.code(),
+                            e.message()
+                        )));
+                        self.fail();
                         return;
                     }
                 }
@@ -742,8 +737,19 @@ impl Session {
         }
     }
 
-    /// Periodic work: if a game started but no snapshot came, ask for it.
+    /// Periodic work: if a game started but no snapshot came, ask for it; watch a waiting
+    /// room's game again.
     pub fn on_tick(&mut self) {
+        if self
+            .watch_retry_at
+            .is_some_and(|at| Instant::now() >= at && self.connected)
+        {
+            self.watch_retry_at = Some(Instant::now() + Duration::from_secs(60));
+            if let Start::Watch { target } = &self.start {
+                let msg = json!({"t":"game.watch","game_id":target});
+                self.request(Pending::Start, msg);
+            }
+        }
         if self.phase == Phase::Game && self.game.is_none() && self.connected {
             if let Some(t) = self.started_at {
                 if t.elapsed() > Duration::from_secs(2) {

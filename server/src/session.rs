@@ -500,6 +500,31 @@ impl Session {
             Some((id, room_code)) => (id, Some(room_code)),
             None => (game_id.to_string(), code),
         };
+        if self.hub.game(&game_id).await.is_none() {
+            // A room code whose room still waits (here or, in a cluster, stored by another
+            // node): there is nothing to watch yet, and watching never takes a seat.
+            let room_code = ids::normalize_code(&game_id);
+            let waiting = match self.hub.rooms.get(&room_code) {
+                Some(room) => Some(room),
+                None => {
+                    let stored = recovery::stored_room(&self.hub, &room_code).await;
+                    self.hub.store_call(async { stored }).await?
+                }
+            };
+            match waiting.map(|r| r.status) {
+                Some(RoomStatus::Waiting) => {
+                    return Err(ApiError::new(
+                        ErrorCode::Conflict,
+                        format!("room '{room_code}' is still waiting for its second player: its game has not started"),
+                    ));
+                }
+                Some(RoomStatus::Started(id)) if id != game_id => {
+                    // Started on another node of a cluster: watch its game with the code.
+                    return Box::pin(self.watch(rid, &id, since, Some(room_code))).await;
+                }
+                _ => {}
+            }
+        }
         let game_id = game_id.as_str();
         let conn = self.conn.clone();
         let r = self

@@ -310,3 +310,47 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
     clients.expect_exit(host, TIMEOUT);
     clients.expect_exit(guest, TIMEOUT);
 }
+
+/// `stoa watch <room-code>` on a room still waiting for its opponent waits for the game
+/// instead of taking the seat; the invited player then joins and the watcher follows the
+/// game. `stoa watch` of an unknown id names what was typed.
+#[test]
+fn watching_a_waiting_room_never_takes_the_seat() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=4,height=3",
+        ],
+    );
+    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let watcher = clients.spawn("watcher", &["watch", &code]);
+    clients.wait(watcher, |l| {
+        l == format!("room {code} is waiting for its second player: watching starts with its game")
+    });
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(guest, |l| l.starts_with("game started "));
+    assert!(
+        started.ends_with("side white"),
+        "the invited player sits: {started}"
+    );
+    clients.wait(watcher, |l| l.starts_with("== "));
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resign");
+    clients.wait(watcher, |l| l == "game over: white wins by resign");
+
+    let lost = clients.spawn("lost", &["watch", "gnosuchgame00"]);
+    let line = clients.wait(lost, |l| l.starts_with("error "));
+    assert!(
+        line.starts_with("error not_found: cannot watch 'gnosuchgame00': "),
+        "{line}"
+    );
+}

@@ -114,11 +114,11 @@ fn reconnects_after_a_drop_and_catches_up() {
     clients.send(guest, "resign");
     assert_eq!(
         clients.wait(host, |l| l.starts_with("game over: ")),
-        "game over: black resign"
+        "game over: black wins by resign"
     );
     assert_eq!(
         clients.wait(guest, |l| l.starts_with("game over: ")),
-        "game over: black resign"
+        "game over: black wins by resign"
     );
     clients.close_stdin(host);
     clients.close_stdin(guest);
@@ -168,7 +168,7 @@ fn a_new_process_resumes_an_unfinished_game() {
     clients.send(host, "resign");
     assert_eq!(
         clients.wait(again, |l| l.starts_with("game over: ")),
-        "game over: white resign"
+        "game over: white wins by resign"
     );
     clients.close_stdin(host);
     clients.close_stdin(again);
