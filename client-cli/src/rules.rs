@@ -19,7 +19,8 @@ pub struct RulesArgs {
 struct Setup {
     /// Game kind: unane, staku, akron or akunur.
     kind: String,
-    /// Options as a JSON object; omitted fields take their defaults.
+    /// Options: a JSON object or key=value pairs separated by commas (e.g.
+    /// `width=6,height=5`); omitted fields take their defaults.
     #[arg(long)]
     options: Option<String>,
     /// Start from this position string instead of the start position.
@@ -128,8 +129,10 @@ fn setup_with_moves(s: &Setup) -> Result<(Box<dyn AnyGame>, Vec<String>), String
     let kind = kind(&s.kind).map_err(|e| e.to_string())?;
     let options: Value = match &s.options {
         None => Value::Null,
-        Some(text) => serde_json::from_str(text)
-            .map_err(|e| format!("invalid options: --options is not valid JSON: {e}"))?,
+        // The same forms as `host` and `play`: JSON, or key=value pairs.
+        Some(text) => {
+            crate::commands::parse_options(text).map_err(|e| format!("invalid options: {e}"))?
+        }
     };
     let mut game = match &s.position {
         None => kind.start(&options),

@@ -136,6 +136,8 @@ pub struct Session {
     awaiting_game: bool,
     /// The start request was cut off by a drop: send it again after reconnecting.
     retry_start: bool,
+    /// The server's address when it is not the default (the share line names it).
+    pub server: Option<String>,
     /// When to ask again to watch a room that was still waiting for its second player.
     watch_retry_at: Option<Instant>,
     /// The lobby document.
@@ -190,6 +192,7 @@ impl Session {
                 started_side: None,
                 awaiting_game: false,
                 retry_start: false,
+                server: None,
                 watch_retry_at: None,
                 lobby: None,
                 legal: None,
@@ -695,8 +698,13 @@ impl Session {
                             self.phase = Phase::Hosting;
                         }
                         self.info(format!("room {code}"));
+                        let server = self
+                            .server
+                            .as_ref()
+                            .map(|s| format!("--server {s} "))
+                            .unwrap_or_default();
                         self.info(format!(
-                            "share this line with your opponent: stoa join {code}"
+                            "share this line with your opponent: stoa {server}join {code}"
                         ));
                         self.info("waiting for an opponent");
                     }

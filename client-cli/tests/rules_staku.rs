@@ -186,8 +186,13 @@ fn bad_options_and_positions_exit_2() {
     assert!(err.contains("unknown field `maxstack`"), "{err}");
     let err = fails(&["rules", "start", "staku", "--options", "{"]);
     assert!(
-        err.starts_with("error: invalid options: --options is not valid JSON"),
+        err.starts_with("error: invalid options: --options JSON is invalid"),
         "{err}"
+    );
+    // key=value pairs, as `host` and `play` take them, mean the same as the JSON object.
+    assert_eq!(
+        ok(&["rules", "start", "staku", "--options", "max_stack=3"]),
+        ok(&["rules", "start", "staku", "--options", r#"{"max_stack":3}"#])
     );
     assert_eq!(
         fails(&["rules", "legal", "staku", "--position", "x w 20"]),

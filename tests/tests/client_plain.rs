@@ -41,9 +41,12 @@ fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
     );
     let room_line = clients.wait(host, |l| l.starts_with("room "));
     let code = room_line["room ".len()..].trim().to_string();
-    clients.wait(host, |l| {
-        l.starts_with("share this line with your opponent: stoa join ")
-    });
+    // The server is not the default one: the line to share names it.
+    let share = format!(
+        "share this line with your opponent: stoa --server {} join {code}",
+        server.url
+    );
+    clients.wait(host, |l| l == share);
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(host, |l| l.starts_with("game started "));
     let game_id = started.split_whitespace().nth(2).unwrap().to_string();

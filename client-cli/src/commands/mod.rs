@@ -19,6 +19,9 @@ use crate::identity::Identity;
 use crate::session::{Session, Start};
 use crate::{clock_spec, plain, tui};
 
+/// The server address used without `--server` / `STOA_SERVER`.
+pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878/ws";
+
 /// Options every networked subcommand takes.
 #[derive(Clone, Debug, Args)]
 pub struct Global {
@@ -26,7 +29,7 @@ pub struct Global {
     #[arg(
         long,
         env = "STOA_SERVER",
-        default_value = "ws://127.0.0.1:7878/ws",
+        default_value = DEFAULT_SERVER,
         global = true
     )]
     pub server: String,
@@ -204,6 +207,9 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         .cloned()
         .collect();
     let (mut session, answers) = Session::new(conn, welcome, start);
+    if global.server != DEFAULT_SERVER {
+        session.server = Some(global.server.clone());
+    }
     if !unfinished.is_empty() {
         session.note_info(format!(
             "you have unfinished games: {} (resume one with: stoa watch <id>)",
