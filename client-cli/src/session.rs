@@ -611,12 +611,17 @@ impl Session {
             }
             Pending::Move(mv) => {
                 if let Err(e) = answer {
-                    self.error(&e);
-                    if e.code() == "illegal_move" {
-                        self.info(format!(
-                            "{mv} was not played; type legal to list the legal moves"
-                        ));
-                    }
+                    // One error line, so the reason stays the last thing shown.
+                    let hint = if e.code() == "illegal_move" {
+                        " (type legal to list the legal moves)"
+                    } else {
+                        ""
+                    };
+                    self.notes.push(Note::Error(format!(
+                        "error {}: {mv} not played: {}{hint}",
+                        e.code(),
+                        e.message()
+                    )));
                 }
             }
             Pending::Action(what) => match answer {

@@ -169,9 +169,23 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
     // An illegal move gets immediate feedback in the status area.
     clients.wait(host, |l| l == "your turn");
     tmux.keys(&["a1xb2", "Enter"]);
-    tmux.wait_screen("the not-your-turn error", |s| {
-        s.contains("error not_your_turn")
+    // The error stays the newest line of the Messages pane, saying which move and why.
+    let screen = tmux.wait_screen("the not-your-turn error", |s| {
+        s.contains("error not_your_turn: a1xb2 not played")
     });
+    let pane: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains(" Messages "))
+        .skip(1)
+        .take_while(|l| !l.contains('└'))
+        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(
+        pane.iter()
+            .any(|l| l.starts_with("error not_your_turn: a1xb2")),
+        "the error is in the Messages pane: {screen}"
+    );
 
     // The host (black) resigns: the TUI says who resigned and who won, in words.
     clients.send(host, "resign");

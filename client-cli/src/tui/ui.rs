@@ -3,7 +3,7 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 use ratatui::Frame;
 
 use super::View;
@@ -250,26 +250,66 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         moves,
     );
 
+    // The newest message is always on screen: notes are wrapped here, to the pane's width,
+    // and the last rows shown (a paragraph wrapping by itself would push them out below).
     let visible = log.height.saturating_sub(2) as usize;
-    let recent: Vec<&Note> = view
+    let width = log.width.saturating_sub(2).max(1) as usize;
+    let mut rows: Vec<Line> = Vec::new();
+    for n in view
         .log
         .iter()
         // Moves have their own panel and the turn is on the status line.
         .filter(|n| !n.text().starts_with("move ") && n.text() != "your turn")
-        .collect();
-    let log_lines: Vec<Line> = recent[recent.len().saturating_sub(visible)..]
-        .iter()
-        .map(|n| match n {
-            Note::Error(t) => Line::styled(t.clone(), Style::default().fg(Color::LightRed)),
-            Note::Info(t) => Line::raw(t.clone()),
-        })
-        .collect();
+    {
+        let style = match n {
+            Note::Error(_) => Style::default().fg(Color::LightRed),
+            Note::Info(_) => Style::default(),
+        };
+        for row in wrap(n.text(), width) {
+            rows.push(Line::styled(row, style));
+        }
+    }
+    let skip = rows.len().saturating_sub(visible);
     f.render_widget(
-        Paragraph::new(log_lines)
-            .wrap(Wrap { trim: true })
-            .block(Block::bordered().title(" Messages ")),
+        Paragraph::new(rows.split_off(skip)).block(Block::bordered().title(" Messages ")),
         log,
     );
+}
+
+/// Splits text into rows of at most `width` characters, at spaces where it can.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let len = row.chars().count();
+            let wlen = word.chars().count();
+            let need = if len == 0 { wlen } else { len + 1 + wlen };
+            if need <= width {
+                if len > 0 {
+                    row.push(' ');
+                }
+                row.push_str(&word);
+                break;
+            }
+            if len > 0 {
+                rows.push(std::mem::take(&mut row));
+                continue;
+            }
+            // A word longer than a row is cut.
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            rows.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
 }
 
 fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
@@ -370,4 +410,19 @@ fn opponent_offline(session: &Session) -> Option<String> {
     g.sides()
         .into_iter()
         .find(|s| *s != me && g.online(s) == Some(false))
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    #[test]
+    fn wraps_at_spaces_and_cuts_long_words() {
+        assert_eq!(
+            wrap("error illegal_move: no", 10),
+            ["error", "illegal_mo", "ve: no"]
+        );
+        assert_eq!(wrap("a bc def", 4), ["a bc", "def"]);
+        assert_eq!(wrap("", 5), [""]);
+    }
 }
