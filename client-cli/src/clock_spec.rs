@@ -1,5 +1,5 @@
 //! `--clock` labels (`5+3`, `none`, `byoyomi:10m/5x30s`, `delay:5m/2s`, `corr:3d`) turned into
-//! PROTOCOL.md's clock request object, and clock times formatted for people.
+//! protocol/docs/PROTOCOL.md's clock request object, and clock times formatted for people.
 //!
 //! Why the shared parser: `stoa_protocol::clock::TimeControl` owns the label grammar and the
 //! validation the server applies, so `--clock` accepts exactly what the lobby and the server

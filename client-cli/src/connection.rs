@@ -49,7 +49,7 @@ pub struct Welcome {
 pub enum RequestError {
     /// The server answered `error`.
     Server {
-        /// The PROTOCOL.md error code.
+        /// The protocol/docs/PROTOCOL.md error code.
         code: String,
         /// Text for a person.
         message: String,
@@ -116,6 +116,8 @@ pub struct Target {
     pub name: Option<String>,
     /// Extra trusted certificates (PEM file) for `wss://`.
     pub ca_file: Option<String>,
+    /// A new identity is a computer player (`stoa bot`).
+    pub bot: bool,
 }
 
 /// Why the first connection failed.
@@ -224,6 +226,9 @@ async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> 
         }
         if let Some(name) = &target.name {
             hello["name"] = json!(name);
+        }
+        if target.bot {
+            hello["bot"] = json!(true);
         }
         ws.send(Message::text(hello.to_string()))
             .await

@@ -1,5 +1,5 @@
 //! Versioned JSON documents (a game, the lobby) kept in sync with `snapshot` + `diff`
-//! messages, and read-only accessors over the game document of PROTOCOL.md.
+//! messages, and read-only accessors over the game document of protocol/docs/PROTOCOL.md.
 //!
 //! Why keep the whole document: the server sends RFC 6902 patches against it, so the client
 //! must hold exactly what the server holds; everything drawn is read from it, never

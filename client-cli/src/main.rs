@@ -1,6 +1,6 @@
 //! `stoa`: the thin reference client for the Stoa game server, and offline rules tools.
 //!
-//! It speaks only PROTOCOL.md: play (quick pairing), host/join (rooms), watch, lobby; a
+//! It speaks only protocol/docs/PROTOCOL.md: play (quick pairing), host/join (rooms), watch, lobby; a
 //! terminal UI for people and a plain line mode for scripts. Everything it shows comes from
 //! the server's game document; it needs no rules knowledge of its own.
 #![forbid(unsafe_code)]
@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod board;
+mod bot;
 mod clock_spec;
 mod commands;
 mod connection;
@@ -50,14 +51,30 @@ enum Command {
     Watch(commands::watch::WatchArgs),
     /// Live list of public rooms and games; pick one to watch or join.
     Lobby,
-    /// Offline rules tools: start positions, legal actions, perft, playing out move lists.
+    /// Offline rules tools: start positions, legal actions, perft, playing out move lists,
+    /// each game's guide.
     Rules(rules::RulesArgs),
+    /// Print a finished game's text record (to keep, share or replay).
+    Export(commands::export::ExportArgs),
+    /// Your finished games, newest first.
+    History(commands::history::HistoryArgs),
+    /// Step through a finished game (by id, or a record file) on the terminal board.
+    Replay(commands::replay::ReplayArgs),
+    /// A computer opponent: queues, hosts or joins, and plays within its clock.
+    Bot(bot::BotArgs),
+    /// Bot-vs-bot matches (levels against each other or a random mover), offline.
+    Tournament(bot::tournament::TournamentArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let start = match cli.command {
         Command::Rules(args) => return rules::run(args),
+        Command::Export(args) => return args.run(&cli.global),
+        Command::History(args) => return args.run(&cli.global),
+        Command::Replay(args) => return args.run(&cli.global),
+        Command::Bot(args) => return args.run(&cli.global),
+        Command::Tournament(args) => return args.run(),
         Command::Play(args) => args.start(),
         Command::Host(args) => args.start(),
         Command::Join(args) => Ok(args.start()),

@@ -12,6 +12,7 @@
 //! draw offered by <side>
 //! spectators <n> | <side> online | <side> offline
 //! game over: <side> wins by <reason> | draw by <reason> | aborted
+//! game <id> goes on without you and your clock runs; resume with: stoa watch <id>
 //! ```
 //!
 //! Why stdin EOF does not quit a game: a script may pipe its moves and close stdin; the client
@@ -89,6 +90,11 @@ pub async fn run(
         let done_with_game = session.game_over() && (session.spectating() || !stdin_open);
         let done_with_lobby = session.phase == Phase::Lobby && !stdin_open;
         if session.quit || done_with_game || done_with_lobby {
+            if session.quit {
+                if let Some(note) = session.leaving_note() {
+                    println!("{note}");
+                }
+            }
             let _ = std::io::stdout().flush();
             return if session.failed {
                 ExitCode::FAILURE

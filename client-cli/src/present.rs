@@ -51,6 +51,9 @@ pub fn first_action_text(g: GameDoc, server_now: i64) -> Option<String> {
 pub fn player_line(g: GameDoc, side: &str, me: Option<&str>, server_now: i64) -> String {
     let p = g.player(side);
     let mut s = format!("{side} {}", g.player_name(side));
+    if p["bot"] == true {
+        s.push_str(" (computer)");
+    }
     if let Some(r) = p["rating"].as_f64() {
         s.push_str(&format!(" ({})", r.round()));
     } else if let Some(r) = p["rating"]["rating"].as_f64() {
@@ -130,7 +133,8 @@ fn players_text(players: &Value) -> String {
             .iter()
             .map(|(side, p)| {
                 let name = p["name"].as_str().or(p.as_str()).unwrap_or("?");
-                format!("{side} {name}")
+                let bot = if p["bot"] == true { " (computer)" } else { "" };
+                format!("{side} {name}{bot}")
             })
             .collect::<Vec<_>>()
             .join(" vs "),
@@ -138,12 +142,51 @@ fn players_text(players: &Value) -> String {
     }
 }
 
+/// The clock of a lobby entry as the client writes it (`5+3`): rooms and queues carry the
+/// clock object, games its kind plus the object as `time_control`.
 fn clock_of(entry: &Value) -> String {
-    match &entry["clock"] {
-        Value::String(s) => s.clone(),
-        Value::Object(_) => clock_spec::label(&entry["clock"]),
-        _ => entry["clock_kind"].as_str().unwrap_or("").to_string(),
+    match (&entry["clock"], &entry["time_control"]) {
+        (_, tc @ Value::Object(_)) | (tc @ Value::Object(_), _) => clock_spec::label(tc),
+        (Value::String(s), _) => s.clone(),
+        _ => String::new(),
     }
+}
+
+/// The options of a game that differ from its defaults, as `key=value` pairs (the form
+/// `--options` takes), with a leading space; empty for a default game.
+pub fn options_text(kind: &str, options: &Value) -> String {
+    let Some(given) = options.as_object() else {
+        return String::new();
+    };
+    // A field is at its default when leaving it out normalises to the same options (some
+    // defaults depend on other fields, such as Akron's pieces on its size).
+    let engine = stoa_protocol::kind(kind).ok();
+    let normal = |o: &Value| engine.and_then(|k| k.validate_options(o).ok());
+    let full = normal(options);
+    let at_default = |key: &str| {
+        let mut without = given.clone();
+        without.remove(key);
+        full.is_some() && normal(&Value::Object(without)) == full
+    };
+    let pairs: Vec<String> = given
+        .iter()
+        .filter(|(k, v)| !v.is_null() && !at_default(k))
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", pairs.join(","))
+    }
+}
+
+/// `kind options`, e.g. `unane width=6,height=5`.
+fn kind_with_options(entry: &Value) -> String {
+    let kind = entry["kind"].as_str().unwrap_or("?");
+    format!("{kind}{}", options_text(kind, &entry["options"]))
 }
 
 /// The lobby document as a list: waiting rooms first, then live games.
@@ -157,7 +200,7 @@ pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
                 key: code.clone(),
                 text: format!(
                     "room {code} {} {} by {host}{}",
-                    r["kind"].as_str().unwrap_or("?"),
+                    kind_with_options(r),
                     clock_of(r),
                     if r["rated"].as_bool() == Some(true) {
                         " rated"
@@ -175,7 +218,7 @@ pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
                 key: id.clone(),
                 text: format!(
                     "game {id} {} {} {} · {} spectators",
-                    g["kind"].as_str().unwrap_or("?"),
+                    kind_with_options(g),
                     clock_of(g),
                     players_text(&g["players"]),
                     g["spectators"].as_u64().unwrap_or(0)
@@ -192,9 +235,19 @@ pub fn lobby_summary(doc: &Value) -> String {
     if let Some(q) = doc["queues"].as_object() {
         let waiting: Vec<String> = q
             .iter()
-            .filter_map(|(k, v)| {
-                let n = v.as_u64().or_else(|| v["count"].as_u64()).unwrap_or(0);
-                (n > 0).then(|| format!("{k} {n}"))
+            .filter_map(|(label, v)| {
+                let n = v["waiting"].as_u64().or_else(|| v.as_u64()).unwrap_or(0);
+                let what = if v["kind"].is_string() {
+                    format!(
+                        "{} {}{}",
+                        kind_with_options(v),
+                        clock_of(v),
+                        if v["rated"] == true { " rated" } else { "" }
+                    )
+                } else {
+                    label.clone()
+                };
+                (n > 0).then(|| format!("{what}: {n}"))
             })
             .collect();
         if !waiting.is_empty() {
@@ -247,8 +300,11 @@ mod tests {
     fn lobby_lists_rooms_and_games() {
         let doc = json!({
             "rooms": {"ABC": {"kind":"unane","clock":{"kind":"fischer","initial_ms":300000,"increment_ms":3000},"rated":false,"host":{"id":"p","name":"Ann"}}},
-            "games": {"g9": {"kind":"akron","clock":"fischer","players":{"vert":{"name":"A"},"horz":{"name":"B"}},"spectators":2}},
-            "queues": {"staku": 1}, "online": 3
+            "games": {"g9": {"kind":"akron","clock":"fischer","players":{"vert":{"name":"A"},"horz":{"name":"B"}},"spectators":2,
+                             "time_control":{"kind":"fischer","initial_ms":600000,"increment_ms":5000},
+                             "options":{"size":7}}},
+            "queues": {"staku {} {\"kind\":\"none\"} casual": {"kind":"staku","options":{},"clock":{"kind":"none"},"rated":false,"waiting":1}},
+            "online": 3
         });
         let e = lobby_entries(&doc);
         assert_eq!(e[0].text, "room ABC unane 5+3 by Ann");
@@ -258,6 +314,24 @@ mod tests {
             "{}",
             e[1].text
         );
-        assert_eq!(lobby_summary(&doc), "lobby: 3 online; in queues: staku 1");
+        assert!(
+            e[1].text.starts_with("game g9 akron size=7 10+5 "),
+            "{}",
+            e[1].text
+        );
+        assert_eq!(
+            lobby_summary(&doc),
+            "lobby: 3 online; in queues: staku no clock: 1"
+        );
+        assert_eq!(
+            options_text("unane", &json!({"width":6,"height":7})),
+            " width=6"
+        );
+        assert_eq!(options_text("unane", &json!({"width":8,"height":7})), "");
+        // Akron's pieces follow its size by default.
+        assert_eq!(
+            options_text("akron", &json!({"size":7,"pieces":24,"nodelay":false})),
+            " size=7"
+        );
     }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
+use stoa_protocol::record::Record;
 use stoa_protocol::{kind, AnyGame, RulesError};
 
 /// Arguments of `stoa rules`.
@@ -30,6 +31,10 @@ struct Setup {
     /// with `-` (Ūnane removals such as `-a4`).
     #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
+    /// A game record (`stoa export` writes one): its options and moves are applied, and
+    /// `play` checks that they end the game as its Result and Reason tags say.
+    #[arg(long, conflicts_with_all = ["moves", "position"])]
+    record: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,7 +43,7 @@ enum RulesCommand {
     Start {
         /// Game kind.
         kind: String,
-        /// Options as a JSON object.
+        /// Options: a JSON object or key=value pairs separated by commas.
         #[arg(long)]
         options: Option<String>,
     },
@@ -56,6 +61,11 @@ enum RulesCommand {
     },
     /// Apply moves and print the resulting game as one JSON object.
     Play(Setup),
+    /// Print the player's guide of a game: the board, moves, how to win, notation, options.
+    Explain {
+        /// Game kind: unane, staku, akron or akunur.
+        kind: String,
+    },
 }
 
 /// Runs a rules command; errors print a clear message and exit with status 2.
@@ -80,6 +90,7 @@ fn execute(command: RulesCommand) -> Result<String, String> {
                 options,
                 position: None,
                 moves: None,
+                record: None,
             })?;
             Ok(format!("{}\n", game.position()))
         }
@@ -114,7 +125,16 @@ fn execute(command: RulesCommand) -> Result<String, String> {
         }
         RulesCommand::Play(s) => {
             let (game, moves) = setup_with_moves(&s)?;
+            if let Some(path) = &s.record {
+                check_result(game.as_ref(), &read_record(path)?)?;
+            }
             Ok(format!("{}\n", summary(game.as_ref(), &moves)))
+        }
+        RulesCommand::Explain { kind: k } => {
+            let id = kind(&k.to_ascii_lowercase()).map_err(|e| e.to_string())?.id;
+            stoa_protocol::guide(id)
+                .map(String::from)
+                .ok_or_else(|| format!("no guide for '{k}'"))
         }
     }
 }
@@ -123,12 +143,62 @@ fn setup(s: &Setup) -> Result<Box<dyn AnyGame>, String> {
     setup_with_moves(s).map(|(game, _)| game)
 }
 
+fn read_record(path: &str) -> Result<Record, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    Record::parse(&text).map_err(|e| format!("{path}: {e}"))
+}
+
+/// The end a record claims must be the end its moves reach: a win or draw by rule exactly
+/// as the rules decide it; any other end (resignation, agreement, time, abort, abandonment)
+/// only while the rules have not ended the game.
+fn check_result(game: &dyn AnyGame, record: &Record) -> Result<(), String> {
+    let claimed = match (record.tag("Result"), record.tag("Reason")) {
+        (Some(result), Some(reason)) => (result, reason),
+        _ => return Ok(()),
+    };
+    match game.outcome() {
+        Some(o) => {
+            let result = o.winner.map_or("draw", |s| game.side_name(s));
+            if claimed != (result, o.reason.as_str()) {
+                return Err(format!(
+                    "the record says {} by {}, but its moves end the game: {result} by {}",
+                    claimed.0,
+                    claimed.1,
+                    o.reason.as_str()
+                ));
+            }
+        }
+        None => {
+            if !matches!(
+                claimed.1,
+                "resign" | "agreement" | "timeout" | "aborted" | "abandoned"
+            ) {
+                return Err(format!(
+                    "the record says {} by {}, but the game is not over after its moves",
+                    claimed.0, claimed.1
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Builds the game from kind, options and position, then applies `--moves`, returning the
 /// canonical notation of each.
 fn setup_with_moves(s: &Setup) -> Result<(Box<dyn AnyGame>, Vec<String>), String> {
     let kind = kind(&s.kind).map_err(|e| e.to_string())?;
+    let record = s.record.as_deref().map(read_record).transpose()?;
+    if let Some(r) = &record {
+        let theirs = r.kind().map_err(|e| e.to_string())?;
+        if theirs != kind.id {
+            return Err(format!("the record is a game of {theirs}, not {}", kind.id));
+        }
+    }
     let options: Value = match &s.options {
-        None => Value::Null,
+        None => match record.as_ref().and_then(|r| r.tag("Options")) {
+            Some(o) => serde_json::from_str(o).map_err(|e| format!("the record's Options: {e}"))?,
+            None => Value::Null,
+        },
         // The same forms as `host` and `play`: JSON, or key=value pairs.
         Some(text) => {
             crate::commands::parse_options(text).map_err(|e| format!("invalid options: {e}"))?
@@ -140,13 +210,17 @@ fn setup_with_moves(s: &Setup) -> Result<(Box<dyn AnyGame>, Vec<String>), String
     }
     .map_err(|e| e.to_string())?;
     let mut played = Vec::new();
-    for (index, text) in s
-        .moves
-        .as_deref()
-        .unwrap_or("")
-        .split_whitespace()
-        .enumerate()
-    {
+    let listed: Vec<String> = match &record {
+        Some(r) => r.moves.clone(),
+        None => s
+            .moves
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(String::from)
+            .collect(),
+    };
+    for (index, text) in listed.iter().enumerate() {
         match game.play(text) {
             Ok(p) => played.push(p.notation),
             Err(e) => {

@@ -43,6 +43,19 @@ pub enum Start {
         /// `random` or a side name.
         side: String,
     },
+    /// `stoa play --computer <level>`: a room against a computer opponent.
+    Computer {
+        /// Game kind.
+        kind: String,
+        /// Options object.
+        options: Value,
+        /// Clock request object.
+        clock: Value,
+        /// Strength, 1-5.
+        level: u8,
+        /// `random` or a side name.
+        side: String,
+    },
     /// `stoa join <code>`.
     Join {
         /// Room code.
@@ -81,13 +94,22 @@ pub enum Note {
     Info(String),
     /// A request failed: `error <code>: <message>`.
     Error(String),
+    /// Long output the user asked for (legal moves, help, a game's guide): plain mode prints
+    /// `text`; the terminal UI shows it in a scrollable window titled `title`, since a
+    /// message pane of a few rows would cut it.
+    Page {
+        /// What it is, e.g. `legal moves (12)`.
+        title: String,
+        /// The text, lines separated by `\n`.
+        text: String,
+    },
 }
 
 impl Note {
     /// The line's text.
     pub fn text(&self) -> &str {
         match self {
-            Note::Info(s) | Note::Error(s) => s,
+            Note::Info(s) | Note::Error(s) | Note::Page { text: s, .. } => s,
         }
     }
 }
@@ -142,6 +164,13 @@ pub struct Session {
     watch_retry_at: Option<Instant>,
     /// The lobby document.
     pub lobby: Option<Versioned>,
+    /// The last `queue.status` while queued: our place and how many others wait.
+    pub queue_status: Option<Value>,
+    /// When the server queued us.
+    pub queued_at: Option<Instant>,
+    /// Watching a game whose rematch started: its id, until the new game's snapshot comes
+    /// (the rematch may not exist yet when the finished game names it, so ask again).
+    following_rematch: Option<String>,
     /// Legal moves at a seq, for completion and `legal`.
     pub legal: Option<(u64, Vec<String>)>,
     /// Whether the link is up.
@@ -161,14 +190,37 @@ pub struct Session {
     moves_seen: Option<(String, usize)>,
     turn_announced: Option<(String, usize)>,
     end_announced: Option<String>,
-    offer_seen: Option<String>,
+    /// The draw offer last seen (its side) and the number of moves then.
+    offer_seen: Option<(String, usize)>,
     rematch_seen: Vec<(String, String)>,
     watch_in_flight: bool,
     started_at: Option<Instant>,
 }
 
-/// Help text for typed commands.
-pub const HELP: &str = "commands: <move> (in the game's notation) | move <notation> | legal | resign | draw [offer|accept|decline] | abort | claim | rematch | board | watch <id> | join <code> | help | quit";
+/// One line naming the typed commands (the terminal UI's hint line).
+pub const HELP: &str =
+    "commands: <move> · legal · resign · draw offer/accept/decline · rematch · help · quit";
+
+/// The typed commands, one per line, with what each does (`help`).
+pub const HELP_PAGE: &str = "\
+<move>                type a move in the game's notation (Tab completes in the terminal UI)
+move <notation>       the same, for a move that looks like a command
+legal                 list your legal moves (on your turn)
+swap                  take the pie-rule swap (Unane and Akron, second player's first turn)
+resign                give up this game (the terminal UI asks you to confirm)
+draw offer            offer a draw; the opponent answers draw accept or draw decline
+draw accept           accept the opponent's draw offer
+draw decline          decline the opponent's draw offer
+abort                 end the game without a result, before both sides have moved
+claim                 claim the win when the opponent has been gone past the timeout
+rematch               ask for a rematch after the end (sides are exchanged)
+board                 draw the board again
+watch <id|code>       watch another game (after this one, or from the lobby)
+join <code>           join a room by its code
+help                  this list
+help <game>           how to play unane, staku, akron or akunur
+quit                  leave (a running game goes on and your clock runs; come back with
+                      stoa watch <game-id>)";
 
 impl Session {
     /// A session over an open connection; answers to requests arrive on the returned
@@ -195,6 +247,9 @@ impl Session {
                 server: None,
                 watch_retry_at: None,
                 lobby: None,
+                queue_status: None,
+                queued_at: None,
+                following_rematch: None,
                 legal: None,
                 connected: true,
                 board_changed: false,
@@ -308,6 +363,15 @@ impl Session {
             } => {
                 json!({"t":"room.create","kind":kind,"options":options,"clock":clock,"rated":rated,"visibility":visibility,"side":side})
             }
+            Start::Computer {
+                kind,
+                options,
+                clock,
+                level,
+                side,
+            } => {
+                json!({"t":"bot.play","kind":kind,"options":options,"clock":clock,"level":level,"side":side})
+            }
             Start::Join { code } => {
                 self.awaiting_game = true;
                 json!({"t":"room.join","code":code})
@@ -403,6 +467,7 @@ impl Session {
                 self.game_id = Some(id.clone());
                 self.started_side = Some(side.clone());
                 self.awaiting_game = false;
+                self.queue_status = None;
                 self.phase = Phase::Game;
                 self.started_at = Some(Instant::now());
                 self.info(format!("game started {id} side {side}"));
@@ -433,6 +498,7 @@ impl Session {
                     return;
                 }
                 self.watch_in_flight = false;
+                self.following_rematch = None;
                 self.game = Some(Versioned::new(seq, msg["doc"].clone()));
                 if self.phase != Phase::Game {
                     self.phase = Phase::Game;
@@ -497,6 +563,11 @@ impl Session {
                 };
                 self.error(&e);
             }
+            "queue.status" if self.phase == Phase::Queued => {
+                let line = queue_line(&msg);
+                self.queue_status = Some(msg);
+                self.info(line);
+            }
             "shutdown" => {
                 self.info(format!(
                     "server shutting down: {}",
@@ -526,6 +597,8 @@ impl Session {
         };
         if seen != moves.len() || snapshot {
             self.board_changed = true;
+            // The legal moves were those of the position before: fetched again on our turn.
+            self.legal = None;
         }
         for (i, m) in moves.iter().enumerate().skip(seen) {
             self.info(format!("move {} {m}", i + 1));
@@ -553,28 +626,77 @@ impl Session {
                 let key = (id.clone(), side.clone());
                 if Some(&side) != mine.as_ref() && !self.rematch_seen.contains(&key) {
                     self.rematch_seen.push(key);
-                    self.info(format!("rematch requested by {side} (type: rematch)"));
+                    if mine.is_some() {
+                        self.info(format!("rematch requested by {side} (type: rematch)"));
+                    } else {
+                        self.info(format!("rematch requested by {side}"));
+                    }
+                }
+            }
+            // A spectator follows the players into their rematch.
+            if let Some(next) = doc["rematch"]["game_id"].as_str() {
+                if mine.is_none() && self.following_rematch.is_none() && next != id {
+                    self.follow_rematch(next.to_string());
                 }
             }
             return;
         }
         let offer = g.draw_offer().map(String::from);
-        if offer != self.offer_seen {
-            match &offer {
-                Some(side) if Some(side.as_str()) != self.my_side().as_deref() => self.info(
-                    format!("draw offered by {side} (type: draw accept | draw decline)"),
-                ),
-                Some(side) => self.info(format!("draw offered by {side}")),
-                None => {}
+        let mine = self.my_side();
+        if offer.as_ref() != self.offer_seen.as_ref().map(|(side, _)| side) {
+            match (&offer, &self.offer_seen) {
+                (Some(side), _) if Some(side) != mine.as_ref() => self.info(if mine.is_some() {
+                    format!("draw offered by {side} (type: draw accept | draw decline)")
+                } else {
+                    format!("draw offered by {side}")
+                }),
+                (Some(side), _) => self.info(format!("draw offered by {side}")),
+                // The offer went away while the game goes on: declined, unless the side
+                // that offered moved since (then it lapsed). The decliner has its answer.
+                (None, Some((side, at))) => {
+                    let other = g
+                        .sides()
+                        .into_iter()
+                        .find(|s| s != side)
+                        .unwrap_or_default();
+                    let lapsed = moves.len() != *at;
+                    match (mine.as_deref() == Some(side.as_str()), lapsed) {
+                        (true, false) => self.info(format!("{other} declined your draw offer")),
+                        (true, true) => self.info("your draw offer lapsed with your move"),
+                        (false, false) if mine.is_none() => {
+                            self.info(format!("{other} declined the draw offer of {side}"))
+                        }
+                        (false, true) => self.info(format!("the draw offer of {side} lapsed")),
+                        (false, false) => {}
+                    }
+                }
+                (None, None) => {}
             }
-            self.offer_seen = offer;
         }
+        self.offer_seen = offer.map(|side| (side, moves.len()));
         let turn_key = (id, moves.len());
         if self.my_turn() && self.turn_announced.as_ref() != Some(&turn_key) {
             self.turn_announced = Some(turn_key);
             self.info("your turn");
             self.fetch_legal();
         }
+    }
+
+    /// Watches the rematch of the finished game we watch: a new document at seq 0.
+    fn follow_rematch(&mut self, next: String) {
+        if let Some(old) = self.game_id.take() {
+            self.conn.send(json!({"t":"game.unwatch","game_id":old}));
+        }
+        self.info(format!("rematch started: watching {next}"));
+        self.game = None;
+        self.crowd = Value::Null;
+        self.legal = None;
+        self.offer_seen = None;
+        self.game_id = Some(next.clone());
+        self.following_rematch = Some(next);
+        self.started_at = Some(Instant::now());
+        self.watch_in_flight = false;
+        self.watch_game();
     }
 
     /// Asks for the legal moves of the side to act.
@@ -591,7 +713,9 @@ impl Session {
             Pending::Watch => {
                 self.watch_in_flight = false;
                 if let Err(e) = answer {
-                    if e != RequestError::Disconnected {
+                    // A rematch that is not there yet is asked for again on the tick.
+                    let early_rematch = self.following_rematch.is_some() && e.code() == "not_found";
+                    if e != RequestError::Disconnected && !early_rematch {
                         self.error(&e);
                     }
                 }
@@ -686,31 +810,36 @@ impl Session {
             }
         };
         match msg["t"].as_str().unwrap_or_default() {
-            "queued" => {
+            // A late answer (the game may already have started) says nothing any more.
+            "queued" if self.phase == Phase::Starting => {
                 self.phase = Phase::Queued;
+                self.queued_at = Some(Instant::now());
                 self.info(format!(
                     "queued position {}",
                     msg["position"].as_u64().unwrap_or(0)
                 ));
             }
+            "queued" => {}
             "room" => {
                 let room = &msg["room"];
                 let code = room["code"].as_str().unwrap_or_default().to_string();
                 self.room_code = Some(code.clone());
                 match &self.start {
+                    Start::Computer { level, .. } => {
+                        if self.phase == Phase::Starting {
+                            self.phase = Phase::Hosting;
+                        }
+                        self.info(format!(
+                            "waiting for the computer (level {level}) to sit down"
+                        ));
+                    }
                     Start::Host { .. } => {
                         if self.phase == Phase::Starting {
                             self.phase = Phase::Hosting;
                         }
                         self.info(format!("room {code}"));
-                        let server = self
-                            .server
-                            .as_ref()
-                            .map(|s| format!("--server {s} "))
-                            .unwrap_or_default();
-                        self.info(format!(
-                            "share this line with your opponent: stoa {server}join {code}"
-                        ));
+                        let line = self.share_line(&code);
+                        self.info(format!("share this line with your opponent: {line}"));
                         self.info("waiting for an opponent");
                     }
                     _ => {
@@ -764,13 +893,43 @@ impl Session {
             }
         }
         if self.phase == Phase::Game && self.game.is_none() && self.connected {
+            let wait = if self.following_rematch.is_some() {
+                Duration::from_millis(300)
+            } else {
+                Duration::from_secs(2)
+            };
             if let Some(t) = self.started_at {
-                if t.elapsed() > Duration::from_secs(2) {
+                if t.elapsed() > wait {
                     self.started_at = Some(Instant::now());
                     self.watch_game();
                 }
             }
         }
+    }
+
+    /// The command an invited opponent runs to join room `code` (it names the server when
+    /// it is not the default one).
+    pub fn share_line(&self, code: &str) -> String {
+        match &self.server {
+            Some(s) => format!("stoa --server {s} join {code}"),
+            None => format!("stoa join {code}"),
+        }
+    }
+
+    /// What to tell a player who leaves a game that goes on: how to come back.
+    pub fn leaving_note(&self) -> Option<String> {
+        let id = self.game_id.as_ref()?;
+        if self.spectating() || self.game_over() || self.game.is_none() {
+            return None;
+        }
+        Some(format!(
+            "game {id} goes on without you and your clock runs; resume with: stoa watch {id}"
+        ))
+    }
+
+    /// Whether leaving now would walk away from a game we play that is still running.
+    pub fn in_running_game(&self) -> bool {
+        self.game.is_some() && !self.spectating() && !self.game_over()
     }
 
     /// Best-effort goodbye: leave a queue or close a waiting room.
@@ -796,7 +955,19 @@ impl Session {
         let first = words.next().unwrap_or_default().to_ascii_lowercase();
         let rest: Vec<&str> = words.collect();
         match (first.as_str(), rest.as_slice()) {
-            ("help" | "?", _) => self.info(HELP),
+            ("help" | "?", []) => self.notes.push(Note::Page {
+                title: "commands".into(),
+                text: HELP_PAGE.into(),
+            }),
+            ("help" | "rules", [game]) => match stoa_protocol::guide(&game.to_ascii_lowercase()) {
+                Some(text) => self.notes.push(Note::Page {
+                    title: format!("how to play {}", game.to_ascii_lowercase()),
+                    text: text.into(),
+                }),
+                None => self.notes.push(Note::Error(format!(
+                    "error input: no guide for '{game}' (games: unane, staku, akron, akunur)"
+                ))),
+            },
             ("quit" | "exit" | "/quit" | "/q", _) => {
                 self.leave();
                 self.quit = true;
@@ -807,8 +978,11 @@ impl Session {
             }
             ("legal", _) => match &self.legal {
                 Some((_, moves)) if self.my_turn() => {
-                    let text = format!("legal: {}", moves.join(" "));
-                    self.info(text);
+                    let title = format!("legal moves ({})", moves.len());
+                    self.notes.push(Note::Page {
+                        title,
+                        text: format!("legal: {}", moves.join(" ")),
+                    });
                 }
                 _ => {
                     if self.my_turn() {
@@ -920,4 +1094,19 @@ impl Session {
             _ => Vec::new(),
         }
     }
+}
+
+/// A `queue.status` message in words: our place and how many others wait.
+pub fn queue_line(msg: &Value) -> String {
+    let n = |k: &str| msg[k].as_u64().unwrap_or(0);
+    let same = match n("same_queue") {
+        0 => "nobody else waits for the same settings".to_string(),
+        1 => "1 other player waits for the same settings".to_string(),
+        k => format!("{k} other players wait for the same settings"),
+    };
+    format!(
+        "in the queue: position {}; {same}; {} in other queues",
+        n("position"),
+        n("other_queues")
+    )
 }

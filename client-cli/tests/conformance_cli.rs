@@ -1,5 +1,5 @@
 //! Independent conformance review of the four rules engines through `stoa rules`, with
-//! expectations derived by hand from `shared/rules/*.md` (not from engine output).
+//! expectations derived by hand from `protocol/docs/games/*.md` (not from engine output).
 
 mod common;
 

@@ -54,7 +54,7 @@ impl Side {
     }
 }
 
-/// Why a game ended, with exactly the names PROTOCOL.md gives (`snake_case` on the wire).
+/// Why a game ended, with exactly the names protocol/docs/PROTOCOL.md gives (`snake_case` on the wire).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {

@@ -8,7 +8,9 @@ pub mod akunur;
 pub mod any_game;
 pub mod clock;
 pub mod game;
+pub mod guide;
 pub mod perft;
+pub mod record;
 pub mod registry;
 pub mod staku;
 pub mod unane;
@@ -16,4 +18,5 @@ pub mod wire;
 
 pub use any_game::{AnyGame, Instance, Played};
 pub use game::{Game, Outcome, Reason, RulesError, Side};
+pub use guide::guide;
 pub use registry::{kind, GameKind, KINDS};

@@ -1,8 +1,8 @@
-//! Wire messages of PROTOCOL.md version 1, as serde types shared by the server and clients.
+//! Wire messages of protocol/docs/PROTOCOL.md version 2, as serde types shared by the server and clients.
 //!
 //! Why a module of plain types: the server, the reference client, bots and the tests must
 //! agree byte for byte on field names, so every message lives here once. The types follow
-//! `shared/PROTOCOL.md` exactly; additions (fields or messages the page does not name) are
+//! `protocol/docs/PROTOCOL.md` exactly; additions (fields or messages the page does not name) are
 //! marked as such in their docs and clients ignore what they do not know.
 //!
 //! Parsing a client frame goes through [`parse_client_message`], which separates the three
@@ -104,7 +104,7 @@ pub fn extract_rid(value: &Value) -> Option<Rid> {
         .and_then(|r| Rid::deserialize(r.clone()).ok())
 }
 
-/// Error codes of PROTOCOL.md's Errors section, serialised as the exact code strings.
+/// Error codes of protocol/docs/PROTOCOL.md's Errors section, serialised as the exact code strings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -233,6 +233,10 @@ pub enum ClientMessage {
         /// Display name for a new guest (1-24 characters).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
+        /// Addition: a new guest created by this hello is a computer player (`stoa bot`);
+        /// its seats carry `"bot": true` and its games are unrated.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// Liveness check; answered by `pong`, never rate limited.
     #[serde(rename = "ping")]
@@ -417,6 +421,67 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rid: Option<Rid>,
     },
+    /// Addition: the text record of a finished game (its players, or with its room code).
+    #[serde(rename = "game.record")]
+    GameRecord {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The room code of a private game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: a computer player (`stoa bot --serve`) offers to play these kinds at these
+    /// levels; it gets `bot.invite` when a person asks for it, and says this again when free.
+    #[serde(rename = "bot.serve")]
+    BotServe {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kinds.
+        kinds: Vec<String>,
+        /// Levels (1-5).
+        levels: Vec<u8>,
+    },
+    /// Addition: play the computer: a private room is made for the caller (answered like
+    /// `room.create`) and a serving bot of that level is invited to it.
+    #[serde(rename = "bot.play")]
+    BotPlay {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kind.
+        kind: String,
+        /// Options.
+        #[serde(default)]
+        options: Value,
+        /// Clock request.
+        #[serde(default)]
+        clock: Option<Value>,
+        /// Strength, 1-5.
+        level: u8,
+        /// The caller's side, or `random` (default).
+        #[serde(default = "default_side")]
+        side: String,
+    },
+    /// Addition: a player's finished games, newest first (default: the caller's own).
+    #[serde(rename = "history")]
+    History {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Whose games (another player's shows only their public games).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player_id: Option<String>,
+        /// Only games that ended before this time (ms since the epoch): the next page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<u64>,
+        /// At most this many (1-100, default 20).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u64>,
+    },
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -439,6 +504,10 @@ pub const CLIENT_TYPES: &[&str] = &[
     "queue.leave",
     "lobby.watch",
     "lobby.unwatch",
+    "game.record",
+    "history",
+    "bot.serve",
+    "bot.play",
 ];
 
 impl ClientMessage {
@@ -462,7 +531,11 @@ impl ClientMessage {
             | ClientMessage::QueueJoin { rid, .. }
             | ClientMessage::QueueLeave { rid }
             | ClientMessage::LobbyWatch { rid }
-            | ClientMessage::LobbyUnwatch { rid } => rid.as_ref(),
+            | ClientMessage::LobbyUnwatch { rid }
+            | ClientMessage::GameRecord { rid, .. }
+            | ClientMessage::History { rid, .. }
+            | ClientMessage::BotServe { rid, .. }
+            | ClientMessage::BotPlay { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -487,6 +560,10 @@ impl ClientMessage {
             ClientMessage::QueueLeave { .. } => "queue.leave",
             ClientMessage::LobbyWatch { .. } => "lobby.watch",
             ClientMessage::LobbyUnwatch { .. } => "lobby.unwatch",
+            ClientMessage::GameRecord { .. } => "game.record",
+            ClientMessage::History { .. } => "history",
+            ClientMessage::BotServe { .. } => "bot.serve",
+            ClientMessage::BotPlay { .. } => "bot.play",
         }
     }
 }
@@ -571,6 +648,9 @@ pub struct SeatPlayer {
     pub name: String,
     /// Rating for this game kind, `null` until ratings exist.
     pub rating: Option<Value>,
+    /// Addition: a computer player (absent for people).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// A room as answered by `room.create` / `room.join`.
@@ -748,6 +828,39 @@ pub enum ServerMessage {
         seq: u64,
         /// The JSON Patch.
         patch: Value,
+    },
+    /// Addition: to a serving bot: join room `code` (a person asked to play `kind` at
+    /// `level`).
+    #[serde(rename = "bot.invite")]
+    BotInvite {
+        /// The room to join.
+        code: String,
+        /// Its game kind.
+        kind: String,
+        /// The level asked for.
+        level: u8,
+    },
+    /// Addition: answer to `game.record`.
+    #[serde(rename = "record")]
+    Record {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The record's text (see [`crate::record`]).
+        text: String,
+    },
+    /// Addition: answer to `history`.
+    #[serde(rename = "history")]
+    History {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// One summary per game, newest first.
+        games: Vec<Value>,
+        /// Pass as `before` for the next page; `null` on the last page.
+        next_before: Option<u64>,
     },
     /// Addition: the server is shutting down; a close frame follows.
     #[serde(rename = "shutdown")]

@@ -1,4 +1,4 @@
-//! Staku engine: every reference count and conformance example of `shared/rules/staku.md`,
+//! Staku engine: every reference count and conformance example of `protocol/docs/games/staku.md`,
 //! exact legal sets for hand-built positions (checked by hand against the rules), every
 //! landing case, both second-move kinds, each end condition, options, position strings and
 //! notation.

@@ -1,4 +1,4 @@
-//! Ūnane conformance tests: every reference count and example of `shared/rules/unane.md`,
+//! Ūnane conformance tests: every reference count and example of `protocol/docs/games/unane.md`,
 //! hand-built positions with exact legal sets, each rule and special case, options,
 //! position strings, notation and the client view.
 
@@ -84,7 +84,7 @@ fn generic_perft_agrees_with_the_override() {
 
 /// The issue quotes 60,630,319 for 8x7 perft(4); that is the count *without* the swap
 /// lines (the same start loaded at ply 2, where swap is never offered). With the pie rule,
-/// as the rules page defines perft, the count is 61,386,953: the difference is exactly the
+/// as the guide (protocol/docs/games/unane.md) defines perft, the count is 61,386,953: the difference is exactly the
 /// 756,634 sequences `b1 swap w2 b3`, one per no-pie sequence of length 3.
 #[test]
 fn perft_8x7_depth4_with_and_without_the_swap_lines() {

@@ -1,5 +1,5 @@
 //! Ūnane property tests: random playouts on random legal board sizes and random positions,
-//! checked against a naive grid model of the rules page; round trips of positions and
+//! checked against a naive grid model of the rules (protocol/docs/games/unane.md); round trips of positions and
 //! notation; no panic on arbitrary input strings.
 
 use std::collections::{BTreeSet, HashSet};

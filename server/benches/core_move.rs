@@ -26,6 +26,7 @@ fn core() -> Core {
         id: id.into(),
         name: id.into(),
         rating: Some(json!(1500)),
+        bot: false,
     };
     let new = NewGame {
         id: "gbenchgame001".into(),

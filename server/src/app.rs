@@ -17,7 +17,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use stoa_protocol::wire::Visibility;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::config::Config;
@@ -43,8 +42,15 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/ws", get(ws_upgrade))
         .route("/health", get(health))
         .route("/metrics", get(metrics))
+        .route("/api/games", get(api_games))
         .route("/api/games/{id}", get(api_game))
+        .route("/api/games/{id}/record", get(api_record))
+        .route("/api/players/{id}/games", get(api_player_games))
         .route("/api/kinds/{kind}", get(api_kind))
+        .route("/", get(crate::web::shell))
+        .route("/g/{id}", get(crate::web::shell))
+        .route("/r/{code}", get(crate::web::shell))
+        .route("/assets/{*path}", get(crate::web::asset))
         .with_state(AppState { hub, guard })
 }
 
@@ -207,14 +213,134 @@ async fn api_kind(Path(kind): Path<String>, Query(q): Query<HashMap<String, Stri
     .into_response()
 }
 
+/// The player a request speaks for: `Authorization: Bearer <token>` (the same token as the
+/// websocket's `hello`), if it is a known one.
+async fn bearer(hub: &Hub, headers: &HeaderMap) -> Option<String> {
+    let token = headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")?
+        .trim();
+    let hash = ids::token_hash(token);
+    hub.store_call(hub.store.player_by_token_hash(&hash))
+        .await
+        .ok()
+        .flatten()
+        .map(|p| p.id)
+}
+
+/// An API error as JSON with its HTTP status (a private game reads as not found to
+/// strangers, so its existence is not told).
+fn api_error(e: crate::error::ApiError) -> Response {
+    use stoa_protocol::wire::ErrorCode;
+    let (status, code) = match e.code {
+        ErrorCode::NotFound | ErrorCode::Forbidden => (StatusCode::NOT_FOUND, "not_found"),
+        ErrorCode::BadRequest => (StatusCode::BAD_REQUEST, "bad_request"),
+        ErrorCode::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+        _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+    };
+    (status, Json(json!({"error": code, "message": e.message}))).into_response()
+}
+
+/// `GET /api/games/{id}/record`: the portable text record of a finished game.
+async fn api_record(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let viewer = bearer(&state.hub, &headers).await;
+    match crate::records::finished_for(
+        &state.hub,
+        &id,
+        viewer.as_deref(),
+        q.get("code").map(String::as_str),
+    )
+    .await
+    {
+        Ok((setup, finished)) => (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            crate::records::record(&setup, &finished).to_text(),
+        )
+            .into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /api/games?status=live&kind=<kind>`: public games being played now.
+async fn api_games(
+    State(state): State<AppState>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    if q.get("status").is_some_and(|s| s != "live") {
+        return api_error(crate::error::ApiError::new(
+            stoa_protocol::wire::ErrorCode::BadRequest,
+            "status must be live (finished games are in players' histories)",
+        ));
+    }
+    let kind = q.get("kind");
+    let mut games: Vec<Value> = state
+        .hub
+        .games
+        .public_summaries()
+        .into_iter()
+        .filter(|(_, s)| kind.is_none_or(|k| s["kind"] == k.as_str()))
+        .map(|(id, mut s)| {
+            s["id"] = json!(id);
+            s
+        })
+        .collect();
+    games.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    Json(json!({ "games": games })).into_response()
+}
+
+/// `GET /api/players/{id}/games?before=<ms>&limit=<n>`: a player's finished games, newest
+/// first; private ones only to the player (bearer token).
+async fn api_player_games(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let number = |key: &str| match q.get(key) {
+        None => Ok(None),
+        Some(v) => v.parse::<u64>().map(Some).map_err(|_| {
+            crate::error::ApiError::new(
+                stoa_protocol::wire::ErrorCode::BadRequest,
+                format!("{key} must be a whole number, got '{v}'"),
+            )
+        }),
+    };
+    let (before, limit) = match (number("before"), number("limit")) {
+        (Ok(b), Ok(l)) => (b, l),
+        (Err(e), _) | (_, Err(e)) => return api_error(e),
+    };
+    let viewer = bearer(&state.hub, &headers).await;
+    match crate::records::history(&state.hub, &id, viewer.as_deref(), before, limit).await {
+        Ok((games, next)) => Json(json!({"games": games, "next_before": next})).into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
 async fn api_game(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
 ) -> Response {
     let hub = &state.hub;
     let code = q.get("code").cloned();
     let not_found = || (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response();
+    // A finished game's full record (times, ratings after) when the store has it.
+    let viewer = bearer(hub, &headers).await;
+    match crate::records::finished_for(hub, &id, viewer.as_deref(), code.as_deref()).await {
+        Ok((setup, finished)) => {
+            return Json(crate::records::full_json(&setup, &finished)).into_response()
+        }
+        Err(e) if e.code == stoa_protocol::wire::ErrorCode::Forbidden => return not_found(),
+        Err(_) => {}
+    }
     if let Some(h) = hub.game(&id).await {
         let (tx, rx) = oneshot::channel();
         if h.tx
@@ -233,19 +359,7 @@ async fn api_game(
             }
         }
     }
-    let (Ok(Some(finished)), Ok(Some(record))) = (
-        hub.store.finished_game(&id).await,
-        hub.store.game(&id).await,
-    ) else {
-        return not_found();
-    };
-    let code_ok =
-        matches!((&record.code, &code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
-    if record.visibility == Visibility::Public || code_ok {
-        Json(finished.doc).into_response()
-    } else {
-        not_found()
-    }
+    not_found()
 }
 
 /// Runs the server until `shutdown` resolves, over Redis when `--redis` is given and in
@@ -266,6 +380,8 @@ pub async fn run(
                 timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
                 fence: config.node_id.clone().filter(|_| config.cluster),
                 redis_cluster: config.redis_cluster,
+                finished_retention: (config.finished_retention_days > 0)
+                    .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
             };
             tracing::info!(url = %redact(url), "connecting to Redis");
             let store = RedisStore::connect(options).await.map_err(|e| {
@@ -282,7 +398,7 @@ pub async fn run(
         }
         None => {
             tracing::info!("persistence: off (in memory; nothing survives a restart)");
-            Arc::new(MemoryStore::new())
+            Arc::new(MemoryStore::keeping(config.keep_finished))
         }
     };
     let cluster = match cluster_store {

@@ -1,7 +1,7 @@
 //! Validation of the `clock` object of `room.create` and `queue.join` (one helper for both,
 //! so a room and a queue accept exactly the same clocks).
 //!
-//! Decisions (PROTOCOL.md, Clocks): a missing or `null` clock means `{"kind":"none"}`; the
+//! Decisions (protocol/docs/PROTOCOL.md, Clocks): a missing or `null` clock means `{"kind":"none"}`; the
 //! clock must be an object whose `kind` is one of the five kinds and whose fields are that
 //! kind's fields with non-negative integer values (milliseconds, or days for
 //! correspondence) within [`TimeControl::validate`]'s bounds. Anything else is refused with

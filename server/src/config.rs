@@ -81,7 +81,7 @@ pub struct Config {
     pub abandon_timeout_ms: u64,
 
     /// How long a side may take over its first action before the game is aborted, in ms
-    /// (PROTOCOL.md: 30 s, or the side's initial time if shorter; correspondence: one turn).
+    /// (protocol/docs/PROTOCOL.md: 30 s, or the side's initial time if shorter; correspondence: one turn).
     #[arg(long, env = "STOA_FIRST_ACTION_MS", default_value_t = 30_000)]
     pub first_action_ms: u64,
 
@@ -111,6 +111,16 @@ pub struct Config {
     /// stays readable from the store).
     #[arg(long, env = "STOA_FINISHED_LINGER_MS", default_value_t = 300_000)]
     pub finished_linger_ms: u64,
+
+    /// Without Redis: how many finished games stay readable (records, history); the oldest
+    /// go first.
+    #[arg(long, env = "STOA_KEEP_FINISHED", default_value_t = 10_000)]
+    pub keep_finished: usize,
+
+    /// With Redis: how many days a finished game (its record and its place in the players'
+    /// histories) is kept; 0 keeps it for good.
+    #[arg(long, env = "STOA_FINISHED_RETENTION_DAYS", default_value_t = 0)]
+    pub finished_retention_days: u64,
 
     /// A waiting room whose host has had no connection for this long closes (a reconnect
     /// within it keeps the room), in milliseconds.

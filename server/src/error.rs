@@ -1,7 +1,7 @@
 //! The error every request handler returns: a protocol code and a message for a person.
 //!
 //! Why a small struct instead of a big enum: every failure ends up as one `error` frame,
-//! and the code set is fixed by PROTOCOL.md; handlers pick the code where they know why.
+//! and the code set is fixed by protocol/docs/PROTOCOL.md; handlers pick the code where they know why.
 
 use stoa_protocol::wire::{ErrorCode, Rid, ServerMessage};
 

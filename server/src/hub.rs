@@ -41,6 +41,8 @@ pub struct Hub {
     pub games: Arc<Games>,
     /// Lobby watchers and document.
     pub lobby: crate::lobby::Lobby,
+    /// Computer opponents serving on this node (`bot.serve`).
+    pub bots: crate::bots::Bots,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -76,6 +78,7 @@ impl Hub {
             rooms: Rooms::default(),
             games: Arc::new(Games::default()),
             lobby: crate::lobby::Lobby::default(),
+            bots: crate::bots::Bots::default(),
             metrics: Arc::new(Metrics::default()),
             ip_limiter,
             shutdown,
@@ -119,6 +122,11 @@ impl Hub {
     /// Creates a game: persists its setup, spawns its actor and registers it. The players
     /// are told with [`Hub::announce`] (separately, so a room can answer the joiner first).
     pub async fn create_game(self: &Arc<Self>, mut new: NewGame) -> Result<GameHandle, ApiError> {
+        // Computer players' results stay out of people's ratings: a game with a bot is
+        // never rated.
+        if new.players.iter().any(|p| p.bot) {
+            new.rated = false;
+        }
         // Seats show each player's current rating in this kind.
         for seat in new.players.iter_mut() {
             crate::ratings::fill_seat(self, seat, &new.kind).await?;
@@ -159,11 +167,13 @@ impl Hub {
                     id: new.players[0].id.clone(),
                     name: new.players[0].name.clone(),
                     rating: new.players[0].rating.clone(),
+                    bot: new.players[0].bot,
                 },
                 SeatRecord {
                     id: new.players[1].id.clone(),
                     name: new.players[1].name.clone(),
                     rating: new.players[1].rating.clone(),
+                    bot: new.players[1].bot,
                 },
             ],
             // The hub's time: the clock of a rebuilt game starts from it.
@@ -297,12 +307,19 @@ struct HubReactions(Weak<Hub>);
 
 #[async_trait::async_trait]
 impl Reactions for HubReactions {
-    async fn rated_result(&self, kind: &str, players: [&str; 2], winner: Option<Side>) {
-        let Some(hub) = self.0.upgrade() else {
-            return;
-        };
-        if let Err(e) = hub.ratings.record_result(&hub, kind, players, winner).await {
-            tracing::error!(error = %e, "could not update the ratings");
+    async fn rated_result(
+        &self,
+        kind: &str,
+        players: [&str; 2],
+        winner: Option<Side>,
+    ) -> Option<[f64; 2]> {
+        let hub = self.0.upgrade()?;
+        match hub.ratings.record_result(&hub, kind, players, winner).await {
+            Ok([a, b]) => Some([a.rating, b.rating]),
+            Err(e) => {
+                tracing::error!(error = %e, "could not update the ratings");
+                None
+            }
         }
     }
 

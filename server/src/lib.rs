@@ -4,6 +4,7 @@
 //! - [`config`]: flags and environment.
 //! - [`app`]: HTTP router, `/ws` upgrade, `/health`, `/metrics`, `/api/games/{id}`,
 //!   listener and graceful shutdown.
+//! - [`web`]: the browser client's files, built in and served at `/`, `/g/<id>`, `/r/<code>`.
 //! - [`listener`]: the accept loop (header deadline, connection caps, accept backoff).
 //! - [`connection`]: one task per socket, reader loop + writer task with a bounded queue.
 //! - [`outbound`]: the connection handle the rest of the server sends through.
@@ -27,6 +28,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod bots;
 pub mod clock_request;
 pub mod cluster;
 pub mod config;
@@ -47,12 +49,14 @@ pub mod queue_metrics;
 pub mod rate_limit;
 pub mod rating;
 pub mod ratings;
+pub mod records;
 pub mod recovery;
 pub mod rooms;
 pub mod rtt;
 pub mod session;
 pub mod store;
 pub mod time;
+pub mod web;
 
 pub use app::{run, run_with_store};
 pub use config::Config;

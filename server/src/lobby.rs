@@ -14,7 +14,7 @@
 //! {"rooms":  {<code>: {room as in the `room` answer, without `code`: kind, options, clock,
 //!                      rated, visibility, host {id,name,rating}, seats, status}},
 //!  "games":  {<id>: {"kind","players":{<side>:{id,name,rating}},"clock":<clock kind>,
-//!                    "rated","spectators"}},
+//!                    "time_control":<clock request object>,"options","rated","spectators"}},
 //!  "queues": {<label>: {"kind","options","clock","rated","waiting":N}},
 //!  "online": N}
 //! ```

@@ -194,6 +194,7 @@ impl Matchmaker {
                             id: p.clone(),
                             name: p.clone(),
                             rating: None,
+                            bot: false,
                         })
                 };
                 let players = [seat(&m.first.player), seat(&m.second.player)];
@@ -297,6 +298,7 @@ pub async fn queue_join(
         id: player.id.clone(),
         name: player.name.clone(),
         rating: Some(ratings::seat_value(&rating)),
+        bot: player.bot,
     };
     let position = match &hub.cluster {
         Some(cluster) => {
@@ -425,6 +427,7 @@ mod tests {
             id: id.into(),
             name: id.into(),
             rating: None,
+            bot: false,
         }
     }
 

@@ -140,6 +140,11 @@ impl ConnHandle {
         self.kick.notified().await;
     }
 
+    /// Whether the connection's writer is gone (the socket closed).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
     /// The player of this connection, once `hello` succeeded.
     pub fn player_id(&self) -> Option<&str> {
         self.player.get().map(String::as_str)

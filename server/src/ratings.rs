@@ -210,6 +210,7 @@ mod tests {
             id: "p1".into(),
             name: "p1".into(),
             rating: None,
+            bot: false,
         };
         fill_seat(&hub, &mut seat, "akron").await.unwrap();
         assert_eq!(seat.rating, Some(json!(1338)));

@@ -10,7 +10,7 @@
 //!
 //! Document seqs: every change of a document is one logged event and the fold goes through
 //! the same [`Core::apply`] as the live game, so a rebuilt game continues at exactly the
-//! seq it had, with the document the players saw at that seq (PROTOCOL.md version 2). The
+//! seq it had, with the document the players saw at that seq (protocol/docs/PROTOCOL.md version 2). The
 //! time the server was down is charged to nobody: the actor logs a `resume` event.
 //!
 //! Presence: nobody is connected after a restart, so both players start offline from the
@@ -187,6 +187,7 @@ async fn rebuild(
         id: p.id,
         name: p.name,
         rating: p.rating,
+        bot: p.bot,
     });
     let new = NewGame {
         id: record.id.clone(),
@@ -281,6 +282,7 @@ async fn seat(hub: &Arc<Hub>, player_id: &str) -> Result<Option<SeatPlayer>, Sto
         id: p.id,
         name: p.name,
         rating: None,
+        bot: p.bot,
     }))
 }
 
@@ -328,11 +330,13 @@ mod tests {
                         id: "pa".into(),
                         name: "a".into(),
                         rating: None,
+                        bot: false,
                     },
                     SeatRecord {
                         id: "pb".into(),
                         name: "b".into(),
                         rating: None,
+                        bot: false,
                     },
                 ],
                 created_ms: 1,

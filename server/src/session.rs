@@ -149,8 +149,10 @@ impl Session {
                     protocol,
                     token,
                     name,
+                    bot,
                 } => {
-                    match self.hello(rid.clone(), protocol, token, name).await {
+                    // Boxed: it runs once per connection, its state need not stay with it.
+                    match Box::pin(self.hello(rid.clone(), protocol, token, name, bot)).await {
                         // The handshake is not one of the 50 requests a client may make per
                         // window: the budget starts with the session.
                         Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
@@ -186,6 +188,7 @@ impl Session {
         protocol: u32,
         token: Option<String>,
         name: Option<String>,
+        bot: bool,
     ) -> Result<(), ApiError> {
         if protocol != PROTOCOL_VERSION {
             return Err(ApiError::new(
@@ -193,6 +196,7 @@ impl Session {
                 format!("unsupported protocol {protocol}; this server speaks {PROTOCOL_VERSION}"),
             ));
         }
+        let name = name.map(|n| valid_name(&n)).transpose()?;
         let (player, token) = match token {
             Some(token) => {
                 let hash = ids::token_hash(&token);
@@ -201,7 +205,17 @@ impl Session {
                     .store_call(self.hub.store.player_by_token_hash(&hash))
                     .await?;
                 match found {
-                    Some(p) => (p, token),
+                    // A known player who says a new name takes it (games already seated
+                    // keep the name they started with).
+                    Some(mut p) => {
+                        if let Some(n) = name.filter(|n| *n != p.name) {
+                            self.hub
+                                .store_call(self.hub.store.rename_player(&p.id, &n))
+                                .await?;
+                            p.name = n;
+                        }
+                        (p, token)
+                    }
                     None => {
                         return Err(ApiError::new(
                             ErrorCode::Unauthorized,
@@ -211,26 +225,16 @@ impl Session {
                 }
             }
             None => {
-                let name = match name {
-                    Some(n) => {
-                        let n = n.trim().to_string();
-                        let len = n.chars().count();
-                        if !(1..=24).contains(&len) || n.chars().any(char::is_control) {
-                            return Err(ApiError::new(
-                                ErrorCode::BadRequest,
-                                "name must be 1-24 printable characters",
-                            ));
-                        }
-                        n
-                    }
-                    None => format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase()),
-                };
+                let name = name.unwrap_or_else(|| {
+                    format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase())
+                });
                 let token = ids::token();
                 let record = PlayerRecord {
                     id: ids::player_id(),
                     name,
                     token_hash: ids::token_hash(&token),
                     created_ms: ids::now_ms(),
+                    bot,
                 };
                 self.hub
                     .store_call(self.hub.store.create_player(&record))
@@ -277,6 +281,7 @@ impl Session {
             id: p.id.clone(),
             name: p.name.clone(),
             rating: None,
+            bot: p.bot,
         })
     }
 
@@ -298,7 +303,11 @@ impl Session {
                 game_id,
                 since,
                 code,
-            } => self.watch(rid, &game_id, since, code).await,
+            } => {
+                // Boxed: watching's state (a stored room's lookup among it) must not grow
+                // every idle connection's task, which holds the largest request inline.
+                Box::pin(self.watch(rid, &game_id, since, code)).await
+            }
             ClientMessage::GameUnwatch { rid, game_id } => {
                 if let Some(h) = self.hub.games.get(&game_id) {
                     let _ =
@@ -367,11 +376,76 @@ impl Session {
                 rated,
                 visibility,
                 side,
-            } => {
-                self.room_create(rid, kind, options, clock, rated, visibility, side)
-                    .await
+            } => Box::pin(self.room_create(rid, kind, options, clock, rated, visibility, side))
+                .await
+                .map(|_| ()),
+            ClientMessage::BotServe { rid, kinds, levels } => {
+                let me = self.me()?;
+                if !me.bot {
+                    return Err(ApiError::new(
+                        ErrorCode::Forbidden,
+                        "only a computer player (stoa bot) may serve",
+                    ));
+                }
+                if let Some(k) = kinds.iter().find(|k| stoa_protocol::kind(k).is_err()) {
+                    return Err(ApiError::new(
+                        ErrorCode::BadRequest,
+                        format!("unknown game kind '{k}'"),
+                    ));
+                }
+                if levels.is_empty() || levels.iter().any(|l| !(1..=5).contains(l)) {
+                    return Err(ApiError::new(ErrorCode::BadRequest, "levels are 1-5"));
+                }
+                self.hub.bots.serve(self.conn.clone(), kinds, levels);
+                self.ok(rid, None, None);
+                Ok(())
             }
-            ClientMessage::RoomJoin { rid, code } => self.room_join(rid, &code).await,
+            ClientMessage::BotPlay {
+                rid,
+                kind,
+                options,
+                clock,
+                level,
+                side,
+            } => {
+                if !(1..=5).contains(&level) {
+                    return Err(ApiError::new(ErrorCode::BadRequest, "level must be 1-5"));
+                }
+                let me = self.me()?.id.clone();
+                // Settings are checked before a bot is taken off the list.
+                crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
+                let Some(bot) = self.hub.bots.pick(&kind, level, &me) else {
+                    let offered = self.hub.bots.levels(&kind);
+                    return Err(ApiError::new(
+                        ErrorCode::Unavailable,
+                        if offered.is_empty() {
+                            format!("no computer opponent for {kind} is free right now")
+                        } else {
+                            format!("no computer opponent of level {level} is free for {kind} (free levels: {offered:?})")
+                        },
+                    ));
+                };
+                let code = match Box::pin(self.room_create(
+                    rid,
+                    kind.clone(),
+                    options,
+                    clock,
+                    false,
+                    Visibility::Private,
+                    side,
+                ))
+                .await
+                {
+                    Ok(code) => code,
+                    Err(e) => {
+                        self.hub.bots.release(bot.id);
+                        return Err(e);
+                    }
+                };
+                bot.send_msg(&ServerMessage::BotInvite { code, kind, level });
+                Ok(())
+            }
+            ClientMessage::RoomJoin { rid, code } => Box::pin(self.room_join(rid, &code)).await,
             ClientMessage::RoomLeave { rid, code } => {
                 let me = self.me()?.id.clone();
                 let code = ids::normalize_code(&code);
@@ -395,9 +469,9 @@ impl Session {
                 rated,
             } => {
                 let me = self.me()?.clone();
-                crate::matchmaker::queue_join(
+                Box::pin(crate::matchmaker::queue_join(
                     &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
-                )
+                ))
                 .await
             }
             ClientMessage::QueueLeave { rid } => {
@@ -413,6 +487,46 @@ impl Session {
             ClientMessage::LobbyUnwatch { rid } => {
                 self.hub.lobby.unwatch(self.conn.id);
                 self.ok(rid, None, None);
+                Ok(())
+            }
+            ClientMessage::GameRecord { rid, game_id, code } => {
+                let me = self.me()?.id.clone();
+                // Boxed: a rare request's state must not grow every idle connection's task.
+                let (setup, finished) = Box::pin(crate::records::finished_for(
+                    &self.hub,
+                    &game_id,
+                    Some(&me),
+                    code.as_deref(),
+                ))
+                .await?;
+                self.send(&ServerMessage::Record {
+                    rid,
+                    game_id,
+                    text: crate::records::record(&setup, &finished).to_text(),
+                });
+                Ok(())
+            }
+            ClientMessage::History {
+                rid,
+                player_id,
+                before,
+                limit,
+            } => {
+                let me = self.me()?.id.clone();
+                let whose = player_id.unwrap_or_else(|| me.clone());
+                let (games, next_before) = Box::pin(crate::records::history(
+                    &self.hub,
+                    &whose,
+                    Some(&me),
+                    before,
+                    limit,
+                ))
+                .await?;
+                self.send(&ServerMessage::History {
+                    rid,
+                    games,
+                    next_before,
+                });
                 Ok(())
             }
         }
@@ -625,7 +739,7 @@ impl Session {
         rated: bool,
         visibility: Visibility,
         side: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<String, ApiError> {
         let (game_kind, options, clock) =
             crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
         let side_index = match side.as_str() {
@@ -679,7 +793,7 @@ impl Session {
             rid,
             room: Box::new(room.info()),
         });
-        Ok(())
+        Ok(room.code.clone())
     }
 
     async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
@@ -719,7 +833,9 @@ impl Session {
                 });
                 Ok(())
             }
-            JoinOutcome::Started(game_id) => self.watch(rid, &game_id, None, Some(code)).await,
+            JoinOutcome::Started(game_id) => {
+                Box::pin(self.watch(rid, &game_id, None, Some(code))).await
+            }
             JoinOutcome::Start(room, game_id) => {
                 let players = match (&room.seats[0], &room.seats[1]) {
                     (Some(a), Some(b)) => [a.clone(), b.clone()],
@@ -743,7 +859,7 @@ impl Session {
                         return match stored.map(|r| r.status) {
                             Some(RoomStatus::Started(game_id)) => {
                                 self.hub.rooms.started(&code, &game_id);
-                                self.watch(rid, &game_id, None, Some(code)).await
+                                Box::pin(self.watch(rid, &game_id, None, Some(code))).await
                             }
                             _ => Err(ApiError::new(ErrorCode::Conflict, "this room is closed")),
                         };
@@ -824,6 +940,19 @@ fn typed_other_than_hello(text: &str) -> bool {
         .ok()
         .and_then(|v| v.get("t")?.as_str().map(|t| t != "hello"))
         .unwrap_or(false)
+}
+
+/// A display name as `hello` accepts it: trimmed, 1-24 printable characters.
+fn valid_name(name: &str) -> Result<String, ApiError> {
+    let n = name.trim().to_string();
+    let len = n.chars().count();
+    if !(1..=24).contains(&len) || n.chars().any(char::is_control) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "name must be 1-24 printable characters",
+        ));
+    }
+    Ok(n)
 }
 
 /// Who may see a finished game read from the store (a live game's actor applies the same

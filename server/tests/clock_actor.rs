@@ -38,6 +38,7 @@ fn seat(id: &str) -> SeatPlayer {
         id: id.to_string(),
         name: id.to_string(),
         rating: None,
+        bot: false,
     }
 }
 
@@ -98,7 +99,7 @@ impl Fixture {
         assert_eq!(snap["t"], "game.snapshot");
         f.doc = snap["doc"].clone();
         f.seq = snap["seq"].as_u64().expect("seq");
-        // The crowd follows the snapshot at once (PROTOCOL.md version 2).
+        // The crowd follows the snapshot at once (protocol/docs/PROTOCOL.md version 2).
         let crowd = f.raw().await;
         assert_eq!(crowd["t"], "game.crowd", "{crowd}");
         f.crowd = crowd;

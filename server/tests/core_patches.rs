@@ -60,6 +60,7 @@ fn core(kind: &str, variant: u8, timed: bool) -> Core {
         id: id.to_string(),
         name: id.to_uppercase(),
         rating: Some(json!(1500)),
+        bot: false,
     };
     let new = NewGame {
         id: "g1".into(),

@@ -178,11 +178,19 @@ impl Server {
 
     /// A plain HTTP GET: (status, body).
     pub fn http_get(&self, path: &str) -> (u16, String) {
+        self.http_get_as(path, None)
+    }
+
+    /// A plain HTTP GET, with `Authorization: Bearer <token>` when a token is given.
+    pub fn http_get_as(&self, path: &str, token: Option<&str>) -> (u16, String) {
         let mut s = std::net::TcpStream::connect(self.addr).expect("connect");
         s.set_read_timeout(Some(TIMEOUT)).ok();
+        let auth = token
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
         write!(
             s,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
             self.addr
         )
         .expect("write");
@@ -200,8 +208,18 @@ impl Server {
         (status, body)
     }
 
-    /// A game document through `GET /api/games/{id}` (with `?code=` when given).
+    /// A game document through `GET /api/games/{id}` (with `?code=` when given), as
+    /// `game.snapshot` carries it: a finished game's added `record` member is left out.
     pub fn api_game(&self, id: &str, code: Option<&str>) -> (u16, Value) {
+        let (status, mut doc) = self.api_game_full(id, code);
+        if let Value::Object(m) = &mut doc {
+            m.remove("record");
+        }
+        (status, doc)
+    }
+
+    /// `GET /api/games/{id}` as served, `record` member included.
+    pub fn api_game_full(&self, id: &str, code: Option<&str>) -> (u16, Value) {
         let path = match code {
             Some(c) => format!("/api/games/{id}?code={c}"),
             None => format!("/api/games/{id}"),
@@ -398,7 +416,7 @@ impl Client {
     }
 
     /// The first `game.crowd` of a game (pending or new) that satisfies `pred`; the game's
-    /// earlier crowds are dropped. The crowd is unversioned (PROTOCOL.md version 2).
+    /// earlier crowds are dropped. The crowd is unversioned (protocol/docs/PROTOCOL.md version 2).
     pub async fn crowd_where(
         &mut self,
         game_id: &str,

@@ -125,7 +125,7 @@ fn errors_draw_and_private_watch_by_code() {
             "width=4,height=3",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(guest, |l| l.starts_with("game started "));
     assert!(started.ends_with("side white"), "{started}");
@@ -238,7 +238,7 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
             "host", "staku", "--public", "--side", "white", "--clock", "none",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     clients.wait(lobby, |l| {
         l.trim_start().starts_with(&format!("room {code} staku"))
     });
@@ -286,7 +286,7 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
             "width=4,height=3",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let guest = clients.spawn("guest", &["join", &code]);
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a3xb3");
@@ -334,7 +334,7 @@ fn watching_a_waiting_room_never_takes_the_seat() {
             "width=4,height=3",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let watcher = clients.spawn("watcher", &["watch", &code]);
     clients.wait(watcher, |l| {
         l == format!("room {code} is waiting for its second player: watching starts with its game")
@@ -356,4 +356,131 @@ fn watching_a_waiting_room_never_takes_the_seat() {
         line.starts_with("error not_found: cannot watch 'gnosuchgame00': "),
         "{line}"
     );
+}
+
+/// `--name` renames a player who already has an identity (same id, new name), and the new
+/// name is what an opponent sees.
+#[test]
+fn name_given_again_renames_the_player() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let config = client_support::TempDir::new("rename");
+    let first = clients.spawn_in("Ann", &config.0, &["lobby"]);
+    let line = clients.wait(first, |l| l.starts_with("connected as "));
+    let id = line
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .trim_end_matches(')')
+        .to_string();
+    assert_eq!(line, format!("connected as Ann ({id})"));
+    clients.close_stdin(first);
+    clients.expect_exit(first, TIMEOUT);
+
+    let host = clients.spawn_in("Annabel", &config.0, &["host", "staku", "--side", "white"]);
+    clients.wait(host, |l| l == format!("connected as Annabel ({id})"));
+    let code = clients.room_code(host);
+    let guest = clients.spawn("Bob", &["join", &code]);
+    clients.wait(guest, |l| l.starts_with("white Annabel "));
+}
+
+/// Lobby lines say the clock as players write it and the options that are not the
+/// defaults, for rooms, live games and queues alike.
+#[test]
+fn lobby_lines_say_clock_and_options() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--public",
+            "--clock",
+            "3+2",
+            "--options",
+            "width=6,height=5",
+        ],
+    );
+    let room = clients.room_code(host);
+    let a = clients.spawn(
+        "a",
+        &[
+            "host",
+            "akron",
+            "--public",
+            "--clock",
+            "10+5",
+            "--options",
+            "size=7",
+            "--side",
+            "vert",
+        ],
+    );
+    let code = clients.room_code(a);
+    let b = clients.spawn("b", &["join", &code]);
+    let started = clients.wait(b, |l| l.starts_with("game started "));
+    let game = started.split(' ').nth(2).unwrap().to_string();
+    let q = clients.spawn("q", &["play", "staku", "--clock", "none"]);
+    clients.wait(q, |l| l.starts_with("queued position 1"));
+
+    let lobby = clients.spawn("lobby", &["lobby"]);
+    clients.wait(lobby, |l| l.contains("in queues: staku no clock: 1"));
+    clients.wait(lobby, |l| {
+        l == format!("  room {room} unane width=6,height=5 3+2 by host")
+    });
+    clients.wait(lobby, |l| {
+        l.starts_with(&format!("  game {game} akron size=7 10+5 vert a vs horz b"))
+            || l.starts_with(&format!("  game {game} akron size=7 10+5 horz b vs vert a"))
+    });
+}
+
+/// Leaving a running game says how to come back; the opponent's declined draw offer and
+/// the help pages are printed whole.
+#[test]
+fn plain_help_guides_declines_and_leaving() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--options",
+            "width=4,height=3",
+        ],
+    );
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(guest, |l| l.starts_with("game started "));
+    let id = started.split(' ').nth(2).unwrap().to_string();
+
+    clients.send(guest, "help");
+    clients.wait(guest, |l| l.starts_with("draw decline "));
+    clients.wait(guest, |l| l.starts_with("quit "));
+    clients.send(guest, "help akunur");
+    clients.wait(guest, |l| l == "# Akunur — a player's guide");
+    clients.wait(guest, |l| l == "## Notation");
+    clients.send(guest, "help chess");
+    clients.wait(guest, |l| {
+        l.starts_with("error input: no guide for 'chess'")
+    });
+
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "draw offer");
+    clients.wait(guest, |l| l.starts_with("draw offered by black"));
+    clients.send(guest, "draw decline");
+    clients.wait(guest, |l| l == "draw declined");
+    clients.wait(host, |l| l == "white declined your draw offer");
+
+    clients.send(guest, "quit");
+    clients.wait(guest, |l| {
+        l == format!(
+            "game {id} goes on without you and your clock runs; resume with: stoa watch {id}"
+        )
+    });
+    clients.expect_exit(guest, TIMEOUT);
+    clients.wait(host, |l| l == "white offline");
 }

@@ -5,64 +5,9 @@
 
 mod client_support;
 
-use std::io::Read;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::net::SocketAddr;
 
-use client_support::{Clients, Server, TempDir, TIMEOUT};
-
-/// Forwards TCP connections to `upstream`; [`Proxy::cut`] drops every open one.
-struct Proxy {
-    addr: SocketAddr,
-    open: Arc<Mutex<Vec<TcpStream>>>,
-}
-
-impl Proxy {
-    fn start(upstream: SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
-        let addr = listener.local_addr().expect("proxy address");
-        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
-        let registry = open.clone();
-        std::thread::spawn(move || {
-            for client in listener.incoming() {
-                let Ok(client) = client else { return };
-                let Ok(server) = TcpStream::connect(upstream) else {
-                    continue;
-                };
-                for s in [&client, &server] {
-                    registry.lock().unwrap().push(s.try_clone().expect("clone"));
-                }
-                for (mut from, mut to) in [
-                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
-                    (server, client),
-                ] {
-                    std::thread::spawn(move || {
-                        let mut buf = [0u8; 16 * 1024];
-                        loop {
-                            match from.read(&mut buf) {
-                                Ok(0) | Err(_) => break,
-                                Ok(n) => {
-                                    if std::io::Write::write_all(&mut to, &buf[..n]).is_err() {
-                                        break;
-                                    }
-                                }
-                            }
-                        }
-                        let _ = to.shutdown(Shutdown::Both);
-                        let _ = from.shutdown(Shutdown::Both);
-                    });
-                }
-            }
-        });
-        Proxy { addr, open }
-    }
-
-    fn cut(&self) {
-        for s in self.open.lock().unwrap().drain(..) {
-            let _ = s.shutdown(Shutdown::Both);
-        }
-    }
-}
+use client_support::{tui_command, Clients, Proxy, Server, TempDir, Tmux, TIMEOUT};
 
 #[test]
 fn reconnects_after_a_drop_and_catches_up() {
@@ -88,7 +33,7 @@ fn reconnects_after_a_drop_and_catches_up() {
             "width=5,height=4",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let proxied = format!("ws://{}/ws", proxy.addr);
     let guest = clients.spawn_at("guest", &proxied, &["join", &code]);
     clients.wait(guest, |l| l.starts_with("game started "));
@@ -145,7 +90,7 @@ fn a_new_process_resumes_an_unfinished_game() {
             "width=5,height=4",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let guest_home = TempDir::new("guest-home");
     let guest = clients.spawn_in("guest", &guest_home.0, &["join", &code]);
     let started = clients.wait(guest, |l| l.starts_with("game started "));
@@ -157,7 +102,9 @@ fn a_new_process_resumes_an_unfinished_game() {
     clients.wait(host, |l| l == "white offline");
 
     let again = clients.spawn_in("guest-again", &guest_home.0, &["watch", &id]);
-    clients.wait(again, |l| l.starts_with("connected as guest "));
+    // The same identity; `--name` renamed the player, while the seat keeps the name the
+    // game started with.
+    clients.wait(again, |l| l.starts_with("connected as guest-again "));
     clients.wait(again, |l| {
         l.starts_with("white guest ") && l.ends_with("(you) to act")
     });
@@ -202,4 +149,57 @@ fn a_refused_token_falls_back_to_a_new_guest() {
     assert!(token.len() >= 22, "{token}");
     clients.close_stdin(c);
     clients.expect_exit(c, TIMEOUT);
+}
+
+/// The terminal UI tells its player what happens to the link: the drop, the reconnect, and
+/// a server that shuts down.
+#[test]
+fn tui_says_disconnected_reconnected_and_shutting_down() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let upstream: SocketAddr = server
+        .url
+        .trim_start_matches("ws://")
+        .trim_end_matches("/ws")
+        .parse()
+        .expect("server address");
+    let proxy = Proxy::start(upstream);
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--clock",
+            "none",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let config = TempDir::new("tui-link");
+    let proxied = format!("ws://{}/ws", proxy.addr);
+    let tmux = Tmux::start(
+        "link",
+        &tui_command(&config, &proxied, "Tui", &format!("join {code}")),
+    );
+    clients.wait(host, |l| l.starts_with("game started "));
+    tmux.wait_screen("the board", |s| s.contains("black to act"));
+
+    proxy.cut();
+    tmux.wait_screen("the drop and the reconnect", |s| {
+        s.contains("disconnected:") && s.contains("reconnected")
+    });
+    clients.send(host, "a4xb4");
+    tmux.wait_screen("the move after the reconnect", |s| s.contains("1. a4xb4"));
+
+    server.terminate();
+    tmux.wait_screen("the shutdown notice", |s| {
+        s.contains("server shutting down")
+    });
 }

@@ -4,106 +4,7 @@
 
 mod client_support;
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-use client_support::{Clients, Server, TempDir, TIMEOUT};
-
-/// A tmux server of our own (its own socket), killed on drop.
-struct Tmux {
-    socket: String,
-    /// The socket file, removed on drop (`kill-server` leaves it behind).
-    socket_path: Option<String>,
-}
-
-impl Tmux {
-    fn available() -> bool {
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    fn start(tag: &str, command: &str) -> Tmux {
-        let socket = format!("stoa-tui-test-{}-{tag}", std::process::id());
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-                "-x",
-                "120",
-                "-y",
-                "40",
-                command,
-            ])
-            .status()
-            .expect("run tmux");
-        assert!(status.success(), "tmux new-session failed");
-        let socket_path = Command::new("tmux")
-            .args(["-L", &socket, "display-message", "-p", "#{socket_path}"])
-            .output()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|p| !p.is_empty());
-        Tmux {
-            socket,
-            socket_path,
-        }
-    }
-
-    fn capture(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
-            .args(["-L", &self.socket, "send-keys", "-t", "t"])
-            .args(keys)
-            .status()
-            .expect("tmux send-keys");
-        assert!(status.success());
-    }
-
-    /// Waits until the screen satisfies `pred`; returns the screen.
-    fn wait_screen(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let screen = self.capture();
-            if pred(&screen) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-        if let Some(path) = &self.socket_path {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
+use client_support::{sh_quote, stoa_tests_binary, tui_command, Clients, Server, TempDir, Tmux};
 
 #[test]
 fn tui_shows_board_and_both_clocks_and_takes_moves() {
@@ -126,7 +27,7 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
             "width=5,height=4",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
 
     let config = TempDir::new("tui");
     let stoa = stoa_tests_binary();
@@ -197,10 +98,6 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
     tmux.keys(&["C-c"]);
 }
 
-fn stoa_tests_binary() -> String {
-    stoa_tests::binary("stoa").to_string_lossy().into_owned()
-}
-
 /// The lobby screen lists a public room; Enter on it joins, and the game's board appears.
 #[test]
 fn tui_lobby_lists_a_room_and_enter_joins_it() {
@@ -216,7 +113,7 @@ fn tui_lobby_lists_a_room_and_enter_joins_it() {
             "host", "akunur", "--public", "--side", "light", "--clock", "10+5",
         ],
     );
-    let code = clients.wait(host, |l| l.starts_with("room "))["room ".len()..].to_string();
+    let code = clients.room_code(host);
     let config = TempDir::new("tui-lobby");
     let command = format!(
         "env STOA_CONFIG_DIR={} TERM=xterm-256color {} --server {} --name Tui lobby",
@@ -239,4 +136,336 @@ fn tui_lobby_lists_a_room_and_enter_joins_it() {
             && s.contains("light to act")
     });
     tmux.keys(&["C-c"]);
+}
+
+/// A 5x4 Ūnane game: the host (plain mode, black) against the terminal UI (white). Returns
+/// the clients, the host's id, the tmux pane and the game id.
+fn tui_game(server: &Server, tag: &str) -> (Clients, usize, Tmux, TempDir, String) {
+    let mut clients = Clients::new(server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let config = TempDir::new(tag);
+    let tmux = Tmux::start(
+        tag,
+        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+    );
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split(' ').nth(2).expect("game id").to_string();
+    tmux.wait_screen("the board", |s| {
+        s.contains("a b c d e") && s.contains("black to act")
+    });
+    (clients, host, tmux, config, id)
+}
+
+/// `legal` and `help` open a window that shows all of it (nothing cut), scrolls, and
+/// closes with Esc; `help staku` shows the game's guide.
+#[test]
+fn tui_long_output_opens_in_a_window() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let (mut clients, host, tmux, _config, _id) = tui_game(&server, "pages");
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    tmux.wait_screen("our turn", |s| {
+        s.contains("1. a4xb4") && s.contains("your turn")
+    });
+
+    // Every legal move of white's first turn (swap included) is in the window.
+    let mut game = stoa_protocol::kind("unane")
+        .unwrap()
+        .start(&serde_json::json!({"width":5,"height":4}))
+        .unwrap();
+    game.play("a4xb4").unwrap();
+    let legal = game.legal_notations();
+    assert!(legal.len() > 12, "enough moves to overflow a message pane");
+    tmux.keys(&["legal", "Enter"]);
+    // Every move, as a word of its own, in one capture.
+    tmux.wait_screen("the legal moves window with every move", |s| {
+        s.contains(&format!("legal moves ({})", legal.len()))
+            && legal.iter().all(|m| {
+                s.split(|c: char| c.is_whitespace() || c == '│')
+                    .any(|w| w == m)
+            })
+    });
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the window closed", |s| !s.contains("legal moves ("));
+
+    // help: every command, down to the last line.
+    tmux.keys(&["help", "Enter"]);
+    // One predicate for the whole window: a capture may catch it half drawn.
+    tmux.wait_screen("the help window with every command", |s| {
+        s.contains(" commands ")
+            && [
+                "draw decline",
+                "rematch",
+                "help <game>",
+                "quit",
+                "stoa watch <game-id>",
+            ]
+            .iter()
+            .all(|line| s.contains(line))
+    });
+    tmux.keys(&["Escape"]);
+
+    // help staku: the guide, scrolled to its notation section.
+    tmux.keys(&["help staku", "Enter"]);
+    // Its title, its first line and the scrolling hint of a long text, in one capture.
+    tmux.wait_screen("the Staku guide", |s| {
+        s.contains("how to play staku")
+            && s.contains("Staku — a player's guide")
+            && s.contains("PgUp/PgDn")
+    });
+    for _ in 0..30 {
+        tmux.keys(&["PageDown"]);
+    }
+    tmux.wait_screen("the end of the guide", |s| s.contains("See also"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the board again", |s| !s.contains("how to play staku"));
+
+    // An illegal move's error stays under the board even as other notes arrive.
+    tmux.keys(&["a3xa4", "Enter"]);
+    let screen = tmux.wait_screen("the error above the input line", |s| {
+        s.contains("move or command") && s.contains("error illegal_move: a3xa4 not played")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let hint = rows
+        .iter()
+        .position(|l| l.contains("error illegal_move: a3xa4"))
+        .expect("error row");
+    assert!(
+        rows[hint + 1..]
+            .iter()
+            .any(|l| l.contains("move or command")),
+        "the error is just above the input line:\n{screen}"
+    );
+    clients.send(host, "draw offer");
+    tmux.wait_screen("the offer", |s| s.contains("draw offered by black"));
+    let screen = tmux.capture();
+    assert!(
+        screen.contains("error illegal_move: a3xa4 not played"),
+        "a later note does not push the error away:\n{screen}"
+    );
+
+    // A confirmed resignation ends the game.
+    tmux.keys(&["resign", "Enter"]);
+    tmux.wait_screen("the resign question", |s| s.contains("Resign this game?"));
+    tmux.keys(&["y"]);
+    clients.wait(host, |l| l == "game over: black wins by resign");
+    tmux.wait_screen("the ending", |s| {
+        s.contains("White resigned — Black wins (you lost)")
+    });
+}
+
+/// `resign` and Ctrl-C in a running game ask first; leaving says how to come back.
+#[test]
+fn tui_asks_before_resigning_or_leaving_and_says_how_to_resume() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let (mut clients, host, tmux, _config, id) = tui_game(&server, "confirm");
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    tmux.wait_screen("our turn", |s| s.contains("your turn"));
+
+    tmux.keys(&["resign", "Enter"]);
+    tmux.wait_screen("the resign question", |s| {
+        s.contains("Resign this game? Press y to resign")
+    });
+    tmux.keys(&["n"]);
+    tmux.wait_screen("still playing", |s| {
+        s.contains("not resigned: the game goes on")
+    });
+
+    // The draw offer the host declines is reported to us.
+    tmux.keys(&["draw offer", "Enter"]);
+    clients.wait(host, |l| l.starts_with("draw offered by white"));
+    clients.send(host, "draw decline");
+    tmux.wait_screen("the declined offer", |s| {
+        s.contains("black declined your draw offer")
+    });
+
+    tmux.keys(&["C-c"]);
+    tmux.wait_screen("the leave question", |s| {
+        s.contains("Leave? The game goes on and your clock runs")
+            && s.contains(&format!("stoa watch {id}"))
+    });
+    tmux.keys(&["x"]);
+    tmux.wait_screen("still here", |s| s.contains("still here: the game goes on"));
+    tmux.keys(&["C-c"]);
+    tmux.wait_screen("the leave question again", |s| {
+        s.contains("Press y to leave")
+    });
+    tmux.keys(&["y"]);
+    tmux.wait_screen("the resume line after leaving", |s| {
+        s.contains(&format!(
+            "game {id} goes on without you and your clock runs; resume with: stoa watch {id}"
+        ))
+    });
+    clients.wait(host, |l| l == "white offline");
+}
+
+/// A board larger than the terminal is announced, with the size needed.
+#[test]
+fn tui_warns_when_the_terminal_is_too_small() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn("host", &["host", "akron", "--side", "vert"]);
+    let code = clients.room_code(host);
+    let config = TempDir::new("small");
+    let tmux = Tmux::start_sized(
+        "small",
+        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+        80,
+        24,
+    );
+    let screen = tmux.wait_screen("the size warning", |s| {
+        s.contains("terminal too small for the board: needs")
+    });
+    assert!(screen.contains("has 80x24"), "{screen}");
+}
+
+/// The queue screen says where we stand and how many others wait.
+#[test]
+fn tui_queue_screen_shows_who_else_waits() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    // Someone waits in another queue.
+    let other = clients.spawn("other", &["play", "akron", "--clock", "1+0"]);
+    clients.wait(other, |l| l.starts_with("queued position 1"));
+    let config = TempDir::new("queue");
+    let tmux = Tmux::start(
+        "queue",
+        &tui_command(&config, &server.url, "Tui", "play staku --clock 3+2"),
+    );
+    tmux.wait_screen("the queue screen", |s| {
+        s.contains("In the queue for staku (3+2)")
+            && s.contains("Your place in the queue:      1")
+            && s.contains("Others with the same settings: nobody yet")
+            && s.contains("Players in other queues:      1")
+            && s.contains("Waiting for 0:0")
+            && s.contains("Ctrl-C leaves the queue")
+    });
+}
+
+/// A spectator in the terminal UI follows the players into their rematch.
+#[test]
+fn tui_spectator_follows_the_rematch() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--public",
+            "--side",
+            "black",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let first = started.split(' ').nth(2).expect("game id").to_string();
+    let config = TempDir::new("rematch");
+    let tmux = Tmux::start(
+        "rematch",
+        &tui_command(&config, &server.url, "Watcher", &format!("watch {first}")),
+    );
+    tmux.wait_screen("the first game", |s| {
+        s.contains(&format!("unane game {first}"))
+    });
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resign");
+    tmux.wait_screen("the first ending", |s| {
+        s.contains("Black resigned — White wins")
+    });
+    clients.send(host, "rematch");
+    tmux.wait_screen("the rematch request", |s| {
+        s.contains("rematch requested by black")
+    });
+    clients.send(guest, "rematch");
+    let again = clients.wait(host, |l| {
+        l.starts_with("game started ") && !l.contains(&first)
+    });
+    let second = again.split(' ').nth(2).expect("rematch id").to_string();
+    tmux.wait_screen("the rematch's board", |s| {
+        s.contains("rematch started: watching")
+            && s.contains(&format!("unane game {second}"))
+            && s.contains("black to act")
+    });
+    // The rematch's moves reach the spectator.
+    let mover = clients.wait_any(&[host, guest], |l| l == "your turn");
+    clients.send(mover, "a4xb4");
+    tmux.wait_screen("the rematch's first move", |s| s.contains("1. a4xb4"));
+}
+
+/// `stoa replay FILE` steps through a record on the terminal board: arrows, End, a jump.
+#[test]
+fn tui_replay_steps_through_a_record() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    client_support::build_binaries();
+    let dir = TempDir::new("replay");
+    let file = dir.0.join("game.txt");
+    std::fs::write(
+        &file,
+        "[Game \"unane\"]\n[Options \"{\\\"width\\\":4,\\\"height\\\":3}\"]\n[Id \"gdemo\"]\n\
+         [Black \"Ann\"]\n[White \"Bob\"]\n[Result \"black\"]\n[Reason \"resign\"]\n\n\
+         1. a3xb3 2. d3xc3 3. b3xc3\n",
+    )
+    .unwrap();
+    let command = format!(
+        "env TERM=xterm-256color {} replay {}; sleep 30",
+        sh_quote(&stoa_tests_binary()),
+        sh_quote(&file.to_string_lossy())
+    );
+    let tmux = Tmux::start("replay", &command);
+    tmux.wait_screen("the start", |s| {
+        s.contains("unane gdemo · black Ann vs white Bob")
+            && s.contains("ply 0/3: start")
+            && s.contains("  3 B W B W 3")
+    });
+    tmux.keys(&["Right", "Right"]);
+    tmux.wait_screen("two moves on", |s| {
+        s.contains("ply 2/3: d3xc3") && s.contains("  3 . B W . 3")
+    });
+    tmux.keys(&["End"]);
+    tmux.wait_screen("the end", |s| {
+        s.contains("ply 3/3: b3xc3") && s.contains("end: black wins by resign")
+    });
+    tmux.keys(&["1", "Enter"]);
+    tmux.wait_screen("a jump to move 1", |s| s.contains("ply 1/3: a3xb3"));
+    tmux.keys(&["Left"]);
+    tmux.wait_screen("back to the start", |s| s.contains("ply 0/3: start"));
 }

@@ -1,4 +1,4 @@
-//! Conformance with PROTOCOL.md's Games, Actions and Rooms sections, black-box: watching
+//! Conformance with protocol/docs/PROTOCOL.md's Games, Actions and Rooms sections, black-box: watching
 //! (snapshot, since, unwatch, private access), draw offers, abort and rematch settings,
 //! room joins answering like `game.watch`.
 

@@ -1,4 +1,4 @@
-//! Conformance with PROTOCOL.md's Transport, Errors and Session sections, black-box: the
+//! Conformance with protocol/docs/PROTOCOL.md's Transport, Errors and Session sections, black-box: the
 //! first-message rule, `rid` echo rules, frame errors, ping, several connections.
 
 use serde_json::{json, Value};

@@ -80,7 +80,7 @@ async fn players_finished_games_and_rooms_survive_a_restart() {
     assert_eq!(started["kind"], "akron");
 
     // The live game: its players are back with it in `games`. The seq continued where it
-    // was (PROTOCOL.md version 2), so `since` from before the crash stays valid: the
+    // was (protocol/docs/PROTOCOL.md version 2), so `since` from before the crash stays valid: the
     // answer is the diffs after it (the clock's resume after the downtime), applied to the
     // document the client had, then the crowd.
     let mut p = Client::with_token(&server, &live.host.token).await;

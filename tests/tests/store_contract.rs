@@ -21,6 +21,7 @@ fn player(id: &str, hash: &str) -> PlayerRecord {
         name: format!("name of {id}"),
         token_hash: hash.into(),
         created_ms: 5,
+        bot: false,
     }
 }
 
@@ -89,11 +90,13 @@ async fn contract(store: &dyn Store) {
                 id: "pa".into(),
                 name: "a".into(),
                 rating: Some(json!(1500)),
+                bot: false,
             },
             SeatRecord {
                 id: "pb".into(),
                 name: "b".into(),
                 rating: None,
+                bot: false,
             },
         ],
         created_ms: 42,
@@ -147,6 +150,8 @@ async fn contract(store: &dyn Store) {
     let finished = FinishedGame {
         seq: 7,
         doc: json!({"id": "g1", "status": {"state": "ended"}}),
+        ended_ms: 2_000,
+        ratings_after: Some(json!({"white": 1516.2, "black": 1483.8})),
     };
     assert_eq!(store.finished_game("g1").await.unwrap(), None);
     store.finish_game("g1", &finished).await.unwrap();
@@ -160,6 +165,56 @@ async fn contract(store: &dyn Store) {
     let again = FinishedGame { seq: 8, ..finished };
     store.finish_game("g1", &again).await.unwrap();
     assert_eq!(store.finished_game("g1").await.unwrap(), Some(again));
+    // Each player's history lists it once, under its end time.
+    for p in ["pa", "pb"] {
+        assert_eq!(
+            store.finished_games_of(p, None, 10).await.unwrap(),
+            [("g1".to_string(), 2_000)]
+        );
+    }
+    assert!(store
+        .finished_games_of("pc", None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    // More games of pa end later: newest first, paged by `before`.
+    for (i, ended) in [(2, 3_000u64), (3, 4_000), (4, 5_000)] {
+        let id = format!("g{i}");
+        store
+            .create_game(&GameRecord {
+                id: id.clone(),
+                created_ms: ended - 500,
+                ..game.clone()
+            })
+            .await
+            .unwrap();
+        store
+            .finish_game(
+                &id,
+                &FinishedGame {
+                    seq: 1,
+                    doc: json!({"id": id}),
+                    ended_ms: ended,
+                    ratings_after: None,
+                },
+            )
+            .await
+            .unwrap();
+    }
+    let page = |v: Vec<(String, u64)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    assert_eq!(
+        page(store.finished_games_of("pa", None, 2).await.unwrap()),
+        ["g4", "g3"]
+    );
+    assert_eq!(
+        page(store.finished_games_of("pa", Some(4_000), 2).await.unwrap()),
+        ["g2", "g1"]
+    );
+    assert!(store
+        .finished_games_of("pa", Some(2_000), 2)
+        .await
+        .unwrap()
+        .is_empty());
 
     // Rooms: only waiting ones are listed for recovery; every one reads back.
     store
@@ -232,6 +287,92 @@ async fn memory_store_keeps_the_contract() {
     contract(&store).await;
 }
 
+/// Without Redis only the newest finished games stay (`--keep-finished`): the oldest goes,
+/// with its setup, log and place in the players' histories.
+#[tokio::test]
+async fn memory_store_keeps_a_bounded_number_of_finished_games() {
+    let store = MemoryStore::keeping(2);
+    for (i, ended) in [(1, 100u64), (2, 200), (3, 300)] {
+        let id = format!("g{i}");
+        let mut game = serde_json::from_value::<GameRecord>(json!({
+            "id": id, "kind": "unane", "options": {}, "clock": {"kind": "none"}, "rated": false,
+            "visibility": "public", "code": null, "created_ms": ended - 50, "rematch_of": null,
+            "players": [{"id": "pa", "name": "a"}, {"id": "pb", "name": "b"}]
+        }))
+        .unwrap();
+        game.id = id.clone();
+        store.create_game(&game).await.unwrap();
+        store.append_action(&id, &action(1, "a1xb1")).await.unwrap();
+        let done = FinishedGame {
+            seq: 1,
+            doc: json!({"id": id}),
+            ended_ms: ended,
+            ratings_after: None,
+        };
+        store.finish_game(&id, &done).await.unwrap();
+    }
+    assert_eq!(store.finished_game("g1").await.unwrap(), None);
+    assert_eq!(store.game("g1").await.unwrap(), None);
+    assert!(store.actions("g1").await.unwrap().is_empty());
+    assert!(store.finished_game("g3").await.unwrap().is_some());
+    let ids: Vec<String> = store
+        .finished_games_of("pb", None, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(ids, ["g3", "g2"]);
+}
+
+/// With a retention, a finished game's keys expire by themselves in Redis and its entries
+/// leave the players' histories.
+#[tokio::test]
+async fn redis_store_forgets_finished_games_after_the_retention() {
+    let redis = RedisServer::start();
+    let store = RedisStore::connect(RedisOptions {
+        url: redis.url(),
+        prefix: "ret".into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: Some(Duration::from_millis(300)),
+    })
+    .await
+    .unwrap();
+    let game = serde_json::from_value::<GameRecord>(json!({
+        "id": "gr1", "kind": "unane", "options": {}, "clock": {"kind": "none"}, "rated": false,
+        "visibility": "public", "code": null, "created_ms": 1, "rematch_of": null,
+        "players": [{"id": "pa", "name": "a"}, {"id": "pb", "name": "b"}]
+    }))
+    .unwrap();
+    store.create_game(&game).await.unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let done = FinishedGame {
+        seq: 0,
+        doc: json!({"id": "gr1"}),
+        ended_ms: now,
+        ratings_after: None,
+    };
+    store.finish_game("gr1", &done).await.unwrap();
+    assert_eq!(
+        store.finished_games_of("pa", None, 5).await.unwrap().len(),
+        1
+    );
+    assert!(store.finished_game("gr1").await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(store.finished_game("gr1").await.unwrap(), None);
+    assert_eq!(store.game("gr1").await.unwrap(), None);
+    assert!(store
+        .finished_games_of("pa", None, 5)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
 #[tokio::test]
 async fn redis_store_keeps_the_contract_and_its_prefix() {
     let mut redis = RedisServer::start();
@@ -241,6 +382,7 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
         timeout: Duration::from_millis(500),
         fence: None,
         redis_cluster: false,
+        finished_retention: None,
     };
     let store = RedisStore::connect(options("one")).await.unwrap();
     assert_eq!(store.persistence(), "redis");
@@ -328,6 +470,7 @@ async fn redis_cluster_store_keeps_the_contract() {
         timeout: Duration::from_millis(2_000),
         fence: None,
         redis_cluster: true,
+        finished_retention: None,
     })
     .await
     .unwrap();

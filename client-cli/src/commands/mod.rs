@@ -2,10 +2,13 @@
 //! turns its arguments into a [`Start`], then [`run`] connects with the stored identity and
 //! hands over to plain mode or the terminal UI.
 
+pub mod export;
+pub mod history;
 pub mod host;
 pub mod join;
 pub mod lobby;
 pub mod play;
+pub mod replay;
 pub mod watch;
 
 use std::io::IsTerminal;
@@ -44,6 +47,9 @@ pub struct Global {
     /// certificate; public certificates are trusted without it.
     #[arg(long, env = "STOA_CA_FILE", global = true)]
     pub ca_file: Option<String>,
+    /// Set by `stoa bot`: a new identity is created as a computer player.
+    #[arg(skip)]
+    pub bot: bool,
 }
 
 /// Game settings shared by `play` and `host`.
@@ -156,17 +162,19 @@ pub fn run(global: &Global, start: Start) -> ExitCode {
     code
 }
 
-async fn run_async(global: &Global, start: Start) -> ExitCode {
-    let mut global = global.clone();
-    global.server = match server_url(&global.server) {
-        Ok(url) => url,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let global = &global;
-    let plain_mode = global.plain || !std::io::stdout().is_terminal();
+/// A connection as the stored player (or a new guest, whose token is stored), for commands
+/// that run a session and for one-shot requests alike. `Err` carries the exit status after
+/// the failure was reported.
+pub async fn connect(
+    global: &Global,
+) -> Result<
+    (
+        Connection,
+        crate::connection::Welcome,
+        tokio::sync::mpsc::UnboundedReceiver<crate::connection::ConnEvent>,
+    ),
+    ExitCode,
+> {
     let identity = Identity::default_location();
     let stored = identity.token(&global.server);
     let mut target = Target {
@@ -174,6 +182,7 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         token: stored.clone(),
         name: global.name.clone(),
         ca_file: global.ca_file.clone(),
+        bot: global.bot,
     };
     let opened = match Connection::open(target.clone()).await {
         Err(ConnectError::Refused(code, message)) if code == "unauthorized" && stored.is_some() => {
@@ -191,12 +200,53 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         Err(e) => {
             println!("error connection: {e}");
             eprintln!("is the server running? set its address with --server or STOA_SERVER");
-            return ExitCode::FAILURE;
+            return Err(ExitCode::FAILURE);
         }
     };
     if let Err(e) = identity.store(&global.server, &welcome.token, &welcome.id, &welcome.name) {
         eprintln!("note: could not store the identity token: {e}");
     }
+    Ok((conn, welcome, events))
+}
+
+/// `--server` as a websocket URL, or the exit status after saying why not.
+pub fn resolved(global: &Global) -> Result<Global, ExitCode> {
+    let mut global = global.clone();
+    global.server = server_url(&global.server).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })?;
+    Ok(global)
+}
+
+/// Runs an async one-shot command on a small runtime; `Err` is the exit status after the
+/// failure was reported.
+pub fn block_on<T>(
+    f: impl std::future::Future<Output = Result<T, ExitCode>>,
+) -> Result<T, ExitCode> {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(f),
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn run_async(global: &Global, start: Start) -> ExitCode {
+    let global = match resolved(global) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let global = &global;
+    let plain_mode = global.plain || !std::io::stdout().is_terminal();
+    let (conn, welcome, events) = match connect(global).await {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     if plain_mode {
         println!("connected as {} ({})", welcome.name, welcome.id);
     }

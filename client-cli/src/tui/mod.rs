@@ -5,7 +5,7 @@
 //! Why the same commands as plain mode: one grammar (`resign`, `draw accept`, a move …)
 //! is easier to learn than key bindings, and the session implements it once.
 
-mod ui;
+pub(crate) mod ui;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -17,7 +17,8 @@ use crate::connection::ConnEvent;
 use crate::present;
 use crate::session::{Answer, Note, Phase, Session};
 
-/// UI state that is not the session's: the input line, the note log, the lobby cursor.
+/// UI state that is not the session's: the input line, the note log, the lobby cursor,
+/// the window of long output, a question waiting for its answer.
 #[derive(Default)]
 pub struct View {
     /// The line being typed.
@@ -26,6 +27,32 @@ pub struct View {
     pub log: Vec<Note>,
     /// Selected lobby entry.
     pub lobby_selected: usize,
+    /// Long output (legal moves, help, a guide) over the screen until closed.
+    pub page: Option<Page>,
+    /// A question that needs `y` before something that cannot be undone.
+    pub confirm: Option<Confirm>,
+    /// The newest error: shown in red under the board until the next line is sent, so a
+    /// note arriving right after it cannot push it away.
+    pub error: Option<String>,
+}
+
+/// A scrollable window of text.
+pub struct Page {
+    /// What it shows.
+    pub title: String,
+    /// The text, lines separated by `\n` (wrapped to the window when drawn).
+    pub text: String,
+    /// The first row shown.
+    pub scroll: usize,
+}
+
+/// What a `y` would do.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Confirm {
+    /// Resign the running game.
+    Resign,
+    /// Leave the client while our game runs on.
+    Leave,
 }
 
 const LOG_KEEP: usize = 200;
@@ -68,7 +95,20 @@ pub async fn run(
     session.begin();
     let result = loop {
         for n in session.take_notes() {
-            view.log.push(n);
+            match n {
+                Note::Page { title, text } => {
+                    view.page = Some(Page {
+                        title,
+                        text,
+                        scroll: 0,
+                    })
+                }
+                Note::Error(t) => {
+                    view.error = Some(t.clone());
+                    view.log.push(Note::Error(t));
+                }
+                info => view.log.push(info),
+            }
         }
         if view.log.len() > LOG_KEEP {
             let excess = view.log.len() - LOG_KEEP;
@@ -98,6 +138,9 @@ pub async fn run(
         }
     };
     ratatui::restore();
+    if let Some(note) = session.leaving_note() {
+        println!("{note}");
+    }
     let failed = session.failed;
     for n in session
         .take_notes()
@@ -120,10 +163,46 @@ pub async fn run(
 
 fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
     let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    let quit_key = ctrl && matches!(k.code, KeyCode::Char('c') | KeyCode::Char('d'));
+    if let Some(question) = view.confirm.take() {
+        let yes = matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y'))
+            || (quit_key && question == Confirm::Leave);
+        match (question, yes) {
+            (Confirm::Resign, true) => session.on_input("resign"),
+            (Confirm::Leave, true) => {
+                session.leave();
+                session.quit = true;
+            }
+            (Confirm::Resign, false) => session.note_info("not resigned: the game goes on"),
+            (Confirm::Leave, false) => session.note_info("still here: the game goes on"),
+        }
+        return;
+    }
+    if let Some(page) = view.page.as_mut() {
+        match k.code {
+            KeyCode::Up => page.scroll = page.scroll.saturating_sub(1),
+            KeyCode::Down => page.scroll += 1,
+            KeyCode::PageUp => page.scroll = page.scroll.saturating_sub(10),
+            KeyCode::PageDown | KeyCode::Char(' ') => page.scroll += 10,
+            KeyCode::Home => page.scroll = 0,
+            KeyCode::End => page.scroll = usize::MAX,
+            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => view.page = None,
+            // Anything else closes the window and does what it does.
+            _ => {
+                view.page = None;
+                on_key(session, view, k);
+            }
+        }
+        return;
+    }
     match k.code {
         KeyCode::Char('c') | KeyCode::Char('d') if ctrl => {
-            session.leave();
-            session.quit = true;
+            if session.in_running_game() {
+                view.confirm = Some(Confirm::Leave);
+            } else {
+                session.leave();
+                session.quit = true;
+            }
         }
         KeyCode::Char('u') if ctrl => view.input.clear(),
         KeyCode::Char(c) if !ctrl => view.input.push(c),
@@ -157,7 +236,15 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
         }
         KeyCode::Enter => {
             let line = std::mem::take(&mut view.input);
-            if line.trim().is_empty() && session.phase == Phase::Lobby {
+            view.error = None;
+            let word = line.trim().to_ascii_lowercase();
+            if word == "resign" && session.in_running_game() {
+                view.confirm = Some(Confirm::Resign);
+            } else if matches!(word.as_str(), "quit" | "exit" | "/quit" | "/q")
+                && session.in_running_game()
+            {
+                view.confirm = Some(Confirm::Leave);
+            } else if line.trim().is_empty() && session.phase == Phase::Lobby {
                 let entries = session
                     .lobby
                     .as_ref()

@@ -3,10 +3,10 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::View;
+use super::{Confirm, View};
 use crate::board::{self, Tone};
 use crate::document::GameDoc;
 use crate::present;
@@ -25,7 +25,8 @@ fn tone_style(tone: Tone) -> Style {
     }
 }
 
-fn board_line(line: &board::Line) -> Line<'static> {
+/// A board row as styled text (the replay viewer draws with it too).
+pub(crate) fn board_line(line: &board::Line) -> Line<'static> {
     Line::from(
         line.iter()
             .map(|sp| {
@@ -49,14 +50,23 @@ pub fn draw(f: &mut Frame, session: &Session, view: &View) {
     ])
     .areas(f.area());
     let [left, right] =
-        Layout::horizontal([Constraint::Min(40), Constraint::Length(38)]).areas(main);
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(SIDE_WIDTH)]).areas(main);
+    let mut too_small = None;
     match (session.phase, session.doc()) {
         (Phase::Lobby, _) => draw_lobby(f, left, session, view),
-        (_, Some(g)) => draw_board(f, left, g),
+        (_, Some(g)) => {
+            let (w, h) = draw_board(f, left, g);
+            // What the whole screen needs for this board: its pane plus the side column
+            // and the rows under it.
+            let need = (w + SIDE_WIDTH, h + f.area().height - main.height);
+            if w > left.width || h > left.height {
+                too_small = Some(need);
+            }
+        }
         _ => draw_waiting(f, left, session),
     }
     draw_side(f, right, session, view);
-    draw_status(f, status, session);
+    draw_status(f, status, session, too_small, f.area());
     draw_hint(f, hint, session, view);
     let prompt = Paragraph::new(Line::from(vec![
         Span::styled("> ", Style::default().fg(Color::Green)),
@@ -65,9 +75,72 @@ pub fn draw(f: &mut Frame, session: &Session, view: &View) {
     .block(Block::bordered().title(" move or command (help, Tab completes, Ctrl-C quits) "));
     f.render_widget(prompt, input);
     f.set_cursor_position((input.x + 3 + view.input.chars().count() as u16, input.y + 1));
+    if let Some(page) = &view.page {
+        draw_page(f, main, page);
+    }
 }
 
-fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
+/// Width of the column of players, moves and messages.
+const SIDE_WIDTH: u16 = 38;
+
+/// Long output in a window over the screen, scrolled by the view.
+fn draw_page(f: &mut Frame, area: Rect, page: &super::Page) {
+    let w = area.width.saturating_sub(4).clamp(20.min(area.width), 96);
+    let h = area.height.saturating_sub(2).max(3.min(area.height));
+    let x = area.x + (area.width - w) / 2;
+    let y = area.y + (area.height - h) / 2;
+    let window = Rect::new(x, y, w, h);
+    let width = w.saturating_sub(2).max(1) as usize;
+    let rows: Vec<String> = page
+        .text
+        .lines()
+        .flat_map(|l| wrap_keeping_indent(l, width))
+        .collect();
+    let visible = h.saturating_sub(2).max(1) as usize;
+    let top = page.scroll.min(rows.len().saturating_sub(visible));
+    let shown: Vec<Line> = rows
+        .iter()
+        .skip(top)
+        .take(visible)
+        .map(|r| Line::raw(r.clone()))
+        .collect();
+    let end = (top + visible).min(rows.len());
+    let footer = if rows.len() > visible {
+        format!(
+            " rows {}-{end} of {} · ↑/↓ PgUp/PgDn scroll · Esc closes ",
+            top + 1,
+            rows.len()
+        )
+    } else {
+        " Esc closes ".to_string()
+    };
+    f.render_widget(Clear, window);
+    f.render_widget(
+        Paragraph::new(shown).block(
+            Block::bordered()
+                .title(format!(" {} ", page.title))
+                .title_bottom(footer)
+                .border_style(Style::default().fg(Color::LightBlue)),
+        ),
+        window,
+    );
+}
+
+/// [`wrap`] for a line of a page: continuation rows keep the line's indentation.
+fn wrap_keeping_indent(line: &str, width: usize) -> Vec<String> {
+    let indent = line.len() - line.trim_start().len();
+    if indent == 0 || indent * 2 >= width {
+        return wrap(line, width);
+    }
+    let pad = " ".repeat(indent);
+    wrap(line.trim_start(), width - indent)
+        .into_iter()
+        .map(|r| format!("{pad}{r}"))
+        .collect()
+}
+
+/// Draws the board pane; returns the size the pane needs to show all of it.
+fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) -> (u16, u16) {
     let d = present::drawing(g);
     let mut lines: Vec<Line> = d.board.iter().map(board_line).collect();
     lines.push(Line::raw(""));
@@ -90,15 +163,30 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) {
         ));
     }
     let title = format!(" {} ", present::heading(g));
+    let need_w = d
+        .board
+        .iter()
+        .map(|l| l.iter().map(|sp| sp.text.chars().count()).sum::<usize>())
+        .max()
+        .unwrap_or(0) as u16
+        + 2;
+    let need_h = d.board.len() as u16 + 2;
     f.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
         area,
     );
+    (need_w, need_h)
 }
 
 fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
     let mut lines = Vec::new();
     match (&session.phase, &session.room_code, &session.start) {
+        (Phase::Hosting, _, Start::Computer { kind, level, .. }) => {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw(format!(
+                "  Waiting for the computer (level {level}) to sit down for {kind}…"
+            )));
+        }
         (Phase::Hosting, Some(code), _) => {
             lines.push(Line::raw(""));
             lines.push(Line::from(vec![
@@ -108,7 +196,7 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
             lines.push(Line::raw(""));
             lines.push(Line::raw("  Share this line with your opponent:"));
             lines.push(Line::styled(
-                format!("    stoa join {code}"),
+                format!("    {}", session.share_line(code)),
                 Style::default().fg(Color::Green),
             ));
             lines.push(Line::raw(""));
@@ -120,6 +208,35 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
                 "  In the queue for {kind} ({}); waiting for an opponent…",
                 crate::clock_spec::label(clock)
             )));
+            lines.push(Line::raw(""));
+            if let Some(st) = &session.queue_status {
+                let n = |k: &str| st[k].as_u64().unwrap_or(0);
+                let same = match n("same_queue") {
+                    0 => "nobody yet".to_string(),
+                    k => k.to_string(),
+                };
+                lines.push(Line::raw(format!(
+                    "  Your place in the queue:      {}",
+                    n("position")
+                )));
+                lines.push(Line::raw(format!(
+                    "  Others with the same settings: {same}"
+                )));
+                lines.push(Line::raw(format!(
+                    "  Players in other queues:      {}",
+                    n("other_queues")
+                )));
+            }
+            if let Some(at) = session.queued_at {
+                let secs = at.elapsed().as_secs() as i64;
+                lines.push(Line::styled(
+                    format!(
+                        "  Waiting for {}",
+                        crate::clock_spec::format_ms(secs * 1000)
+                    ),
+                    Style::default().fg(Color::DarkGray),
+                ));
+            }
         }
         _ => {
             lines.push(Line::raw(""));
@@ -263,7 +380,7 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     {
         let style = match n {
             Note::Error(_) => Style::default().fg(Color::LightRed),
-            Note::Info(_) => Style::default(),
+            Note::Info(_) | Note::Page { .. } => Style::default(),
         };
         for row in wrap(n.text(), width) {
             rows.push(Line::styled(row, style));
@@ -312,8 +429,26 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
-fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
+fn draw_status(
+    f: &mut Frame,
+    area: Rect,
+    session: &Session,
+    too_small: Option<(u16, u16)>,
+    screen: Rect,
+) {
     let mut spans = Vec::new();
+    if let Some((w, h)) = too_small {
+        spans.push(Span::styled(
+            format!(
+                "terminal too small for the board: needs {w}x{h}, has {}x{}; enlarge it · ",
+                screen.width, screen.height
+            ),
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     if !session.connected {
         spans.push(Span::styled(
             "reconnecting… ",
@@ -367,7 +502,24 @@ fn draw_status(f: &mut Frame, area: Rect, session: &Session) {
 }
 
 fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
-    let text = if let Some(Note::Error(t)) = view.log.last() {
+    if let Some(question) = view.confirm {
+        let text = match question {
+            Confirm::Resign => {
+                "Resign this game? Press y to resign, any other key to keep playing.".to_string()
+            }
+            Confirm::Leave => format!(
+                "Leave? The game goes on and your clock runs (come back with: stoa watch {}). \
+                 Press y to leave, any other key to stay.",
+                session.game_id.as_deref().unwrap_or("<id>")
+            ),
+        };
+        let style = Style::default()
+            .fg(Color::Black)
+            .bg(Color::LightYellow)
+            .add_modifier(Modifier::BOLD);
+        return f.render_widget(Paragraph::new(Line::styled(text, style)), area);
+    }
+    let text = if let Some(t) = &view.error {
         return f.render_widget(
             Paragraph::new(Line::styled(
                 t.clone(),
@@ -385,6 +537,10 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
                 c.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
             )
         }
+    } else if session.phase == Phase::Queued {
+        "waiting for an opponent with the same settings: Ctrl-C leaves the queue".to_string()
+    } else if session.phase == Phase::Hosting {
+        "waiting for your opponent to join: Ctrl-C closes the room".to_string()
     } else if session.game_over() && !session.spectating() {
         "game over: type rematch, or quit".to_string()
     } else if let Some(side) = opponent_offline(session) {

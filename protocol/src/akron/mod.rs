@@ -1,6 +1,6 @@
 //! Akron (Cameron Browne, 2002): vert connects bottom and top, horz left and right, with
 //! balls stacked on a square board, moves that drop the balls above, an over/under rule and a
-//! connection that only wins once it survives the opponent's reply. Rules: `rules/akron.md`.
+//! connection that only wins once it survives the opponent's reply. Rules: `protocol/docs/games/akron.md`.
 //!
 //! Layout: `geometry` (points, levels, what touches what), `connection` (column and
 //! crossing rules, components), `movegen` (adds, moves with their drop chains, swap),

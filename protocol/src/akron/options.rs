@@ -10,7 +10,7 @@ use super::geometry::{MAX_SIZE, MIN_SIZE};
 /// Largest allowed pile.
 pub const MAX_PIECES: u32 = 1000;
 
-/// Options of Akron (see `rules/akron.md`). Every field may be omitted; `null` also means
+/// Options of Akron (see `protocol/docs/games/akron.md`). Every field may be omitted; `null` also means
 /// "use the default".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! Akunur: a hex game of echo and support (rules: `shared/rules/akunur.md`).
+//! Akunur: a hex game of echo and support (rules: `protocol/docs/games/akunur.md`).
 //!
 //! The state is two `u64` bitboards (one per side) over the 61 cells plus a few counters.
 //! One concept per file: [`board`] (geometry), [`options`], `rules` (move generation,

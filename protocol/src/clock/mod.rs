@@ -1,4 +1,4 @@
-//! Clock maths for PROTOCOL.md's Clocks section: time controls, turn accounting, flags,
+//! Clock maths for protocol/docs/PROTOCOL.md's Clocks section: time controls, turn accounting, flags,
 //! the first-action rule, abandonment timeouts and lichess-style lag compensation.
 //!
 //! Everything here is pure and deterministic: every time is a `u64` of milliseconds since
@@ -78,10 +78,10 @@ pub const HOUR_MS: u64 = 60 * MINUTE_MS;
 pub const DAY_MS: u64 = 24 * HOUR_MS;
 
 /// The longest a side may take over its first action before the game is aborted
-/// (PROTOCOL.md: 30 s, or the side's initial time if shorter).
+/// (protocol/docs/PROTOCOL.md: 30 s, or the side's initial time if shorter).
 pub const FIRST_ACTION_MS: u64 = 30 * SECOND_MS;
 
 /// How long a seated player must have had no connection before the opponent may
-/// `game.claim` (PROTOCOL.md: 60 s, or the remaining clock if shorter; see
+/// `game.claim` (protocol/docs/PROTOCOL.md: 60 s, or the remaining clock if shorter; see
 /// [`Clock::abandonment_timeout_ms`]).
 pub const ABANDONMENT_MS: u64 = 60 * SECOND_MS;

@@ -8,7 +8,7 @@ use super::{TimeControl, TimeControlError, ABANDONMENT_MS};
 use crate::game::Side;
 
 /// A side ran out of time. The actor ends the game with the other side winning by
-/// `timeout` (PROTOCOL.md), as a diff of `status`.
+/// `timeout` (protocol/docs/PROTOCOL.md), as a diff of `status`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Error, Serialize, Deserialize)]
 #[error("{side:?} ran out of time (at {deadline_ms})")]
 pub struct Flagged {
@@ -59,7 +59,7 @@ struct Turn {
 /// can persist it with the game (see [`Clock::pause`] for restarts).
 ///
 /// Everything is indexed by [`Side`]; after a pie-rule swap call [`Clock::swap_sides`] so
-/// that times follow the persons, as PROTOCOL.md requires.
+/// that times follow the persons, as protocol/docs/PROTOCOL.md requires.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clock {
     tc: TimeControl,
@@ -430,7 +430,7 @@ impl Clock {
 
     /// How long `side` must have had no connection before the opponent may `game.claim`:
     /// [`ABANDONMENT_MS`] (60 s), or the side's remaining time at `now` if shorter
-    /// (PROTOCOL.md). Correspondence: the side's remaining time for its turn instead, since
+    /// (protocol/docs/PROTOCOL.md). Correspondence: the side's remaining time for its turn instead, since
     /// being offline for minutes is normal there (the flag usually comes first).
     pub fn abandonment_timeout_ms(&self, side: Side, now: u64) -> u64 {
         let remaining = self.remaining_at(side, now).unwrap_or(u64::MAX);

@@ -5,7 +5,7 @@ use thiserror::Error;
 
 use super::{DAY_MS, FIRST_ACTION_MS, HOUR_MS, MINUTE_MS, SECOND_MS};
 
-/// A time control, exactly as PROTOCOL.md's Clocks section writes it on the wire:
+/// A time control, exactly as protocol/docs/PROTOCOL.md's Clocks section writes it on the wire:
 /// `{"kind":"none"}`, `{"kind":"fischer","initial_ms","increment_ms"}`,
 /// `{"kind":"delay","initial_ms","delay_ms"}`, `{"kind":"byoyomi","initial_ms","periods","period_ms"}`,
 /// `{"kind":"correspondence","days_per_turn"}`.
@@ -278,7 +278,7 @@ impl TimeControl {
     }
 
     /// How long a side may take over its first action before the game is aborted: 30 s, or
-    /// the time its first timed turn would have if shorter (PROTOCOL.md).
+    /// the time its first timed turn would have if shorter (protocol/docs/PROTOCOL.md).
     ///
     /// Choices where the protocol's "initial time" is ambiguous: the budget of a first timed
     /// turn counts the delay and all byo-yomi periods (so `byoyomi:0/5x10s` gets 30 s, not 0);

@@ -1,4 +1,4 @@
-//! Staku rules engine (`staku`), exactly as `shared/rules/staku.md` specifies.
+//! Staku rules engine (`staku`), exactly as `protocol/docs/games/staku.md` specifies.
 //!
 //! One action is one whole turn (one or two moves). The state is a small `Copy` value:
 //! 49 one-byte cells, the side to act, the no-capture counter, the stacking limit and the

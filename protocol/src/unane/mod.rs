@@ -1,6 +1,6 @@
 //! Ūnane (Mark Steere): capture or remove stones until one side is a single group.
 //!
-//! The normative rules are `shared/rules/unane.md`. Layout of this module:
+//! The normative rules are `protocol/docs/games/unane.md`. Layout of this module:
 //! - [`bits`]: a 256-bit cell set with fixed-stride shifts (boards up to 16x16);
 //! - [`options`]: width/height options and their validation;
 //! - [`notation`]: cells, [`Action`] and its notation;
@@ -158,7 +158,7 @@ impl Unane {
         } else if self.stones[opponent.index()].is_empty() {
             // Unreachable from the start (a side with one stone is one group, which ends the
             // game first), but a loaded position may leave the next side without stones and
-            // so without any action: it loses, as PROTOCOL.md's `no_moves` says.
+            // so without any action: it loses, as protocol/docs/PROTOCOL.md's `no_moves` says.
             self.outcome = Some(Outcome {
                 winner: Some(mover),
                 reason: Reason::NoMoves,

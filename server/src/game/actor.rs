@@ -9,7 +9,7 @@
 //! subscribed mover always sees the diff before its `ok`.
 //!
 //! The crowd (spectator count, players' online flags) lives here, outside the versioned
-//! document: it goes out as unversioned `game.crowd` frames (PROTOCOL.md version 2), so
+//! document: it goes out as unversioned `game.crowd` frames (protocol/docs/PROTOCOL.md version 2), so
 //! people coming and going never move `seq` nor evict the replay buffer.
 
 use std::collections::{HashMap, HashSet};
@@ -152,6 +152,11 @@ struct Actor {
     /// The document encoded at one seq, shared by every snapshot of that seq.
     snapshot: Option<(u64, Arc<str>)>,
     ended_at: Option<Instant>,
+    /// When the game ended (server ms), kept for its record across later saves (rematch
+    /// requests replace the final document).
+    ended_ms: Option<u64>,
+    /// A rated game's new ratings by side name, for its record.
+    ratings_after: Option<Value>,
     /// A logged write whose answer was lost: the log decides whether it happened before
     /// anything else happens in this game, and only then is its request answered.
     in_doubt: Option<Doubt>,
@@ -297,6 +302,8 @@ impl Actor {
             offline_since,
             snapshot: None,
             ended_at: None,
+            ended_ms: None,
+            ratings_after: None,
             in_doubt: None,
             finish_unsaved: false,
             store_paused: false,
@@ -727,17 +734,22 @@ impl Actor {
 
     /// Updates both players' ratings for a rated result (a failure is logged: the game's
     /// result stands either way).
-    async fn rate(&self) {
+    async fn rate(&mut self) {
         let Some((winner, reason)) = self.core.result() else {
             return;
         };
         if !self.core.rated() || reason == Reason::Aborted {
             return;
         }
-        self.caps
+        let after = self
+            .caps
             .reactions
             .rated_result(self.core.kind(), self.core.player_ids(), winner)
             .await;
+        if let Some(after) = after {
+            let names = self.core.side_names();
+            self.ratings_after = Some(json!({names[0]: after[0], names[1]: after[1]}));
+        }
     }
 
     fn mark_ended(&mut self) {
@@ -766,9 +778,12 @@ impl Actor {
     }
 
     async fn save_finished(&mut self) {
+        let now = self.caps.time.now_ms();
         let finished = FinishedGame {
             seq: self.core.seq(),
             doc: self.core.document(),
+            ended_ms: *self.ended_ms.get_or_insert(now),
+            ratings_after: self.ratings_after.clone(),
         };
         match self
             .caps
@@ -795,6 +810,10 @@ impl Actor {
                 "kind": self.core.kind(),
                 "players": doc_players,
                 "clock": self.core.clock().time_control().kind(),
+                // Additions: the whole time control and the options, so a lobby line can
+                // say `5+3` and the board size as rooms do.
+                "time_control": self.core.clock().request_json(),
+                "options": self.core.options(),
                 "rated": self.core.rated(),
                 "spectators": self.spectators,
             })

@@ -29,8 +29,14 @@ use crate::store::{Store, StoreResult};
 pub trait Reactions: Send + Sync + 'static {
     /// A rated game ended with a result (not an abort): update both players' ratings.
     /// Awaited before the end is published, so a player who sees the end finds the new
-    /// ratings stored. `players` are by side index at the end.
-    async fn rated_result(&self, kind: &str, players: [&str; 2], winner: Option<Side>);
+    /// ratings stored. `players` are by side index at the end. Returns the new ratings by
+    /// side index (`None` when they could not be updated).
+    async fn rated_result(
+        &self,
+        kind: &str,
+        players: [&str; 2],
+        winner: Option<Side>,
+    ) -> Option<[f64; 2]>;
 
     /// Both players asked for a rematch: start the game `setup` describes and tell them.
     async fn rematch(&self, setup: NewGame);

@@ -13,7 +13,7 @@
 //! turn), and a pie-rule swap (the colour to act is unchanged, the person to act is not).
 //!
 //! The first-action window is configurable (`--first-action-ms`, default 30 s as
-//! PROTOCOL.md says): it replaces the protocol crate's 30 s in "30 s, or the side's
+//! protocol/docs/PROTOCOL.md says): it replaces the protocol crate's 30 s in "30 s, or the side's
 //! initial time if shorter"; correspondence keeps one turn's allowance (see
 //! [`TimeControl::first_action_window_ms`]).
 
@@ -262,7 +262,7 @@ impl ClockDriver {
     }
 
     /// The document's `clock`: the time control's fields, `remaining_ms` by side name,
-    /// `running`, `since` (PROTOCOL.md), and the additions `periods_left` (byo-yomi) and
+    /// `running`, `since` (protocol/docs/PROTOCOL.md), and the additions `periods_left` (byo-yomi) and
     /// `first_action_deadline` (the configured one).
     pub fn to_json(&self, side_names: [&str; 2]) -> Value {
         let mut v = self.clock.to_json(side_names);

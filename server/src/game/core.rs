@@ -168,6 +168,11 @@ impl Core {
         &self.kind
     }
 
+    /// The game's options (every field filled in).
+    pub fn options(&self) -> &Value {
+        &self.options
+    }
+
     /// The seq of the current document.
     pub fn seq(&self) -> u64 {
         self.seq
@@ -406,7 +411,7 @@ impl Core {
                     self.clock
                         .abandonment_timeout_ms(side.other(), now, self.abandon_timeout_ms);
                 let gone_ms = now.saturating_sub(gone);
-                // "Longer than" the timeout (PROTOCOL.md).
+                // "Longer than" the timeout (protocol/docs/PROTOCOL.md).
                 if gone_ms <= timeout_ms {
                     return Err(ApiError::new(
                         ErrorCode::Conflict,
@@ -822,7 +827,7 @@ impl Core {
         }
     }
 
-    /// The whole document at the current seq (PROTOCOL.md, "Games and documents").
+    /// The whole document at the current seq (protocol/docs/PROTOCOL.md, "Games and documents").
     pub fn document(&self) -> Value {
         let f = &self.fields;
         json!({

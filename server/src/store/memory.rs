@@ -22,20 +22,43 @@ struct Inner {
     games: HashMap<String, GameRecord>,
     actions: HashMap<String, Vec<ActionRecord>>,
     finished: HashMap<String, FinishedGame>,
+    /// Finished games by (end ms, id), oldest first: what goes when the bound is reached.
+    finished_order: BTreeSet<(u64, String)>,
+    /// Each player's finished games by (end ms, id).
+    history: HashMap<String, BTreeSet<(u64, String)>>,
     unfinished: HashMap<String, BTreeSet<String>>,
     ratings: HashMap<String, RatingsByKind>,
 }
 
 /// A [`Store`] in process memory (lost on restart).
-#[derive(Default)]
 pub struct MemoryStore {
     inner: Mutex<Inner>,
+    /// At most this many finished games are kept (the oldest go first), so a long-running
+    /// server's memory stays bounded.
+    keep_finished: usize,
+}
+
+/// How many finished games [`MemoryStore::new`] keeps.
+pub const DEFAULT_KEEP_FINISHED: usize = 10_000;
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store keeping [`DEFAULT_KEEP_FINISHED`] finished games.
     pub fn new() -> Self {
-        Self::default()
+        Self::keeping(DEFAULT_KEEP_FINISHED)
+    }
+
+    /// An empty store keeping at most `keep_finished` finished games (at least one).
+    pub fn keeping(keep_finished: usize) -> Self {
+        MemoryStore {
+            inner: Mutex::new(Inner::default()),
+            keep_finished: keep_finished.max(1),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -70,6 +93,16 @@ impl Store for MemoryStore {
 
     async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
         Ok(self.lock().players.get(id).cloned())
+    }
+
+    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()> {
+        match self.lock().players.get_mut(id) {
+            Some(p) => {
+                p.name = name.to_string();
+                Ok(())
+            }
+            None => Err(StoreError::Conflict(format!("no player {id}"))),
+        }
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
@@ -172,13 +205,58 @@ impl Store for MemoryStore {
             .get(game_id)
             .map(|g| g.players.iter().map(|p| p.id.clone()).collect())
             .unwrap_or_default();
+        if let Some(old) = s.finished.get(game_id).map(|f| f.ended_ms) {
+            // Replaced (a rematch request after the end): re-index under its end time.
+            let key = (old, game_id.to_string());
+            s.finished_order.remove(&key);
+            for p in &players {
+                if let Some(h) = s.history.get_mut(p) {
+                    h.remove(&key);
+                }
+            }
+        }
+        let key = (finished.ended_ms, game_id.to_string());
         for p in players {
             if let Some(set) = s.unfinished.get_mut(&p) {
                 set.remove(game_id);
             }
+            s.history.entry(p).or_default().insert(key.clone());
         }
+        s.finished_order.insert(key);
         s.finished.insert(game_id.to_string(), finished.clone());
+        while s.finished.len() > self.keep_finished {
+            let Some((ended, id)) = s.finished_order.pop_first() else {
+                break;
+            };
+            s.finished.remove(&id);
+            s.actions.remove(&id);
+            if let Some(g) = s.games.remove(&id) {
+                for p in g.players {
+                    if let Some(h) = s.history.get_mut(&p.id) {
+                        h.remove(&(ended, id.clone()));
+                    }
+                }
+            }
+        }
         Ok(())
+    }
+
+    async fn finished_games_of(
+        &self,
+        player_id: &str,
+        before_ms: Option<u64>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, u64)>> {
+        let s = self.lock();
+        let Some(h) = s.history.get(player_id) else {
+            return Ok(Vec::new());
+        };
+        Ok(h.iter()
+            .rev()
+            .filter(|(ended, _)| before_ms.is_none_or(|b| *ended < b))
+            .take(limit)
+            .map(|(ended, id)| (id.clone(), *ended))
+            .collect())
     }
 
     async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {

@@ -10,7 +10,7 @@
 //! Two more rules make recovery exact (see `crate::recovery`): each logged action carries
 //! the position it produced, so a replay is checked move by move against what was stored;
 //! and every change of a game document is one logged entry whose seq is exactly one above
-//! the last, so a game reloaded after a crash continues at the seq it had (PROTOCOL.md
+//! the last, so a game reloaded after a crash continues at the seq it had (protocol/docs/PROTOCOL.md
 //! version 2) and a writer holding a stale view of the log can never append to it.
 
 pub mod connection;
@@ -59,6 +59,9 @@ pub struct PlayerRecord {
     pub token_hash: String,
     /// Creation time, ms since the epoch.
     pub created_ms: u64,
+    /// A computer player (`stoa bot`).
+    #[serde(default)]
+    pub bot: bool,
 }
 
 /// A room as persisted (the live room lives in [`crate::rooms::Rooms`]).
@@ -96,6 +99,9 @@ pub struct SeatRecord {
     /// The rating shown in the seat at the start (restored with the game).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<Value>,
+    /// A computer player.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// Everything needed to recreate a game from its action log.
@@ -194,6 +200,12 @@ pub struct FinishedGame {
     pub seq: u64,
     /// Final document.
     pub doc: Value,
+    /// When the game ended, ms since the epoch (0 in records written before it was kept).
+    #[serde(default)]
+    pub ended_ms: u64,
+    /// A rated game's new ratings by side (`{"white": 1532.4, …}`); `None` otherwise.
+    #[serde(default)]
+    pub ratings_after: Option<Value>,
 }
 
 /// Result alias for store calls.
@@ -222,6 +234,8 @@ pub trait Store: Send + Sync + 'static {
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;
     /// A player by id.
     async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
+    /// Changes an existing player's display name (`hello` with a token and a new name).
+    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()>;
 
     /// Creates or replaces a room.
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;
@@ -257,6 +271,14 @@ pub trait Store: Send + Sync + 'static {
     async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()>;
     /// The final document of a finished game.
     async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>>;
+    /// A player's finished games, newest first: `(game id, end ms)` for games that ended
+    /// before `before_ms` (all when `None`), at most `limit`.
+    async fn finished_games_of(
+        &self,
+        player_id: &str,
+        before_ms: Option<u64>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, u64)>>;
     /// Ids of the unfinished games a player sits in.
     async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>>;
 

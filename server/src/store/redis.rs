@@ -117,6 +117,9 @@ pub struct RedisOptions {
     pub fence: Option<String>,
     /// `url` lists seed nodes of a Redis Cluster (comma-separated).
     pub redis_cluster: bool,
+    /// How long a finished game (setup, log, final document) is kept; `None` keeps it for
+    /// good.
+    pub finished_retention: Option<Duration>,
 }
 
 struct Scripts {
@@ -146,6 +149,7 @@ struct Inner {
     up: AtomicBool,
     scripts: Scripts,
     fence: Option<String>,
+    finished_retention: Option<Duration>,
 }
 
 /// A [`Store`] in Redis.
@@ -213,6 +217,7 @@ impl RedisStore {
                 claim_room: Script::new(CLAIM_ROOM),
             },
             fence: options.fence,
+            finished_retention: options.finished_retention,
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
         Ok(RedisStore { inner })
@@ -517,6 +522,21 @@ impl Store for RedisStore {
         from_fields(fields)
     }
 
+    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()> {
+        if !key_safe(id) {
+            return Err(StoreError::Conflict("malformed player id".into()));
+        }
+        // Fields hold JSON (see `to_fields`); players are never deleted, so the hash exists
+        // once `player_by_token_hash` found it.
+        let encoded =
+            serde_json::to_string(name).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut conn = self.conn();
+        let _: i64 = self
+            .run(conn.hset(self.player_key(id, None), "name", encoded))
+            .await?;
+        Ok(())
+    }
+
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
         if !key_safe(&room.code) {
             return Err(StoreError::Conflict("malformed room code".into()));
@@ -630,7 +650,11 @@ impl Store for RedisStore {
         let Some(game) = self.game(game_id).await? else {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         };
-        let now = ids::now_ms();
+        let now = if finished.ended_ms > 0 {
+            finished.ended_ms
+        } else {
+            ids::now_ms()
+        };
         let mut pipe = redis::pipe();
         pipe.set(self.final_key(game_id), encode(finished)?)
             .ignore()
@@ -652,7 +676,59 @@ impl Store for RedisStore {
                 .arg(game_id)
                 .ignore();
         }
+        if let Some(keep) = self.inner.finished_retention {
+            // The game's own keys expire by themselves; the indexes are trimmed as they are
+            // read (`finished_games_of`).
+            let ms = keep.as_millis().max(1) as u64;
+            for key in [
+                self.final_key(game_id),
+                self.game_key(game_id),
+                self.log_key(game_id),
+            ] {
+                pipe.cmd("PEXPIRE").arg(key).arg(ms).ignore();
+            }
+        }
         self.run_writes(pipe).await
+    }
+
+    async fn finished_games_of(
+        &self,
+        player_id: &str,
+        before_ms: Option<u64>,
+        limit: usize,
+    ) -> StoreResult<Vec<(String, u64)>> {
+        if !key_safe(player_id) || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let key = self.player_key(player_id, Some("finished"));
+        let mut conn = self.conn();
+        if let Some(keep) = self.inner.finished_retention {
+            let horizon = ids::now_ms().saturating_sub(keep.as_millis() as u64);
+            let _: i64 = self
+                .run(
+                    redis::cmd("ZREMRANGEBYSCORE")
+                        .arg(&key)
+                        .arg("-inf")
+                        .arg(format!("({horizon}"))
+                        .query_async(&mut conn),
+                )
+                .await?;
+        }
+        let max = before_ms.map_or("+inf".to_string(), |b| format!("({b}"));
+        let rows: Vec<(String, f64)> = self
+            .run(
+                redis::cmd("ZREVRANGEBYSCORE")
+                    .arg(&key)
+                    .arg(max)
+                    .arg("-inf")
+                    .arg("WITHSCORES")
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(limit)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok(rows.into_iter().map(|(id, at)| (id, at as u64)).collect())
     }
 
     async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
@@ -746,6 +822,7 @@ mod tests {
             name: "Zoë \"x\"".into(),
             token_hash: "00ff".into(),
             created_ms: 7,
+            bot: false,
         };
         let fields: HashMap<String, String> = to_fields(&p).unwrap().into_iter().collect();
         assert_eq!(fields["name"], "\"Zoë \\\"x\\\"\"");

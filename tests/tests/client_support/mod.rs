@@ -4,10 +4,11 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -94,6 +95,17 @@ impl Server {
             child,
             url: format!("ws://{addr}/ws"),
         }
+    }
+}
+
+impl Server {
+    /// Sends SIGTERM (a graceful shutdown, as an operator stops it).
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -TERM failed");
     }
 }
 
@@ -297,6 +309,13 @@ impl Clients {
         p.lines[p.cursor - 1].clone()
     }
 
+    /// Waits for a hosting process's `room <code>` line and returns the code.
+    pub fn room_code(&mut self, id: usize) -> String {
+        self.wait(id, |l| l.starts_with("room "))["room ".len()..]
+            .trim()
+            .to_string()
+    }
+
     /// Types one line into a process.
     pub fn send(&mut self, id: usize, line: &str) {
         let p = &mut self.procs[id];
@@ -422,6 +441,181 @@ pub fn scripted_game(k: &str, options: &Value, seed: u64, cap: usize) -> Script 
                 resign_side: Some(gk.side_names[side.index()].to_string()),
                 outcome: format!("{} wins by resign", gk.side_names[side.other().index()]),
             }
+        }
+    }
+}
+
+/// A tmux server of our own (its own socket), killed on drop.
+pub struct Tmux {
+    socket: String,
+    /// The socket file, removed on drop (`kill-server` leaves it behind).
+    socket_path: Option<String>,
+}
+
+impl Tmux {
+    pub fn available() -> bool {
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    pub fn start(tag: &str, command: &str) -> Tmux {
+        Tmux::start_sized(tag, command, 120, 40)
+    }
+
+    pub fn start_sized(tag: &str, command: &str, width: u16, height: u16) -> Tmux {
+        let socket = format!("stoa-tui-test-{}-{tag}", std::process::id());
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+                command,
+            ])
+            .status()
+            .expect("run tmux");
+        assert!(status.success(), "tmux new-session failed");
+        let socket_path = Command::new("tmux")
+            .args(["-L", &socket, "display-message", "-p", "#{socket_path}"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| !p.is_empty());
+        Tmux {
+            socket,
+            socket_path,
+        }
+    }
+
+    pub fn capture(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket, "capture-pane", "-p", "-t", "t"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "send-keys", "-t", "t"])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    /// Waits until the screen satisfies `pred`; returns the screen.
+    pub fn wait_screen(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let screen = self.capture();
+            if pred(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The path of the `stoa` binary the tests run.
+pub fn stoa_tests_binary() -> String {
+    stoa_tests::binary("stoa").to_string_lossy().into_owned()
+}
+
+/// The command line that runs `stoa ARGS` in a tmux pane as player `name`, then keeps the
+/// pane open for a while so what the client prints on leaving can be read.
+pub fn tui_command(config: &TempDir, server_url: &str, name: &str, args: &str) -> String {
+    format!(
+        "sh -c {}",
+        sh_quote(&format!(
+            "env STOA_CONFIG_DIR={} TERM=xterm-256color {} --server {} --name {name} {args}; sleep 60",
+            sh_quote(&config.0.to_string_lossy()),
+            sh_quote(&stoa_tests_binary()),
+            sh_quote(server_url),
+        ))
+    )
+}
+
+/// Forwards TCP connections to `upstream`; [`Proxy::cut`] drops every open one.
+pub struct Proxy {
+    /// Where clients connect.
+    pub addr: SocketAddr,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    /// Starts forwarding.
+    pub fn start(upstream: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
+        let addr = listener.local_addr().expect("proxy address");
+        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let registry = open.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let Ok(server) = TcpStream::connect(upstream) else {
+                    continue;
+                };
+                for s in [&client, &server] {
+                    registry.lock().unwrap().push(s.try_clone().expect("clone"));
+                }
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 16 * 1024];
+                        loop {
+                            match std::io::Read::read(&mut from, &mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => {
+                                    if std::io::Write::write_all(&mut to, &buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        let _ = to.shutdown(Shutdown::Both);
+                        let _ = from.shutdown(Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Proxy { addr, open }
+    }
+
+    /// Drops every open connection (new ones are still forwarded).
+    pub fn cut(&self) {
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
         }
     }
 }

@@ -1,0 +1,100 @@
+//! `stoa history`: your finished games, newest first, a page at a time.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{json, Value};
+use stoa_protocol::record::utc;
+
+use super::{block_on, connect, resolved, Global};
+use crate::clock_spec;
+use crate::document::{outcome_text, Status};
+use crate::present::options_text;
+
+/// Arguments of `stoa history`.
+#[derive(Clone, Debug, Args)]
+pub struct HistoryArgs {
+    /// Only games that ended before this time (ms since the epoch; the previous page's
+    /// last line gives it).
+    #[arg(long)]
+    before: Option<u64>,
+    /// Games per page (1-100).
+    #[arg(long, default_value_t = 20)]
+    limit: u64,
+    /// Another player's public games (by player id) instead of your own.
+    #[arg(long)]
+    player: Option<String>,
+}
+
+impl HistoryArgs {
+    /// Prints one line per game, then how to get the next page.
+    pub fn run(&self, global: &Global) -> ExitCode {
+        block_on(async {
+            let global = resolved(global)?;
+            let (conn, me, _) = connect(&global).await?;
+            let mut msg = json!({"t": "history", "limit": self.limit});
+            if let Some(b) = self.before {
+                msg["before"] = json!(b);
+            }
+            if let Some(p) = &self.player {
+                msg["player_id"] = json!(p);
+            }
+            let answer = match conn.request(msg).await {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("error {}: {}", e.code(), e.message());
+                    return Err(ExitCode::FAILURE);
+                }
+            };
+            let games = answer["games"].as_array().cloned().unwrap_or_default();
+            if games.is_empty() {
+                println!("no finished games");
+            }
+            let whose = self.player.clone().unwrap_or(me.id);
+            for g in &games {
+                println!("{}", line(g, &whose));
+            }
+            if let Some(next) = answer["next_before"].as_u64() {
+                println!("more: stoa history --before {next}");
+            }
+            Ok(ExitCode::SUCCESS)
+        })
+        .unwrap_or_else(|code| code)
+    }
+}
+
+/// `2026-11-24 15:03 g123 unane width=6 5+3 black Ann vs white Bob: black wins by resign (won)`
+fn line(g: &Value, player: &str) -> String {
+    let kind = g["kind"].as_str().unwrap_or("?");
+    let sides: Vec<String> = stoa_protocol::kind(kind)
+        .map(|k| k.side_names.iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default();
+    let players: Vec<String> = sides
+        .iter()
+        .map(|s| format!("{s} {}", g["players"][s]["name"].as_str().unwrap_or("?")))
+        .collect();
+    let status = Status {
+        ended: true,
+        winner: g["status"]["winner"].as_str().map(String::from),
+        reason: g["status"]["reason"].as_str().map(String::from),
+    };
+    let mine = sides
+        .iter()
+        .find(|s| g["players"][s.as_str()]["id"] == player);
+    let verdict = match (&status.winner, mine) {
+        (Some(w), Some(m)) if w == m => " (won)",
+        (Some(_), Some(_)) => " (lost)",
+        _ => "",
+    };
+    let when = utc(g["ended_ms"].as_u64().unwrap_or(0));
+    format!(
+        "{} {} {}{} {} {}: {}{verdict}",
+        when[..16].replace('T', " "),
+        g["id"].as_str().unwrap_or("?"),
+        kind,
+        options_text(kind, &g["options"]),
+        clock_spec::label(&g["clock"]),
+        players.join(" vs "),
+        outcome_text(&status)
+    )
+}

@@ -1,0 +1,210 @@
+//! Finished games as people look them up: the full record behind `GET /api/games/<id>`, the
+//! portable text record (`GET /api/games/<id>/record`, `game.record`), and the one-line
+//! summaries of a player's history (`GET /api/players/<id>/games`, `history`).
+//!
+//! Why built from the store's two pieces (the setup and the final document) rather than kept
+//! as a third copy: both are already written when a game ends, and a record is read far less
+//! often than games end.
+
+use serde_json::{json, Map, Value};
+use stoa_protocol::clock::TimeControl;
+use stoa_protocol::record::{utc, Record};
+use stoa_protocol::wire::{ErrorCode, Visibility};
+
+use crate::error::ApiError;
+use crate::hub::Hub;
+use crate::ids;
+use crate::store::{FinishedGame, GameRecord};
+
+/// How many games one history page holds by default, and at most.
+pub const PAGE: u64 = 20;
+/// The largest history page.
+pub const MAX_PAGE: u64 = 100;
+
+/// A finished game's setup and final document, for `viewer` (a player id, if known) or
+/// whoever gives its room `code`: `not_found` when there is no such finished game,
+/// `forbidden` for a private game seen by anyone else.
+pub async fn finished_for(
+    hub: &Hub,
+    game_id: &str,
+    viewer: Option<&str>,
+    code: Option<&str>,
+) -> Result<(GameRecord, FinishedGame), ApiError> {
+    let finished = hub.store_call(hub.store.finished_game(game_id)).await?;
+    let setup = hub.store_call(hub.store.game(game_id)).await?;
+    let (Some(finished), Some(setup)) = (finished, setup) else {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no finished game '{game_id}'"),
+        ));
+    };
+    let player = viewer.is_some_and(|v| setup.players.iter().any(|p| p.id == v));
+    let code_ok = matches!((&setup.code, code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+    if setup.visibility == Visibility::Public || player || code_ok {
+        Ok((setup, finished))
+    } else {
+        Err(ApiError::private_game())
+    }
+}
+
+/// One page of `player_id`'s finished games, newest first, as `viewer` may see them (their
+/// own private games only to themselves), and the `before` of the next page (`None` on the
+/// last one).
+pub async fn history(
+    hub: &Hub,
+    player_id: &str,
+    viewer: Option<&str>,
+    before: Option<u64>,
+    limit: Option<u64>,
+) -> Result<(Vec<Value>, Option<u64>), ApiError> {
+    let limit = limit.unwrap_or(PAGE);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("limit must be 1-{MAX_PAGE}, got {limit}"),
+        ));
+    }
+    // One more than asked tells whether another page follows.
+    let ids = hub
+        .store_call(
+            hub.store
+                .finished_games_of(player_id, before, limit as usize + 1),
+        )
+        .await?;
+    let more = ids.len() > limit as usize;
+    let own = viewer == Some(player_id);
+    let mut games = Vec::new();
+    let mut next = None;
+    for (id, ended) in ids.into_iter().take(limit as usize) {
+        next = Some(ended);
+        let finished = hub.store_call(hub.store.finished_game(&id)).await?;
+        let setup = hub.store_call(hub.store.game(&id)).await?;
+        // A game whose keys expired (retention) leaves its index entry behind for a moment.
+        let (Some(finished), Some(setup)) = (finished, setup) else {
+            continue;
+        };
+        if setup.visibility == Visibility::Public || own {
+            games.push(summary(&setup, &finished));
+        }
+    }
+    Ok((games, next.filter(|_| more)))
+}
+
+/// The game's full record as JSON: the final document (as `game.snapshot` carries it) with
+/// one added member, `record`, holding what only the store knows: the final seq, start and
+/// end times, ratings after a rated game, the game it is a rematch of.
+pub fn full_json(setup: &GameRecord, finished: &FinishedGame) -> Value {
+    let mut doc = finished.doc.clone();
+    if let Value::Object(m) = &mut doc {
+        m.insert(
+            "record".into(),
+            json!({
+                "seq": finished.seq,
+                "started_ms": setup.created_ms,
+                "ended_ms": finished.ended_ms,
+                "ratings_after": finished.ratings_after,
+                "rematch_of": setup.rematch_of,
+            }),
+        );
+    }
+    doc
+}
+
+fn rating_text(v: &Value) -> Option<String> {
+    v.as_f64()
+        .or_else(|| v["rating"].as_f64())
+        .map(|r| format!("{}", r.round()))
+}
+
+/// The portable text record of a finished game.
+pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
+    let doc = &finished.doc;
+    let mut r = Record::default();
+    r.set("Game", setup.kind.clone());
+    r.set(
+        "Options",
+        serde_json::to_string(&doc["options"]).unwrap_or_default(),
+    );
+    r.set("Id", setup.id.clone());
+    let sides: Vec<String> = stoa_protocol::kind(&setup.kind)
+        .map(|k| k.side_names.iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default();
+    for side in &sides {
+        let p = &doc["players"][side.as_str()];
+        let tag = capitalized(side);
+        r.set(&tag, p["name"].as_str().unwrap_or("?"));
+        r.set(&format!("{tag}Id"), p["id"].as_str().unwrap_or("?"));
+        if let Some(before) = rating_text(&p["rating"]) {
+            r.set(&format!("{tag}Rating"), before);
+        }
+        if let Some(after) = finished
+            .ratings_after
+            .as_ref()
+            .and_then(|a| rating_text(&a[side.as_str()]))
+        {
+            r.set(&format!("{tag}RatingAfter"), after);
+        }
+    }
+    let clock = serde_json::from_value::<TimeControl>(setup.clock.clone())
+        .map(|tc| tc.label())
+        .unwrap_or_else(|_| "?".into());
+    r.set("Clock", clock);
+    r.set("Rated", if doc["rated"] == true { "yes" } else { "no" });
+    r.set("Date", utc(setup.created_ms));
+    if finished.ended_ms > 0 {
+        r.set("End", utc(finished.ended_ms));
+    }
+    let status = &doc["status"];
+    let reason = status["reason"].as_str().unwrap_or("unknown");
+    let result = match (status["winner"].as_str(), reason) {
+        (_, "aborted") => "aborted".to_string(),
+        (Some(w), _) => w.to_string(),
+        (None, _) => "draw".to_string(),
+    };
+    r.set("Result", result);
+    r.set("Reason", reason);
+    r.moves = doc["moves"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    r
+}
+
+/// One line of a player's history: who played what, how it ended, when.
+pub fn summary(setup: &GameRecord, finished: &FinishedGame) -> Value {
+    let doc = &finished.doc;
+    let mut players = Map::new();
+    if let Some(m) = doc["players"].as_object() {
+        for (side, p) in m {
+            players.insert(
+                side.clone(),
+                json!({"id": p["id"], "name": p["name"], "rating": p["rating"]}),
+            );
+        }
+    }
+    json!({
+        "id": setup.id,
+        "kind": setup.kind,
+        "options": doc["options"],
+        "clock": setup.clock,
+        "rated": doc["rated"],
+        "visibility": setup.visibility,
+        "players": players,
+        "status": doc["status"],
+        "moves": doc["moves"].as_array().map_or(0, Vec::len),
+        "started_ms": setup.created_ms,
+        "ended_ms": finished.ended_ms,
+        "ratings_after": finished.ratings_after,
+    })
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,107 @@
+//! The web client: a few static files built into the binary and served by `stoa-server`
+//! itself, so one process (or one cluster) gives players a page to open — no separate web
+//! server, no build step.
+//!
+//! Why one HTML shell for every page: the lobby (`/`), a game (`/g/<id>`) and an invitation
+//! (`/r/<code>`) are views of the same client (`assets/app.js`), which reads the path; a
+//! reload or a shared link therefore lands on the right view.
+
+use axum::extract::Path;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+/// The page every client route serves.
+const SHELL: &str = include_str!("../web/index.html");
+
+/// The files under `/assets/`: name, content type, body.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/app.js"),
+    ),
+    (
+        "board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/board.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../web/style.css"),
+    ),
+    (
+        "vendor/fast-json-patch/core.mjs",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/vendor/fast-json-patch/core.mjs"),
+    ),
+    (
+        "vendor/fast-json-patch/helpers.mjs",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/vendor/fast-json-patch/helpers.mjs"),
+    ),
+];
+
+/// `GET /`, `GET /g/<id>`, `GET /r/<code>`: the client's HTML shell.
+pub async fn shell() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        SHELL,
+    )
+        .into_response()
+}
+
+/// `GET /assets/<path>`: one of the built-in files, `404` otherwise.
+pub async fn asset(Path(path): Path<String>) -> Response {
+    match ASSETS.iter().find(|(name, _, _)| *name == path) {
+        // The files change only with the binary; `no-cache` makes browsers revalidate, so
+        // an upgraded server never runs with an old client.
+        Some((_, kind, body)) => (
+            [
+                (header::CONTENT_TYPE, *kind),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            *body,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "no such file\n").into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ASSETS;
+
+    #[test]
+    fn every_module_the_client_imports_is_served() {
+        for (name, _, body) in ASSETS {
+            for line in body
+                .lines()
+                .filter(|l| l.trim_start().starts_with("import "))
+            {
+                let Some(spec) = line.split(['"', '\'']).nth(1) else {
+                    continue;
+                };
+                let base = name.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+                let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+                for seg in spec.split('/') {
+                    match seg {
+                        "." => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        s => parts.push(s),
+                    }
+                }
+                let target = parts.join("/");
+                assert!(
+                    ASSETS.iter().any(|(n, _, _)| *n == target),
+                    "{name} imports {spec} ({target}), which is not served"
+                );
+            }
+        }
+    }
+}

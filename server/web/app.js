@@ -1,0 +1,843 @@
+// The Stoa web client: lobby, rooms and games over the same websocket protocol as the
+// terminal client (protocol/docs/PROTOCOL.md). One module, no build step: the server embeds
+// these files. Everything shown comes from the server's documents; the client knows no rules
+// beyond the cell names a move mentions (to build a move from clicks).
+
+import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
+import { renderBoard, boardFacts } from "./board.js";
+
+const KINDS = ["unane", "staku", "akron", "akunur"];
+const TITLES = { unane: "Ūnane", staku: "Staku", akron: "Akron", akunur: "Akunur" };
+const IDENTITY_KEY = "stoa.identity";
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  }
+  return e;
+};
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+// ---------------------------------------------------------------------------------------
+// Identity: the same token model as the terminal client, kept in this browser's storage.
+
+function loadIdentity() {
+  try {
+    return JSON.parse(localStorage.getItem(IDENTITY_KEY)) || {};
+  } catch {
+    return {};
+  }
+}
+function saveIdentity(id) {
+  localStorage.setItem(IDENTITY_KEY, JSON.stringify(id));
+}
+
+// ---------------------------------------------------------------------------------------
+// The link: one websocket, hello/welcome, requests by rid, reconnects with backoff.
+
+class Link {
+  constructor(onMessage, onWelcome, onStatus) {
+    this.onMessage = onMessage;
+    this.onWelcome = onWelcome;
+    this.onStatus = onStatus;
+    this.rid = 0;
+    this.pending = new Map();
+    this.offset = 0; // server clock minus ours
+    this.backoff = 500;
+    this.ws = null;
+    this.ready = false;
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+    this.ws = ws;
+    this.ready = false;
+    ws.onopen = () => this.hello();
+    ws.onmessage = (ev) => this.receive(JSON.parse(ev.data));
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ready = false;
+      for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "the connection dropped" });
+      this.pending.clear();
+      this.onStatus(false);
+      setTimeout(() => this.connect(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, 8000);
+    };
+  }
+
+  hello() {
+    const id = loadIdentity();
+    const msg = { t: "hello", protocol: 1, rid: "hello" };
+    if (id.token) msg.token = id.token;
+    const name = $("#name").value.trim();
+    if (name) msg.name = name;
+    this.ws.send(JSON.stringify(msg));
+  }
+
+  receive(msg) {
+    if (msg.rid === "hello") {
+      if (msg.t === "welcome") {
+        this.ready = true;
+        this.backoff = 500;
+        this.offset = msg.server_time - Date.now();
+        saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name });
+        this.onWelcome(msg);
+        this.onStatus(true);
+      } else if (msg.code === "unauthorized" && loadIdentity().token) {
+        // This server does not know our token (a fresh server): continue as a new guest.
+        saveIdentity({});
+        this.hello();
+      } else {
+        notice(`error ${msg.code}: ${msg.message}`);
+      }
+      return;
+    }
+    if (msg.t === "pong" && msg.server_time) this.offset = msg.server_time - Date.now();
+    if (msg.rid !== undefined && this.pending.has(msg.rid)) {
+      const { resolve, reject } = this.pending.get(msg.rid);
+      this.pending.delete(msg.rid);
+      // Pushed messages that also answer (a snapshot) go to the handler too.
+      if (msg.t !== "error" && msg.t !== "ok") this.onMessage(msg);
+      (msg.t === "error" ? reject : resolve)(msg);
+      return;
+    }
+    this.onMessage(msg);
+  }
+
+  request(msg) {
+    if (!this.ready) return Promise.reject({ code: "disconnected", message: "not connected" });
+    const rid = ++this.rid;
+    return new Promise((resolve, reject) => {
+      this.pending.set(rid, { resolve, reject });
+      this.ws.send(JSON.stringify({ ...msg, rid }));
+    });
+  }
+
+  send(msg) {
+    if (this.ready) this.ws.send(JSON.stringify(msg));
+  }
+
+  serverNow() {
+    return Date.now() + this.offset;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Words shared with the terminal client.
+
+function clockLabel(c) {
+  if (!c || c.kind === "none") return "no clock";
+  const min = (ms) => {
+    const m = ms / 60000;
+    return Number.isInteger(m) ? `${m}` : `${ms / 1000}s`;
+  };
+  switch (c.kind) {
+    case "fischer": return `${min(c.initial_ms)}+${c.increment_ms / 1000}`;
+    case "delay": return `delay:${min(c.initial_ms)}m/${c.delay_ms / 1000}s`;
+    case "byoyomi": return `byoyomi:${min(c.initial_ms)}m/${c.periods}x${c.period_ms / 1000}s`;
+    case "correspondence": return `corr:${c.days_per_turn}d`;
+    default: return c.kind;
+  }
+}
+
+/** Parses "5+3", "none", "corr:3d" … into the clock request object. */
+function parseClock(text) {
+  const t = text.trim().toLowerCase();
+  if (t === "none" || t === "") return { kind: "none" };
+  let m = t.match(/^(\d+(?:\.\d+)?)\+(\d+)$/);
+  if (m) return { kind: "fischer", initial_ms: Math.round(m[1] * 60000), increment_ms: m[2] * 1000 };
+  m = t.match(/^corr:(\d+)d$/);
+  if (m) return { kind: "correspondence", days_per_turn: Number(m[1]) };
+  m = t.match(/^delay:(\d+)m\/(\d+)s$/);
+  if (m) return { kind: "delay", initial_ms: m[1] * 60000, delay_ms: m[2] * 1000 };
+  m = t.match(/^byoyomi:(\d+)m\/(\d+)x(\d+)s$/);
+  if (m) return { kind: "byoyomi", initial_ms: m[1] * 60000, periods: Number(m[2]), period_ms: m[3] * 1000 };
+  throw new Error(`clock '${text}': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d`);
+}
+
+/** Parses options written as key=value pairs (or JSON), like the terminal client. */
+function parseOptions(text) {
+  const t = text.trim();
+  if (!t) return {};
+  if (t.startsWith("{")) return JSON.parse(t);
+  const out = {};
+  for (const pair of t.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [k, v] = pair.split("=");
+    if (v === undefined) throw new Error(`options: '${pair}' is not key=value`);
+    try { out[k.trim()] = JSON.parse(v.trim()); } catch { out[k.trim()] = v.trim(); }
+  }
+  return out;
+}
+
+function formatMs(ms) {
+  ms = Math.max(0, ms);
+  if (ms >= 86400000) return `${Math.floor(ms / 86400000)}d ${String(Math.floor(ms / 3600000) % 24).padStart(2, "0")}h`;
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, sec = s % 60;
+  if (h) return `${h}:${String(m).padStart(2, "0")}:${String(sec).padStart(2, "0")}`;
+  if (ms < 10000) return `${m}:${String(sec).padStart(2, "0")}.${Math.floor(ms / 100) % 10}`;
+  return `${m}:${String(sec).padStart(2, "0")}`;
+}
+
+/** The end of a game as people say it (the terminal client says the same). */
+function endingSentence(status, sides) {
+  const reason = status.reason || "unknown";
+  const w = status.winner;
+  if (!w) {
+    return ({
+      aborted: "Game aborted", agreement: "Draw by agreement",
+      repetition: "Draw: the same position came up three times",
+      no_capture_limit: "Draw: 20 turns without a capture", passes: "Draw: both players passed",
+    })[reason] || `Draw (${reason.replaceAll("_", " ")})`;
+  }
+  const W = cap(w), L = cap(sides.find((s) => s !== w) || "the opponent");
+  const why = ({
+    resign: `${L} resigned`, timeout: `${L} ran out of time`, abandoned: `${L} left the game`,
+    no_moves: `${L} had no legal move`, one_group: `${W} connected their pieces into one group`,
+    connection: `${W} connected their two edges`, palace: `${W} took a palace`,
+    corners: `${W} holds enough corners`,
+  })[reason] || reason.replaceAll("_", " ");
+  return `${why} — ${W} wins`;
+}
+
+/** Cell names a move mentions, lower-cased: a letter followed by digits (and apostrophes). */
+function cellsIn(move) {
+  return (move.match(/[a-z]\d+'*/gi) || []).map((c) => c.toLowerCase());
+}
+
+// ---------------------------------------------------------------------------------------
+// State and routing.
+
+const state = {
+  me: null,
+  defaults: {}, // kind → its default options, to name only the options a game changes
+  view: null, // "lobby" | "game" | "room"
+  lobby: null, // {seq, doc}
+  queued: null, // queue.status message, or {} once queued
+  hosting: null, // room object while waiting as host
+  game: null, // see showGame
+  geometry: new Map(), // kind + options → geometry answer
+};
+
+let link;
+
+function notice(text) {
+  const n = $("#notice");
+  n.textContent = text;
+  n.hidden = !text;
+}
+
+function go(path) {
+  if (location.pathname + location.search !== path) history.pushState({}, "", path);
+  route();
+}
+
+function route() {
+  notice("");
+  leaveCurrent();
+  const p = location.pathname;
+  let m;
+  if ((m = p.match(/^\/g\/([^/]+)$/))) {
+    showGame(decodeURIComponent(m[1]), new URLSearchParams(location.search).get("code"));
+  } else if ((m = p.match(/^\/r\/([^/]+)$/))) {
+    showRoom(decodeURIComponent(m[1]));
+  } else {
+    showLobby();
+  }
+}
+
+/** Ends the subscriptions of the view we leave. */
+function leaveCurrent() {
+  if (state.view === "lobby") link.send({ t: "lobby.unwatch" });
+  if (state.view === "game" && state.game) link.send({ t: "game.unwatch", game_id: state.game.id });
+  state.view = null;
+  state.game = null;
+}
+
+/** After (re)connecting: ask again for what the current view shows. */
+function resubscribe() {
+  if (state.view === "lobby") watchLobby();
+  if (state.view === "game" && state.game) watchGame(true);
+  if (state.view === "room") route();
+}
+
+function onMessage(msg) {
+  switch (msg.t) {
+    case "lobby":
+      if (state.view !== "lobby") return;
+      state.lobby = { seq: msg.seq, doc: msg.doc };
+      drawLobbyLists();
+      return;
+    case "lobby.diff":
+      if (state.view !== "lobby" || !state.lobby) return;
+      if (msg.seq !== state.lobby.seq + 1) {
+        if (msg.seq > state.lobby.seq) watchLobby();
+        return;
+      }
+      applyPatch(state.lobby.doc, msg.patch, false, true);
+      state.lobby.seq = msg.seq;
+      drawLobbyLists();
+      return;
+    case "queue.status":
+      state.queued = msg;
+      drawQueue();
+      return;
+    case "game.started":
+      state.queued = null;
+      state.hosting = null;
+      go(`/g/${encodeURIComponent(msg.game_id)}`);
+      return;
+    case "game.snapshot": onSnapshot(msg); return;
+    case "game.diff": onDiff(msg); return;
+    case "game.crowd":
+      if (state.game && msg.game_id === state.game.id) {
+        state.game.crowd = msg;
+        drawPlayers();
+      }
+      return;
+    case "shutdown":
+      notice(`The server is shutting down: ${msg.message}`);
+      return;
+    case "error":
+      notice(`error ${msg.code}: ${msg.message}`);
+      return;
+    default:
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lobby.
+
+function kindSelect(name) {
+  return el("select", { name }, KINDS.map((k) => el("option", { value: k, text: TITLES[k] })));
+}
+
+function showLobby() {
+  state.view = "lobby";
+  state.lobby = null;
+  const main = $("#main");
+  main.replaceChildren(
+    el("h1", { text: "Stoa" }),
+    el("p", { class: "muted", id: "online", text: "…" }),
+    el("div", { class: "grid" },
+      el("section", { class: "panel" },
+        el("h2", { text: "Quick pairing" }),
+        el("form", { class: "stack", id: "quick", onsubmit: quickPair },
+          el("label", {}, "Game", kindSelect("kind")),
+          el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
+          el("label", {}, "Options (key=value, …)", el("input", { name: "options", placeholder: "e.g. width=6,height=5" })),
+          el("button", { class: "primary", type: "submit", text: "Find an opponent" })),
+        el("p", { id: "queue", class: "muted", "aria-live": "polite" })),
+      el("section", { class: "panel" },
+        el("h2", { text: "Host a room" }),
+        el("form", { class: "stack", id: "host", onsubmit: hostRoom },
+          el("label", {}, "Game", kindSelect("kind")),
+          el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
+          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
+          el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
+          el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
+          el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
+          el("button", { class: "primary", type: "submit", text: "Create the room" })),
+        el("div", { id: "hosted", "aria-live": "polite" })),
+      el("section", { class: "panel" },
+        el("h2", { text: "Play the computer" }),
+        el("form", { class: "stack", id: "computer", onsubmit: playComputer },
+          el("label", {}, "Game", kindSelect("kind")),
+          el("label", {}, "Level", el("select", { name: "level" },
+            [1, 2, 3, 4, 5].map((l) => el("option", { value: l, text: `${l}${l === 1 ? " (makes mistakes)" : l === 5 ? " (strongest)" : ""}`, selected: l === 3 })))),
+          el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
+          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
+          el("button", { class: "primary", type: "submit", text: "Play the computer" })),
+        el("p", { id: "computer-status", class: "muted", "aria-live": "polite" })),
+      el("section", { class: "panel" },
+        el("h2", { text: "Join by code" }),
+        el("form", { class: "stack", id: "joincode", onsubmit: (e) => {
+          e.preventDefault();
+          const code = e.target.code.value.trim();
+          if (code) go(`/r/${encodeURIComponent(code)}`);
+        } },
+          el("label", {}, "Room code", el("input", { name: "code", autocomplete: "off" })),
+          el("button", { type: "submit", text: "Join" })))),
+    el("div", { class: "grid" },
+      el("section", { class: "panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" })),
+      el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" }))),
+    el("p", { class: "error", id: "lobby-error", role: "alert" }),
+  );
+  const hostForm = $("#host");
+  const fillSides = async () => {
+    const kind = hostForm.kind.value;
+    const info = await kindInfo(kind, {}).catch(() => null);
+    hostForm.side.replaceChildren(el("option", { value: "random", text: "random" }),
+      ...(info ? info.side_names : []).map((s) => el("option", { value: s, text: s })));
+  };
+  hostForm.kind.addEventListener("change", fillSides);
+  fillSides();
+  if (link.ready) watchLobby();
+}
+
+function watchLobby() {
+  link.request({ t: "lobby.watch" }).catch((e) => lobbyError(e));
+}
+
+function lobbyError(e) {
+  const p = $("#lobby-error");
+  if (p) p.textContent = `error ${e.code}: ${e.message || e}`;
+}
+
+/** The options that differ from the kind's defaults, as key=value pairs ("" for none). */
+function optionsText(kind, options) {
+  const d = state.defaults[kind] || {};
+  return Object.entries(options || {})
+    .filter(([k, v]) => v !== null && JSON.stringify(d[k]) !== JSON.stringify(v))
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(",");
+}
+
+function kindLabel(entry) {
+  const o = optionsText(entry.kind, entry.options);
+  return `${TITLES[entry.kind] || entry.kind}${o ? ` ${o}` : ""}`;
+}
+
+function drawLobbyLists() {
+  const doc = state.lobby && state.lobby.doc;
+  if (!doc || !$("#rooms")) return;
+  const queues = Object.values(doc.queues || {}).filter((q) => q.waiting > 0)
+    .map((q) => `${kindLabel(q)} ${clockLabel(q.clock)}: ${q.waiting}`);
+  $("#online").textContent = `${doc.online} online` + (queues.length ? ` · waiting in queues: ${queues.join(", ")}` : "");
+  const rooms = Object.entries(doc.rooms || {});
+  $("#rooms").replaceChildren(...(rooms.length ? rooms.map(([code, r]) => el("li", { "data-room": code },
+    el("span", { text: `${kindLabel(r)} · ${clockLabel(r.clock)}${r.rated ? " · rated" : ""} · by ${r.host && r.host.name}` }),
+    el("button", { type: "button", onclick: () => go(`/r/${encodeURIComponent(code)}`), text: "Join" }))) : [el("li", { class: "muted", text: "No open rooms right now." })]));
+  const games = Object.entries(doc.games || {});
+  $("#games").replaceChildren(...(games.length ? games.map(([id, g]) => el("li", { "data-game": id },
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `${kindLabel(g)} · ${Object.entries(g.players || {}).map(([s, p]) => `${p.name}${p.bot ? " (computer)" : ""} (${s})`).join(" vs ")}` }),
+    el("span", { class: "muted", text: `${clockLabel(g.time_control || { kind: g.clock })} · ${g.spectators} watching` }))) : [el("li", { class: "muted", text: "No live games right now." })]));
+}
+
+async function quickPair(e) {
+  e.preventDefault();
+  const f = e.target;
+  try {
+    const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: parseOptions(f.options.value),
+      clock: parseClock(f.clock.value), rated: false });
+    state.queued = answer;
+    drawQueue();
+  } catch (err) {
+    lobbyError(err.code ? err : { code: "input", message: err.message });
+  }
+}
+
+function drawQueue() {
+  const q = $("#queue");
+  if (!q || !state.queued) return;
+  const s = state.queued;
+  const others = s.same_queue === undefined ? "" : ` · ${s.same_queue ? `${s.same_queue} others wait for the same game` : "nobody else waits for the same game yet"} · ${s.other_queues || 0} in other queues`;
+  q.replaceChildren(`In the queue (position ${s.position})${others}. `,
+    el("button", { type: "button", onclick: () => { link.send({ t: "queue.leave" }); state.queued = null; q.textContent = "Left the queue."; }, text: "Leave the queue" }));
+}
+
+async function hostRoom(e) {
+  e.preventDefault();
+  const f = e.target;
+  try {
+    const answer = await link.request({ t: "room.create", kind: f.kind.value, options: parseOptions(f.options.value),
+      clock: parseClock(f.clock.value), rated: f.rated.checked, visibility: f.public.checked ? "public" : "private",
+      side: f.side.value });
+    state.hosting = answer.room;
+    drawHosted($("#hosted"), answer.room);
+  } catch (err) {
+    lobbyError(err.code ? err : { code: "input", message: err.message });
+  }
+}
+
+async function playComputer(e) {
+  e.preventDefault();
+  const f = e.target;
+  const status = $("#computer-status");
+  try {
+    await link.request({ t: "bot.play", kind: f.kind.value, options: parseOptions(f.options.value),
+      clock: parseClock(f.clock.value), level: Number(f.level.value), side: "random" });
+    status.textContent = `Waiting for the computer (level ${f.level.value}) to sit down…`;
+  } catch (err) {
+    status.textContent = "";
+    lobbyError(err.code ? err : { code: "input", message: err.message });
+  }
+}
+
+function drawHosted(box, room) {
+  const url = `${location.origin}/r/${room.code}`;
+  box.replaceChildren(
+    el("p", {}, "Room ", el("strong", { id: "room-code", text: room.code }), " is waiting for your opponent. Send them this link:"),
+    el("p", { class: "invite", id: "invite", text: url }),
+    el("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(url), text: "Copy the link" }),
+    " ",
+    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }));
+}
+
+// ---------------------------------------------------------------------------------------
+// Invitation links: /r/<code> joins the room (or watches its game when it is full).
+
+async function showRoom(code) {
+  state.view = "room";
+  const main = $("#main");
+  main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),
+    el("div", { id: "hosted" }), el("p", { class: "error", role: "alert", id: "room-error" }));
+  if (!link.ready) return; // resubscribe() calls us again once connected
+  try {
+    const answer = await link.request({ t: "room.join", code });
+    if (answer.t === "room") {
+      if (answer.room.host && state.me && answer.room.host.id === state.me.id && answer.room.status === "waiting") {
+        $("#room-status").textContent = "Your room is waiting for your opponent.";
+        drawHosted($("#hosted"), answer.room);
+      } else if (answer.game_id || answer.room.game_id) {
+        go(`/g/${encodeURIComponent(answer.game_id || answer.room.game_id)}`);
+      }
+    } else if (answer.t === "game.snapshot") {
+      go(`/g/${encodeURIComponent(answer.game_id)}?code=${encodeURIComponent(code)}`);
+    }
+  } catch (e) {
+    $("#room-status").textContent = "";
+    $("#room-error").textContent = `error ${e.code}: ${e.message}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// A game.
+
+async function kindInfo(kind, options) {
+  const key = `${kind} ${JSON.stringify(options)}`;
+  if (!state.geometry.has(key)) {
+    const p = fetch(`/api/kinds/${kind}?options=${encodeURIComponent(JSON.stringify(options))}`)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`kind ${kind}: HTTP ${r.status}`))));
+    state.geometry.set(key, p);
+    p.catch(() => state.geometry.delete(key));
+  }
+  return state.geometry.get(key);
+}
+
+function showGame(id, code) {
+  state.view = "game";
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "" };
+  $("#main").replaceChildren(
+    el("div", { class: "game" },
+      el("div", {},
+        el("div", { id: "banner", class: "banner", hidden: true, role: "status" }),
+        el("div", { class: "board", id: "board", "aria-live": "off" }),
+        el("ul", { class: "facts", id: "facts" })),
+      el("div", {},
+        el("h1", { id: "title", text: "Loading the game…" }),
+        el("p", { id: "heading", class: "muted" }),
+        el("section", { class: "panel players", id: "players" }),
+        el("p", { class: "status", id: "status", "aria-live": "polite" }),
+        el("p", { class: "counter", id: "counter" }),
+        el("div", { class: "candidates", id: "candidates", "aria-label": "moves that match your clicks" }),
+        el("form", { class: "move", id: "move-form", onsubmit: (e) => {
+          e.preventDefault();
+          const input = e.target.move;
+          const mv = input.value.trim();
+          if (mv) { play(mv); input.value = ""; }
+        } },
+          el("input", { name: "move", id: "move-input", placeholder: "type a move, e.g. b3xb4", autocomplete: "off", "aria-label": "move in the game's notation", list: "legal-list" }),
+          el("datalist", { id: "legal-list" }),
+          el("button", { type: "submit", text: "Play" })),
+        el("p", { class: "error", id: "game-error", role: "alert" }),
+        el("div", { class: "controls", id: "controls" }),
+        el("h2", { text: "Moves" }),
+        el("ol", { class: "moves", id: "moves" }))));
+  if (link.ready) watchGame(false);
+}
+
+function watchGame(resync) {
+  const g = state.game;
+  const msg = { t: "game.watch", game_id: g.id };
+  if (resync && g.seq !== null) msg.since = g.seq;
+  if (g.code) msg.code = g.code;
+  link.request(msg).catch((e) => {
+    if (e.code !== "disconnected") gameError(`error ${e.code}: ${e.message}`);
+    if (!g.doc) $("#title").textContent = "No such game";
+  });
+}
+
+function gameError(text) {
+  if (!state.game) return;
+  state.game.error = text;
+  const p = $("#game-error");
+  if (p) p.textContent = text;
+}
+
+function onSnapshot(msg) {
+  const g = state.game;
+  if (!g || msg.game_id !== g.id) return;
+  if (g.seq !== null && msg.seq < g.seq) return;
+  g.seq = msg.seq;
+  g.doc = msg.doc;
+  afterChange();
+}
+
+function onDiff(msg) {
+  const g = state.game;
+  if (!g || msg.game_id !== g.id || g.seq === null) return;
+  if (msg.seq <= g.seq) return;
+  if (msg.seq !== g.seq + 1) { watchGame(true); return; }
+  applyPatch(g.doc, msg.patch, false, true);
+  g.seq = msg.seq;
+  afterChange();
+}
+
+function mySide() {
+  const g = state.game;
+  if (!g || !g.doc || !state.me) return null;
+  for (const [side, p] of Object.entries(g.doc.players || {})) if (p && p.id === state.me.id) return side;
+  return null;
+}
+
+function myTurn() {
+  const g = state.game;
+  return !!(g && g.doc && g.doc.status.state !== "ended" && g.doc.to_act && g.doc.to_act === mySide());
+}
+
+async function afterChange() {
+  const g = state.game;
+  const doc = g.doc;
+  if (!g.info) {
+    try { g.info = await kindInfo(doc.kind, doc.options); } catch (e) { gameError(String(e.message || e)); }
+    if (state.game !== g) return;
+  }
+  // A spectator follows the players into their rematch.
+  if (doc.status.state === "ended" && doc.rematch && doc.rematch.game_id && !mySide()) {
+    const next = doc.rematch.game_id;
+    setTimeout(() => { if (state.game === g) go(`/g/${encodeURIComponent(next)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`); }, 300);
+  }
+  g.selected = [];
+  g.legal = null;
+  if (myTurn()) {
+    const seq = g.seq;
+    link.request({ t: "game.legal", game_id: g.id }).then((a) => {
+      if (state.game === g && g.seq === seq) { g.legal = a.moves; drawGame(); }
+    }).catch(() => {});
+  }
+  drawGame();
+}
+
+function sides() {
+  const g = state.game;
+  return (g.info && g.info.side_names) || Object.keys(g.doc.players || {});
+}
+
+function drawGame() {
+  const g = state.game;
+  if (!g || !g.doc || !$("#board")) return;
+  const doc = g.doc;
+  const me = mySide();
+  const ended = doc.status.state === "ended";
+  document.title = `${TITLES[doc.kind]} · Stoa`;
+  $("#title").textContent = `${TITLES[doc.kind] || doc.kind}`;
+  $("#heading").textContent = `game ${doc.id} · ${clockLabel(doc.clock)} · ${doc.rated ? "rated" : "casual"}${me ? ` · you play ${me}` : " · watching"}`;
+  drawPlayers();
+  const banner = $("#banner");
+  banner.hidden = !ended;
+  if (ended) banner.textContent = endingSentence(doc.status, sides()) + (me && doc.status.winner ? (doc.status.winner === me ? " (you won)" : " (you lost)") : "");
+  let status;
+  if (ended) status = "The game is over.";
+  else if (myTurn()) status = `Your turn (${me}).`;
+  else status = doc.to_act ? `${cap(doc.to_act)} to act.` : "Waiting.";
+  if (!ended && doc.draw_offer) status += ` ${cap(doc.draw_offer)} offers a draw.`;
+  $("#status").textContent = status;
+  const st = doc.state || {};
+  $("#counter").textContent = typeof st.no_capture_counter === "number"
+    ? `No-capture counter: ${st.no_capture_counter} of ${(g.info && g.info.geometry.no_capture_limit) || 20} turns left (a draw at 0)` : "";
+  // The board, with what the clicks so far allow.
+  const legal = g.legal || [];
+  const cands = legal.filter((m) => startsWith(cellsIn(m), g.selected));
+  const selectable = new Set(cands.map((m) => cellsIn(m)[g.selected.length]).filter(Boolean));
+  const moves = doc.moves || [];
+  const view = {
+    kind: doc.kind, geometry: g.info && g.info.geometry, state: st, sides: sides(),
+    last: moves.length ? cellsIn(moves[moves.length - 1]) : [], selectable, selected: g.selected,
+  };
+  renderBoard($("#board"), view, onCell);
+  // The no-capture counter has its own line above.
+  $("#facts").replaceChildren(...boardFacts(view).filter((f) => !f.startsWith("no-capture"))
+    .map((f) => el("li", { text: f })));
+  // Moves that match the clicks (or need no cell: swap, pass) as buttons.
+  const exact = g.selected.length ? cands.filter((m) => cellsIn(m).length === g.selected.length) : [];
+  const cellless = legal.filter((m) => cellsIn(m).length === 0);
+  $("#candidates").replaceChildren(
+    ...(g.selected.length ? [el("span", { class: "muted", text: `selected ${g.selected.join(" ")}:` })] : []),
+    ...[...exact, ...cellless].map((m) => el("button", { type: "button", "data-move": m, onclick: () => play(m), text: m })),
+    ...(g.selected.length ? [el("button", { type: "button", onclick: () => { g.selected = []; drawGame(); }, text: "clear" })] : []));
+  $("#legal-list").replaceChildren(...legal.map((m) => el("option", { value: m })));
+  $("#move-input").disabled = !myTurn();
+  $("#moves").replaceChildren(...moves.map((m, i) => el("li", { "data-ply": i + 1, text: m })));
+  const list = $("#moves");
+  list.scrollTop = list.scrollHeight;
+  drawControls();
+  const err = $("#game-error");
+  if (err) err.textContent = g.error;
+}
+
+function drawPlayers() {
+  const g = state.game;
+  if (!g || !g.doc || !$("#players")) return;
+  const doc = g.doc;
+  const me = mySide();
+  const online = (g.crowd && g.crowd.online) || {};
+  $("#players").replaceChildren(
+    ...sides().map((side) => {
+      const p = (doc.players || {})[side] || {};
+      const rating = typeof p.rating === "number" ? ` (${Math.round(p.rating)})` : "";
+      return el("div", { class: `player${doc.to_act === side && doc.status.state !== "ended" ? " to-act" : ""}`, "data-side": side },
+        el("span", {}, `${cap(side)}: ${p.name || "?"}${p.bot ? " (computer)" : ""}${rating}${side === me ? " (you)" : ""} `,
+          el("span", { class: `presence${online[side] === false ? " offline" : ""}`, text: online[side] === false ? "offline" : online[side] ? "online" : "" })),
+        el("span", { class: "clock", "data-clock": side }));
+    }),
+    el("div", { class: "muted", id: "spectators", text: `${(g.crowd && g.crowd.spectators) || 0} watching` }));
+  tickClocks();
+}
+
+function clockReading(doc, side, now) {
+  const c = doc.clock || {};
+  if (!c.kind || c.kind === "none") return null;
+  const base = (c.remaining_ms && typeof c.remaining_ms[side] === "number") ? c.remaining_ms[side]
+    : c.initial_ms !== undefined ? c.initial_ms : (c.days_per_turn || 0) * 86400000;
+  const running = doc.status.state !== "ended" && c.running === side;
+  let elapsed = running ? Math.max(0, now - (c.since || now)) : 0;
+  if (c.kind === "delay") elapsed = Math.max(0, elapsed - (c.delay_ms || 0));
+  let text = formatMs(base - elapsed);
+  const periods = c.periods_left && typeof c.periods_left[side] === "number" ? c.periods_left[side] : c.periods;
+  if (c.kind === "byoyomi") text += ` +${periods}×${c.period_ms / 1000}s`;
+  return { text, running, low: base - elapsed < 10000 };
+}
+
+function tickClocks() {
+  const g = state.game;
+  if (!g || !g.doc) return;
+  const now = link.serverNow();
+  for (const e of document.querySelectorAll("[data-clock]")) {
+    const r = clockReading(g.doc, e.dataset.clock, now);
+    e.textContent = r ? r.text : "–";
+    e.classList.toggle("running", !!(r && r.running));
+    e.classList.toggle("low", !!(r && r.running && r.low));
+  }
+}
+
+function drawControls() {
+  const g = state.game;
+  const doc = g.doc;
+  const me = mySide();
+  const box = $("#controls");
+  if (!me) { box.replaceChildren(); return; }
+  const ended = doc.status.state === "ended";
+  const act = (label, msg, confirmText) => el("button", { type: "button", "data-action": label, onclick: () => {
+    if (confirmText && !window.confirm(confirmText)) return;
+    link.request({ ...msg, game_id: g.id }).then(() => gameError("")).catch((e) => gameError(`error ${e.code}: ${e.message}`));
+  }, text: label });
+  const buttons = [];
+  if (!ended) {
+    buttons.push(act("resign", { t: "game.resign" }, "Resign this game?"));
+    if (doc.draw_offer && doc.draw_offer !== me) {
+      buttons.push(act("accept draw", { t: "game.draw", action: "accept" }));
+      buttons.push(act("decline draw", { t: "game.draw", action: "decline" }));
+    } else if (!doc.draw_offer) {
+      buttons.push(act("offer draw", { t: "game.draw", action: "offer" }));
+    }
+    if ((doc.moves || []).length < 2) buttons.push(act("abort", { t: "game.abort" }));
+    const online = (g.crowd && g.crowd.online) || {};
+    if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim" }));
+  } else {
+    const asked = (doc.rematch && doc.rematch.requested) || [];
+    buttons.push(act(asked.includes(me) ? "rematch asked" : (asked.length ? "accept rematch" : "rematch"), { t: "game.rematch" }));
+    buttons.push(el("button", { type: "button", onclick: () => go("/"), text: "back to the lobby" }));
+  }
+  box.replaceChildren(...buttons);
+}
+
+function startsWith(cells, prefix) {
+  return prefix.length <= cells.length && prefix.every((c, i) => cells[i] === c);
+}
+
+/** A click on a cell: extend the move being built; play it once only one move fits. */
+function onCell(name) {
+  const g = state.game;
+  if (!g || !myTurn() || !g.legal) return;
+  const cell = name.toLowerCase();
+  let sel = [...g.selected, cell];
+  let cands = g.legal.filter((m) => startsWith(cellsIn(m), sel));
+  if (!cands.length) {
+    // Start again from this cell.
+    sel = [cell];
+    cands = g.legal.filter((m) => startsWith(cellsIn(m), sel));
+  }
+  if (!cands.length) {
+    g.selected = [];
+    gameError(`no legal move starts at ${name}`);
+    drawGame();
+    return;
+  }
+  const exact = cands.filter((m) => cellsIn(m).length === sel.length);
+  if (cands.length === 1 && exact.length === 1) {
+    play(exact[0]);
+    return;
+  }
+  g.selected = sel;
+  gameError("");
+  drawGame();
+}
+
+function play(mv) {
+  const g = state.game;
+  if (!g) return;
+  g.selected = [];
+  link.request({ t: "game.move", game_id: g.id, move: mv }).then(() => gameError(""))
+    .catch((e) => { gameError(`error ${e.code}: ${mv} not played: ${e.message}`); drawGame(); });
+}
+
+// ---------------------------------------------------------------------------------------
+// Start.
+
+function start() {
+  const nameInput = $("#name");
+  nameInput.value = loadIdentity().name || "";
+  nameInput.addEventListener("change", () => {
+    // The server takes a new name on the next hello: reconnect to say it.
+    if (link.ws) link.ws.close();
+  });
+  link = new Link(onMessage, (welcome) => {
+    state.me = welcome.player;
+    nameInput.value = welcome.player.name;
+    resubscribe();
+  }, (up) => {
+    const s = $("#link");
+    s.textContent = up ? `connected as ${state.me ? state.me.name : "…"}` : "offline: reconnecting…";
+    s.classList.toggle("offline", !up);
+  });
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest("a[data-nav]");
+    if (a && a.origin === location.origin && !e.ctrlKey && !e.metaKey) {
+      e.preventDefault();
+      go(a.pathname + a.search);
+    }
+  });
+  window.addEventListener("popstate", route);
+  setInterval(tickClocks, 100);
+  // Default options of each kind, so lobby lines name only what a game changes.
+  for (const k of KINDS) {
+    kindInfo(k, {}).then((info) => {
+      state.defaults[k] = info.options;
+      if (state.view === "lobby") drawLobbyLists();
+    }).catch(() => {});
+  }
+  link.connect();
+  route();
+}
+
+start();

@@ -1,0 +1,823 @@
+//! The web client in a real browser: Debian's Chromium, headless, driven over WebDriver
+//! (chromedriver, fantoccini) against the real `stoa-server`, which serves the pages itself.
+//!
+//! One test plays a full game of each kind by clicking the board: a host creates the room
+//! from the lobby's form, a guest opens the invitation link, a third browser watches the game
+//! it found in the lobby (which updates live), the guest reloads mid-game and plays on, and
+//! every page shows the same end. Screenshots of the lobby and of each board are written to
+//! `$STOA_SCREENSHOT_DIR` (default `target/web-screenshots`); the README shows them.
+//!
+//! Skipped (with a message) when `chromedriver` is not installed; `.ci/run` installs it.
+#![forbid(unsafe_code)]
+
+mod client_support;
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use client_support::{scripted_game, Proxy, Server, TempDir};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+/// How long one expectation may take in the browser.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A chromedriver process on a free port, killed on drop.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Driver {
+    fn start() -> Option<Driver> {
+        let bin = ["/usr/bin/chromedriver", "chromedriver"]
+            .into_iter()
+            .find(|b| {
+                Command::new(b)
+                    .arg("--version")
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let child = Command::new(bin)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn chromedriver");
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(Driver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        })
+    }
+
+    /// A new browser with its own profile (so its own identity in local storage).
+    async fn browser(&self, profile: &TempDir) -> Client {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium(),
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--window-size=1280,1000",
+                    format!("--user-data-dir={}", profile.0.display()),
+                ]
+            }),
+        );
+        ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("start a browser session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `http://host:port` of a server whose websocket is `ws://host:port/ws`: where its pages are.
+fn page_base(server: &Server) -> String {
+    server
+        .url
+        .replace("ws://", "http://")
+        .trim_end_matches("/ws")
+        .to_string()
+}
+
+fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .unwrap_or("/usr/bin/chromium")
+}
+
+fn screenshot_dir() -> PathBuf {
+    match std::env::var_os("STOA_SCREENSHOT_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/web-screenshots"),
+    }
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    let png = c.screenshot().await.expect("screenshot");
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir).expect("screenshot dir");
+    std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
+}
+
+/// Runs `script` (a JavaScript function body) in the page until it returns a truthy value;
+/// returns that value.
+async fn until(c: &Client, what: &str, script: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let v = c.execute(script, vec![]).await.unwrap_or(Value::Null);
+        if !(v.is_null() || v == false || v == "" || v == 0) {
+            return v;
+        }
+        if Instant::now() > deadline {
+            let text = c
+                .execute("return document.body.innerText", vec![])
+                .await
+                .unwrap_or(Value::Null);
+            panic!(
+                "timed out waiting for {what}; the page says:\n{}",
+                text.as_str().unwrap_or("")
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn text_of(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .text()
+        .await
+        .expect("text")
+}
+
+async fn moves_shown(c: &Client) -> u64 {
+    c.execute(
+        "return document.querySelectorAll('#moves li').length",
+        vec![],
+    )
+    .await
+    .ok()
+    .and_then(|v| v.as_u64())
+    .unwrap_or(0)
+}
+
+async fn wait_moves(c: &Client, n: u64) {
+    until(
+        c,
+        &format!("{n} moves in the list"),
+        &format!("return document.querySelectorAll('#moves li').length >= {n}"),
+    )
+    .await;
+}
+
+/// Cell names a move mentions, as the client reads them (a letter, digits, apostrophes).
+fn cells_in(mv: &str) -> Vec<String> {
+    let chars: Vec<char> = mv.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() && chars[i - 1].is_ascii_alphabetic() {
+            let start = i - 1;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            while i < chars.len() && chars[i] == '\'' {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect::<String>());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Plays `mv` on page `c` by clicking: the cells it names in order, then (when several moves
+/// fit those cells, or the move names no cell) its button.
+async fn click_move(c: &Client, mv: &str, before: u64) {
+    until(c, "our turn with the legal moves", "return document.querySelector('#board .cell.selectable') !== null || document.querySelector('#candidates [data-move]') !== null").await;
+    for cell in cells_in(mv) {
+        let css = format!("#board [data-cell=\"{cell}\" i]");
+        let target = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&css))
+            .await
+            .unwrap_or_else(|e| panic!("{mv}: no element for {cell}: {e}"));
+        if target.click().await.is_err() {
+            // Something drawn over the cell's centre took the click: click the cell itself.
+            c.execute(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+                vec![serde_json::to_value(&target).expect("element")],
+            )
+            .await
+            .expect("click by script");
+        }
+    }
+    // A unique move was sent by its last cell; otherwise its button is there.
+    let button = format!("#candidates [data-move=\"{mv}\"]");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if moves_shown(c).await > before {
+            return;
+        }
+        if let Ok(b) = c.find(Locator::Css(&button)).await {
+            b.click().await.expect("click the move's button");
+            return;
+        }
+        assert!(Instant::now() < deadline, "{mv}: neither sent nor offered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Fills the lobby's host form (no clock) and returns the invitation link.
+async fn host_room(
+    c: &Client,
+    base: &str,
+    kind: &str,
+    options: &str,
+    side: &str,
+    public: bool,
+) -> String {
+    host_timed_room(c, base, kind, options, side, public, "none").await
+}
+
+/// Fills the lobby's host form and returns the invitation link.
+async fn host_timed_room(
+    c: &Client,
+    base: &str,
+    kind: &str,
+    options: &str,
+    side: &str,
+    public: bool,
+    clock: &str,
+) -> String {
+    c.goto(&format!("{base}/")).await.expect("open the lobby");
+    until(c, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    c.execute(
+        "const f = document.querySelector('#host');
+         f.kind.value = arguments[0]; f.kind.dispatchEvent(new Event('change'));
+         f.clock.value = arguments[3]; f.options.value = arguments[1]; f.public.checked = arguments[2];",
+        vec![json!(kind), json!(options), json!(public), json!(clock)],
+    )
+    .await
+    .expect("fill the form");
+    until(
+        c,
+        "the side list",
+        &format!("return [...document.querySelector('#host').side.options].some(o => o.value === '{side}')"),
+    )
+    .await;
+    c.execute(
+        "document.querySelector('#host').side.value = arguments[0];",
+        vec![json!(side)],
+    )
+    .await
+    .expect("choose the side");
+    c.find(Locator::Css("#host button[type=submit]"))
+        .await
+        .expect("create button")
+        .click()
+        .await
+        .expect("click create");
+    let link = until(
+        c,
+        "the invitation link",
+        "const i = document.querySelector('#invite'); return i && i.textContent",
+    )
+    .await;
+    link.as_str().expect("link text").to_string()
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// How one scripted game is set up and what else it exercises.
+struct Setup {
+    kind: &'static str,
+    options: Value,
+    seed: u64,
+    /// Listed in the lobby (the watcher finds it there) or private (the watcher opens the
+    /// invitation link once the game runs).
+    public: bool,
+    /// After this many moves the guest reloads its page.
+    reload_at: Option<usize>,
+    /// This move is typed into the move field instead of clicked.
+    typed: Option<usize>,
+}
+
+/// Plays one scripted game between two browsers, watched by a third; returns the game id.
+async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setup) -> String {
+    let Setup {
+        kind,
+        options,
+        seed,
+        public,
+        reload_at,
+        typed,
+    } = setup;
+    let gk = stoa_protocol::kind(kind).expect("kind");
+    let script = scripted_game(kind, &options, seed, 40);
+    let opts = options.to_string();
+    // The watcher has the lobby open before the room exists: it must appear live.
+    watcher.goto(&format!("{base}/")).await.expect("lobby");
+    until(
+        watcher,
+        "the watcher's lobby",
+        "return document.querySelector('#rooms')",
+    )
+    .await;
+    let invite = host_room(host, base, kind, &opts, gk.side_names[0], public).await;
+    let code = invite.rsplit('/').next().expect("code").to_string();
+    if public {
+        until(
+            watcher,
+            "the room in the lobby",
+            &format!("return document.querySelector('#rooms [data-room=\"{code}\"]')"),
+        )
+        .await;
+        if kind == "unane" {
+            screenshot(watcher, "lobby").await;
+        }
+    }
+    guest.goto(&invite).await.expect("open the invitation");
+    let id = until(
+        host,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    until(
+        guest,
+        "the guest's game page",
+        &format!("return location.pathname === '/g/{id}'"),
+    )
+    .await;
+    if public {
+        // The game replaces the room in the lobby; the watcher opens it from there.
+        let link = format!("#games [data-game=\"{id}\"] a");
+        until(
+            watcher,
+            "the game in the lobby",
+            &format!("return document.querySelector('{link}')"),
+        )
+        .await;
+        watcher
+            .find(Locator::Css(&link))
+            .await
+            .expect("game link")
+            .click()
+            .await
+            .expect("click the game");
+    } else {
+        // A private game: the invitation link shows it to a third person.
+        watcher
+            .goto(&invite)
+            .await
+            .expect("open the invitation as a spectator");
+        until(
+            watcher,
+            "the private game",
+            &format!("return location.pathname === '/g/{id}'"),
+        )
+        .await;
+    }
+    until(
+        watcher,
+        "the watcher's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+
+    let mut game = gk.start(&options).expect("options");
+    for (i, mv) in script.moves.iter().enumerate() {
+        let side = game.to_act().expect("to act");
+        let page = if side.index() == 0 { host } else { guest };
+        if Some(i) == typed {
+            // Keyboard play: the move in notation, then Enter.
+            until(
+                page,
+                "our turn",
+                "return !document.querySelector('#move-input').disabled",
+            )
+            .await;
+            let input = page
+                .find(Locator::Css("#move-input"))
+                .await
+                .expect("move field");
+            input
+                .send_keys(&format!("{mv}\u{E007}"))
+                .await
+                .expect("type the move");
+        } else {
+            click_move(page, mv, i as u64).await;
+        }
+        game.play(mv).expect("scripted move");
+        for c in [host, guest, watcher] {
+            wait_moves(c, i as u64 + 1).await;
+        }
+        let shown = text_of(watcher, &format!("#moves li[data-ply=\"{}\"]", i + 1)).await;
+        assert_eq!(shown, *mv, "the watcher's move list");
+        if Some(i) == reload_at {
+            // A reload resumes the game: same player, same board, and play goes on.
+            guest.refresh().await.expect("reload");
+            wait_moves(guest, i as u64 + 1).await;
+            until(
+                guest,
+                "the player's seat after a reload",
+                "return document.querySelector('#heading').textContent.includes('you play')",
+            )
+            .await;
+        }
+        if i == script.moves.len() / 2 {
+            screenshot(watcher, &format!("board-{kind}")).await;
+        }
+    }
+    if let Some(side) = &script.resign_side {
+        let page = if side == gk.side_names[0] {
+            host
+        } else {
+            guest
+        };
+        page.find(Locator::Css("[data-action=resign]"))
+            .await
+            .expect("resign button")
+            .click()
+            .await
+            .expect("click resign");
+        page.accept_alert().await.expect("confirm the resignation");
+    }
+    // "white wins by one_group" → "… — White wins"; draws say "Draw".
+    let expected = match script.outcome.split_once(" wins by ") {
+        Some((winner, _)) => format!("— {} wins", capitalized(winner)),
+        None => "Draw".to_string(),
+    };
+    for c in [host, guest, watcher] {
+        let banner = until(
+            c,
+            "the end banner",
+            "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
+        )
+        .await;
+        assert!(
+            banner.as_str().unwrap_or("").contains(&expected),
+            "{kind}: banner {banner} does not say {expected} ({})",
+            script.outcome
+        );
+    }
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = Server::start();
+    let base = page_base(&server);
+    let profiles = [
+        TempDir::new("web-host"),
+        TempDir::new("web-guest"),
+        TempDir::new("web-watch"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let watcher = driver.browser(&profiles[2]).await;
+    let pages = [&host, &guest, &watcher];
+
+    // A name typed in the page is the player's name (the server renames the identity).
+    host.goto(&format!("{base}/")).await.expect("lobby");
+    until(
+        &host,
+        "connected",
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
+    host.execute(
+        "const n = document.querySelector('#name'); n.value = 'Alice'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("type a name");
+    until(
+        &host,
+        "the new name",
+        "return document.querySelector('#link').textContent === 'connected as Alice'",
+    )
+    .await;
+
+    // Quick pairing: two browsers with the same settings are paired; the game can be aborted.
+    for c in [&host, &guest] {
+        c.goto(&format!("{base}/")).await.expect("lobby");
+        until(c, "the lobby", "return document.querySelector('#quick') && document.querySelector('#link').textContent.startsWith('connected')").await;
+        c.execute(
+            "const f = document.querySelector('#quick'); f.kind.value = 'unane'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("quick pairing");
+    }
+    let paired = until(
+        &host,
+        "the paired game",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return m && m[1]",
+    )
+    .await;
+    let paired = paired.as_str().expect("id").to_string();
+    until(
+        &guest,
+        "the same game",
+        &format!("return location.pathname === '/g/{paired}'"),
+    )
+    .await;
+    until(&guest, "the host's name", "return document.querySelector('#players') && document.querySelector('#players').textContent.includes('Alice')").await;
+    until(
+        &host,
+        "the status",
+        "return document.querySelector('#status').textContent",
+    )
+    .await;
+    let aborter = if text_of(&host, "#status").await.starts_with("Your turn") {
+        &host
+    } else {
+        &guest
+    };
+    until(
+        aborter,
+        "the abort button",
+        "return document.querySelector('[data-action=abort]')",
+    )
+    .await;
+    aborter
+        .find(Locator::Css("[data-action=abort]"))
+        .await
+        .expect("abort")
+        .click()
+        .await
+        .expect("click abort");
+    for c in [&host, &guest] {
+        let banner = until(
+            c,
+            "the abort banner",
+            "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
+        )
+        .await;
+        assert_eq!(banner, "Game aborted");
+    }
+
+    let games = [
+        Setup {
+            kind: "unane",
+            options: json!({"width": 4, "height": 3}),
+            seed: 1,
+            public: true,
+            reload_at: Some(3),
+            typed: Some(1),
+        },
+        Setup {
+            kind: "staku",
+            options: json!({}),
+            seed: 2,
+            public: true,
+            reload_at: None,
+            typed: None,
+        },
+        Setup {
+            kind: "akron",
+            options: json!({"size": 4, "nodelay": true}),
+            seed: 3,
+            public: true,
+            reload_at: None,
+            typed: None,
+        },
+        Setup {
+            kind: "akunur",
+            options: json!({}),
+            seed: 0,
+            public: false,
+            reload_at: None,
+            typed: Some(0),
+        },
+    ];
+    let mut last = String::new();
+    for setup in games {
+        last = full_game(&base, pages, setup).await;
+    }
+
+    // A rematch from the end of the game: both players move to the new game, and so does
+    // the spectator.
+    host.find(Locator::Css("[data-action=rematch]"))
+        .await
+        .expect("rematch")
+        .click()
+        .await
+        .expect("click rematch");
+    until(
+        &guest,
+        "the rematch offer",
+        "return document.querySelector('[data-action=\"accept rematch\"]')",
+    )
+    .await;
+    guest
+        .find(Locator::Css("[data-action=\"accept rematch\"]"))
+        .await
+        .expect("accept")
+        .click()
+        .await
+        .expect("click accept");
+    for c in [&host, &guest, &watcher] {
+        until(c, "the rematch", &format!("return location.pathname.startsWith('/g/') && location.pathname !== '/g/{last}' && document.querySelector('#board svg') !== null")).await;
+    }
+
+    // A phone-sized screen: everything fits the width, nothing scrolls sideways.
+    watcher.set_window_size(390, 844).await.expect("phone size");
+    until(
+        &watcher,
+        "a page as wide as the phone",
+        "return document.documentElement.scrollWidth <= window.innerWidth + 1",
+    )
+    .await;
+    screenshot(&watcher, "phone").await;
+
+    for c in [host, guest, watcher] {
+        let _ = c.close().await;
+    }
+}
+
+/// A page whose network drops reconnects by itself as the same player, catches up on the
+/// move it missed, and plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_page_reconnects_and_catches_up() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = Server::start();
+    let base = page_base(&server);
+    let upstream = base
+        .trim_start_matches("http://")
+        .parse()
+        .expect("server address");
+    // The guest's page and its websocket go through a proxy the test can cut.
+    let proxy = Proxy::start(upstream);
+    let profiles = [
+        TempDir::new("web-drop-host"),
+        TempDir::new("web-drop-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_timed_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+        "5+3",
+    )
+    .await;
+    let code = invite.rsplit('/').next().expect("code");
+    guest
+        .goto(&format!("http://{}/r/{code}", proxy.addr))
+        .await
+        .expect("open the invitation through the proxy");
+    until(
+        &guest,
+        "the guest's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+    let script = scripted_game("unane", &json!({"width":4,"height":3}), 1, 40);
+    assert!(script.moves.len() >= 3, "a long enough game");
+
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+    click_move(&guest, &script.moves[1], 1).await;
+    wait_moves(&host, 2).await;
+
+    // Both sides have moved: black's clock runs, and both pages count it down.
+    for c in [&host, &guest] {
+        let first = until(c, "black's running clock", "const e = document.querySelector('[data-clock=black].running'); return e && e.textContent").await;
+        let first = first.as_str().expect("clock text").to_string();
+        assert!(
+            first.starts_with("4:5") || first.starts_with("5:0"),
+            "{first}"
+        );
+        until(
+            c,
+            "the clock counting down",
+            &format!(
+                "return document.querySelector('[data-clock=black]').textContent !== '{first}'"
+            ),
+        )
+        .await;
+        let white = text_of(c, "[data-clock=white]").await;
+        assert!(
+            white.starts_with("5:0"),
+            "white's clock stands, with its increment: {white}"
+        );
+    }
+
+    // Cut the guest's link; the host moves while the guest is away.
+    proxy.cut();
+    click_move(&host, &script.moves[2], 2).await;
+    wait_moves(&host, 3).await;
+    // Back by itself, as the same player, with the missed move and the turn.
+    wait_moves(&guest, 3).await;
+    until(
+        &guest,
+        "connected again",
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
+    if script.moves.len() > 3 {
+        until(
+            &guest,
+            "the guest's turn",
+            "return document.querySelector('#status').textContent.startsWith('Your turn')",
+        )
+        .await;
+        click_move(&guest, &script.moves[3], 3).await;
+        wait_moves(&host, 4).await;
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// "Play the computer" from the lobby: a serving bot sits down, the game page shows it as
+/// the computer, and a move clicked on the board gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_plays_the_computer() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = Server::start();
+    let base = page_base(&server);
+    let bot_home = TempDir::new("web-bot");
+    let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
+        .args([
+            "--plain",
+            "--server",
+            &server.url,
+            "bot",
+            "--serve",
+            "--kinds",
+            "unane",
+            "--level",
+            "1",
+        ])
+        .env("STOA_CONFIG_DIR", &bot_home.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start a serving bot");
+    let profile = TempDir::new("web-computer");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/")).await.expect("lobby");
+    until(&page, "the lobby", "return document.querySelector('#computer') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    // The bot may still be connecting: ask until the game starts.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        page.execute(
+            "const f = document.querySelector('#computer'); f.kind.value = 'unane'; f.level.value = '1'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("ask for the computer");
+        let started = page
+            .execute("return new Promise(r => setTimeout(() => r(location.pathname.startsWith('/g/')), 500))", vec![])
+            .await
+            .unwrap_or(Value::Null);
+        if started == true {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no computer opponent sat down");
+    }
+    until(&page, "the computer's seat", "const p = document.querySelector('#players'); return p && p.textContent.includes('(computer)')").await;
+    // Whoever starts, after one move of ours the computer answers.
+    until(&page, "the first move or our turn", "return document.querySelector('#status').textContent.startsWith('Your turn') || document.querySelectorAll('#moves li').length > 0").await;
+    let before = moves_shown(&page).await;
+    until(
+        &page,
+        "our turn",
+        "return document.querySelector('#status').textContent.startsWith('Your turn')",
+    )
+    .await;
+    let mv = until(&page, "a legal move", "const o = document.querySelector('#legal-list option:not([value=swap])'); return o && o.value").await;
+    let mv = mv.as_str().expect("move").to_string();
+    click_move(&page, &mv, before).await;
+    wait_moves(&page, before + 2).await;
+    let _ = page.close().await;
+    let _ = bot.kill();
+    let _ = bot.wait();
+}
