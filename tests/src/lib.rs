@@ -45,7 +45,10 @@ pub fn build_binaries() {
             .parent()
             .expect("workspace root")
             .to_path_buf();
-        let mut args = vec!["build", "-p", "stoa-server", "--bins"];
+        // The client too: a test that connects and only then starts `stoa` must not
+        // wait a minute-long first build with its sockets unread (the server closes idle
+        // connections).
+        let mut args = vec!["build", "-p", "stoa-server", "-p", "stoa-cli", "--bins"];
         if !cfg!(debug_assertions) {
             // An optimised tool (the load generator) drives the optimised server.
             args.push("--release");
@@ -54,7 +57,7 @@ pub fn build_binaries() {
         cmd.current_dir(&root).args(args);
         clean_cargo_env(&mut cmd);
         let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "building stoa-server failed");
+        assert!(status.success(), "building stoa-server and stoa failed");
     });
 }
 

@@ -20,25 +20,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 /// Builds `stoa` and `stoa-server` once per test process: `cargo test` does not build other
 /// packages' binaries by itself.
 pub fn build_binaries() {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("workspace root")
-            .to_path_buf();
-        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cmd.current_dir(&root)
-            .args(["build", "-p", "stoa-server", "-p", "stoa-cli", "--bins"]);
-        if stoa_tests::binary("x")
-            .to_string_lossy()
-            .contains("/release/")
-        {
-            cmd.arg("--release");
-        }
-        stoa_tests::clean_cargo_env(&mut cmd);
-        let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "building stoa and stoa-server failed");
-    });
+    stoa_tests::build_binaries();
 }
 
 /// A running `stoa-server`, killed on drop.
