@@ -24,7 +24,7 @@ use crate::connection::{self, ConnGuard};
 use crate::game::Command;
 use crate::hub::Hub;
 use crate::ids;
-use crate::metrics::Metrics;
+
 use crate::recovery;
 use crate::store::memory::MemoryStore;
 use crate::store::redis::{RedisOptions, RedisStore};
@@ -106,7 +106,7 @@ async fn ws_upgrade(
             None => true,
         };
     if !allowed {
-        Metrics::inc(&hub.metrics.connections_refused);
+        hub.metrics.connections_refused.inc();
         tracing::info!(%ip, "new connection refused: per-IP limit");
         return (StatusCode::TOO_MANY_REQUESTS, "too many new connections").into_response();
     }
@@ -153,31 +153,23 @@ async fn health(State(state): State<AppState>) -> Response {
 }
 
 async fn metrics(State(state): State<AppState>) -> Response {
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], {
-        let mut text = state.hub.metrics.render();
-        if let Some(cluster) = &state.hub.cluster {
-            use crate::game::capabilities::Peers;
-            use std::fmt::Write as _;
-            let nodes = cluster.nodes().await;
-            let node = cluster.node();
-            let _ = write!(
-                text,
-                "# HELP stoa_cluster_nodes Nodes of the cluster with a recent heartbeat.\n\
-                     # TYPE stoa_cluster_nodes gauge\n\
-                     stoa_cluster_nodes {}\n\
-                     # HELP stoa_cluster_games_owned Live games whose lease this node holds.\n\
-                     # TYPE stoa_cluster_games_owned gauge\n\
-                     stoa_cluster_games_owned{{node=\"{node}\"}} {}\n\
-                     # HELP stoa_cluster_matchmaker Whether this node runs the matchmaking.\n\
-                     # TYPE stoa_cluster_matchmaker gauge\n\
-                     stoa_cluster_matchmaker{{node=\"{node}\"}} {}\n",
-                nodes.len(),
-                cluster.owned_count(),
-                u8::from(cluster.is_matchmaker()),
-            );
-        }
-        text
-    })
+    let metrics = &state.hub.metrics;
+    if let Some(cluster) = &state.hub.cluster {
+        use crate::game::capabilities::Peers;
+        let nodes = cluster.nodes().await;
+        metrics.set_cluster(
+            cluster.node(),
+            nodes.len(),
+            cluster.owned_count(),
+            cluster.is_matchmaker(),
+        );
+    }
+    let waiting = state.hub.rooms.waiting_kinds();
+    metrics.set_rooms_open(waiting.iter().map(String::as_str));
+    (
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        metrics.render(),
+    )
         .into_response()
 }
 

@@ -34,11 +34,8 @@ pub async fn serve(hub: Arc<Hub>, socket: WebSocket, peer: SocketAddr, guard: Co
 }
 
 async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
-    use std::sync::atomic::Ordering;
-    hub.metrics.connections_open.fetch_add(1, Ordering::Relaxed);
-    hub.metrics
-        .connections_total
-        .fetch_add(1, Ordering::Relaxed);
+    hub.metrics.connections_open.inc();
+    hub.metrics.connections.inc();
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Outbound>(hub.config.outbound_queue.max(2));
     let conn = Arc::new(ConnHandle::new(id, tx, hub.metrics.clone()));
@@ -200,7 +197,7 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
         writer.abort();
     }
     drop(conn);
-    hub.metrics.connections_open.fetch_sub(1, Ordering::Relaxed);
+    hub.metrics.connections_open.dec();
     tracing::debug!("connection closed");
 }
 

@@ -19,7 +19,7 @@ use crate::game::capabilities::{Capabilities, Reactions, Settings};
 use crate::game::{actor, Command, GameHandle, NewGame};
 use crate::games::Games;
 use crate::matchmaker::Matchmaker;
-use crate::metrics::{kind_index, Metrics};
+use crate::metrics::Metrics;
 use crate::outbound::ConnHandle;
 use crate::players::Players;
 use crate::rate_limit::IpLimiter;
@@ -196,9 +196,7 @@ impl Hub {
             self.players.is_online(&new.players[0].id),
             self.players.is_online(&new.players[1].id),
         ];
-        let ki = kind_index(&new.kind);
-        self.metrics.games_live[ki].fetch_add(1, Ordering::Relaxed);
-        self.metrics.games_started[ki].fetch_add(1, Ordering::Relaxed);
+        self.metrics.game_started(&new.kind);
         actor::spawn(
             self.capabilities(),
             new,

@@ -1,166 +1,428 @@
-//! Prometheus metrics from atomic counters, rendered by hand in the text format.
+//! The server's Prometheus metrics, kept in a `prometheus-client` registry and served at
+//! `GET /metrics` in the OpenMetrics text format.
 //!
-//! Why hand-written: a handful of counters and gauges do not justify a registry crate, and
-//! atomics keep the hot paths (every frame in and out) lock-free.
+//! Why this crate: it is the Prometheus project's own Rust client; its counters and gauges
+//! are atomics (the hot paths, every frame in and out, stay lock-free), and it renders the
+//! exposition format (escaping, histograms, `# EOF`) so nothing here writes it by hand.
+//! Labelled series are looked up once and their handles kept (`per_kind`), so a move does
+//! not take the family's lock either.
+//!
+//! Labels are bounded on purpose: kinds come from [`KINDS`] (anything else is `other`), end
+//! reasons from the fixed [`Reason`] set; nothing a client types becomes a label.
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::fmt;
+use std::time::Duration;
 
-use stoa_protocol::KINDS;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use stoa_protocol::{Reason, KINDS};
 
-/// Every metric the server exports.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    /// Open websocket connections.
-    pub connections_open: AtomicI64,
-    /// Websocket connections accepted since start.
-    pub connections_total: AtomicU64,
-    /// Connections refused by the per-IP limit.
-    pub connections_refused: AtomicU64,
-    /// Connections dropped because their outbound queue was full.
-    pub slow_consumers_dropped: AtomicU64,
-    /// Text frames received.
-    pub messages_in: AtomicU64,
-    /// Frames queued for sending.
-    pub messages_out: AtomicU64,
-    /// Requests answered with `rate_limited`.
-    pub rate_limited: AtomicU64,
-    /// Moves applied.
-    pub moves: AtomicU64,
-    /// Live games by kind (index into [`KINDS`]).
-    pub games_live: [AtomicI64; 8],
-    /// Games started by kind.
-    pub games_started: [AtomicU64; 8],
-    /// Store calls.
-    pub store_calls: AtomicU64,
-    /// Total store latency, microseconds.
-    pub store_latency_us: AtomicU64,
-    /// Failed store calls.
-    pub store_errors: AtomicU64,
-    /// Matchmaking: queue lengths, waiting times, rating gaps.
-    pub queues: crate::queue_metrics::QueueMetrics,
+use crate::queue_metrics::QueueMetrics;
+
+/// The content type of [`Metrics::render`]'s output.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// Store call latency buckets, seconds: memory answers in microseconds, Redis in well under
+/// a millisecond on loopback, an fsync'ing Redis in milliseconds.
+const STORE_BUCKETS_S: [f64; 12] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+];
+/// Cluster bus lag buckets, seconds (publish on one node to receipt on another).
+const BUS_BUCKETS_S: [f64; 10] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+];
+
+/// A series labelled by game kind.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindLabel {
+    /// A kind id of [`KINDS`], or `other`.
+    pub kind: String,
 }
 
-/// Index of a game kind in [`KINDS`] (8 slots are reserved).
-pub fn kind_index(kind: &str) -> usize {
-    KINDS.iter().position(|k| k.id == kind).unwrap_or(7).min(7)
+/// A game's end, by kind and reason.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EndLabels {
+    kind: String,
+    reason: String,
+}
+
+/// A cluster node's own series.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NodeLabel {
+    node: String,
+}
+
+/// One handle per known kind (in [`KINDS`] order) and a last one for `other`, taken from a
+/// labelled family once so the hot paths skip the family's map.
+#[derive(Debug)]
+struct PerKind<M> {
+    handles: Vec<M>,
+}
+
+impl<M: Clone + Default> PerKind<M> {
+    fn new(family: &Family<KindLabel, M>) -> Self {
+        let handles = KINDS
+            .iter()
+            .map(|k| k.id)
+            .chain(std::iter::once("other"))
+            .map(|kind| {
+                family
+                    .get_or_create(&KindLabel { kind: kind.into() })
+                    .clone()
+            })
+            .collect();
+        PerKind { handles }
+    }
+
+    fn index(&self, kind: &str) -> usize {
+        KINDS
+            .iter()
+            .position(|k| k.id == kind)
+            .unwrap_or(self.handles.len() - 1)
+    }
+
+    fn of(&self, kind: &str) -> &M {
+        &self.handles[self.index(kind)]
+    }
+}
+
+/// Every metric the server exports, and the registry that renders them.
+pub struct Metrics {
+    registry: Registry,
+    /// Open websocket connections.
+    pub connections_open: Gauge,
+    /// Websocket connections accepted since start.
+    pub connections: Counter,
+    /// Connections refused by the per-IP or total connection limit.
+    pub connections_refused: Counter,
+    /// Connections dropped because their outbound queue was full.
+    pub slow_consumers_dropped: Counter,
+    /// Text frames received.
+    pub messages_in: Counter,
+    /// Frames queued for sending.
+    pub messages_out: Counter,
+    /// Requests answered with `rate_limited`.
+    pub rate_limited: Counter,
+    moves: PerKind<Counter>,
+    games_live: PerKind<Gauge>,
+    games_started: PerKind<Counter>,
+    games_ended: Family<EndLabels, Counter>,
+    rooms_open: PerKind<Gauge>,
+    store_latency: Histogram,
+    /// Failed store calls.
+    pub store_errors: Counter,
+    /// Games this node took over from another (a dead, stopped or draining owner).
+    pub lease_takeovers: Counter,
+    bus_lag: Histogram,
+    cluster_nodes: Gauge,
+    cluster_owned: Family<NodeLabel, Gauge>,
+    cluster_matchmaker: Family<NodeLabel, Gauge>,
+    /// Matchmaking: queue lengths, waiting times, rating gaps.
+    pub queues: QueueMetrics,
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut r = Registry::default();
+        let gauge = |r: &mut Registry, name: &str, help: &str| {
+            let g = Gauge::default();
+            r.register(name, help, g.clone());
+            g
+        };
+        let counter = |r: &mut Registry, name: &str, help: &str| {
+            let c = Counter::default();
+            r.register(name, help, c.clone());
+            c
+        };
+        let connections_open = gauge(
+            &mut r,
+            "stoa_connections_open",
+            "Open websocket connections",
+        );
+        let connections = counter(&mut r, "stoa_connections", "Websocket connections accepted");
+        let connections_refused = counter(
+            &mut r,
+            "stoa_connections_refused",
+            "Connections refused by the per-IP or total connection limit",
+        );
+        let slow_consumers_dropped = counter(
+            &mut r,
+            "stoa_slow_consumers_dropped",
+            "Connections dropped because their outbound queue was full",
+        );
+        let messages_in = counter(&mut r, "stoa_messages_in", "Text frames received");
+        let messages_out = counter(&mut r, "stoa_messages_out", "Frames queued for sending");
+        let rate_limited = counter(
+            &mut r,
+            "stoa_rate_limited",
+            "Requests answered rate_limited",
+        );
+
+        let moves = Family::<KindLabel, Counter>::default();
+        r.register("stoa_moves", "Moves applied, by kind", moves.clone());
+        let games_live = Family::<KindLabel, Gauge>::default();
+        r.register(
+            "stoa_games_live",
+            "Games in progress whose owner is this node, by kind",
+            games_live.clone(),
+        );
+        let games_started = Family::<KindLabel, Counter>::default();
+        r.register(
+            "stoa_games_started",
+            "Games started on this node, by kind",
+            games_started.clone(),
+        );
+        let games_ended = Family::<EndLabels, Counter>::default();
+        r.register(
+            "stoa_games_ended",
+            "Games that ended on this node, by kind and reason",
+            games_ended.clone(),
+        );
+        let rooms_open = Family::<KindLabel, Gauge>::default();
+        r.register(
+            "stoa_rooms_open",
+            "Rooms waiting for their guest on this node, by kind",
+            rooms_open.clone(),
+        );
+        let store_latency = Histogram::new(STORE_BUCKETS_S);
+        r.register(
+            "stoa_store_latency_seconds",
+            "Latency of store calls (memory or Redis)",
+            store_latency.clone(),
+        );
+        let store_errors = counter(&mut r, "stoa_store_errors", "Failed store calls");
+        let lease_takeovers = counter(
+            &mut r,
+            "stoa_lease_takeovers",
+            "Games this node took over from another node",
+        );
+        let bus_lag = Histogram::new(BUS_BUCKETS_S);
+        r.register(
+            "stoa_bus_lag_seconds",
+            "Delay of cluster bus messages from the sending node to this one",
+            bus_lag.clone(),
+        );
+        let cluster_nodes = gauge(
+            &mut r,
+            "stoa_cluster_nodes",
+            "Nodes of the cluster with a recent heartbeat",
+        );
+        let cluster_owned = Family::<NodeLabel, Gauge>::default();
+        r.register(
+            "stoa_cluster_games_owned",
+            "Live games whose lease this node holds",
+            cluster_owned.clone(),
+        );
+        let cluster_matchmaker = Family::<NodeLabel, Gauge>::default();
+        r.register(
+            "stoa_cluster_matchmaker",
+            "Whether this node runs the matchmaking (1) or not (0)",
+            cluster_matchmaker.clone(),
+        );
+        let queues = QueueMetrics::new(&mut r);
+        Metrics {
+            moves: PerKind::new(&moves),
+            games_live: PerKind::new(&games_live),
+            games_started: PerKind::new(&games_started),
+            rooms_open: PerKind::new(&rooms_open),
+            registry: r,
+            connections_open,
+            connections,
+            connections_refused,
+            slow_consumers_dropped,
+            messages_in,
+            messages_out,
+            rate_limited,
+            games_ended,
+            store_latency,
+            store_errors,
+            lease_takeovers,
+            bus_lag,
+            cluster_nodes,
+            cluster_owned,
+            cluster_matchmaker,
+            queues,
+        }
+    }
 }
 
 impl Metrics {
-    /// Adds one to a counter.
-    pub fn inc(c: &AtomicU64) {
-        c.fetch_add(1, Ordering::Relaxed);
+    /// A move was applied in a game of `kind`.
+    pub fn moved(&self, kind: &str) {
+        self.moves.of(kind).inc();
     }
 
-    /// Records one store call's latency.
-    pub fn store_call(&self, elapsed: std::time::Duration, ok: bool) {
-        self.store_calls.fetch_add(1, Ordering::Relaxed);
-        self.store_latency_us
-            .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
-        if !ok {
-            self.store_errors.fetch_add(1, Ordering::Relaxed);
+    /// The live-games gauge of `kind` (this node owns one more or one fewer).
+    pub fn games_live(&self, kind: &str) -> &Gauge {
+        self.games_live.of(kind)
+    }
+
+    /// A game of `kind` started on this node (it is live from now on).
+    pub fn game_started(&self, kind: &str) {
+        self.games_started.of(kind).inc();
+        self.games_live.of(kind).inc();
+    }
+
+    /// A game of `kind` ended for `reason`.
+    pub fn game_ended(&self, kind: &str, reason: Reason) {
+        let kind = if KINDS.iter().any(|k| k.id == kind) {
+            kind
+        } else {
+            "other"
+        };
+        self.games_ended
+            .get_or_create(&EndLabels {
+                kind: kind.into(),
+                reason: reason.as_str().into(),
+            })
+            .inc();
+    }
+
+    /// The rooms waiting for a guest on this node, one kind per room (read at each scrape:
+    /// a room changes state in many places, counting them here cannot drift).
+    pub fn set_rooms_open<'a>(&self, kinds: impl IntoIterator<Item = &'a str>) {
+        let mut counts = vec![0; self.rooms_open.handles.len()];
+        for kind in kinds {
+            counts[self.rooms_open.index(kind)] += 1;
+        }
+        for (gauge, n) in self.rooms_open.handles.iter().zip(counts) {
+            gauge.set(n);
         }
     }
 
-    /// The Prometheus text exposition.
+    /// Records one store call's latency and outcome.
+    pub fn store_call(&self, elapsed: Duration, ok: bool) {
+        self.store_latency.observe(elapsed.as_secs_f64());
+        if !ok {
+            self.store_errors.inc();
+        }
+    }
+
+    /// A bus message sent at `sent_ms` (the sender's clock) arrived at `now_ms`. Clocks of
+    /// different hosts may disagree a little; a negative lag counts as none.
+    pub fn bus_message(&self, sent_ms: u64, now_ms: u64) {
+        self.bus_lag
+            .observe(now_ms.saturating_sub(sent_ms) as f64 / 1000.0);
+    }
+
+    /// The cluster's state as of this scrape: live nodes, games this node owns, and
+    /// whether it runs the matchmaking.
+    pub fn set_cluster(&self, node: &str, nodes: usize, owned: usize, matchmaker: bool) {
+        self.cluster_nodes.set(nodes as i64);
+        let label = NodeLabel { node: node.into() };
+        self.cluster_owned.get_or_create(&label).set(owned as i64);
+        self.cluster_matchmaker
+            .get_or_create(&label)
+            .set(i64::from(matchmaker));
+    }
+
+    /// The OpenMetrics text exposition of every series.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let g = |s: &mut String, name: &str, help: &str, kind: &str, v: String| {
-            let _ = writeln!(s, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}");
-        };
-        let ld = |a: &AtomicU64| a.load(Ordering::Relaxed).to_string();
-        g(
-            &mut s,
-            "stoa_connections_open",
-            "Open websocket connections.",
-            "gauge",
-            self.connections_open.load(Ordering::Relaxed).to_string(),
-        );
-        g(
-            &mut s,
-            "stoa_connections_total",
-            "Websocket connections accepted.",
-            "counter",
-            ld(&self.connections_total),
-        );
-        g(
-            &mut s,
-            "stoa_connections_refused_total",
-            "Connections refused by the per-IP limit.",
-            "counter",
-            ld(&self.connections_refused),
-        );
-        g(
-            &mut s,
-            "stoa_slow_consumers_dropped_total",
-            "Connections dropped for a full outbound queue.",
-            "counter",
-            ld(&self.slow_consumers_dropped),
-        );
-        g(
-            &mut s,
-            "stoa_messages_in_total",
-            "Text frames received.",
-            "counter",
-            ld(&self.messages_in),
-        );
-        g(
-            &mut s,
-            "stoa_messages_out_total",
-            "Frames queued for sending.",
-            "counter",
-            ld(&self.messages_out),
-        );
-        g(
-            &mut s,
-            "stoa_rate_limited_total",
-            "Requests answered rate_limited.",
-            "counter",
-            ld(&self.rate_limited),
-        );
-        g(
-            &mut s,
-            "stoa_moves_total",
-            "Moves applied.",
-            "counter",
-            ld(&self.moves),
-        );
-        let _ = writeln!(
-            s,
-            "# HELP stoa_games_live Live games by kind.\n# TYPE stoa_games_live gauge"
-        );
-        for (i, k) in KINDS.iter().enumerate().take(7) {
-            let _ = writeln!(
-                s,
-                "stoa_games_live{{kind=\"{}\"}} {}",
-                k.id,
-                self.games_live[i].load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(s, "# HELP stoa_games_started_total Games started by kind.\n# TYPE stoa_games_started_total counter");
-        for (i, k) in KINDS.iter().enumerate().take(7) {
-            let _ = writeln!(
-                s,
-                "stoa_games_started_total{{kind=\"{}\"}} {}",
-                k.id,
-                self.games_started[i].load(Ordering::Relaxed)
-            );
-        }
-        let _ = writeln!(s, "# HELP stoa_store_latency_seconds Store call latency.\n# TYPE stoa_store_latency_seconds summary");
-        let _ = writeln!(
-            s,
-            "stoa_store_latency_seconds_sum {}\nstoa_store_latency_seconds_count {}",
-            self.store_latency_us.load(Ordering::Relaxed) as f64 / 1e6,
-            self.store_calls.load(Ordering::Relaxed)
-        );
-        g(
-            &mut s,
-            "stoa_store_errors_total",
-            "Failed store calls.",
-            "counter",
-            ld(&self.store_errors),
-        );
-        self.queues.render(&mut s);
+        // Writing into a String cannot fail; an encoder error would be a bug in a label
+        // type, and then the partial text is still the best answer.
+        let _ = prometheus_client::encoding::text::encode(&mut s, &self.registry);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(text: &str, series: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    #[test]
+    fn renders_every_series_with_kind_and_reason_labels() {
+        let m = Metrics::default();
+        m.connections_open.inc();
+        m.connections.inc();
+        m.game_started("staku");
+        m.moved("staku");
+        m.moved("staku");
+        m.moved("no-such-kind");
+        m.game_ended("staku", Reason::Palace);
+        m.game_ended("nope", Reason::Resign);
+        m.games_live("staku").dec();
+        m.set_rooms_open(["akron", "akron", "unane"]);
+        m.set_rooms_open(["akron"]);
+        m.store_call(Duration::from_micros(300), true);
+        m.store_call(Duration::from_millis(30), false);
+        m.bus_message(1_000, 1_004);
+        m.bus_message(1_000, 900);
+        m.lease_takeovers.inc();
+        m.set_cluster("n1", 3, 7, true);
+        let t = m.render();
+        assert!(t.contains("# TYPE stoa_connections_open gauge\n"), "{t}");
+        assert_eq!(value(&t, "stoa_connections_open"), Some(1.0));
+        assert_eq!(value(&t, "stoa_connections_total"), Some(1.0));
+        assert_eq!(value(&t, "stoa_moves_total{kind=\"staku\"}"), Some(2.0));
+        assert_eq!(value(&t, "stoa_moves_total{kind=\"other\"}"), Some(1.0));
+        assert_eq!(value(&t, "stoa_moves_total{kind=\"unane\"}"), Some(0.0));
+        assert_eq!(
+            value(&t, "stoa_games_started_total{kind=\"staku\"}"),
+            Some(1.0)
+        );
+        assert_eq!(value(&t, "stoa_games_live{kind=\"staku\"}"), Some(0.0));
+        assert_eq!(
+            value(
+                &t,
+                "stoa_games_ended_total{kind=\"staku\",reason=\"palace\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(
+                &t,
+                "stoa_games_ended_total{kind=\"other\",reason=\"resign\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(value(&t, "stoa_rooms_open{kind=\"akron\"}"), Some(1.0));
+        assert_eq!(value(&t, "stoa_rooms_open{kind=\"unane\"}"), Some(0.0));
+        assert_eq!(value(&t, "stoa_store_latency_seconds_count"), Some(2.0));
+        assert_eq!(
+            value(&t, "stoa_store_latency_seconds_bucket{le=\"0.0005\"}"),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&t, "stoa_store_latency_seconds_bucket{le=\"0.025\"}"),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&t, "stoa_store_latency_seconds_bucket{le=\"0.05\"}"),
+            Some(2.0)
+        );
+        assert_eq!(value(&t, "stoa_store_errors_total"), Some(1.0));
+        assert_eq!(value(&t, "stoa_lease_takeovers_total"), Some(1.0));
+        assert_eq!(value(&t, "stoa_bus_lag_seconds_count"), Some(2.0));
+        assert_eq!(
+            value(&t, "stoa_bus_lag_seconds_bucket{le=\"0.0005\"}"),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&t, "stoa_bus_lag_seconds_bucket{le=\"0.005\"}"),
+            Some(2.0)
+        );
+        assert_eq!(value(&t, "stoa_cluster_nodes"), Some(3.0));
+        assert_eq!(
+            value(&t, "stoa_cluster_games_owned{node=\"n1\"}"),
+            Some(7.0)
+        );
+        assert_eq!(value(&t, "stoa_cluster_matchmaker{node=\"n1\"}"), Some(1.0));
+        assert!(t.ends_with("# EOF\n"), "{t}");
     }
 }

@@ -85,11 +85,11 @@ impl ConnHandle {
         }
         match self.tx.try_send(Outbound::Text(bytes)) {
             Ok(()) => {
-                Metrics::inc(&self.metrics.messages_out);
+                self.metrics.messages_out.inc();
                 SendOutcome::Sent
             }
             Err(mpsc::error::TrySendError::Full(_)) => {
-                Metrics::inc(&self.metrics.slow_consumers_dropped);
+                self.metrics.slow_consumers_dropped.inc();
                 tracing::info!(
                     conn = self.id,
                     "outbound queue full: dropping slow consumer"

@@ -19,7 +19,6 @@
 //! Rooms: rooms still waiting for an opponent are reloaded; a started or closed room is
 //! loaded on demand when someone joins it by code ([`stored_room`]).
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use stoa_protocol::wire::SeatPlayer;
@@ -30,7 +29,6 @@ use crate::game::actor;
 use crate::game::core::Core;
 use crate::game::{Command, GameHandle, NewGame};
 use crate::hub::Hub;
-use crate::metrics::kind_index;
 use crate::rooms::{Room, RoomStatus};
 use crate::store::{ActionRecord, RoomRecord, StoreError};
 
@@ -132,7 +130,7 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
     let ended = core.result().is_some();
     // Registered and counted live as a new game would be: an end reached in the log
     // unregisters it the same way (the actor marks it ended).
-    hub.metrics.games_live[kind_index(core.kind())].fetch_add(1, Ordering::Relaxed);
+    hub.metrics.games_live(core.kind()).inc();
     let summary = handle.summary.clone();
     hub.games.insert(handle);
     tracing::info!(game = %id, actions, moves = core.moves(), seq = core.seq(), ended, "game recovered");
@@ -144,7 +142,8 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
 /// rebuilt from the log, its clock running on.
 pub async fn take_over(hub: &Arc<Hub>, id: &str) -> Result<(), RecoveryError> {
     let (handle, rx, core, _) = rebuild(hub, id).await?;
-    hub.metrics.games_live[kind_index(core.kind())].fetch_add(1, Ordering::Relaxed);
+    hub.metrics.games_live(core.kind()).inc();
+    hub.metrics.lease_takeovers.inc();
     let summary = handle.summary.clone();
     hub.games.insert(handle);
     actor::spawn_recovered(hub.capabilities(), core, rx, summary, true);

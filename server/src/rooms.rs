@@ -226,6 +226,15 @@ impl Rooms {
             .collect()
     }
 
+    /// The kind of every room waiting for an opponent, public or private (for metrics).
+    pub fn waiting_kinds(&self) -> Vec<String> {
+        self.lock()
+            .values()
+            .filter(|r| r.status == RoomStatus::Waiting)
+            .map(|r| r.kind.clone())
+            .collect()
+    }
+
     /// Public rooms waiting for an opponent (for the lobby).
     pub fn public_waiting(&self) -> Vec<Room> {
         self.lock()

@@ -18,7 +18,6 @@ use crate::error::ApiError;
 use crate::game::{Act, Answer, Command, NewGame};
 use crate::hub::Hub;
 use crate::ids;
-use crate::metrics::Metrics;
 use crate::outbound::ConnHandle;
 use crate::rate_limit::{ConnLimiter, Verdict};
 use crate::recovery;
@@ -78,7 +77,7 @@ impl Session {
         match self.limiter.check(Instant::now()) {
             Verdict::Allow => None,
             Verdict::Limit => {
-                Metrics::inc(&self.hub.metrics.rate_limited);
+                self.hub.metrics.rate_limited.inc();
                 tracing::info!(player = ?self.player.as_ref().map(|p| &p.id), "request rate limited");
                 self.send_error(
                     rid.clone(),
@@ -107,7 +106,7 @@ impl Session {
 
     /// One text frame.
     pub async fn on_text(&mut self, text: &str) -> Flow {
-        Metrics::inc(&self.hub.metrics.messages_in);
+        self.hub.metrics.messages_in.inc();
         let msg = match parse_client_message(text) {
             Ok(msg) => msg,
             Err(e) => {

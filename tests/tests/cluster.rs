@@ -279,6 +279,35 @@ async fn a_dead_owners_games_move_to_the_survivors() {
             "ended once, by the resign"
         );
     }
+    // Operators see it: the survivors count the 21 takeovers between them, the bus
+    // carried stamped messages, and the games ended by resign on their new owners.
+    let series = |node: &Server, name: &str| -> f64 {
+        let (_, m) = node.http_get("/metrics");
+        m.lines()
+            .filter(|l| l.starts_with(name))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let took = series(&nodes[0], "stoa_lease_takeovers_total ")
+        + series(&nodes[2], "stoa_lease_takeovers_total ");
+    assert_eq!(took, 21.0, "takeovers counted once each");
+    assert!(series(&nodes[2], "stoa_bus_lag_seconds_count ") > 0.0);
+    let resigned = series(
+        &nodes[0],
+        "stoa_games_ended_total{kind=\"unane\",reason=\"resign\"}",
+    ) + series(
+        &nodes[2],
+        "stoa_games_ended_total{kind=\"unane\",reason=\"resign\"}",
+    );
+    assert_eq!(resigned, 20.0, "{resigned}");
+    let flags = series(
+        &nodes[0],
+        "stoa_games_ended_total{kind=\"unane\",reason=\"timeout\"}",
+    ) + series(
+        &nodes[2],
+        "stoa_games_ended_total{kind=\"unane\",reason=\"timeout\"}",
+    );
+    assert_eq!(flags, 1.0, "one flag fell");
     drop(nodes);
 }
 

@@ -149,3 +149,63 @@ async fn game_log_lines_carry_only_their_own_game_span() {
         assert_eq!(line["fields"]["reason"], "resign");
     }
 }
+
+/// `/metrics` in the OpenMetrics format, as Prometheus scrapes it: moves and endings per
+/// kind and reason, live games, and rooms waiting for a guest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_moves_endings_and_waiting_rooms_by_kind() {
+    use serde_json::json;
+    use std::io::Write as _;
+    use stoa_tests::{Client, Server, Table};
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", json!({"width":6,"height":5}), "public").await;
+    t.step(1).await.expect("a move");
+    t.step(2).await.expect("a move");
+    let ok = t
+        .host
+        .request(json!({"t":"game.resign","game_id":t.game_id}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let mut host = Client::guest(&server, "host").await;
+    let room = host
+        .request(json!({"t":"room.create","kind":"staku","visibility":"private"}))
+        .await;
+    assert_eq!(room["t"], "room", "{room}");
+
+    // The raw answer: the content type Prometheus negotiates for OpenMetrics.
+    let mut s = std::net::TcpStream::connect(server.addr).expect("connect");
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).expect("read");
+    let (head, text) = raw.split_once("\r\n\r\n").expect("a response");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/openmetrics-text; version=1.0.0"),
+        "{head}"
+    );
+    let value = |series: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    };
+    assert_eq!(
+        value("stoa_moves_total{kind=\"unane\"}"),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(value("stoa_moves_total{kind=\"staku\"}"), Some(0.0));
+    assert_eq!(value("stoa_games_started_total{kind=\"unane\"}"), Some(1.0));
+    assert_eq!(value("stoa_games_live{kind=\"unane\"}"), Some(0.0));
+    assert_eq!(
+        value("stoa_games_ended_total{kind=\"unane\",reason=\"resign\"}"),
+        Some(1.0)
+    );
+    assert_eq!(value("stoa_rooms_open{kind=\"staku\"}"), Some(1.0));
+    assert_eq!(value("stoa_rooms_open{kind=\"unane\"}"), Some(0.0));
+    assert_eq!(value("stoa_connections_open"), Some(3.0));
+    assert!(value("stoa_store_latency_seconds_count").unwrap_or(0.0) >= 3.0);
+    assert!(text.ends_with("# EOF\n"), "{text}");
+}

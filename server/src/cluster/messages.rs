@@ -189,4 +189,54 @@ impl BusMessage {
     pub fn encode(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+
+    /// The JSON text published, stamped with the sender's wall clock as its first member
+    /// (`sent_ms`), so receivers measure the bus's lag without decoding twice. A receiver
+    /// that predates the stamp ignores the member (unknown fields are allowed), which keeps
+    /// a rolling upgrade's mixed nodes talking.
+    pub fn encode_at(&self, sent_ms: u64) -> String {
+        let body = self.encode();
+        match body.strip_prefix('{') {
+            Some(rest) => format!("{{\"sent_ms\":{sent_ms},{rest}"),
+            None => body,
+        }
+    }
+}
+
+/// The send time stamped by [`BusMessage::encode_at`], if the text has one.
+pub fn sent_ms(text: &str) -> Option<u64> {
+    let rest = text.strip_prefix("{\"sent_ms\":")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    rest[..end].parse().ok()
+}
+
+/// Milliseconds since the Unix epoch on this host's wall clock (the bus stamp: nodes'
+/// clocks are NTP-synchronised in any sane deployment).
+pub fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamped_message_decodes_as_before_and_carries_its_send_time() {
+        let m = BusMessage::QueueLeave {
+            player: "p1".into(),
+        };
+        let text = m.encode_at(1_700_000_000_123);
+        assert!(
+            text.starts_with("{\"sent_ms\":1700000000123,\"m\":"),
+            "{text}"
+        );
+        assert_eq!(sent_ms(&text), Some(1_700_000_000_123));
+        let back: BusMessage = serde_json::from_str(&text).expect("decodes");
+        assert!(matches!(back, BusMessage::QueueLeave { player } if player == "p1"));
+        // An unstamped message (an older node's) has no send time and still decodes.
+        assert_eq!(sent_ms(&m.encode()), None);
+        assert_eq!(sent_ms("{\"sent_ms\":12"), None);
+    }
 }

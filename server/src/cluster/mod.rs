@@ -658,7 +658,7 @@ impl Cluster {
         let mut conn = self.bus.clone();
         match self
             .store
-            .call(conn.publish::<_, _, i64>(channel, msg.encode()))
+            .call(conn.publish::<_, _, i64>(channel, msg.encode_at(messages::wall_ms())))
             .await
         {
             Ok(n) => n,
@@ -696,6 +696,10 @@ impl Cluster {
                             let Ok(text) = msg.get_payload::<String>() else {
                                 continue;
                             };
+                            if let (Some(sent), Some(hub)) = (messages::sent_ms(&text), self.hub())
+                            {
+                                hub.metrics.bus_message(sent, messages::wall_ms());
+                            }
                             match serde_json::from_str::<BusMessage>(&text) {
                                 Ok(m) => self.dispatch(m).await,
                                 Err(e) => tracing::warn!(error = %e, "bad bus message"),

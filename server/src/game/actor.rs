@@ -14,7 +14,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,7 +33,6 @@ use super::{Act, Answer, Command, NewGame};
 use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
 use crate::ids;
-use crate::metrics::kind_index;
 use crate::outbound::{ConnHandle, SendOutcome};
 use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
 
@@ -651,7 +649,7 @@ impl Actor {
         };
         let owner = !self.is_follower();
         if matches!(event.action, ActionKind::Move { .. }) && owner {
-            self.caps.metrics.moves.fetch_add(1, Ordering::Relaxed);
+            self.caps.metrics.moved(self.core.kind());
         }
         let ended = !was_over && self.core.result().is_some();
         if ended && owner {
@@ -756,8 +754,10 @@ impl Actor {
         self.ended_at = Some(Instant::now());
         self.caps.directory.ended(self.core.id());
         if !self.is_follower() {
-            self.caps.metrics.games_live[kind_index(self.core.kind())]
-                .fetch_sub(1, Ordering::Relaxed);
+            self.caps.metrics.games_live(self.core.kind()).dec();
+            if let Some((_, reason)) = self.core.result() {
+                self.caps.metrics.game_ended(self.core.kind(), reason);
+            }
         }
         self.update_summary();
         if let Some((winner, reason)) = self.core.result() {
@@ -1192,8 +1192,8 @@ impl Actor {
             // The old owner may have died before storing the final document.
             self.finish_unsaved = true;
         } else {
-            self.caps.metrics.games_live[kind_index(self.core.kind())]
-                .fetch_add(1, Ordering::Relaxed);
+            self.caps.metrics.games_live(self.core.kind()).inc();
+            self.caps.metrics.lease_takeovers.inc();
         }
         if let Some(peers) = self.caps.peers.clone() {
             peers.set_owned(self.core.id(), true);
@@ -1244,8 +1244,7 @@ impl Actor {
         tracing::warn!(reason = why, "no longer the game's owner: following it");
         self.role = Role::Follower { owner: None };
         if self.core.result().is_none() {
-            self.caps.metrics.games_live[kind_index(self.core.kind())]
-                .fetch_sub(1, Ordering::Relaxed);
+            self.caps.metrics.games_live(self.core.kind()).dec();
         }
         if let Some(doubt) = self.in_doubt.take() {
             if let Some((reply, _, e)) = doubt.waiting {
