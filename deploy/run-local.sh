@@ -7,8 +7,10 @@
 # Prints one line per process once everything listens:
 #   redis redis://127.0.0.1:PORT/ pid PID
 #   node1 ws://127.0.0.1:PORT/ws pid PID
+#   bot ws://127.0.0.1:PORT/ws pid PID     (a `stoa bot --serve` on node 1, levels 1-5)
 # Any STOA_* variable (STOA_LEASE_MS, STOA_RATE_LIMIT, ...) reaches every node. The server
-# binary is built in release mode unless STOA_SERVER_BIN names one. Logs and Redis data
+# binary is built in release mode unless STOA_SERVER_BIN names one, the client (for the bot)
+# unless STOA_CLIENT_BIN does; STOA_BOT=0 starts no bot. Logs and Redis data
 # live in a temporary directory that is removed at the end (kept with KEEP_DIR=1).
 set -euo pipefail
 
@@ -24,15 +26,26 @@ if [ -z "$bin" ]; then
     cargo build --release --quiet -p stoa-server --manifest-path "$root/Cargo.toml"
     bin=$root/target/release/stoa-server
 fi
+bot_on=${STOA_BOT:-1}
+cli=${STOA_CLIENT_BIN:-}
+if [ "$bot_on" != 0 ] && [ -z "$cli" ]; then
+    cargo build --release --quiet -p stoa-cli --manifest-path "$root/Cargo.toml"
+    cli=$root/target/release/stoa
+fi
 command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/stoa-local.XXXXXX")
 pids=()
 redis_pid=
+bot_pid=
 
 stop() {
     trap - INT TERM EXIT
-    # Nodes first (each hands its games to Redis and closes its sockets), then Redis.
+    if [ -n "$bot_pid" ]; then
+        kill -TERM "$bot_pid" 2>/dev/null || true
+        wait "$bot_pid" 2>/dev/null || true
+    fi
+    # Nodes next (each hands its games to Redis and closes its sockets), then Redis.
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     if [ -n "$redis_pid" ]; then
@@ -79,6 +92,15 @@ for i in $(seq "$n"); do
     [ -n "$addr" ] || { echo "node$i did not start in time" >&2; exit 1; }
     echo "node$i ws://$addr/ws pid ${pids[$((i - 1))]}"
 done
+if [ "$bot_on" != 0 ]; then
+    # A computer opponent for "play the computer"; every node offers it (the nodes share
+    # the serving bots through Redis).
+    first=$(sed -n 's/^stoa-server listening on //p' "$dir/node1.out" | head -n1)
+    STOA_CONFIG_DIR="$dir/bot" "$cli" --plain --server "ws://$first/ws" \
+        bot --serve --levels 1,2,3,4,5 >"$dir/bot.log" 2>&1 &
+    bot_pid=$!
+    echo "bot ws://$first/ws pid $bot_pid"
+fi
 echo "ready: Ctrl-C stops everything"
 
 # Runs until interrupted; a node that exits on its own (a SIGTERM drain) is reported once,

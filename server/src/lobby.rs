@@ -140,6 +140,9 @@ pub async fn run(hub: Arc<Hub>) {
                     });
                     if stale {
                         cluster.put_lobby_part(&part).await;
+                        // The bots serving here, for people on other nodes (it lapses
+                        // with this node, like the lobby part).
+                        cluster.put_bots(&hub.bots.listing()).await;
                         shared = Some((part, std::time::Instant::now()));
                     }
                     if hub.lobby.watchers() > 0 {

@@ -395,7 +395,7 @@ impl Session {
                 if levels.is_empty() || levels.iter().any(|l| !(1..=5).contains(l)) {
                     return Err(ApiError::new(ErrorCode::BadRequest, "levels are 1-5"));
                 }
-                self.hub.bots.serve(self.conn.clone(), kinds, levels);
+                crate::bots::served(&self.hub, self.conn.clone(), kinds, levels).await;
                 self.ok(rid, None, None);
                 Ok(())
             }
@@ -413,8 +413,8 @@ impl Session {
                 let me = self.me()?.id.clone();
                 // Settings are checked before a bot is taken off the list.
                 crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
-                let Some(bot) = self.hub.bots.pick(&kind, level, &me) else {
-                    let offered = self.hub.bots.levels(&kind);
+                let Some(bot) = crate::bots::pick(&self.hub, &kind, level, &me).await else {
+                    let offered = crate::bots::offered_levels(&self.hub, &kind).await;
                     return Err(ApiError::new(
                         ErrorCode::Unavailable,
                         if offered.is_empty() {
@@ -437,11 +437,16 @@ impl Session {
                 {
                     Ok(code) => code,
                     Err(e) => {
-                        self.hub.bots.release(bot.id);
+                        crate::bots::release(&self.hub, &bot).await;
                         return Err(e);
                     }
                 };
-                bot.send_msg(&ServerMessage::BotInvite { code, kind, level });
+                crate::bots::invite(
+                    &self.hub,
+                    &bot,
+                    &ServerMessage::BotInvite { code, kind, level },
+                )
+                .await;
                 Ok(())
             }
             ClientMessage::RoomJoin { rid, code } => Box::pin(self.room_join(rid, &code)).await,

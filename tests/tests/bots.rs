@@ -332,3 +332,69 @@ async fn a_person_plays_a_serving_bot_from_the_client_and_it_serves_again() {
     assert_eq!(snap["doc"]["players"]["white"]["bot"], true, "{snap}");
     assert_eq!(snap["doc"]["rated"], false);
 }
+
+/// A cluster node over `redis` (short lease, so lapsed lists go quickly).
+fn cluster_node(redis: &stoa_tests::redis::RedisServer, id: &str) -> Server {
+    let mut args = redis.server_args("bt");
+    args.extend(["--cluster", "--node-id", id, "--lease-ms", "1500"].map(String::from));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start_with(&refs)
+}
+
+/// In a cluster a person on one node plays a bot that serves on another; two people asking
+/// at once on two nodes never get the same bot (one waits for the next free one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_serving_on_one_node_plays_a_person_on_another() {
+    let redis = stoa_tests::redis::RedisServer::start();
+    let nodes = [cluster_node(&redis, "b1"), cluster_node(&redis, "b2")];
+    let (_bot, _home) = Bot::start(
+        &nodes[0],
+        "bot-cluster",
+        &["--serve", "--kinds", "unane", "--level", "2"],
+    );
+    let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
+        "clock":{"kind":"none"},"level":2,"side":"white"});
+    let mut people = [
+        Client::guest(&nodes[1], "second-node").await,
+        Client::guest(&nodes[0], "first-node").await,
+    ];
+    // Until the bot's node has listed it in Redis, node 2 finds nobody.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let room = loop {
+        let r = people[0].request(ask.clone()).await;
+        if r["t"] == "room" {
+            break r;
+        }
+        assert_eq!(r["code"], "unavailable", "{r}");
+        assert!(Instant::now() < deadline, "the bot never showed on node 2");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // The only bot is taken: the person on its own node is told so, with nothing changed.
+    let busy = people[1].request(ask.clone()).await;
+    assert_eq!(busy["code"], "unavailable", "{busy}");
+    let code = room["room"]["code"].as_str().expect("code").to_string();
+    let started = people[0].recv_where(|m| m["t"] == "game.started").await;
+    let game_id = started["game_id"].as_str().expect("id").to_string();
+    let end = play_against(&mut people[0], &game_id, 7, 40).await;
+    assert_eq!(end["players"]["black"]["bot"], true, "{end}");
+    assert_eq!(end["players"]["white"]["name"], "second-node");
+    assert_eq!(end["status"]["state"], "ended");
+    eprintln!(
+        "room {code}: {} moves",
+        end["moves"].as_array().unwrap().len()
+    );
+
+    // Free again: now the person on node 1 gets it.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = people[1].request(ask.clone()).await;
+        if r["t"] == "room" {
+            break;
+        }
+        assert_eq!(r["code"], "unavailable", "{r}");
+        assert!(Instant::now() < deadline, "the bot never served again");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let started = people[1].recv_where(|m| m["t"] == "game.started").await;
+    assert_eq!(started["side"], "white");
+}

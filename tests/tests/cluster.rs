@@ -445,6 +445,7 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
     let mut script = std::process::Command::new(root.join("deploy/run-local.sh"))
         .arg("3")
         .env("STOA_SERVER_BIN", stoa_tests::binary("stoa-server"))
+        .env("STOA_CLIENT_BIN", stoa_tests::binary("stoa"))
         .env("STOA_LEASE_MS", LEASE_MS.to_string())
         .env("STOA_RATE_LIMIT", "100000")
         .stdout(std::process::Stdio::piped())
@@ -462,6 +463,7 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
         }
     });
     let mut nodes = Vec::new();
+    let mut bot_line = None;
     loop {
         let line = rx
             .recv_timeout(Duration::from_secs(60))
@@ -471,6 +473,10 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
         }
         // node1 ws://127.0.0.1:PORT/ws pid PID
         let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts[0] == "bot" {
+            bot_line = Some(line.clone());
+            continue;
+        }
         if parts[0].starts_with("node") {
             let addr = parts[1]
                 .trim_start_matches("ws://")
@@ -482,6 +488,12 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
         }
     }
     assert_eq!(nodes.len(), 3);
+    assert!(
+        bot_line
+            .as_deref()
+            .is_some_and(|l| l.contains(&nodes[0].addr.to_string())),
+        "a serving bot on node 1: {bot_line:?}"
+    );
 
     let mut t = Table::open_across(
         &nodes[0],
@@ -519,6 +531,23 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
     t.play_out(9, 400).await;
     assert_eq!(t.host_doc.doc["status"]["state"], "ended");
     assert_eq!(t.host_doc.doc, t.guest_doc.doc);
+
+    // The bot serving on node 1 plays a person on node 3.
+    let mut person = Client::guest(&nodes[2], "person").await;
+    let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
+        "clock":{"kind":"none"},"level":3});
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = person.request(ask.clone()).await;
+        if r["t"] == "room" {
+            break;
+        }
+        assert_eq!(r["code"], "unavailable", "{r}");
+        assert!(Instant::now() < deadline, "no bot for node 3: {r}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let started = person.recv_where(|m| m["t"] == "game.started").await;
+    assert!(started["game_id"].is_string(), "{started}");
 
     stoa_tests::signal(script.id(), "-TERM");
     let status = script.wait().expect("wait");

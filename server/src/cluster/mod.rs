@@ -11,6 +11,7 @@
 //! `P:nodes`; each periodically claims the leases of unfinished games nobody holds, which
 //! is how a dead node's games move on.
 
+pub mod bots;
 pub mod messages;
 
 use std::collections::{HashMap, HashSet};

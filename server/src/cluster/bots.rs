@@ -1,0 +1,124 @@
+//! Computer opponents across the cluster: a person may ask for a bot on any node, whichever
+//! node the serving `stoa bot` process is connected to.
+//!
+//! Why a claim key per bot: two nodes may pick the same free bot at once; the first `SET NX`
+//! wins and the other looks further. Each node lists the bots serving on it under its own
+//! key that lapses with the node (like its lobby part), so a dead node's bots are never
+//! offered. The claim is dropped when the bot says `bot.serve` again (it is free); a claim
+//! whose bot vanished lapses after [`CLAIM_MS`].
+
+use serde::{Deserialize, Serialize};
+
+use super::Cluster;
+
+/// How long a claimed bot stays taken without saying `bot.serve` again (a long game's
+/// length; a bot that finishes earlier frees itself at once).
+const CLAIM_MS: u64 = 6 * 60 * 60 * 1000;
+
+/// A bot serving on some node, as listed in Redis.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServedBot {
+    /// The bot's player id (invitations reach it through [`Cluster::to_player`]).
+    pub player: String,
+    /// The kinds it plays.
+    pub kinds: Vec<String>,
+    /// The levels it plays.
+    pub levels: Vec<u8>,
+}
+
+impl ServedBot {
+    /// Whether this bot can play `kind` at `level` against `player_id` (never itself).
+    pub fn fits(&self, kind: &str, level: u8, player_id: &str) -> bool {
+        self.player != player_id
+            && self.kinds.iter().any(|k| k == kind)
+            && self.levels.contains(&level)
+    }
+}
+
+impl Cluster {
+    /// Lists the bots serving on this node for the others (lapses with the node).
+    pub async fn put_bots(&self, bots: &[ServedBot]) {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["bots", &self.node]);
+        let text = serde_json::to_string(bots).unwrap_or_else(|_| "[]".into());
+        let _: Result<(), _> = self
+            .store
+            .call(redis::AsyncCommands::pset_ex(
+                &mut conn,
+                &key,
+                text,
+                3 * self.lease_ms,
+            ))
+            .await;
+    }
+
+    /// The bots serving on the other live nodes.
+    pub async fn remote_bots(&self) -> Vec<ServedBot> {
+        let mut out = Vec::new();
+        for node in self.nodes().await {
+            if node == self.node {
+                continue;
+            }
+            let mut conn = self.store.connection();
+            let key = self.store.key(&["bots", &node]);
+            let text: Option<String> = self
+                .store
+                .call(redis::AsyncCommands::get(&mut conn, &key))
+                .await
+                .unwrap_or_default();
+            if let Some(list) = text.and_then(|t| serde_json::from_str::<Vec<ServedBot>>(&t).ok()) {
+                out.extend(list);
+            }
+        }
+        out
+    }
+
+    /// Takes `player` (a bot) for one game; `false` when another node (or this one) already
+    /// did, or Redis cannot say.
+    pub async fn claim_bot(&self, player: &str) -> bool {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["botclaim", player]);
+        let set: Result<Option<String>, _> = self
+            .store
+            .call(
+                redis::cmd("SET")
+                    .arg(&key)
+                    .arg(&self.node)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(CLAIM_MS)
+                    .query_async(&mut conn),
+            )
+            .await;
+        matches!(set, Ok(Some(_)))
+    }
+
+    /// `player` (a bot) is free again: it said `bot.serve`, or the game it was claimed for
+    /// could not be set up.
+    pub async fn free_bot(&self, player: &str) {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["botclaim", player]);
+        let _: Result<i64, _> = self
+            .store
+            .call(redis::AsyncCommands::del(&mut conn, &key))
+            .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_fits_its_kinds_and_levels_and_never_plays_itself() {
+        let b = ServedBot {
+            player: "pbot".into(),
+            kinds: vec!["staku".into(), "akron".into()],
+            levels: vec![1, 3],
+        };
+        assert!(b.fits("staku", 3, "pperson"));
+        assert!(!b.fits("staku", 2, "pperson"));
+        assert!(!b.fits("unane", 1, "pperson"));
+        assert!(!b.fits("staku", 1, "pbot"));
+    }
+}
