@@ -51,9 +51,10 @@ pub struct Config {
     #[arg(long, env = "STOA_IP_WINDOW_MS", default_value_t = 10_000)]
     pub ip_window_ms: u64,
 
-    /// Behind a reverse proxy: take the client IP for the per-IP limit from the first
-    /// address of `X-Forwarded-For` (or `X-Real-IP`) instead of the socket's peer, which is
-    /// the proxy. Only enable it when every connection comes through a proxy that sets it.
+    /// Behind a reverse proxy: take the client IP for the per-IP limit from the right-most
+    /// address of `X-Forwarded-For` (the one the proxy appended; or `X-Real-IP`) instead of
+    /// the socket's peer, which is the proxy. Only enable it when every connection comes
+    /// through a proxy that sets it.
     #[arg(long, env = "STOA_TRUST_PROXY")]
     pub trust_proxy: bool,
 
@@ -165,13 +166,13 @@ pub struct Config {
 
     /// `--redis` names seed nodes of a Redis Cluster, comma-separated
     /// (`redis://10.0.0.1:7000,redis://10.0.0.2:7000`): each command goes to its key's slot.
-    #[arg(long, env = "STOA_REDIS_CLUSTER", requires = "redis")]
+    #[arg(long, env = "STOA_REDIS_CLUSTER", requires_if("true", "redis"))]
     pub redis_cluster: bool,
 
     /// Run as one node of several sharing this Redis (needs `--redis`): each live game is
     /// owned by one node under a lease, any node serves any client, and a dead node's games
     /// are taken over by the others. Start every node of a deployment with it.
-    #[arg(long, env = "STOA_CLUSTER", requires = "redis")]
+    #[arg(long, env = "STOA_CLUSTER", requires_if("true", "redis"))]
     pub cluster: bool,
 
     /// This node's name in the cluster (unique per running node; default: random).
