@@ -620,6 +620,25 @@ pub fn quick_options(kind: &str) -> Value {
     }
 }
 
+/// Asks for a computer opponent (`bot.play` as `ask`) until one is free: a serving bot
+/// takes a moment to say `bot.serve` (and, in a cluster, to be listed for the other nodes).
+/// Each refusal must be `unavailable`; returns the `room` answer.
+pub async fn play_the_computer(client: &mut Client, ask: &Value, within: Duration) -> Value {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let r = client.request(ask.clone()).await;
+        if r["t"] == "room" {
+            return r;
+        }
+        assert_eq!(r["code"], "unavailable", "{r}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no computer opponent within {within:?}: {r}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 /// A deterministic pseudo-random choice (splitmix64 of a seed and a step).
 pub fn pick(seed: u64, step: u64, n: usize) -> usize {
     let mut z = seed

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use stoa_tests::{pick, quick_options, side_of, Client, Server, Tracked};
+use stoa_tests::{pick, play_the_computer, quick_options, side_of, Client, Server, Tracked};
 
 /// A `stoa bot` process, killed on drop; its output is read when it ends.
 struct Bot(Child);
@@ -300,31 +300,10 @@ async fn a_person_plays_a_serving_bot_from_the_client_and_it_serves_again() {
     }
 
     // The bot is free again: a second person gets it at once.
-    let room = other
-        .request(
-            json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
-            "clock":{"kind":"none"},"level":1,"side":"black"}),
-        )
-        .await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let room = if room["code"] == "unavailable" {
-        // The bot may still be saying it is free.
-        loop {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            let r = other
-                .request(
-                    json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
-                    "clock":{"kind":"none"},"level":1,"side":"black"}),
-                )
-                .await;
-            if r["t"] == "room" || Instant::now() > deadline {
-                break r;
-            }
-        }
-    } else {
-        room
-    };
-    assert_eq!(room["t"], "room", "{room}");
+    // (The bot may still be saying it is free.)
+    let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
+        "clock":{"kind":"none"},"level":1,"side":"black"});
+    let room = play_the_computer(&mut other, &ask, Duration::from_secs(10)).await;
     assert_eq!(room["room"]["visibility"], "private");
     let started = other.recv_where(|m| m["t"] == "game.started").await;
     assert_eq!(started["side"], "black");
@@ -359,16 +338,7 @@ async fn a_bot_serving_on_one_node_plays_a_person_on_another() {
         Client::guest(&nodes[0], "first-node").await,
     ];
     // Until the bot's node has listed it in Redis, node 2 finds nobody.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let room = loop {
-        let r = people[0].request(ask.clone()).await;
-        if r["t"] == "room" {
-            break r;
-        }
-        assert_eq!(r["code"], "unavailable", "{r}");
-        assert!(Instant::now() < deadline, "the bot never showed on node 2");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let room = play_the_computer(&mut people[0], &ask, Duration::from_secs(20)).await;
     // The only bot is taken: the person on its own node is told so, with nothing changed.
     let busy = people[1].request(ask.clone()).await;
     assert_eq!(busy["code"], "unavailable", "{busy}");
@@ -385,16 +355,7 @@ async fn a_bot_serving_on_one_node_plays_a_person_on_another() {
     );
 
     // Free again: now the person on node 1 gets it.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let r = people[1].request(ask.clone()).await;
-        if r["t"] == "room" {
-            break;
-        }
-        assert_eq!(r["code"], "unavailable", "{r}");
-        assert!(Instant::now() < deadline, "the bot never served again");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    play_the_computer(&mut people[1], &ask, Duration::from_secs(20)).await;
     let started = people[1].recv_where(|m| m["t"] == "game.started").await;
     assert_eq!(started["side"], "white");
 }

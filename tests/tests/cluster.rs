@@ -536,16 +536,7 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
     let mut person = Client::guest(&nodes[2], "person").await;
     let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
         "clock":{"kind":"none"},"level":3});
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let r = person.request(ask.clone()).await;
-        if r["t"] == "room" {
-            break;
-        }
-        assert_eq!(r["code"], "unavailable", "{r}");
-        assert!(Instant::now() < deadline, "no bot for node 3: {r}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    stoa_tests::play_the_computer(&mut person, &ask, Duration::from_secs(20)).await;
     let started = person.recv_where(|m| m["t"] == "game.started").await;
     assert!(started["game_id"].is_string(), "{started}");
 
