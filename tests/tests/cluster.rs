@@ -743,3 +743,51 @@ async fn the_per_ip_connection_limit_holds_across_nodes() {
         );
     }
 }
+
+/// A drained node's games move at once, not at the others' next lease round: with a
+/// 30-second lease (a round every 10 s) the survivor owns the game within 3 s of the
+/// SIGTERM, and the players go on there with the clock where the log left it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drained_nodes_games_move_at_once_whatever_the_lease() {
+    let redis = RedisServer::start();
+    let start = |id: &str| {
+        let mut args = redis.server_args("dr");
+        args.extend(["--cluster", "--node-id", id, "--lease-ms", "30000"].map(String::from));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        Server::start_with(&refs)
+    };
+    let mut nodes = [start("d1"), start("d2")];
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "staku",
+        quick_options("staku"),
+        json!({"kind":"fischer","initial_ms":300_000,"increment_ms":0}),
+        "public",
+    )
+    .await;
+    for i in 0..2 {
+        t.step(i).await.expect("a move");
+    }
+    assert_eq!(owned(&nodes[1]), 1, "node 2 created the game");
+    let drained = Instant::now();
+    nodes[1].terminate();
+    while owned(&nodes[0]) < 1 {
+        assert!(
+            drained.elapsed() < Duration::from_secs(3),
+            "the game waited for a lease round"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The guest comes back on node 1 and the game goes on.
+    let mut guest = Client::with_token(&nodes[0], &t.guest.token).await;
+    let snap = guest
+        .request(json!({"t":"game.watch","game_id":t.game_id}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    t.guest_doc = Tracked::from_snapshot(&snap);
+    t.guest = guest;
+    t.step(5).await.expect("a move on the new owner");
+    let (_, doc) = nodes[0].api_game(&t.game_id, None);
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(3), "{doc}");
+}

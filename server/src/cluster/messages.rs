@@ -43,6 +43,12 @@ pub enum BusMessage {
         /// The new owner.
         node: String,
     },
+    /// A draining node gave back its leases (on the push channel): the others claim them at
+    /// once instead of at their next lease round.
+    Released {
+        /// The node that left.
+        node: String,
+    },
     /// A request to a game's owner (on the owner's node channel).
     Request {
         /// The game.

@@ -92,6 +92,8 @@ pub struct Cluster {
     /// Queue joins sent to the matchmaker node, waiting for its answer.
     pending: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<u64>>>,
     next_req: AtomicU64,
+    /// Wakes the lease loop early: another node released its leases while draining.
+    wake: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -135,6 +137,7 @@ impl Cluster {
             queued_here: Mutex::new(HashMap::new()),
             pending: Mutex::new(HashMap::new()),
             next_req: AtomicU64::new(1),
+            wake: tokio::sync::Notify::new(),
         })
     }
 
@@ -442,6 +445,10 @@ impl Cluster {
         }
         if !games.is_empty() {
             tracing::info!(games = games.len(), "leases released for the other nodes");
+            let msg = BusMessage::Released {
+                node: self.node.clone(),
+            };
+            self.publish_on(&self.channel(&["push"]), &msg).await;
         }
     }
 
@@ -511,7 +518,10 @@ impl Cluster {
     async fn lease_loop(self: Arc<Self>) {
         let period = Duration::from_millis(self.lease_ms / 3);
         loop {
-            tokio::time::sleep(period).await;
+            tokio::select! {
+                _ = tokio::time::sleep(period) => {}
+                _ = self.wake.notified() => {}
+            }
             let Some(hub) = self.hub() else {
                 return;
             };
@@ -788,6 +798,11 @@ impl Cluster {
                     position: joined.position as u64,
                 };
                 self.publish_on(&self.node_channel(from), &reply).await;
+            }
+            BusMessage::Released { node } => {
+                if *node != self.node {
+                    self.wake.notify_one();
+                }
             }
             BusMessage::QueueLeave { player } => {
                 if self.is_matchmaker() {
