@@ -5,6 +5,7 @@
 //! Why the search runs on a blocking thread: a level-5 search may think for seconds, and the
 //! connection must keep answering pings and following the game meanwhile.
 
+pub mod knowledge;
 pub mod search;
 pub mod tournament;
 
@@ -17,7 +18,6 @@ use stoa_protocol::akron::Akron;
 use stoa_protocol::akunur::Akunur;
 use stoa_protocol::staku::Staku;
 use stoa_protocol::unane::Unane;
-use stoa_protocol::Game;
 
 use crate::commands::{block_on, connect, parse_options, resolved, Global};
 use crate::connection::ConnEvent;
@@ -71,7 +71,7 @@ pub fn think(
     budget: Duration,
     rng: &mut Rng,
 ) -> Result<Option<String>, String> {
-    fn run<G: Game>(
+    fn run<G: knowledge::Knowledge>(
         options: &Value,
         moves: &[String],
         level: u8,

@@ -1,19 +1,25 @@
 //! The bot's search: Monte Carlo tree search (UCT) over the rules engines' typed actions,
-//! generic over [`Game`], so a playout costs no notation strings and no JSON.
+//! generic over [`Game`](stoa_protocol::Game) plus the game knowledge in
+//! [`super::knowledge`], so a playout costs no notation strings and no JSON.
 //!
-//! Why MCTS for all four games: none has a cheap, trustworthy evaluation (connection games,
-//! stacking, echoes), while random playouts to the end are cheap and the engines end every
-//! game by rule. A side may act twice in a row (Akunur's bonus placements) and a swap
-//! exchanges seats, so every node records who acted into it rather than assuming sides
-//! alternate.
+//! Why MCTS for all four games: none has a cheap, trustworthy evaluation for the whole game
+//! (connection games, stacking, echoes), while playouts are cheap and the engines end every
+//! game by rule. Where random playouts say little (Akunur) they are cut short and judged by
+//! the game's evaluation instead; in Akron the search adds RAVE statistics. A side may act
+//! twice in a row (Akunur's bonus placements) and a swap exchanges seats, so every node
+//! records who acted into it rather than assuming sides alternate.
 //!
 //! Levels: 1 plays a cheap search and makes mistakes on purpose (a random move one time in
 //! eight); 2–4 search a fixed number of playouts; 5 searches for as long as the time it is
-//! given.
+//! given. Every level takes a win in one; from level 2 on (in Akron from level 1) none
+//! plays a move that loses within two plies while another exists.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use stoa_protocol::{Game, Side};
+
+use super::knowledge::Knowledge;
 
 /// A small, fast pseudo-random generator (xorshift64*): the bot needs speed and
 /// reproducibility (seeded tournaments), not cryptographic quality.
@@ -53,9 +59,16 @@ pub fn playouts(level: u8) -> Option<u32> {
     }
 }
 
-/// Plies after which a playout is scored a draw (games that wander: Staku before its
-/// no-capture limit bites, Akunur's movement phase).
-const PLAYOUT_CAP: usize = 400;
+/// How many times the game's proof budget ([`Knowledge::PROOF_NODES`]) a level spends.
+fn proof_factor(level: u8) -> u32 {
+    match level {
+        0 | 1 => 1,
+        2 => 2,
+        3 => 4,
+        4 => 8,
+        _ => 20,
+    }
+}
 
 struct Node<A> {
     /// The action that led here (`None` at the root).
@@ -68,12 +81,25 @@ struct Node<A> {
     visits: f64,
     /// Score for `mover`: 1 a win, 0.5 a draw.
     score: f64,
+    /// All-moves-as-first statistics (games with [`Knowledge::RAVE`]): simulations through
+    /// the parent in which `mover` played `action` at any later point, and their score.
+    amaf_visits: f64,
+    amaf_score: f64,
 }
+
+/// How many real visits the all-moves-as-first estimate is worth: it dominates a node's
+/// value while the node has few visits of its own and fades as they grow.
+const RAVE_EQUIVALENCE: f64 = 500.0;
 
 /// Chooses an action for the side to act in `game`, at `level`, within `budget` (level 5
 /// uses all of it; the other levels stop early once their playouts are done). `None` when
 /// the game is over.
-pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> Option<G::Action> {
+pub fn choose<G: Knowledge>(
+    game: &G,
+    level: u8,
+    budget: Duration,
+    rng: &mut Rng,
+) -> Option<G::Action> {
     let mut actions = Vec::new();
     game.to_act()?;
     game.legal_actions(&mut actions);
@@ -94,23 +120,53 @@ pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> 
             return Some(a);
         }
     }
+    // From level 2 on (level 1 too where the game asks for it, see
+    // [`Knowledge::GUARD_AT_LEVEL_1`]), no move is played that loses at once or lets the
+    // opponent win at once while another exists: with hundreds of moves (Staku) a short
+    // search could not see it, and with Akron's delayed win the threat is two plies deep
+    // (a connection that cannot be broken).
+    let guarded = level >= 2 || G::GUARD_AT_LEVEL_1;
+    let safe: Vec<G::Action> = actions
+        .iter()
+        .copied()
+        .filter(|&a| !guarded || !gives_a_win(game, a))
+        .collect();
+    if safe.len() == 1 {
+        return Some(safe[0]);
+    }
+    if !safe.is_empty() {
+        actions = safe;
+    }
+    // Short, sharp endings (Ūnane) are solved outright within a node budget: a proven win
+    // is played and proven losses are avoided, at every level, the stronger ones looking
+    // further (level 5's budget is twenty times level 1's).
+    if G::PROOF_NODES > 0 {
+        let mut budget = G::PROOF_NODES.saturating_mul(proof_factor(level));
+        let mut scratch = Vec::new();
+        for depth in 3..=64 {
+            let mut lost = Vec::new();
+            for &a in &actions {
+                match prove_action(game, a, depth, &mut budget, &mut scratch) {
+                    Proof::Win => return Some(a),
+                    Proof::Loss => lost.push(a),
+                    Proof::Unknown => {}
+                }
+            }
+            if lost.len() < actions.len() {
+                actions.retain(|a| !lost.contains(a));
+            }
+            if actions.len() == 1 {
+                return Some(actions[0]);
+            }
+            if budget == 0 {
+                break;
+            }
+        }
+    }
+    // Level 1's mistakes on purpose: one time in eight a random move (drawn from the moves
+    // left after the guard, where level 1 has one, and the proof search).
     if level <= 1 && rng.below(8) == 0 {
         return Some(actions[rng.below(actions.len())]);
-    }
-    // From level 2 on, a move that lets the opponent win at once is never played while
-    // another exists: with hundreds of moves (Staku) a short search could not see it.
-    if level >= 2 {
-        let safe: Vec<G::Action> = actions
-            .iter()
-            .copied()
-            .filter(|&a| !gives_a_win_in_one(game, a))
-            .collect();
-        if safe.len() == 1 {
-            return Some(safe[0]);
-        }
-        if !safe.is_empty() {
-            actions = safe;
-        }
     }
     let limit = playouts(level);
     let deadline = Instant::now() + budget;
@@ -122,9 +178,14 @@ pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> 
         untried: actions,
         visits: 0.0,
         score: 0.0,
+        amaf_visits: 0.0,
+        amaf_score: 0.0,
     }];
     let mut done = 0u32;
     let mut scratch = Vec::new();
+    // Who played what since the root, for the all-moves-as-first statistics.
+    let mut trace: Vec<(Side, G::Action)> = Vec::new();
+    let mut seen: HashSet<(Side, G::Action)> = HashSet::new();
     loop {
         if limit.is_some_and(|n| done >= n)
             || (done.is_multiple_of(16) && Instant::now() >= deadline)
@@ -135,26 +196,44 @@ pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> 
         // Selection: follow UCT through fully expanded nodes.
         let mut node = 0;
         let mut g = game.clone();
+        trace.clear();
         while tree[node].untried.is_empty() && !tree[node].children.is_empty() {
             let parent_visits = tree[node].visits.max(1.0).ln();
             let mut best = tree[node].children[0];
             let mut best_value = f64::MIN;
             for &c in &tree[node].children {
                 let n = &tree[c];
-                let value = n.score / n.visits + 1.2 * (parent_visits / n.visits).sqrt();
+                let mean = n.score / n.visits;
+                let value = if G::RAVE && n.amaf_visits > 0.0 {
+                    let beta = (RAVE_EQUIVALENCE / (3.0 * n.visits + RAVE_EQUIVALENCE)).sqrt();
+                    (1.0 - beta) * mean
+                        + beta * n.amaf_score / n.amaf_visits
+                        + 0.6 * (parent_visits / n.visits).sqrt()
+                } else {
+                    mean + 1.2 * (parent_visits / n.visits).sqrt()
+                };
                 if value > best_value {
                     best_value = value;
                     best = c;
                 }
             }
             node = best;
-            g.apply(tree[node].action.expect("a child has an action"));
+            let Some(action) = tree[node].action else {
+                break;
+            };
+            if let Some(mover) = tree[node].mover {
+                trace.push((mover, action));
+            }
+            g.apply(action);
         }
         // Expansion: one untried action.
         if !tree[node].untried.is_empty() {
             let i = rng.below(tree[node].untried.len());
             let action = tree[node].untried.swap_remove(i);
             let mover = g.to_act();
+            if let Some(m) = mover {
+                trace.push((m, action));
+            }
             g.apply(action);
             let mut untried = Vec::new();
             if g.outcome().is_none() {
@@ -168,25 +247,50 @@ pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> 
                 untried,
                 visits: 0.0,
                 score: 0.0,
+                amaf_visits: 0.0,
+                amaf_score: 0.0,
             });
             let child = tree.len() - 1;
             tree[node].children.push(child);
             node = child;
         }
-        // Simulation: random actions to the end.
-        playout(&mut g, rng, &mut scratch);
+        // Simulation: the game's playout actions.
+        let in_tree = trace.len();
+        playout(&mut g, rng, &mut scratch, G::RAVE.then_some(&mut trace));
         let first = value(&g);
-        // Back-propagation.
+        let for_side = |side: Side| match side {
+            Side::First => first,
+            Side::Second => 1.0 - first,
+        };
+        // Back-propagation. A node at depth k sees the actions played from ply k of the
+        // trace on: the playout's first, then one more tree action per level up.
+        seen.clear();
+        if G::RAVE {
+            seen.extend(trace[in_tree..].iter().copied());
+        }
+        let mut depth = in_tree;
         let mut at = Some(node);
         while let Some(i) = at {
             let n = &mut tree[i];
             n.visits += 1.0;
-            n.score += match n.mover {
-                Some(Side::First) => first,
-                Some(Side::Second) => 1.0 - first,
-                None => 0.5,
-            };
+            n.score += n.mover.map_or(0.5, for_side);
             at = n.parent;
+            if G::RAVE {
+                for k in 0..tree[i].children.len() {
+                    let c = tree[i].children[k];
+                    let (Some(mover), Some(action)) = (tree[c].mover, tree[c].action) else {
+                        continue;
+                    };
+                    if seen.contains(&(mover, action)) {
+                        tree[c].amaf_visits += 1.0;
+                        tree[c].amaf_score += for_side(mover);
+                    }
+                }
+                if depth > 0 {
+                    depth -= 1;
+                    seen.insert(trace[depth]);
+                }
+            }
         }
     }
     // The most visited move is the most trusted.
@@ -198,93 +302,167 @@ pub fn choose<G: Game>(game: &G, level: u8, budget: Duration, rng: &mut Rng) -> 
         .or_else(|| tree[0].untried.first().copied())
 }
 
-/// Whether, after `action`, the opponent (if it acts next) has a move that wins at once.
-fn gives_a_win_in_one<G: Game>(game: &G, action: G::Action) -> bool {
-    let me = game.to_act();
+/// Whether `action` loses at once, or lets the opponent (if it acts next) reply with a
+/// move that wins at once or that leaves a pending win ([`Knowledge::pending_win`], Akron's
+/// connection) which no answer undoes.
+fn gives_a_win<G: Knowledge>(game: &G, action: G::Action) -> bool {
+    let Some(me) = game.to_act() else {
+        return false;
+    };
+    let opponent = me.other();
     let mut g = game.clone();
     g.apply(action);
     let Some(next) = g.to_act() else {
-        return false;
+        return g.outcome().is_some_and(|o| o.winner == Some(opponent));
     };
-    if Some(next) == me {
+    if next == me {
         return false;
     }
     let mut replies = Vec::new();
     g.legal_actions(&mut replies);
+    let mut answers = Vec::new();
     replies.into_iter().any(|r| {
         let mut h = g.clone();
         h.apply(r);
-        h.outcome().is_some_and(|o| o.winner == Some(next))
+        match h.outcome() {
+            Some(o) => o.winner == Some(opponent),
+            None => {
+                h.to_act() == Some(me) && h.pending_win(opponent) && {
+                    answers.clear();
+                    h.legal_actions(&mut answers);
+                    answers.iter().all(|&q| {
+                        let mut k = h.clone();
+                        k.apply(q);
+                        k.outcome().is_some_and(|o| o.winner == Some(opponent))
+                    })
+                }
+            }
+        }
     })
 }
 
-/// Plays random actions until the game ends or the cap.
-fn playout<G: Game>(g: &mut G, rng: &mut Rng, scratch: &mut Vec<G::Action>) {
-    for _ in 0..PLAYOUT_CAP {
-        if g.outcome().is_some() {
-            return;
+/// What a bounded proof search established for one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proof {
+    /// A forced win.
+    Win,
+    /// A forced loss.
+    Loss,
+    /// Neither (a draw, or beyond the depth or the node budget).
+    Unknown,
+}
+
+/// The proof for the side to act in `game` after it plays `action`, looking `depth` plies
+/// deep (the action included) within `budget` nodes. Exact whenever it says `Win` or
+/// `Loss`: a line cut short by depth or budget only ever yields `Unknown`.
+fn prove_action<G: Game>(
+    game: &G,
+    action: G::Action,
+    depth: u32,
+    budget: &mut u32,
+    scratch: &mut Vec<G::Action>,
+) -> Proof {
+    let Some(me) = game.to_act() else {
+        return Proof::Unknown;
+    };
+    if *budget == 0 {
+        return Proof::Unknown;
+    }
+    *budget -= 1;
+    let mut g = game.clone();
+    g.apply(action);
+    if let Some(o) = g.outcome() {
+        return match o.winner {
+            Some(w) if w == me => Proof::Win,
+            Some(_) => Proof::Loss,
+            None => Proof::Unknown,
+        };
+    }
+    if depth <= 1 {
+        return Proof::Unknown;
+    }
+    let Some(next) = g.to_act() else {
+        return Proof::Unknown;
+    };
+    scratch.clear();
+    g.legal_actions(scratch);
+    let replies = std::mem::take(scratch);
+    // The side to act next: a win for it is found by one reply, a loss needs all of them.
+    let mut all_lose = true;
+    let mut found = Proof::Unknown;
+    for &r in &replies {
+        match prove_action(&g, r, depth - 1, budget, scratch) {
+            Proof::Win => {
+                found = Proof::Win;
+                all_lose = false;
+                break;
+            }
+            Proof::Loss => {}
+            Proof::Unknown => all_lose = false,
         }
-        scratch.clear();
-        g.legal_actions(scratch);
-        if scratch.is_empty() {
+    }
+    let for_next = if found == Proof::Win {
+        Proof::Win
+    } else if all_lose && !replies.is_empty() {
+        Proof::Loss
+    } else {
+        Proof::Unknown
+    };
+    *scratch = replies;
+    match (for_next, next == me) {
+        (Proof::Unknown, _) => Proof::Unknown,
+        (p, true) => p,
+        (Proof::Win, false) => Proof::Loss,
+        (_, false) => Proof::Win,
+    }
+}
+
+/// Plays the game's playout actions until the game ends or for its playout length,
+/// appending who played what to `trace` when there is one.
+fn playout<G: Knowledge>(
+    g: &mut G,
+    rng: &mut Rng,
+    scratch: &mut Vec<G::Action>,
+    mut trace: Option<&mut Vec<(Side, G::Action)>>,
+) {
+    for _ in 0..G::PLAYOUT_PLIES {
+        let Some(mover) = g.to_act() else {
             return;
+        };
+        let Some(action) = g.playout_action(rng, scratch) else {
+            return;
+        };
+        if let Some(t) = trace.as_deref_mut() {
+            t.push((mover, action));
         }
-        g.apply(scratch[rng.below(scratch.len())]);
+        g.apply(action);
     }
 }
 
 /// What a playout's last position is worth to the first side, 0 to 1: a win 1, a loss 0;
-/// a draw, or a game the cap cut short, 0.5 moved by material. Random Staku games mostly
-/// end by the no-capture limit and random Akunur games wander past the cap, so without
-/// the material term the search could not tell a good move from a bad one there.
-fn value<G: Game>(g: &G) -> f64 {
+/// a draw, or a playout stopped short, 0.5 moved by the game's evaluation
+/// ([`Knowledge::lead`]). Random Staku games mostly end by the no-capture limit and Akunur
+/// playouts stop after a few plies, so without that term the search could not tell a good
+/// move from a bad one there.
+fn value<G: Knowledge>(g: &G) -> f64 {
     match g.outcome() {
         Some(o) => match o.winner {
             Some(Side::First) => 1.0,
             Some(Side::Second) => 0.0,
-            None => 0.5 + 0.2 * material(g),
+            None => 0.5 + 0.2 * g.lead(),
         },
-        None => 0.5 + 0.4 * material(g),
-    }
-}
-
-/// The first side's material lead, -1 to 1, from the counts the engine's view reports
-/// (Staku's tokens on the board; Akunur's stones on the board, corners held and tokens won);
-/// 0 for games whose counts say nothing about who is ahead (Ūnane, Akron).
-fn material<G: Game>(g: &G) -> f64 {
-    let view = g.view();
-    let [a, b] = G::SIDE_NAMES;
-    let mut total = 0.0;
-    let mut weights = 0.0;
-    for (key, weight) in [
-        ("tokens_on_board", 1.0),
-        ("on_board", 1.0),
-        ("corners_held", 2.0),
-        ("scores", 1.0),
-    ] {
-        let (Some(x), Some(y)) = (view[key][a].as_f64(), view[key][b].as_f64()) else {
-            continue;
-        };
-        weights += weight;
-        if x + y > 0.0 {
-            total += weight * (x - y) / (x + y);
-        }
-    }
-    if weights > 0.0 {
-        total / weights
-    } else {
-        0.0
+        None => 0.5 + 0.4 * g.lead(),
     }
 }
 
 /// Playouts per second from the start position (the README's search-speed figure).
-pub fn playout_rate<G: Game>(start: &G, seconds: f64, rng: &mut Rng) -> f64 {
+pub fn playout_rate<G: Knowledge>(start: &G, seconds: f64, rng: &mut Rng) -> f64 {
     let began = Instant::now();
     let mut n = 0u64;
     let mut scratch = Vec::new();
     while began.elapsed().as_secs_f64() < seconds {
         let mut g = start.clone();
-        playout(&mut g, rng, &mut scratch);
+        playout(&mut g, rng, &mut scratch, None);
         std::hint::black_box(value(&g));
         n += 1;
     }
@@ -295,6 +473,7 @@ pub fn playout_rate<G: Game>(start: &G, seconds: f64, rng: &mut Rng) -> f64 {
 mod tests {
     use super::*;
     use stoa_protocol::unane::Unane;
+    use stoa_protocol::Game;
 
     #[test]
     fn takes_a_win_in_one_and_plays_only_legal_moves() {

@@ -14,8 +14,9 @@ use stoa_protocol::akron::Akron;
 use stoa_protocol::akunur::Akunur;
 use stoa_protocol::staku::Staku;
 use stoa_protocol::unane::Unane;
-use stoa_protocol::{Game, Side};
+use stoa_protocol::Side;
 
+use super::knowledge::Knowledge;
 use super::search::{choose, playout_rate, Rng};
 
 /// Arguments of `stoa tournament`.
@@ -42,6 +43,9 @@ pub struct TournamentArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Print every game's result, reason and length (to see why games end, or do not).
+    #[arg(long)]
+    verbose: bool,
 }
 
 /// The score of one match: wins of A, wins of B, draws.
@@ -57,12 +61,13 @@ pub struct Score {
 
 /// Plays `games` games of `G` between level `a` and level `b` (0: random), sides
 /// alternating; a game longer than `max_plies` counts as a draw.
-pub fn play_match<G: Game>(
+pub fn play_match<G: Knowledge>(
     options: &G::Options,
     a: u8,
     b: u8,
     games: u32,
     think: Duration,
+    verbose: bool,
     rng: &mut Rng,
 ) -> Score {
     let mut score = Score::default();
@@ -93,6 +98,17 @@ pub fn play_match<G: Game>(
                 a_side = a_side.other();
             }
             plies += 1;
+        }
+        if verbose {
+            let result = match g.outcome() {
+                Some(o) => match o.winner {
+                    Some(w) if w == a_side => format!("A wins ({})", o.reason.as_str()),
+                    Some(_) => format!("B wins ({})", o.reason.as_str()),
+                    None => format!("draw ({})", o.reason.as_str()),
+                },
+                None => "cut at the ply cap".to_string(),
+            };
+            eprintln!("{} game {}: {result} after {plies} plies", G::KIND, i + 1);
         }
         match g.outcome().and_then(|o| o.winner) {
             Some(w) if w == a_side => score.a += 1,
@@ -146,7 +162,7 @@ impl TournamentArgs {
     }
 }
 
-fn run<G: Game>(
+fn run<G: Knowledge>(
     options: &Value,
     args: &TournamentArgs,
     think: Duration,
@@ -160,7 +176,15 @@ fn run<G: Game>(
     .map_err(|e| e.to_string())?;
     let options = G::validate_options(options).map_err(|e| e.to_string())?;
     let rate = playout_rate(&G::start(&options), 1.0, rng);
-    let s = play_match::<G>(&options, args.a, args.b, args.games, think, rng);
+    let s = play_match::<G>(
+        &options,
+        args.a,
+        args.b,
+        args.games,
+        think,
+        args.verbose,
+        rng,
+    );
     let name = |l: u8| {
         if l == 0 {
             "random".to_string()
