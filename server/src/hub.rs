@@ -176,7 +176,8 @@ impl Hub {
                     bot: new.players[1].bot,
                 },
             ],
-            // The hub's time: the clock of a rebuilt game starts from it.
+            // The hub's time: the clock of this game and of every rebuild of it (a follower,
+            // a new owner) starts from it, so they all hold the same document at seq 0.
             created_ms: self.time.now_ms(),
             rematch_of: new.rematch_of.clone(),
         };
@@ -201,6 +202,7 @@ impl Hub {
             self.capabilities(),
             new,
             game,
+            record.created_ms,
             online,
             rx,
             handle.summary.clone(),

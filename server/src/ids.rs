@@ -32,6 +32,16 @@ pub fn game_id() -> String {
     format!("g{}", random_base32(12).to_ascii_lowercase())
 }
 
+/// A number for a command forwarded to another node: unique within this process, and from
+/// a random start so that a node restarted under the same id does not reuse the numbers of
+/// its previous life (a late answer, or a logged command id, must never match a new one).
+pub fn request_number() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: std::sync::OnceLock<AtomicU64> = std::sync::OnceLock::new();
+    NEXT.get_or_init(|| AtomicU64::new(OsRng.next_u64() >> 12))
+        .fetch_add(1, Ordering::Relaxed)
+}
+
 /// A node id for a cluster node started without `--node-id`.
 pub fn node_id() -> String {
     format!("n{}", random_base32(8).to_ascii_lowercase())

@@ -364,6 +364,7 @@ mod tests {
                             credit_ms: 0,
                         },
                         position: Some(game.position()),
+                        cmd: None,
                     },
                 )
                 .await

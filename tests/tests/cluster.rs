@@ -13,6 +13,11 @@ use stoa_tests::{quick_options, Client, Server, Table, Tracked, LOOSE};
 const LEASE_MS: u64 = 1_500;
 
 fn node(redis: &RedisServer, id: &str) -> Server {
+    node_leased(redis, id, LEASE_MS)
+}
+
+/// A node with its own lease (and so its own lease round: a third of it).
+fn node_leased(redis: &RedisServer, id: &str, lease_ms: u64) -> Server {
     let mut args = redis.server_args("cl");
     args.extend(
         [
@@ -20,7 +25,7 @@ fn node(redis: &RedisServer, id: &str) -> Server {
             "--node-id",
             id,
             "--lease-ms",
-            &LEASE_MS.to_string(),
+            &lease_ms.to_string(),
             "--finished-linger-ms",
             "2000",
         ]
@@ -790,4 +795,177 @@ async fn a_drained_nodes_games_move_at_once_whatever_the_lease() {
     t.step(5).await.expect("a move on the new owner");
     let (_, doc) = nodes[0].api_game(&t.game_id, None);
     assert_eq!(doc["moves"].as_array().map(Vec::len), Some(3), "{doc}");
+}
+
+/// A game's document at one seq is the same bytes on every node: the owner and the
+/// followers of a timed game (whose document carries clock instants such as the first-action
+/// deadline) hold equal documents at seq 0 and after each move, and so do fresh snapshots
+/// on every node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_node_holds_the_same_document_at_each_seq() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "d1"), node(&redis, "d2"), node(&redis, "d3")];
+    for kind in ["unane", "staku"] {
+        let mut t = Table::open_across(
+            &nodes[0],
+            &nodes[1],
+            kind,
+            quick_options(kind),
+            json!({"kind":"fischer","initial_ms":60_000,"increment_ms":1_000}),
+            "private",
+        )
+        .await;
+        let code = t.code.clone();
+        let (mut watcher, mut watched) = spectate(&nodes[2], &t.game_id, &code).await;
+        assert_eq!(t.host_doc.seq, 0);
+        assert!(
+            !t.host_doc.doc["clock"]["first_action_deadline"].is_null(),
+            "a timed game carries its first-action deadline: {}",
+            t.host_doc.doc
+        );
+        for step in 0..3u64 {
+            let seq = t.host_doc.seq;
+            watched.catch_up(&mut watcher, seq).await;
+            assert_eq!(
+                t.host_doc.doc, t.guest_doc.doc,
+                "{kind}: players at seq {seq}"
+            );
+            assert_eq!(
+                t.host_doc.doc, watched.doc,
+                "{kind}: spectator at seq {seq}"
+            );
+            for n in &nodes {
+                let (status, doc) = n.api_game(&t.game_id, Some(&code));
+                assert_eq!(status, 200);
+                assert_eq!(
+                    doc, t.host_doc.doc,
+                    "{kind}: snapshot on {} at {seq}",
+                    n.addr
+                );
+            }
+            t.step(step).await.expect("a move");
+        }
+    }
+}
+
+/// An `ok` names the seq of exactly the action it answers. A move sent through a follower
+/// to an owner that freezes is settled once another node owns the game — at once, from the
+/// log, not after a long timeout — and a different move the same player made meanwhile
+/// from another connection is never taken for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ok_names_exactly_the_action_it_answers() {
+    let redis = RedisServer::start();
+    // Node 1 (where the frozen command waits) has a long lease, so its lease round rarely
+    // comes first: node 3 takes the game over and node 1 learns of it from the bus.
+    let nodes = [
+        node_leased(&redis, "x1", 30_000),
+        node(&redis, "x2"),
+        node(&redis, "x3"),
+    ];
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    let mut seed = 1;
+    while t.to_act_is_host() != Some(true) || t.host_doc.seq < 2 {
+        t.step(seed).await.expect("a move");
+        seed += 1;
+    }
+    let game_id = t.game_id.clone();
+    let legal = t
+        .host
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    let moves: Vec<String> = legal["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(|m| m.as_str().map(String::from))
+        .collect();
+    assert!(moves.len() >= 2, "{legal}");
+    let seq = t.host_doc.seq;
+    // The owner (the joiner's node) freezes; the host's first move goes to it through
+    // node 1 without a seq, so only the log can tell what became of it.
+    let owner_pid = nodes[1].pid();
+    stoa_tests::signal(owner_pid, "-STOP");
+    let frozen = Instant::now();
+    let mut first = Client::with_token(&nodes[0], &t.host.token).await;
+    let (m1, m2) = (moves[0].clone(), moves[1].clone());
+    let lost = {
+        let game_id = game_id.clone();
+        let m1 = m1.clone();
+        tokio::spawn(async move {
+            let answer = first
+                .request(json!({"t":"game.move","game_id":game_id,"move":m1}))
+                .await;
+            (answer, frozen.elapsed())
+        })
+    };
+    // The same player, from node 3, plays another move once the game moved on.
+    let mut second = Client::with_token(&nodes[2], &t.host.token).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let played = loop {
+        let r = second
+            .request(json!({"t":"game.move","game_id":game_id,"move":m2,"seq":seq}))
+            .await;
+        if r["t"] == "ok" {
+            break r;
+        }
+        assert!(
+            r["code"] == "unavailable" || r["code"] == "stale_seq",
+            "{r}"
+        );
+        if r["code"] == "stale_seq" {
+            // The frozen command was played after all: then its answer must say so.
+            break r;
+        }
+        assert!(Instant::now() < deadline, "the game never moved on: {r}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (answer, took) = lost.await.expect("the first request");
+    let log = redis
+        .command(&format!("LRANGE cl:game:{{{game_id}}}:log 0 -1"))
+        .expect("the log");
+    if answer["t"] == "ok" {
+        let at = answer["seq"].as_u64().expect("seq");
+        assert_eq!(at, seq + 1, "{answer}");
+        assert_eq!(played["code"], "stale_seq", "{played}");
+        assert!(log.contains(&format!("\"notation\":\"{m1}\"")), "{log}");
+    } else {
+        assert_eq!(answer["code"], "unavailable", "{answer}");
+        assert_eq!(played["t"], "ok", "{played}");
+        assert_eq!(played["seq"].as_u64(), Some(seq + 1), "{played}");
+    }
+    // Settled when the game changed hands, not after a fixed ten-second wait.
+    assert!(
+        took < Duration::from_millis(LEASE_MS + 3_000),
+        "the frozen command waited {took:?}"
+    );
+    stoa_tests::signal(owner_pid, "-CONT");
+    // Once awake, the old owner cannot play the queued command behind its sender's back.
+    tokio::time::sleep(Duration::from_millis(2 * LEASE_MS)).await;
+    let (_, doc) = nodes[2].api_game(&game_id, None);
+    let moves_now: Vec<&str> = doc["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        moves_now.len() as u64,
+        seq + 1,
+        "one move played at seq {}: {doc}",
+        seq + 1
+    );
+    let last = moves_now.last().copied();
+    if answer["t"] == "ok" {
+        assert_eq!(last, Some(m1.as_str()), "{doc}");
+    } else {
+        assert_eq!(last, Some(m2.as_str()), "{doc}");
+    }
 }

@@ -35,6 +35,7 @@ fn action(seq: u64, mv: &str) -> ActionRecord {
             credit_ms: seq,
         },
         position: Some(format!("after {mv}")),
+        cmd: None,
     }
 }
 

@@ -129,6 +129,10 @@ pub enum RemoteOp {
         player_id: String,
         /// The action.
         act: Act,
+        /// The command's id (`node:request`), logged with the event it makes: the asking
+        /// node settles a lost answer by finding exactly this command in the log.
+        #[serde(default)]
+        cmd: Option<String>,
     },
     /// Whether a seated player has a connection on the asking node.
     Presence {

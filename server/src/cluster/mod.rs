@@ -54,6 +54,21 @@ end
 return 0
 ";
 
+/// Takes each lease nobody holds; for each: -1 when taken now, else the time left (ms) on
+/// the other holder's lease, so the caller wakes exactly when it lapses. KEYS: lease keys.
+/// ARGV: node id, TTL ms.
+const CLAIM: &str = r"
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
+    out[i] = -1
+  else
+    out[i] = redis.call('PTTL', key)
+  end
+end
+return out
+";
+
 /// Two players' rating locks held in Redis.
 #[derive(Debug)]
 pub struct PlayersLock {
@@ -82,6 +97,7 @@ pub struct Cluster {
     hub: OnceLock<Weak<Hub>>,
     renew: Script,
     release: Script,
+    claim: Script,
     /// Whether this node runs the cluster's matchmaking (it holds `P:matchmaker`).
     matchmaker: AtomicBool,
     /// The matchmaker node last seen.
@@ -132,6 +148,7 @@ impl Cluster {
             hub: OnceLock::new(),
             renew: Script::new(RENEW),
             release: Script::new(RELEASE),
+            claim: Script::new(CLAIM),
             matchmaker: AtomicBool::new(false),
             leader: Mutex::new(None),
             queued_here: Mutex::new(HashMap::new()),
@@ -514,12 +531,15 @@ impl Cluster {
         let _: Result<(), _> = self.store.call(pipe.query_async(&mut conn)).await;
     }
 
-    /// Heartbeat, lease renewal, takeover of lapsed leases: every third of the lease.
+    /// Heartbeat, lease renewal, takeover of lapsed leases: every third of the lease, and
+    /// also just after the next lease held elsewhere lapses (a dead owner's games move on
+    /// within milliseconds of its lease's end, not at the next round).
     async fn lease_loop(self: Arc<Self>) {
         let period = Duration::from_millis(self.lease_ms / 3);
+        let mut next = period;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(period) => {}
+                _ = tokio::time::sleep(next) => {}
                 _ = self.wake.notified() => {}
             }
             let Some(hub) = self.hub() else {
@@ -535,7 +555,11 @@ impl Cluster {
             }
             self.elect(&hub).await;
             self.renew_all(&hub).await;
-            self.claim_lapsed(&hub).await;
+            next = match self.claim_lapsed(&hub).await {
+                // A few ms past the end: Redis expires the key by its own clock.
+                Some(left) => period.min(left + Duration::from_millis(5)),
+                None => period,
+            };
         }
     }
 
@@ -586,19 +610,45 @@ impl Cluster {
     }
 
     /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
-    async fn claim_lapsed(&self, hub: &Arc<Hub>) {
-        let ids = match hub.store.all_unfinished_games().await {
-            Ok(ids) => ids,
-            Err(_) => return,
+    /// Returns how long until the soonest lease held by another node lapses.
+    async fn claim_lapsed(&self, hub: &Arc<Hub>) -> Option<Duration> {
+        let ids = hub.store.all_unfinished_games().await.ok()?;
+        let ids: Vec<String> = {
+            let owned = lock(&self.owned);
+            ids.into_iter().filter(|id| !owned.contains(id)).collect()
         };
-        for id in ids {
-            if lock(&self.owned).contains(&id) {
-                continue;
+        let mut conn = self.store.connection();
+        // One script call for all on a single server; one per game on a Redis Cluster.
+        let batch = if conn.is_cluster() {
+            1
+        } else {
+            ids.len().max(1)
+        };
+        let mut taken = Vec::new();
+        let mut soonest: Option<u64> = None;
+        for chunk in ids.chunks(batch) {
+            let mut inv = self.claim.prepare_invoke();
+            for id in chunk {
+                inv.key(self.store.lease_key(id));
             }
-            match self.acquire(&id).await {
-                Ok(true) => {}
-                _ => continue,
+            inv.arg(&self.node).arg(self.lease_ms);
+            let Ok(out) = self
+                .store
+                .call(inv.invoke_async::<Vec<i64>>(&mut conn))
+                .await
+            else {
+                break;
+            };
+            for (id, left) in chunk.iter().zip(out) {
+                if left == -1 {
+                    taken.push(id.clone());
+                } else if left >= 0 {
+                    soonest = Some(soonest.map_or(left as u64, |s| s.min(left as u64)));
+                }
             }
+        }
+        for id in taken {
+            lock(&self.owned).insert(id.clone());
             tracing::info!(game = %id, "lease lapsed: taking the game over");
             match hub.games.get(&id) {
                 Some(h) => {
@@ -606,12 +656,18 @@ impl Cluster {
                 }
                 None => {
                     if let Err(e) = crate::recovery::take_over(hub, &id).await {
+                        // Given back at once, so this node or another tries again at the
+                        // next round instead of after a whole lease.
                         tracing::error!(game = %id, error = %e, "takeover failed");
                         lock(&self.owned).remove(&id);
+                        let mut inv = self.release.prepare_invoke();
+                        inv.key(self.store.lease_key(&id)).arg(&self.node);
+                        let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
                     }
                 }
             }
         }
+        soonest.map(Duration::from_millis)
     }
 
     /// The live game `id` as this node can serve it: a follower of the owner, started from

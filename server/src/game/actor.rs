@@ -73,46 +73,18 @@ enum Role {
 struct Forwarded {
     reply: super::Reply,
     at: Instant,
-    player: String,
-    act: Act,
-    /// The follower's seq when it was sent: an event of this player's after it is the
-    /// command's doing.
-    seq: u64,
+    /// The command's id, logged with the event it makes (see [`ActionRecord::cmd`]): when
+    /// the answer is lost, the log says whether exactly this command was played.
+    cmd: String,
     /// The owner it was sent to: once another node holds the lease, that one can no longer
     /// write, and the log tells what the command did.
     owner: String,
 }
 
-/// Whether a logged action is what a player's command does.
-fn act_made(act: &Act, action: &ActionKind) -> bool {
-    use stoa_protocol::wire::DrawAction;
-    matches!(
-        (act, action),
-        (Act::Move { .. }, ActionKind::Move { .. })
-            | (Act::Resign, ActionKind::Resign)
-            | (
-                Act::Draw {
-                    action: DrawAction::Offer
-                },
-                ActionKind::DrawOffer
-            )
-            | (
-                Act::Draw {
-                    action: DrawAction::Accept
-                },
-                ActionKind::DrawAccept
-            )
-            | (
-                Act::Draw {
-                    action: DrawAction::Decline
-                },
-                ActionKind::DrawDecline
-            )
-            | (Act::Abort, ActionKind::Abort)
-            | (Act::Claim, ActionKind::Claim)
-            | (Act::Rematch, ActionKind::Rematch { .. })
-    )
-}
+/// How often a follower checks the log's end for an event the bus did not bring (pub/sub
+/// delivers at most once: a publish lost with its owner would otherwise leave this node's
+/// players one seq behind until the next event, which may never come).
+const FRESHNESS_CHECK: Duration = Duration::from_secs(2);
 
 /// How long a follower waits for the owner's answer to a forwarded command.
 const REMOTE_ANSWER: Duration = Duration::from_secs(10);
@@ -130,7 +102,11 @@ struct Actor {
     last_crowd: Option<Utf8Bytes>,
     /// Commands forwarded to the owner, waiting for its answer (follower only).
     pending: HashMap<u64, Forwarded>,
-    next_req: u64,
+    /// This node holds the lease but has not read the log to its end yet (the read failed):
+    /// it decides nothing until it has, so it never acts on a state behind the log.
+    promoting: bool,
+    /// When a follower last checked the log's end (see [`FRESHNESS_CHECK`]).
+    checked_at: Instant,
     /// When the last local subscriber left (a follower nobody here needs stops).
     idle_since: Option<Instant>,
     caps: Capabilities,
@@ -199,17 +175,20 @@ pub fn new_core(
     )
 }
 
-/// Starts the actor of a new game on its own task.
+/// Starts the actor of a new game on its own task. `created_ms` is the creation time stored
+/// with the game's record: a rebuild from the log (a follower on another node, a new owner)
+/// starts its clock from the same instant, so every node holds the same document at seq 0.
 pub fn spawn(
     caps: Capabilities,
     new: NewGame,
     game: Box<dyn AnyGame>,
+    created_ms: u64,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
-    let core = new_core(&caps, new, game, now);
+    let core = new_core(&caps, new, game, created_ms);
     let actor = Actor::new(caps, core, online, summary, now);
     actor.update_summary();
     actor.start(rx);
@@ -287,7 +266,8 @@ impl Actor {
             reported_watchers: 0,
             last_crowd: None,
             pending: HashMap::new(),
-            next_req: 1,
+            promoting: false,
+            checked_at: Instant::now(),
             idle_since: Some(Instant::now()),
             replay: Replay::new(caps.settings.replay_buffer),
             caps,
@@ -386,6 +366,8 @@ impl Actor {
                         // Nobody here needs a follower once its local subscribers left.
                         if self.subs.is_empty()
                             && self.pending.is_empty()
+                            && !self.promoting
+                            && self.in_doubt.is_none()
                             && self.idle_since.is_some_and(|t| t.elapsed() >= linger)
                         {
                             break;
@@ -428,6 +410,11 @@ impl Actor {
                 code,
                 reply,
             } => {
+                if self.is_follower() {
+                    // Never a snapshot behind what the owner acknowledged: the bus may have
+                    // lost an event (a publish that died with its owner).
+                    self.catch_up().await;
+                }
                 let r = self.watch(conn, rid, since, code);
                 if let Some(reply) = reply {
                     let _ = reply.send(r);
@@ -451,8 +438,12 @@ impl Actor {
                 reply,
             } => {
                 if self.is_follower() {
-                    self.forward(RemoteOp::Act { player_id, act }, Some(reply))
-                        .await;
+                    let op = RemoteOp::Act {
+                        player_id,
+                        act,
+                        cmd: None,
+                    };
+                    self.forward(op, Some(reply)).await;
                 } else {
                     self.act(&player_id, act, reply).await;
                 }
@@ -524,17 +515,27 @@ impl Actor {
     /// Decides and commits a player's command, then answers it — or, when the store's
     /// answer is lost, leaves it waiting until the log settles what happened.
     async fn act(&mut self, player_id: &str, act: Act, reply: super::Reply) {
-        self.act_from(player_id, act, reply, true).await;
+        self.act_from(player_id, act, reply, None).await;
     }
 
-    /// [`Actor::act`]; `local`: the command came from this node's session, so when this node
-    /// turns out to have lost the game it goes on to the new owner. A command another node
-    /// forwarded is answered `unavailable` instead (nothing was written): its sender settles
-    /// it, and must never see it played behind its back.
-    async fn act_from(&mut self, player_id: &str, act: Act, reply: super::Reply, local: bool) {
+    /// [`Actor::act`]; `cmd`: the id of a command another node forwarded (`None`: from this
+    /// node's session). A local command goes on to the new owner when this node turns out to
+    /// have lost the game; a forwarded one is answered `unavailable` instead (nothing was
+    /// written): its sender settles it, and must never see it played behind its back. The
+    /// forwarded command's id is logged with its event, so its sender can settle a lost
+    /// answer from the log.
+    async fn act_from(
+        &mut self,
+        player_id: &str,
+        act: Act,
+        reply: super::Reply,
+        cmd: Option<String>,
+    ) {
+        let local = cmd.is_none();
         let (event, answer) = match self.decide(player_id, act.clone()).await {
-            Ok(Decision::Record(event)) => {
+            Ok(Decision::Record(mut event)) => {
                 let seq = event.seq;
+                event.cmd = cmd;
                 (event, Ok(Answer::Ok { seq }))
             }
             Ok(Decision::Unchanged) => {
@@ -558,9 +559,12 @@ impl Actor {
             }
             Err(Committed::Moved) if local => {
                 // Nothing was written here: the new owner decides on the same command.
-                let player_id = player_id.to_string();
-                self.forward(RemoteOp::Act { player_id, act }, Some(reply))
-                    .await;
+                let op = RemoteOp::Act {
+                    player_id: player_id.to_string(),
+                    act,
+                    cmd: None,
+                };
+                self.forward(op, Some(reply)).await;
             }
             Err(Committed::Moved) => {
                 let _ = reply.send(Err(ApiError::new(
@@ -1032,17 +1036,19 @@ impl Actor {
         self.role = Role::Follower {
             owner: Some(owner.clone()),
         };
-        let req = self.next_req;
-        self.next_req += 1;
-        let forwarded = match (&op, reply) {
-            (RemoteOp::Act { player_id, act }, Some(reply)) => Some(Forwarded {
-                reply,
-                at: Instant::now(),
-                player: player_id.clone(),
-                act: act.clone(),
-                seq: self.core.seq(),
-                owner: owner.clone(),
-            }),
+        let req = ids::request_number();
+        let mut op = op;
+        let forwarded = match (&mut op, reply) {
+            (RemoteOp::Act { cmd, .. }, Some(reply)) => {
+                let id = format!("{}:{req}", peers.node());
+                *cmd = Some(id.clone());
+                Some(Forwarded {
+                    reply,
+                    at: Instant::now(),
+                    cmd: id,
+                    owner: owner.clone(),
+                })
+            }
             _ => None,
         };
         let message = BusMessage::Request {
@@ -1083,13 +1089,38 @@ impl Actor {
                     // Another node took the game: the log no longer takes our writes.
                     self.demote("another node took the game over").await;
                 }
-                self.role = Role::Follower { owner: Some(node) };
+                self.promoting = false;
+                self.role = Role::Follower {
+                    owner: Some(node.clone()),
+                };
+                // The new owner read the log to its end before it said so: what the old
+                // owner logged but never published is there, and commands sent to the old
+                // owner are settled from it now rather than after a timeout.
+                self.heal().await;
+                let stale: Vec<u64> = self
+                    .pending
+                    .iter()
+                    .filter(|(_, f)| f.owner != node)
+                    .map(|(req, _)| *req)
+                    .collect();
+                self.settle_forwarded(stale).await;
                 self.report_local_presence().await;
             }
             BusMessage::Request { from, req, op, .. } => self.remote(from, req, op).await,
             BusMessage::Reply { req, result, .. } => {
                 if let Some(f) = self.pending.remove(&req) {
-                    let _ = f.reply.send(result.into());
+                    let result: Result<Answer, ApiError> = result.into();
+                    // The owner is ahead of this node (an event the bus lost): catch up
+                    // before the player hears of a seq this node cannot show.
+                    let behind = match &result {
+                        Ok(Answer::Ok { seq }) => *seq > self.core.seq(),
+                        Err(e) => e.code == ErrorCode::StaleSeq,
+                        _ => false,
+                    };
+                    if behind {
+                        self.heal().await;
+                    }
+                    let _ = f.reply.send(result);
                 }
             }
             _ => {}
@@ -1117,9 +1148,15 @@ impl Actor {
             return;
         }
         match op {
-            RemoteOp::Act { player_id, act } => {
+            RemoteOp::Act {
+                player_id,
+                act,
+                cmd,
+            } => {
                 let (tx, rx) = tokio::sync::oneshot::channel();
-                self.act_from(&player_id, act, tx, false).await;
+                // An older node sends no id: the command is still told apart from local ones.
+                let cmd = cmd.or_else(|| Some(format!("{from}:{req}")));
+                self.act_from(&player_id, act, tx, cmd).await;
                 let game = self.core.id().to_string();
                 // The events went out before the answer: a follower sees the diff first.
                 tokio::spawn(async move {
@@ -1156,8 +1193,10 @@ impl Actor {
         }
     }
 
-    /// Applies every logged event this node has not seen (the log is the authority).
-    async fn heal(&mut self) {
+    /// Applies every logged event this node has not seen (the log is the authority), and
+    /// settles a write of this node's whose answer was lost when it lost the game (the log
+    /// says whether it landed). `false` when the log cannot be read now.
+    async fn heal(&mut self) -> bool {
         let log = match self
             .caps
             .store_call(self.caps.store.actions(self.core.id()))
@@ -1166,24 +1205,52 @@ impl Actor {
             Ok(log) => log,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read the log to catch up");
-                return;
+                return false;
             }
         };
-        for event in log {
+        for event in &log {
             if event.seq == self.core.seq() + 1 {
-                self.apply(&event).await;
+                self.apply(event).await;
+            }
+        }
+        if let Some(doubt) = self.in_doubt.take() {
+            let logged = log.iter().any(|e| *e == doubt.event);
+            if let Some((reply, if_logged, if_not)) = doubt.waiting {
+                let _ = reply.send(if logged { if_logged } else { Err(if_not) });
+            }
+        }
+        true
+    }
+
+    /// A follower makes sure it is not behind the log: one cheap read of the log's last
+    /// entry, and the whole log only when it holds something this node has not applied.
+    async fn catch_up(&mut self) {
+        self.checked_at = Instant::now();
+        let last = self
+            .caps
+            .store_call(self.caps.store.last_action(self.core.id()))
+            .await;
+        if let Ok(Some(last)) = last {
+            if last.seq > self.core.seq() {
+                self.heal().await;
             }
         }
     }
 
     /// This node acquired the game's lease: catch up from the log and decide from now on.
     /// The clock was never stopped: a deadline that passed meanwhile flags at once (and
-    /// only once: the log takes one event per seq).
+    /// only once: the log takes one event per seq). Until the log has been read to its end
+    /// the game stays as it was (retried every tick): deciding on a state behind the log
+    /// could answer a stale `ok`.
     async fn take_over(&mut self) {
         if !self.is_follower() {
             return;
         }
-        self.heal().await;
+        if !self.heal().await {
+            self.promoting = true;
+            return;
+        }
+        self.promoting = false;
         let waiting: Vec<u64> = self.pending.keys().copied().collect();
         self.settle_forwarded(waiting).await;
         self.role = Role::Owner;
@@ -1246,11 +1313,8 @@ impl Actor {
         if self.core.result().is_none() {
             self.caps.metrics.games_live(self.core.kind()).dec();
         }
-        if let Some(doubt) = self.in_doubt.take() {
-            if let Some((reply, _, e)) = doubt.waiting {
-                let _ = reply.send(Err(e));
-            }
-        }
+        // A write in doubt stays in doubt: the heal below (or a later one) reads in the log
+        // whether it landed, and only then is its request answered.
         self.update_summary();
         if let Some(peers) = self.caps.peers.clone() {
             peers.set_owned(self.core.id(), false);
@@ -1294,9 +1358,21 @@ impl Actor {
         }
     }
 
-    /// A follower's periodic duties: report its spectator count, give up on answers that
-    /// never came.
+    /// A follower's periodic duties: finish a takeover whose log read failed, settle a
+    /// write of its days as owner that was in doubt, check the log's end now and then, report
+    /// its spectator count, give up on answers that never came.
     async fn follower_upkeep(&mut self) {
+        if self.promoting {
+            self.take_over().await;
+            if !self.is_follower() {
+                return;
+            }
+        }
+        if self.in_doubt.is_some() {
+            self.heal().await;
+        } else if self.checked_at.elapsed() >= FRESHNESS_CHECK {
+            self.catch_up().await;
+        }
         if self.watchers != self.reported_watchers {
             self.reported_watchers = self.watchers;
             self.forward(
@@ -1366,7 +1442,7 @@ impl Actor {
             };
             let made = log
                 .iter()
-                .find(|e| e.seq > f.seq && e.player_id == f.player && act_made(&f.act, &e.action));
+                .find(|e| e.cmd.as_deref() == Some(f.cmd.as_str()));
             let answer = match made {
                 Some(e) => Ok(Answer::Ok { seq: e.seq }),
                 None => Err(ApiError::new(
@@ -1383,6 +1459,20 @@ impl Actor {
     /// never did (its request gets the store's error). The read goes to the store after the
     /// write on the same connection, so a write still in flight lands (or not) before it.
     async fn settle(&mut self) -> Result<(), ApiError> {
+        if self.in_doubt.is_none() {
+            return Ok(());
+        }
+        if self.is_follower() {
+            // Others may have logged after it since: only the whole log tells.
+            return if self.heal().await {
+                Ok(())
+            } else {
+                Err(ApiError::new(
+                    ErrorCode::Unavailable,
+                    "this game is changing servers: try again in a moment",
+                ))
+            };
+        }
         let Some(doubt) = &self.in_doubt else {
             return Ok(());
         };

@@ -345,6 +345,7 @@ impl Core {
             player_id: player_id.to_string(),
             action,
             position: Some(position.unwrap_or_else(|| self.fields.position.clone())),
+            cmd: None,
         }
     }
 

@@ -187,6 +187,11 @@ pub struct ActionRecord {
     /// The position string after the action, checked when the log is replayed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
+    /// The forwarded command this event carries out (cluster mode: `node:request`), so the
+    /// node that forwarded it and lost the owner's answer settles it from the log by this
+    /// exact command — never by another action of the same player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<String>,
 }
 
 fn is_zero(v: &u64) -> bool {
