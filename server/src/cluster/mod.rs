@@ -54,14 +54,15 @@ end
 return 0
 ";
 
-/// Takes each lease nobody holds; for each: -1 when taken now, else the time left (ms) on
-/// the other holder's lease, so the caller wakes exactly when it lapses. KEYS: lease keys.
+/// Takes each lease nobody holds; for each: -3 when taken now, else the time left (ms) on
+/// the other holder's lease (`PTTL`: -1 for no expiry, -2 if gone meanwhile), so the caller
+/// wakes exactly when it lapses. KEYS: lease keys.
 /// ARGV: node id, TTL ms.
 const CLAIM: &str = r"
 local out = {}
 for i, key in ipairs(KEYS) do
   if redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
-    out[i] = -1
+    out[i] = -3
   else
     out[i] = redis.call('PTTL', key)
   end
@@ -640,7 +641,7 @@ impl Cluster {
                 break;
             };
             for (id, left) in chunk.iter().zip(out) {
-                if left == -1 {
+                if left == -3 {
                     taken.push(id.clone());
                 } else if left >= 0 {
                     soonest = Some(soonest.map_or(left as u64, |s| s.min(left as u64)));

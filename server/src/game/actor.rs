@@ -1477,14 +1477,16 @@ impl Actor {
             return Ok(());
         };
         let event = doubt.event.clone();
-        let last = self
+        // The whole log, not only its last entry: a node paused mid-write may find that
+        // another node took the game and logged after its write meanwhile.
+        let log = self
             .caps
-            .store_call(self.caps.store.last_action(self.core.id()))
+            .store_call(self.caps.store.actions(self.core.id()))
             .await?;
         let Some(doubt) = self.in_doubt.take() else {
             return Ok(());
         };
-        let logged = last.as_ref() == Some(&event);
+        let logged = log.iter().any(|e| *e == event);
         if logged {
             tracing::info!(
                 seq = event.seq,
@@ -1494,6 +1496,10 @@ impl Actor {
         }
         if let Some((reply, if_logged, if_not)) = doubt.waiting {
             let _ = reply.send(if logged { if_logged } else { Err(if_not) });
+        }
+        if log.last().is_some_and(|e| e.seq > self.core.seq()) {
+            // Someone else writes this game now: follow it (the heal applies the rest).
+            self.demote("another node logged in this game").await;
         }
         Ok(())
     }
