@@ -86,8 +86,11 @@ struct Forwarded {
 /// players one seq behind until the next event, which may never come).
 const FRESHNESS_CHECK: Duration = Duration::from_secs(2);
 
-/// How long a follower waits for the owner's answer to a forwarded command.
-const REMOTE_ANSWER: Duration = Duration::from_secs(10);
+/// How long a follower waits for the owner's answer to a forwarded command before it asks
+/// Redis who holds the lease (an owner that still holds it is waited for again; one that
+/// lost it can no longer write, and the log settles the command). Usually the new owner's
+/// announcement settles it first.
+const REMOTE_ANSWER: Duration = Duration::from_secs(3);
 
 /// The state one actor owns besides its core.
 struct Actor {
