@@ -482,16 +482,18 @@ async fn serve(
     tokio::spawn(crate::lobby::run(hub.clone()));
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
+    let max_connections = crate::listener::connection_cap(hub.config.max_connections);
     let limits = crate::listener::Limits {
         header_timeout: Duration::from_millis(hub.config.header_timeout_ms.max(1)),
-        max_connections: crate::listener::connection_cap(hub.config.max_connections),
+        max_connections,
         // Behind a proxy every socket comes from the proxy: the per-IP count at the
         // socket would throttle everyone (the per-IP limit on upgrades still applies,
-        // with the client address the proxy reports).
+        // with the client address the proxy reports). Otherwise one address may hold at
+        // most a quarter of the sockets, whatever the flag says, so it cannot fill them.
         max_per_ip: if hub.config.trust_proxy {
             usize::MAX
         } else {
-            hub.config.max_connections_per_ip.max(1)
+            crate::listener::per_ip_cap(hub.config.max_connections_per_ip, max_connections)
         },
         send_buffer: hub.config.socket_send_buffer,
     };

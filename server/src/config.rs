@@ -137,12 +137,15 @@ pub struct Config {
     #[arg(long, env = "STOA_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_timeout_ms: u64,
 
-    /// Open TCP connections at most (0: the open-file limit minus a reserve); past it new
-    /// connections get `503` and are closed.
+    /// Open TCP connections at most (0: the open-file limit minus a reserve); past it a new
+    /// connection closes the oldest one still waiting for its request headers, or, when
+    /// every one is serving a request or is a websocket, gets `503` and is closed.
     #[arg(long, env = "STOA_MAX_CONNECTIONS", default_value_t = 0)]
     pub max_connections: usize,
 
-    /// Open TCP connections at most from one client IP (before any upgrade).
+    /// Open TCP connections at most from one client IP (counted from before any upgrade);
+    /// never more than a quarter of `--max-connections`, whatever is set here. Not applied
+    /// with `--trust-proxy`.
     #[arg(long, env = "STOA_MAX_CONNECTIONS_PER_IP", default_value_t = 1_000)]
     pub max_connections_per_ip: usize,
 

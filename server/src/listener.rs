@@ -7,10 +7,18 @@
 //! connection gets a header-read deadline, open connections are capped globally and per
 //! client IP (a refused one gets a plain `503`), and accept errors (such as running out
 //! of file descriptors) back off instead of spinning.
+//!
+//! The caps must not let one party lock everyone else out: the per-IP cap is at most a
+//! quarter of the global one ([`per_ip_cap`]), and a full server makes room for a newcomer
+//! by closing its oldest connection that is still waiting for request headers (a partial
+//! request, or an idle keep-alive) — never one serving a request or a websocket. Holding
+//! sockets open without finishing a request therefore buys an attacker nothing once the
+//! server is full: the next client pushes the oldest such socket out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
@@ -20,7 +28,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tower_service::Service;
 
 /// Limits of the accept loop.
@@ -28,25 +36,103 @@ use tower_service::Service;
 pub struct Limits {
     /// A connection must send its request headers within this long.
     pub header_timeout: Duration,
-    /// Open connections at most.
+    /// Open connections at most; past it a newcomer replaces the oldest connection still
+    /// waiting for request headers, or is refused when there is none.
     pub max_connections: usize,
-    /// Open connections at most per client IP.
+    /// Open connections at most per client IP (see [`per_ip_cap`]).
     pub max_per_ip: usize,
     /// `SO_SNDBUF` for accepted sockets (0: the system's).
     pub send_buffer: usize,
 }
 
-/// Open connections, in all and by client IP.
-#[derive(Debug, Default)]
+/// Waiting for (the rest of) request headers: the first request's or, on a keep-alive
+/// connection, the next one's. The only phase in which a full server may close it.
+const WAITING: u8 = 0;
+/// A request's headers are in and its handler is running.
+const SERVING: u8 = 1;
+/// Answered `101 Switching Protocols`: a websocket, never closed to make room.
+const UPGRADED: u8 = 2;
+/// Chosen to be closed to make room; its task drops it.
+const EVICTED: u8 = 3;
+
+/// Where one connection is in its HTTP exchange, shared by its task, its service and the
+/// accept loop's eviction queue. Small on purpose: every open socket has one.
+#[derive(Default)]
+struct Phase {
+    /// [`WAITING`], [`SERVING`], [`UPGRADED`] or [`EVICTED`].
+    state: AtomicU8,
+    /// Wakes the connection's task when the connection is evicted (a stored permit if the
+    /// task is not waiting yet, so the signal is never lost).
+    evicted: Notify,
+}
+
+impl Phase {
+    /// Moves from `from` to `to`; false when the connection was elsewhere (e.g. evicted).
+    fn advance(&self, from: u8, to: u8) -> bool {
+        self.state
+            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    fn is(&self, state: u8) -> bool {
+        self.state.load(Ordering::Acquire) == state
+    }
+}
+
+/// Open connections, in all and by client IP, and the ones a full server may evict.
+#[derive(Default)]
 struct Open {
     total: usize,
     by_ip: HashMap<IpAddr, usize>,
+    /// Connections in accept order (oldest first), as weak references so that a connection
+    /// that ends needs no lock to leave: dead and upgraded entries are dropped while
+    /// evicting and, so the queue stays within twice the open connections, in a sweep
+    /// whenever it grows past that (amortised constant time per accept).
+    by_age: VecDeque<Weak<Phase>>,
+}
+
+impl Open {
+    /// Records a new connection as the youngest.
+    fn push(&mut self, phase: &Arc<Phase>) {
+        if self.by_age.len() >= 2 * self.total + 64 {
+            self.by_age
+                .retain(|w| w.upgrade().is_some_and(|p| p.is(WAITING) || p.is(SERVING)));
+        }
+        self.by_age.push_back(Arc::downgrade(phase));
+    }
+
+    /// Marks the oldest connection that is waiting for request headers as evicted and wakes
+    /// its task to close it; false when there is none (every open connection is serving a
+    /// request or is a websocket). Its slot is freed when its task drops it, moments later.
+    fn evict_oldest_waiting(&mut self) -> bool {
+        let mut i = 0;
+        while i < self.by_age.len() {
+            let Some(phase) = self.by_age[i].upgrade() else {
+                self.by_age.remove(i);
+                continue;
+            };
+            if phase.advance(WAITING, EVICTED) {
+                self.by_age.remove(i);
+                phase.evicted.notify_one();
+                return true;
+            }
+            if phase.is(SERVING) {
+                // It may wait for its next request later: it stays in line.
+                i += 1;
+            } else {
+                // Upgraded (or already evicted): never a candidate again.
+                self.by_age.remove(i);
+            }
+        }
+        false
+    }
 }
 
 /// Counts one open connection; uncounts it when dropped (when the connection ends).
 struct Slot {
     open: Arc<Mutex<Open>>,
     ip: IpAddr,
+    phase: Arc<Phase>,
 }
 
 impl Drop for Slot {
@@ -92,6 +178,11 @@ impl Drop for Counted {
         let (Some(mut tcp), slot) = (self.tcp.take(), self.slot.take()) else {
             return;
         };
+        if slot.as_ref().is_some_and(|s| s.phase.is(EVICTED)) {
+            // Evicted to make room: nothing of ours to flush, and lingering would hold the
+            // descriptor the newcomer needs.
+            return;
+        }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -158,6 +249,12 @@ impl AsyncWrite for Counted {
     }
 }
 
+/// The per-IP cap to use: the configured one, but at most a quarter of the global cap
+/// `max_connections` (and at least 1), so that one address can never fill the server.
+pub fn per_ip_cap(configured: usize, max_connections: usize) -> usize {
+    configured.min(max_connections / 4).max(1)
+}
+
 /// The connection cap to use: the configured one, or the process's open-file limit less a
 /// reserve for the store, logs and listeners.
 pub fn connection_cap(configured: usize) -> usize {
@@ -210,21 +307,31 @@ pub async fn serve(
         let slot = {
             let mut o = open.lock().unwrap_or_else(|e| e.into_inner());
             let from_ip = o.by_ip.get(&peer.ip()).copied().unwrap_or(0);
-            if o.total >= limits.max_connections || from_ip >= limits.max_per_ip {
-                None
-            } else {
+            // Full: the newcomer takes the place of the oldest connection that has not sent
+            // its request headers yet. The evicted one is still counted until its task drops
+            // it, so `total` may pass the cap by the evictions in flight; each newcomer
+            // evicts at most one, so the count settles back at the cap.
+            let room = from_ip < limits.max_per_ip
+                && (o.total < limits.max_connections || o.evict_oldest_waiting());
+            if room {
                 o.total += 1;
                 *o.by_ip.entry(peer.ip()).or_default() += 1;
+                let phase = Arc::new(Phase::default());
+                o.push(&phase);
                 Some(Slot {
                     open: open.clone(),
                     ip: peer.ip(),
+                    phase,
                 })
+            } else {
+                None
             }
         };
         let Some(slot) = slot else {
             tokio::spawn(refuse(tcp));
             continue;
         };
+        let phase = slot.phase.clone();
         let io = Counted {
             tcp: Some(tcp),
             slot: Some(slot),
@@ -232,12 +339,19 @@ pub async fn serve(
         let conn = http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout)
-            .serve_connection(TokioIo::new(io), service(app.clone(), peer))
+            .serve_connection(TokioIo::new(io), service(app.clone(), peer, phase.clone()))
             .with_upgrades();
         let mut stopping = stop.clone();
         tokio::spawn(async move {
             let mut conn = std::pin::pin!(conn);
             let ended = tokio::select! {
+                // An evicted connection closes even if its request has just come in: its
+                // place is taken.
+                biased;
+                _ = phase.evicted.notified() => {
+                    tracing::debug!(%peer, "closed a connection waiting for headers to make room");
+                    return;
+                }
                 ended = conn.as_mut() => ended,
                 _ = stopping.changed() => {
                     // Finish the request in flight, then close (upgraded websockets have
@@ -262,10 +376,13 @@ pub async fn serve(
 }
 
 /// The router as a hyper service for one connection, with its peer address available to
-/// handlers (`ConnectInfo`), as `axum::serve` provides it.
+/// handlers (`ConnectInfo`), as `axum::serve` provides it. It keeps the connection's
+/// [`Phase`]: hyper calls it once a request's headers are in, so from then until the
+/// answer the connection is serving, and after a `101` it is a websocket.
 fn service(
     app: Router,
     peer: SocketAddr,
+    phase: Arc<Phase>,
 ) -> impl hyper::service::Service<
     hyper::Request<Incoming>,
     Response = axum::response::Response,
@@ -274,8 +391,26 @@ fn service(
 > + Clone {
     hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         req.extensions_mut().insert(ConnectInfo(peer));
+        // Fails only when the connection was just evicted: it closes in a moment anyway.
+        phase.advance(WAITING, SERVING);
         let mut app = app.clone();
-        async move { app.call(req.map(axum::body::Body::new)).await }
+        let phase = phase.clone();
+        async move {
+            let res = app.call(req.map(axum::body::Body::new)).await;
+            // A keep-alive connection goes back to waiting for its next request's headers
+            // (hyper writes the answer next; only a reader too slow to take it could lose
+            // its end to a newcomer on a full server); an upgraded one is a websocket.
+            let next = if res
+                .as_ref()
+                .is_ok_and(|r| r.status() == hyper::StatusCode::SWITCHING_PROTOCOLS)
+            {
+                UPGRADED
+            } else {
+                WAITING
+            };
+            phase.advance(SERVING, next);
+            res
+        }
     })
 }
 
@@ -289,4 +424,79 @@ async fn refuse(mut tcp: TcpStream) {
     )
     .await;
     let _ = tcp.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(state: u8) -> Arc<Phase> {
+        let p = Arc::new(Phase::default());
+        p.state.store(state, Ordering::Release);
+        p
+    }
+
+    #[test]
+    fn the_per_ip_cap_is_at_most_a_quarter_of_the_global_cap() {
+        // 1,024 descriptors: a global cap of 960, so one address holds at most 240.
+        assert_eq!(per_ip_cap(1_000, 960), 240);
+        assert_eq!(per_ip_cap(20, 960), 20);
+        assert_eq!(per_ip_cap(1_000, 100_000), 1_000);
+        // Never zero: a tiny server still takes a client.
+        assert_eq!(per_ip_cap(1_000, 3), 1);
+        assert_eq!(per_ip_cap(0, 960), 1);
+    }
+
+    #[tokio::test]
+    async fn eviction_takes_the_oldest_connection_waiting_for_headers() {
+        let mut open = Open::default();
+        let serving = phase(SERVING);
+        let websocket = phase(UPGRADED);
+        let gone = phase(WAITING);
+        let old = phase(WAITING);
+        let young = phase(WAITING);
+        for p in [&serving, &websocket, &gone, &old, &young] {
+            open.total += 1;
+            open.push(p);
+        }
+        drop(gone);
+        assert!(open.evict_oldest_waiting());
+        assert!(old.is(EVICTED));
+        // Its task is woken (the permit waits for it if it is not listening yet).
+        tokio::time::timeout(Duration::from_secs(1), old.evicted.notified())
+            .await
+            .expect("the evicted connection's task is told");
+        assert!(open.evict_oldest_waiting());
+        assert!(young.is(EVICTED));
+        // Left: one serving a request and a websocket, neither of which is closed for room.
+        assert!(!open.evict_oldest_waiting());
+        assert!(serving.is(SERVING) && websocket.is(UPGRADED));
+        // The dead, evicted and upgraded entries left the queue; the serving one stays in
+        // line, and once it waits for its next request it can go.
+        assert_eq!(open.by_age.len(), 1);
+        assert!(serving.advance(SERVING, WAITING));
+        assert!(open.evict_oldest_waiting());
+        assert!(serving.is(EVICTED));
+    }
+
+    #[test]
+    fn the_eviction_queue_stays_within_twice_the_open_connections() {
+        let mut open = Open::default();
+        let websocket = phase(UPGRADED);
+        open.total = 1;
+        open.push(&websocket);
+        // Many short connections come and go past one long-lived websocket at the front.
+        for _ in 0..10_000 {
+            let p = phase(WAITING);
+            open.total += 1;
+            open.push(&p);
+            assert!(
+                open.by_age.len() <= 2 * open.total + 64,
+                "{}",
+                open.by_age.len()
+            );
+            drop(p);
+            open.total -= 1;
+        }
+    }
 }

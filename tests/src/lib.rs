@@ -108,16 +108,22 @@ impl Server {
 
     /// Starts the server with extra flags (after `--listen 127.0.0.1:0`).
     pub fn start_with(args: &[&str]) -> Server {
-        Server::spawn(args, None)
+        Server::spawn(&[], args, None)
+    }
+
+    /// As [`Server::start_with`], run through a wrapper command that execs the server,
+    /// such as `["prlimit", "--nofile=1024:1024"]` for a server with few file descriptors.
+    pub fn start_under(wrapper: &[&str], args: &[&str]) -> Server {
+        Server::spawn(wrapper, args, None)
     }
 
     /// As [`Server::start_with`], with `info` logs written to the file `log` (the server's
     /// stderr), for tests of what operators read.
     pub fn start_logging(args: &[&str], log: &std::path::Path) -> Server {
-        Server::spawn(args, Some(log))
+        Server::spawn(&[], args, Some(log))
     }
 
-    fn spawn(args: &[&str], log: Option<&std::path::Path>) -> Server {
+    fn spawn(wrapper: &[&str], args: &[&str], log: Option<&std::path::Path>) -> Server {
         // Another build of the server (the load generator compares two versions).
         let bin = match std::env::var_os("STOA_SERVER_BIN") {
             Some(bin) => PathBuf::from(bin),
@@ -126,7 +132,14 @@ impl Server {
                 binary("stoa-server")
             }
         };
-        let mut cmd = Command::new(bin);
+        let mut cmd = match wrapper.split_first() {
+            Some((program, wrapper_args)) => {
+                let mut cmd = Command::new(program);
+                cmd.args(wrapper_args).arg(bin);
+                cmd
+            }
+            None => Command::new(bin),
+        };
         cmd.args(["--listen", "127.0.0.1:0"])
             .args(args)
             .env(
