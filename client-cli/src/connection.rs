@@ -1,6 +1,6 @@
 //! The websocket connection to the server: `hello`/`welcome`, requests matched to answers by
 //! `rid`, pushes forwarded as events, clock-offset measurement with `ping`, and reconnection
-//! with backoff after a network drop.
+//! with backoff after a network drop, to any of the deployment's addresses that answers.
 //!
 //! Why one task owns the socket: requests come from the front-end at any time while pushes
 //! (diffs, `game.started`) arrive unasked; a single owner keeps frames ordered and lets a
@@ -19,6 +19,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use crate::identity::{Identity, Keys};
+
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// How often the client pings to measure the clock offset and to notice a dead link.
@@ -27,7 +29,10 @@ const PING_EVERY: Duration = Duration::from_secs(5);
 const SILENCE_LIMIT: Duration = Duration::from_secs(15);
 /// How long a connection attempt (TCP, websocket handshake, hello) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Backoff between reconnection attempts: doubles from the first to the last value.
+/// The websocket upgrade's response header naming the server's deployment.
+const DEPLOYMENT_HEADER: &str = "stoa-deployment";
+/// Backoff between reconnection attempts (after every address failed once): doubles from
+/// the first to the last value.
 const BACKOFF_FIRST: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(8);
 
@@ -42,6 +47,11 @@ pub struct Welcome {
     pub token: String,
     /// Unfinished games this player sits in.
     pub games: Vec<String>,
+    /// The deployment the server belongs to (`welcome.deployment`, else the upgrade's
+    /// `stoa-deployment` header; empty from a server that says neither).
+    pub deployment: String,
+    /// The address that welcomed us.
+    pub url: String,
 }
 
 /// Why a request failed.
@@ -108,10 +118,13 @@ pub struct Connection {
 /// Everything needed to open a session.
 #[derive(Clone, Debug)]
 pub struct Target {
-    /// `ws://host:port/ws`.
-    pub url: String,
-    /// Stored token, if any.
-    pub token: Option<String>,
+    /// The deployment's addresses (`ws://host:port/ws`), tried in order: the first that
+    /// answers serves, and the others stand in when it stops answering.
+    pub urls: Vec<String>,
+    /// Which stored token to offer which server.
+    pub keys: Keys,
+    /// Where a reconnection to another address is noted (none: not kept).
+    pub identity: Option<Identity>,
     /// Name for a new guest.
     pub name: Option<String>,
     /// Extra trusted certificates (PEM file) for `wss://`.
@@ -125,15 +138,24 @@ pub struct Target {
 pub enum ConnectError {
     /// Network or handshake failure.
     Network(String),
-    /// The server refused the hello (`code`, `message`).
-    Refused(String, String),
+    /// The server refused the hello.
+    Refused {
+        /// The error code.
+        code: String,
+        /// Text for a person.
+        message: String,
+        /// The token the hello carried, if any.
+        offered: Option<String>,
+    },
 }
 
 impl std::fmt::Display for ConnectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ConnectError::Network(m) => write!(f, "cannot connect: {m}"),
-            ConnectError::Refused(code, m) => write!(f, "server refused hello ({code}): {m}"),
+            ConnectError::Refused { code, message, .. } => {
+                write!(f, "server refused hello ({code}): {message}")
+            }
         }
     }
 }
@@ -149,18 +171,36 @@ pub fn local_now_ms() -> i64 {
 impl Connection {
     /// Connects, says hello and starts the connection task. Returns the handle, the
     /// welcome and the event stream.
+    /// The addresses are tried in order; the first that answers serves (a refused `hello`
+    /// is final).
     pub async fn open(
         target: Target,
     ) -> Result<(Connection, Welcome, mpsc::UnboundedReceiver<ConnEvent>), ConnectError> {
         let offset = Arc::new(AtomicI64::new(0));
-        let (ws, welcome, server_time) = handshake(&target).await?;
+        let mut failures = Vec::new();
+        let mut opened = None;
+        for (i, url) in target.urls.iter().enumerate() {
+            match handshake(&target, url, false).await {
+                Ok(x) => {
+                    opened = Some((i, x));
+                    break;
+                }
+                Err(ConnectError::Network(e)) => failures.push(e),
+                Err(refused) => return Err(refused),
+            }
+        }
+        let Some((current, (ws, welcome, server_time))) = opened else {
+            return Err(ConnectError::Network(failures.join("; ")));
+        };
         offset.store(server_time - local_now_ms(), Ordering::Relaxed);
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let (ev_tx, ev_rx) = mpsc::unbounded_channel();
         let mut target = target;
-        target.token = Some(welcome.token.clone());
+        // From now on this session is this player, on this deployment only.
+        target.keys = Keys::session(&welcome.url, &welcome.deployment, &welcome.token);
         let task = Task {
             target,
+            current,
             commands: cmd_rx,
             events: ev_tx,
             offset: offset.clone(),
@@ -204,24 +244,41 @@ impl Connection {
     }
 }
 
-/// Opens the websocket and performs hello/welcome. Returns the server time of `welcome`.
-async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> {
+/// Opens the websocket to `url` and performs hello/welcome, offering the token the keys
+/// give for the deployment the server announces. With `resume` (a reconnection) a server
+/// that is not our deployment gets no `hello` at all (it would make us a new guest): that is
+/// a `Network` failure, and the next address is tried. Returns the server time of `welcome`.
+async fn handshake(
+    target: &Target,
+    url: &str,
+    resume: bool,
+) -> Result<(Ws, Welcome, i64), ConnectError> {
     let attempt = async {
-        let connector = if target.url.starts_with("wss://") {
+        let connector = if url.starts_with("wss://") {
             Some(crate::tls::connector(target.ca_file.as_deref()).map_err(ConnectError::Network)?)
         } else {
             None
         };
-        let (mut ws, _) = tokio_tungstenite::connect_async_tls_with_config(
-            target.url.as_str(),
-            None,
-            false,
-            connector,
-        )
-        .await
-        .map_err(|e| ConnectError::Network(format!("{}: {e}", target.url)))?;
+        let (mut ws, response) =
+            tokio_tungstenite::connect_async_tls_with_config(url, None, false, connector)
+                .await
+                .map_err(|e| ConnectError::Network(format!("{url}: {e}")))?;
+        let announced = response
+            .headers()
+            .get(DEPLOYMENT_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(String::from);
+        let token = target.keys.token_for(url, announced.as_deref());
+        if resume && token.is_none() {
+            let _ = ws.close(None).await;
+            return Err(ConnectError::Network(format!(
+                "{url}: another deployment ({})",
+                announced.as_deref().unwrap_or("unnamed")
+            )));
+        }
         let mut hello = json!({"t": "hello", "protocol": 1});
-        if let Some(token) = &target.token {
+        if let Some(token) = &token {
             hello["token"] = json!(token);
         }
         if let Some(name) = &target.name {
@@ -260,15 +317,23 @@ async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> 
                                     .collect()
                             })
                             .unwrap_or_default(),
+                        deployment: msg["deployment"]
+                            .as_str()
+                            .filter(|d| !d.is_empty())
+                            .map(String::from)
+                            .or(announced)
+                            .unwrap_or_default(),
+                        url: url.to_string(),
                     };
                     let server_time = msg["server_time"].as_i64().unwrap_or_else(local_now_ms);
                     return Ok((ws, welcome, server_time));
                 }
                 Some("error") => {
-                    return Err(ConnectError::Refused(
-                        str_field(&msg, "code"),
-                        str_field(&msg, "message"),
-                    ))
+                    return Err(ConnectError::Refused {
+                        code: str_field(&msg, "code"),
+                        message: str_field(&msg, "message"),
+                        offered: token,
+                    })
                 }
                 _ => continue,
             }
@@ -277,8 +342,7 @@ async fn handshake(target: &Target) -> Result<(Ws, Welcome, i64), ConnectError> 
     match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
         Ok(r) => r,
         Err(_) => Err(ConnectError::Network(format!(
-            "{}: no welcome within {} s",
-            target.url,
+            "{url}: no welcome within {} s",
             CONNECT_TIMEOUT.as_secs()
         ))),
     }
@@ -295,6 +359,8 @@ fn is_document_message(t: &str) -> bool {
 
 struct Task {
     target: Target,
+    /// The index in `target.urls` of the address serving (or that last served) us.
+    current: usize,
     commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<ConnEvent>,
     offset: Arc<AtomicI64>,
@@ -336,8 +402,9 @@ impl Task {
         }
     }
 
-    /// Retries with exponential backoff until the server welcomes us again, failing every
-    /// request made meanwhile. `None` when the front-end is gone or the token was refused.
+    /// Retries with exponential backoff until a server of our deployment welcomes us again,
+    /// failing every request made meanwhile: each round tries the address that served us,
+    /// then the others in order. `None` when the front-end is gone or the token was refused.
     async fn reconnect(&mut self) -> Option<Ws> {
         let mut backoff = BACKOFF_FIRST;
         loop {
@@ -356,25 +423,43 @@ impl Task {
                     },
                 }
             }
-            match handshake(&self.target).await {
-                Ok((ws, welcome, server_time)) => {
-                    self.offset
-                        .store(server_time - local_now_ms(), Ordering::Relaxed);
-                    if self.events.send(ConnEvent::Reconnected(welcome)).is_err() {
+            let n = self.target.urls.len();
+            for i in (0..n).map(|k| (self.current + k) % n) {
+                let url = self.target.urls[i].clone();
+                match handshake(&self.target, &url, true).await {
+                    Ok((ws, welcome, server_time)) => {
+                        self.offset
+                            .store(server_time - local_now_ms(), Ordering::Relaxed);
+                        if i != self.current {
+                            // Another address of the deployment: known from now on.
+                            if let Some(identity) = &self.target.identity {
+                                let _ = identity.remember(
+                                    &url,
+                                    &welcome.deployment,
+                                    &welcome.token,
+                                    &welcome.id,
+                                    &welcome.name,
+                                );
+                            }
+                            self.current = i;
+                        }
+                        if self.events.send(ConnEvent::Reconnected(welcome)).is_err() {
+                            return None;
+                        }
+                        return Some(ws);
+                    }
+                    // A node cut off from its store says so; another may not be.
+                    Err(ConnectError::Refused { code, .. }) if code == "unavailable" => {}
+                    Err(ConnectError::Refused { code, message, .. }) => {
+                        let _ = self.events.send(ConnEvent::Closed(format!(
+                            "the server refused to resume this session ({code}): {message}"
+                        )));
                         return None;
                     }
-                    return Some(ws);
-                }
-                Err(ConnectError::Refused(code, message)) => {
-                    let _ = self.events.send(ConnEvent::Closed(format!(
-                        "the server refused to resume this session ({code}): {message}"
-                    )));
-                    return None;
-                }
-                Err(ConnectError::Network(_)) => {
-                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                    Err(ConnectError::Network(_)) => {}
                 }
             }
+            backoff = (backoff * 2).min(BACKOFF_MAX);
         }
     }
 

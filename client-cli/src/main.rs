@@ -29,8 +29,10 @@ mod tui;
     name = "stoa",
     version,
     about = "Stoa: play Ūnane, Staku, Akron and Akunur",
-    after_help = "Server address: --server or STOA_SERVER (default ws://127.0.0.1:7878/ws). \
-                  Identity token: ~/.config/stoa/ ($STOA_CONFIG_DIR or $XDG_CONFIG_HOME/stoa)."
+    after_help = "Server address: --server or STOA_SERVER (default ws://127.0.0.1:7878/ws; \
+                  several addresses of one deployment, comma-separated, are tried in order). \
+                  Identity tokens, one per deployment: ~/.config/stoa/ ($STOA_CONFIG_DIR or \
+                  $XDG_CONFIG_HOME/stoa)."
 )]
 struct Cli {
     #[command(flatten)]

@@ -699,6 +699,12 @@ pub enum ServerMessage {
         games: Vec<String>,
         /// Server time, ms since the epoch.
         server_time: u64,
+        /// Addition: the deployment this server belongs to, a stable id shared by every
+        /// node of a cluster (kept in the store). Tokens are valid across a deployment, so
+        /// clients keep them under this id rather than under a server address. Empty when
+        /// read from a server that does not send it.
+        #[serde(default)]
+        deployment: String,
     },
     /// Answer to `ping`.
     #[serde(rename = "pong")]

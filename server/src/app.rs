@@ -47,9 +47,9 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/games/{id}/record", get(api_record))
         .route("/api/players/{id}/games", get(api_player_games))
         .route("/api/kinds/{kind}", get(api_kind))
-        .route("/", get(crate::web::shell))
-        .route("/g/{id}", get(crate::web::shell))
-        .route("/r/{code}", get(crate::web::shell))
+        .route("/", get(shell))
+        .route("/g/{id}", get(shell))
+        .route("/r/{code}", get(shell))
         .route("/assets/{*path}", get(crate::web::asset))
         .with_state(AppState { hub, guard })
 }
@@ -112,11 +112,27 @@ async fn ws_upgrade(
     }
     let max = hub.config.max_frame_bytes;
     let guard = state.guard.clone();
-    ws.max_frame_size(max)
+    // The deployment goes in the upgrade's answer too, so that a client knows, before its
+    // `hello`, which of its stored tokens belongs here (`welcome` says it only after).
+    let deployment = header::HeaderValue::from_str(&hub.deployment).ok();
+    let mut response = ws
+        .max_frame_size(max)
         .max_message_size(max)
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| connection::serve(hub, socket, peer, guard))
+        .on_upgrade(move |socket| connection::serve(hub, socket, peer, guard));
+    if let Some(value) = deployment {
+        response.headers_mut().insert(DEPLOYMENT_HEADER, value);
+    }
+    response
+}
+
+/// The websocket upgrade's response header naming the deployment (`welcome.deployment`).
+pub const DEPLOYMENT_HEADER: &str = "stoa-deployment";
+
+/// The web client's page, naming the deployment the page keeps its token under.
+async fn shell(State(state): State<AppState>) -> Response {
+    crate::web::shell(&state.hub.deployment)
 }
 
 async fn health(State(state): State<AppState>) -> Response {
@@ -137,6 +153,7 @@ async fn health(State(state): State<AppState>) -> Response {
         "games": hub.games.len(),
         "players_online": hub.players.online_count(),
         "server_time": ids::now_ms(),
+        "deployment": hub.deployment,
     });
     if let Some(cluster) = &hub.cluster {
         use crate::game::capabilities::Peers;
@@ -463,6 +480,13 @@ async fn serve(
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut hub = Hub::new(config, store, stop_rx);
+    // The deployment's id, kept with the data: the same on every node and across restarts.
+    hub.deployment = hub
+        .store
+        .deployment(&hub.deployment)
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot read the deployment id: {e}")))?;
+    tracing::info!(deployment = %hub.deployment, "deployment");
     if let Some(cluster) = &cluster {
         hub = hub.with_cluster(cluster.clone());
     }

@@ -57,6 +57,10 @@ pub struct Hub {
     pub time: Arc<dyn TimeSource>,
     /// The other nodes over Redis (`--cluster`), `None` on a single node.
     pub cluster: Option<Arc<crate::cluster::Cluster>>,
+    /// The deployment's id (`welcome.deployment`, the `stoa-deployment` header of the
+    /// websocket upgrade, `/health`): random here, replaced by the store's when the server
+    /// starts ([`crate::store::Store::deployment`]).
+    pub deployment: String,
     next_conn: AtomicU64,
 }
 
@@ -86,6 +90,7 @@ impl Hub {
             ratings: Ratings::default(),
             time: Arc::new(crate::time::TokioTime::new()),
             cluster: None,
+            deployment: crate::ids::deployment_id(),
             next_conn: AtomicU64::new(1),
         }
     }

@@ -47,6 +47,12 @@ pub fn node_id() -> String {
     format!("n{}", random_base32(8).to_ascii_lowercase())
 }
 
+/// A deployment id (`welcome.deployment`): `d` and 80 random bits, lower-case base32. Made
+/// once per deployment (see [`crate::store::Store::deployment`]).
+pub fn deployment_id() -> String {
+    format!("d{}", random_base32(16).to_ascii_lowercase())
+}
+
 /// A room code: [`ROOM_CODE_LEN`] Crockford base32 letters (50 random bits).
 pub fn room_code() -> String {
     random_base32(ROOM_CODE_LEN)

@@ -263,6 +263,7 @@ impl Session {
             token,
             games,
             server_time: self.hub.time.now_ms(),
+            deployment: self.hub.deployment.clone(),
         });
         self.player = Some(player);
         Ok(())

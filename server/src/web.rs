@@ -42,14 +42,23 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// `GET /`, `GET /g/<id>`, `GET /r/<code>`: the client's HTML shell.
-pub async fn shell() -> Response {
+/// Where the shell names the deployment (`<meta name="stoa-deployment">`).
+const DEPLOYMENT_SLOT: &str = "{{deployment}}";
+
+/// `GET /`, `GET /g/<id>`, `GET /r/<code>`: the client's HTML shell, naming the deployment
+/// (the page keeps its token under that id; it must know it before its `hello`).
+pub fn shell(deployment: &str) -> Response {
+    // The id is ours (lower-case base32); whatever else a store held stays out of the HTML.
+    let escaped: String = deployment
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "no-cache"),
         ],
-        SHELL,
+        SHELL.replace(DEPLOYMENT_SLOT, &escaped),
     )
         .into_response()
 }
@@ -73,7 +82,12 @@ pub async fn asset(Path(path): Path<String>) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::ASSETS;
+    use super::{ASSETS, DEPLOYMENT_SLOT, SHELL};
+
+    #[test]
+    fn the_shell_has_one_deployment_slot() {
+        assert_eq!(SHELL.matches(DEPLOYMENT_SLOT).count(), 1);
+    }
 
     #[test]
     fn every_module_the_client_imports_is_served() {

@@ -27,17 +27,44 @@ const el = (tag, attrs = {}, ...children) => {
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 // ---------------------------------------------------------------------------------------
-// Identity: the same token model as the terminal client, kept in this browser's storage.
+// Identity: the same token model as the terminal client, kept in this browser's storage
+// under the deployment's id (`welcome.deployment`; the page names it in its
+// `<meta name="stoa-deployment">`, since the token goes in the `hello` before any `welcome`):
+// every node of a cluster, and the balancer in front of them, is one deployment and so one
+// identity. The entry of earlier versions, per origin under `stoa.identity`, is still read
+// when the deployment has none, and moves under the deployment once the server accepts it.
 
-function loadIdentity() {
+const DEPLOYMENT = (() => {
+  const m = document.querySelector('meta[name="stoa-deployment"]');
+  const id = m ? m.getAttribute("content") : "";
+  return id && !id.includes("{") ? id : "";
+})();
+
+function readIdentity(key) {
   try {
-    return JSON.parse(localStorage.getItem(IDENTITY_KEY)) || {};
+    return JSON.parse(localStorage.getItem(key)) || null;
   } catch {
-    return {};
+    return null;
   }
 }
-function saveIdentity(id) {
-  localStorage.setItem(IDENTITY_KEY, JSON.stringify(id));
+function identityKey(deployment) {
+  return deployment ? `${IDENTITY_KEY}.${deployment}` : IDENTITY_KEY;
+}
+function loadIdentity() {
+  return (DEPLOYMENT && readIdentity(identityKey(DEPLOYMENT))) || readIdentity(IDENTITY_KEY) || {};
+}
+function saveIdentity(id, deployment) {
+  localStorage.setItem(identityKey(deployment), JSON.stringify(id));
+  // The per-origin entry of earlier versions, now kept under the deployment.
+  const legacy = readIdentity(IDENTITY_KEY);
+  if (deployment && legacy && legacy.token === id.token) localStorage.removeItem(IDENTITY_KEY);
+}
+/** Forgets a token the server refused, wherever it was kept. */
+function forgetToken(token) {
+  for (const key of [identityKey(DEPLOYMENT), IDENTITY_KEY]) {
+    const id = readIdentity(key);
+    if (id && id.token === token) localStorage.removeItem(key);
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -78,6 +105,7 @@ class Link {
     const id = loadIdentity();
     const msg = { t: "hello", protocol: 1, rid: "hello" };
     if (id.token) msg.token = id.token;
+    this.sentToken = id.token;
     const name = $("#name").value.trim();
     if (name) msg.name = name;
     this.ws.send(JSON.stringify(msg));
@@ -89,12 +117,13 @@ class Link {
         this.ready = true;
         this.backoff = 500;
         this.offset = msg.server_time - Date.now();
-        saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name });
+        saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name },
+          msg.deployment || DEPLOYMENT);
         this.onWelcome(msg);
         this.onStatus(true);
-      } else if (msg.code === "unauthorized" && loadIdentity().token) {
+      } else if (msg.code === "unauthorized" && this.sentToken) {
         // This server does not know our token (a fresh server): continue as a new guest.
-        saveIdentity({});
+        forgetToken(this.sentToken);
         this.hello();
       } else {
         notice(`error ${msg.code}: ${msg.message}`);

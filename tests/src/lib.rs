@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod redis;
+pub mod run_local;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -124,7 +124,8 @@ fn a_new_process_resumes_an_unfinished_game() {
 }
 
 /// A stored token the server does not know (e.g. a fresh server) is refused with
-/// `unauthorized`; the client says so, continues as a new guest and stores the new token.
+/// `unauthorized`; the client says so, continues as a new guest and stores the new token
+/// (under the server's deployment).
 #[test]
 fn a_refused_token_falls_back_to_a_new_guest() {
     let server = Server::start();
@@ -144,7 +145,14 @@ fn a_refused_token_falls_back_to_a_new_guest() {
     clients.wait(c, |l| l.starts_with("lobby: "));
     let stored: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let token = stored[server.url.as_str()]["token"].as_str().unwrap();
+    // The refused entry (per address, as earlier versions kept it) is gone; the new token
+    // is kept under the server's deployment, with the address that welcomed it.
+    assert!(stored.get(server.url.as_str()).is_none(), "{stored}");
+    let deployments = stored["deployments"].as_object().expect("deployments");
+    assert_eq!(deployments.len(), 1, "{stored}");
+    let entry = deployments.values().next().unwrap();
+    assert_eq!(entry["addresses"], serde_json::json!([server.url]));
+    let token = entry["token"].as_str().unwrap();
     assert_ne!(token, "not-a-real-token");
     assert!(token.len() >= 22, "{token}");
     clients.close_stdin(c);

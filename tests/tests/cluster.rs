@@ -453,6 +453,16 @@ async fn run_local_starts_a_cluster_that_survives_a_drained_node() {
         .env("STOA_CLIENT_BIN", stoa_tests::binary("stoa"))
         .env("STOA_LEASE_MS", LEASE_MS.to_string())
         .env("STOA_RATE_LIMIT", "100000")
+        // The balancer in front is tested in tests/tests/deployment.rs; here it is there
+        // when Caddy is.
+        .env(
+            "STOA_BALANCER",
+            if stoa_tests::run_local::balancer_available() {
+                "1"
+            } else {
+                "0"
+            },
+        )
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()

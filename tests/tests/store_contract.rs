@@ -288,6 +288,34 @@ async fn memory_store_keeps_the_contract() {
     contract(&store).await;
 }
 
+/// The deployment id: Redis keeps the first one ever offered under the prefix (every node
+/// and every restart reads it), another prefix has its own; in memory each store is its own.
+#[tokio::test]
+async fn the_deployment_id_is_made_once_per_prefix() {
+    let memory = MemoryStore::new();
+    assert_eq!(memory.deployment("dm").await.unwrap(), "dm");
+    let redis = RedisServer::start();
+    let options = |prefix: &str| RedisOptions {
+        url: redis.url(),
+        prefix: prefix.into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: None,
+    };
+    let first = RedisStore::connect(options("one")).await.unwrap();
+    let second = RedisStore::connect(options("one")).await.unwrap();
+    assert_eq!(first.deployment("d1").await.unwrap(), "d1");
+    assert_eq!(second.deployment("d2").await.unwrap(), "d1");
+    assert_eq!(first.deployment("d3").await.unwrap(), "d1");
+    assert_eq!(
+        redis.command("GET one:deployment").as_deref(),
+        Some("$2\r\nd1\r\n")
+    );
+    let other = RedisStore::connect(options("two")).await.unwrap();
+    assert_eq!(other.deployment("d4").await.unwrap(), "d4");
+}
+
 /// Without Redis only the newest finished games stay (`--keep-finished`): the oldest goes,
 /// with its setup, log and place in the players' histories.
 #[tokio::test]

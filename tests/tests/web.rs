@@ -821,3 +821,145 @@ async fn the_lobby_plays_the_computer() {
     let _ = bot.kill();
     let _ = bot.wait();
 }
+
+/// The identity a page keeps for a deployment (`stoa.identity.<deployment>` in its local
+/// storage), `Null` when it keeps none.
+async fn stored_identity(c: &Client, deployment: &str) -> Value {
+    let text = c
+        .execute(
+            "return localStorage.getItem('stoa.identity.' + arguments[0])",
+            vec![json!(deployment)],
+        )
+        .await
+        .expect("read local storage");
+    text.as_str()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// Under `deploy/run-local.sh 3`, two pages play through the balancer's one address; the node
+/// holding the guest page's connection (and owning the game: the joiner's node creates it)
+/// is killed with SIGKILL; the page reconnects through the same address as the same player
+/// (its token is kept under the deployment the page names) and its next move is played.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
+    use stoa_tests::redis::health;
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    if !stoa_tests::run_local::balancer_available() {
+        return;
+    }
+    let mut cluster = stoa_tests::run_local::RunLocal::start(
+        3,
+        &[
+            ("STOA_BOT", "0"),
+            ("STOA_LEASE_MS", "1500"),
+            ("STOA_RATE_LIMIT", "100000"),
+            ("STOA_IP_CONN_LIMIT", "100000"),
+        ],
+    );
+    let base = cluster.balancer_page();
+    let deployment = health(&cluster.nodes[0]).1["deployment"]
+        .as_str()
+        .expect("deployment in /health")
+        .to_string();
+    let owned = |s: &stoa_tests::Server| health(s).1["games_owned"].as_u64().unwrap_or(0);
+    let profiles = [TempDir::new("web-lb-host"), TempDir::new("web-lb-guest")];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    assert!(invite.starts_with(&base), "{invite}");
+    let code = invite.rsplit('/').next().expect("code");
+    guest
+        .goto(&format!("{base}/r/{code}"))
+        .await
+        .expect("open the invitation through the balancer");
+    until(
+        &guest,
+        "the guest's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+    let before = stored_identity(&guest, &deployment).await;
+    let guest_id = before["id"]
+        .as_str()
+        .expect("a stored identity")
+        .to_string();
+    let script = scripted_game("unane", &json!({"width":4,"height":3}), 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+
+    let deadline = Instant::now() + WAIT;
+    let owner = loop {
+        if let Some(i) = cluster.nodes.iter().position(|n| owned(n) == 1) {
+            break i;
+        }
+        assert!(Instant::now() < deadline, "no node owns the game");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        health(&cluster.nodes[owner]).1["players_online"]
+            .as_u64()
+            .unwrap_or(0)
+            >= 1,
+        "the owner holds the guest's connection"
+    );
+    cluster.nodes[owner].kill9();
+    let deadline = Instant::now() + WAIT;
+    while (0..3)
+        .filter(|&i| i != owner)
+        .map(|i| owned(&cluster.nodes[i]))
+        .sum::<u64>()
+        != 1
+    {
+        assert!(Instant::now() < deadline, "no survivor took the game");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Typed, and again while the game is still changing nodes (`unavailable` plays nothing).
+    let mv = &script.moves[1];
+    let mut played = false;
+    for _ in 0..20 {
+        until(
+            &guest,
+            "the guest connected, to move",
+            "return document.querySelector('#link').textContent.startsWith('connected as ') && !document.querySelector('#move-input').disabled",
+        )
+        .await;
+        guest
+            .find(Locator::Css("#move-input"))
+            .await
+            .expect("move field")
+            .send_keys(&format!("{mv}\u{E007}"))
+            .await
+            .expect("type the move");
+        let until_at = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < until_at && moves_shown(&host).await < 2 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        if moves_shown(&host).await >= 2 {
+            played = true;
+            break;
+        }
+    }
+    assert!(played, "the guest's move after the node died");
+    wait_moves(&guest, 2).await;
+    let after = stored_identity(&guest, &deployment).await;
+    assert_eq!(after["id"], guest_id.as_str(), "the same player: {after}");
+    assert_eq!(after["token"], before["token"]);
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+    let (status, _) = cluster.stop();
+    assert!(status.success(), "the script stops cleanly: {status:?}");
+}

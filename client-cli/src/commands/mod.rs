@@ -18,7 +18,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use crate::connection::{ConnectError, Connection, Target};
-use crate::identity::Identity;
+use crate::identity::{Identity, Keys};
 use crate::session::{Session, Start};
 use crate::{clock_spec, plain, tui};
 
@@ -28,14 +28,18 @@ pub const DEFAULT_SERVER: &str = "ws://127.0.0.1:7878/ws";
 /// Options every networked subcommand takes.
 #[derive(Clone, Debug, Args)]
 pub struct Global {
-    /// Server websocket address.
+    /// Server websocket address; several addresses of one deployment (its nodes, its load
+    /// balancers), comma-separated or repeated, are tried in order, and the next stands in
+    /// when one stops answering.
     #[arg(
         long,
         env = "STOA_SERVER",
         default_value = DEFAULT_SERVER,
+        value_delimiter = ',',
+        action = clap::ArgAction::Append,
         global = true
     )]
-    pub server: String,
+    pub server: Vec<String>,
     /// Line-oriented mode for scripts and screen readers (automatic when stdout is not a
     /// terminal).
     #[arg(long, global = true)]
@@ -176,21 +180,25 @@ pub async fn connect(
     ExitCode,
 > {
     let identity = Identity::default_location();
-    let stored = identity.token(&global.server);
     let mut target = Target {
-        url: global.server.clone(),
-        token: stored.clone(),
+        urls: global.server.clone(),
+        keys: identity.keys(&global.server),
+        identity: Some(identity.clone()),
         name: global.name.clone(),
         ca_file: global.ca_file.clone(),
         bot: global.bot,
     };
     let opened = match Connection::open(target.clone()).await {
-        Err(ConnectError::Refused(code, message)) if code == "unauthorized" && stored.is_some() => {
+        Err(ConnectError::Refused {
+            code,
+            message,
+            offered: Some(token),
+        }) if code == "unauthorized" => {
             // The server does not know this token (e.g. a fresh test server): say so, and
             // continue as a new guest rather than failing.
             eprintln!("note: the server refused the stored identity ({message}); continuing as a new guest");
-            let _ = identity.forget(&global.server);
-            target.token = None;
+            let _ = identity.forget_token(&token);
+            target.keys = Keys::default();
             Connection::open(target).await
         }
         other => other,
@@ -203,20 +211,48 @@ pub async fn connect(
             return Err(ExitCode::FAILURE);
         }
     };
-    if let Err(e) = identity.store(&global.server, &welcome.token, &welcome.id, &welcome.name) {
+    if let Err(e) = identity.remember(
+        &welcome.url,
+        &welcome.deployment,
+        &welcome.token,
+        &welcome.id,
+        &welcome.name,
+    ) {
         eprintln!("note: could not store the identity token: {e}");
     }
     Ok((conn, welcome, events))
 }
 
-/// `--server` as a websocket URL, or the exit status after saying why not.
+/// `--server` as websocket URLs (at least one, each once), or the exit status after saying
+/// why not.
 pub fn resolved(global: &Global) -> Result<Global, ExitCode> {
     let mut global = global.clone();
-    global.server = server_url(&global.server).map_err(|e| {
+    global.server = server_urls(&global.server).map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)
     })?;
     Ok(global)
+}
+
+/// The websocket URLs of `--server` values, each of which may list several addresses
+/// separated by commas; repeats are dropped.
+pub fn server_urls(values: &[String]) -> Result<Vec<String>, String> {
+    let mut urls: Vec<String> = Vec::new();
+    for text in values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        let url = server_url(text)?;
+        if !urls.contains(&url) {
+            urls.push(url);
+        }
+    }
+    if urls.is_empty() {
+        return Err("no server address given".into());
+    }
+    Ok(urls)
 }
 
 /// Runs an async one-shot command on a small runtime; `Err` is the exit status after the
@@ -257,8 +293,8 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         .cloned()
         .collect();
     let (mut session, answers) = Session::new(conn, welcome, start);
-    if global.server != DEFAULT_SERVER {
-        session.server = Some(global.server.clone());
+    if global.server != [DEFAULT_SERVER] {
+        session.server = Some(global.server.join(","));
     }
     if !unfinished.is_empty() {
         session.note_info(format!(
@@ -303,6 +339,38 @@ mod tests {
         );
         assert!(server_url("ftp://x").is_err());
         assert!(server_url("ws://").is_err());
+    }
+
+    #[test]
+    fn several_server_addresses() {
+        let given = |v: &[&str]| server_urls(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            given(&["a:1, b:2", "ws://c:3/ws", "a:1"]).unwrap(),
+            ["ws://a:1/ws", "ws://b:2/ws", "ws://c:3/ws"]
+        );
+        assert!(given(&[" , "]).is_err());
+        assert!(given(&["a:1,ftp://x"]).is_err());
+    }
+
+    #[test]
+    fn server_is_comma_separated_or_repeated() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            global: Global,
+        }
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("stoa").chain(args.iter().copied()))
+                .unwrap()
+                .global
+                .server
+        };
+        assert_eq!(parse(&["--server", "a:1,b:2"]), ["a:1", "b:2"]);
+        assert_eq!(
+            parse(&["--server", "a:1", "--server", "b:2"]),
+            ["a:1", "b:2"]
+        );
     }
 
     #[test]

@@ -233,6 +233,16 @@ pub trait Store: Send + Sync + 'static {
         true
     }
 
+    /// The deployment's id (`welcome.deployment`): the id stored with the data if there is
+    /// one, else `fresh`, stored now for the next start and every other node. Tokens are
+    /// valid wherever the players they name are, so the id names the set of players: Redis
+    /// keeps it under the key prefix (every node of a cluster, and every restart, read the
+    /// same one, created once with `SET NX`); the in-memory store forgets its players on
+    /// exit, so each process is a deployment of its own and keeps `fresh`.
+    async fn deployment(&self, fresh: &str) -> StoreResult<String> {
+        Ok(fresh.to_string())
+    }
+
     /// Creates a player; `Conflict` if the id or token hash exists.
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
     /// The player whose token hashes to `token_hash`.

@@ -21,6 +21,7 @@
 //! | `P:game:{id}:lease` | string | the node owning the live game (cluster mode, with a TTL) |
 //! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
 //! | `P:games:finished` | sorted set | every finished game, by end ms |
+//! | `P:deployment` | string | the deployment's id (`welcome.deployment`), set once with `SET NX` |
 //!
 //! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys
 //! (and a player's, and a room's) live in one slot and the append script (game hash, log,
@@ -463,6 +464,22 @@ impl Store for RedisStore {
 
     fn available(&self) -> bool {
         self.is_up()
+    }
+
+    async fn deployment(&self, fresh: &str) -> StoreResult<String> {
+        let mut conn = self.conn();
+        let key = self.key(&["deployment"]);
+        // The first node ever to start sets it; everyone after reads that one.
+        self.run(
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(fresh)
+                .arg("NX")
+                .query_async::<Option<String>>(&mut conn),
+        )
+        .await?;
+        let id: Option<String> = self.run(conn.get(&key)).await?;
+        id.ok_or_else(|| StoreError::Unavailable("the deployment id vanished".into()))
     }
 
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {

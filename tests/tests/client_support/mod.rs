@@ -174,6 +174,17 @@ impl Clients {
         self.spawn_full(name, &url, config, None, args)
     }
 
+    /// Like [`Clients::spawn_in`] with another server address (or several, comma-separated).
+    pub fn spawn_in_at(
+        &mut self,
+        name: &str,
+        url: &str,
+        config: &std::path::Path,
+        args: &[&str],
+    ) -> usize {
+        self.spawn_full(name, url, config, None, args)
+    }
+
     fn spawn_full(
         &mut self,
         name: &str,
