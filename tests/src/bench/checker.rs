@@ -557,11 +557,20 @@ fn check_documents<'a>(
         for Final { node, seq, api } in finals {
             let n = node + 1;
             if *seq != Some(last) {
+                // What the node is missing (or, beyond the log, inventing).
+                let mut beyond: BTreeMap<&str, usize> = BTreeMap::new();
+                for e in log(game).entries.iter().skip(seq.unwrap_or(0) as usize) {
+                    *beyond
+                        .entry(e["action"]["type"].as_str().unwrap_or("?"))
+                        .or_default() += 1;
+                }
+                let beyond: Vec<String> = beyond.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
                 f.divergent.push(Finding::new(
                     "a node's final snapshot is not at the log's last seq",
                     format!(
-                        "game {game}: n{n}'s snapshot is at seq {}, the log at seq {last}",
-                        seq.map_or("none".into(), |s| s.to_string())
+                        "game {game}: n{n}'s snapshot is at seq {}, the log at seq {last} (the log after it: {})",
+                        seq.map_or("none".into(), |s| s.to_string()),
+                        beyond.join(", ")
                     ),
                 ));
             }
@@ -688,6 +697,9 @@ fn check_liveness<'a>(
     }
     let first_ok_after =
         |g: &str, t: Duration| oks.get(g).and_then(|v| v.iter().find(|e| **e > t).copied());
+    // A game stuck once usually stays stuck: one finding per game, at its first episode,
+    // naming the later episodes it was stuck after too.
+    let mut stuck: Vec<(&str, Finding, Vec<usize>)> = Vec::new();
     for (k, ep) in r.episodes.iter().enumerate() {
         let deadline = ep.heal_at + window;
         for g in r.games.values() {
@@ -697,6 +709,10 @@ fn check_liveness<'a>(
             }
             let next = first_ok_after(&g.id, ep.heal_at);
             if next.is_some_and(|t| t <= deadline) {
+                continue;
+            }
+            if let Some((_, _, again)) = stuck.iter_mut().find(|(id, _, _)| *id == g.id) {
+                again.push(k + 1);
                 continue;
             }
             let views: Vec<String> = r
@@ -722,10 +738,10 @@ fn check_liveness<'a>(
                 }
             }
             let logged: Vec<String> = logged.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
-            f.stuck.push(Finding::new(
+            let finding = Finding::new(
                 format!("a game acknowledged nothing within lease + 2 s after a {}", ep.kind),
                 format!(
-                    "episode {} ({}, healed at {:.1} s): game {} ({}, owner {} before the fault) had no ok until {:.1} s; next ok {}; answers meanwhile: {}; logged meanwhile: {}; the log ends at seq {}; views: {}; client notes: {}",
+                    "episode {} ({}, healed at {:.1} s): game {} ({}, owner {} before the fault) had no ok until {:.1} s; next ok {}; answers meanwhile: {}; logged meanwhile: {}; the log ends at seq {}; views (last seq held): {}; last client notes: {}",
                     k + 1,
                     ep.fault,
                     ep.heal_at.as_secs_f64(),
@@ -740,7 +756,8 @@ fn check_liveness<'a>(
                     views.join(", "),
                     if notes.is_empty() { "none".into() } else { notes }
                 ),
-            ));
+            );
+            stuck.push((g.id.as_str(), finding, Vec::new()));
         }
         for g in &ep.owned {
             if ends.get(g).is_some_and(|e| *e <= ep.fault_at) {
@@ -752,6 +769,13 @@ fn check_liveness<'a>(
                 None => f.never_taken_over += 1,
             }
         }
+    }
+    for (_, mut finding, again) in stuck {
+        if !again.is_empty() {
+            let list: Vec<String> = again.iter().map(|k| k.to_string()).collect();
+            finding.detail += &format!("; stuck again after episode(s) {}", list.join(", "));
+        }
+        f.stuck.push(finding);
     }
 }
 
