@@ -5,6 +5,8 @@
 //! test reads as the scenario it checks.
 #![forbid(unsafe_code)]
 
+pub mod bench;
+pub mod fault_proxy;
 pub mod redis;
 pub mod run_local;
 
