@@ -723,16 +723,27 @@ impl Cluster {
     }
 
     async fn publish_on(&self, channel: &str, msg: &BusMessage) -> i64 {
+        self.publish_counted(channel, msg).await.unwrap_or(0)
+    }
+
+    /// Publishes and counts the receivers; `None` when the publish was sent but its answer
+    /// lost (it may still reach them: a slow or partitioned link delivers late), `Some(0)`
+    /// when it certainly reached nobody.
+    async fn publish_counted(&self, channel: &str, msg: &BusMessage) -> Option<i64> {
         let mut conn = self.bus.clone();
         match self
             .store
             .call(conn.publish::<_, _, i64>(channel, msg.encode_at(messages::wall_ms())))
             .await
         {
-            Ok(n) => n,
+            Ok(n) => Some(n),
+            Err(e @ StoreError::InDoubt(_)) => {
+                tracing::warn!(error = %e, "bus publish in doubt");
+                None
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "bus publish failed");
-                0
+                Some(0)
             }
         }
     }
@@ -923,8 +934,10 @@ impl Peers for Cluster {
         self.publish_on(&self.game_channel(&game), message).await;
     }
 
-    async fn send_to(&self, node: &str, message: &BusMessage) -> bool {
-        self.publish_on(&self.node_channel(node), message).await > 0
+    async fn send_to(&self, node: &str, message: &BusMessage) -> Option<bool> {
+        self.publish_counted(&self.node_channel(node), message)
+            .await
+            .map(|n| n > 0)
     }
 
     async fn owner_of(&self, game: &str) -> Option<String> {

@@ -1060,7 +1060,9 @@ impl Actor {
             req,
             op,
         };
-        if peers.send_to(&owner, &message).await {
+        // Sent, or maybe sent (a publish whose answer was lost may still be delivered and
+        // played): the command waits for its answer, or for the log to settle it.
+        if peers.send_to(&owner, &message).await != Some(false) {
             if let Some(f) = forwarded {
                 self.pending.insert(req, f);
             }
@@ -1371,6 +1373,9 @@ impl Actor {
                 return;
             }
         }
+        // A command whose sender left needs no answer any more (and must not keep this
+        // follower alive).
+        self.pending.retain(|_, f| !f.reply.is_closed());
         if self.in_doubt.is_some() {
             self.heal().await;
         } else if self.checked_at.elapsed() >= FRESHNESS_CHECK {

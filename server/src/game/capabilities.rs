@@ -54,8 +54,14 @@ pub trait Peers: Send + Sync {
     /// Awaited before the request that caused it is answered, so a reply sent after it
     /// reaches a follower after the event.
     async fn publish(&self, message: &crate::cluster::messages::BusMessage);
-    /// Sends a message to one node; `false` when no such node listens.
-    async fn send_to(&self, node: &str, message: &crate::cluster::messages::BusMessage) -> bool;
+    /// Sends a message to one node; `Some(false)` when it certainly reached nobody (no such
+    /// node listens, or it was never sent), `None` when its fate is unknown (sent, answer
+    /// lost: it may still arrive).
+    async fn send_to(
+        &self,
+        node: &str,
+        message: &crate::cluster::messages::BusMessage,
+    ) -> Option<bool>;
     /// The node holding a game's lease now, if any.
     async fn owner_of(&self, game: &str) -> Option<String>;
     /// Whether this node owns (renews the lease of) a game; called as that changes.

@@ -562,6 +562,27 @@ impl Core {
     /// Applies one event (live, after it was logged, or from the log on recovery) and
     /// returns the RFC 6902 patch from the document at `seq - 1` to the one at `seq`.
     pub fn apply(&mut self, record: &ActionRecord) -> Result<Vec<PatchOp>, ApplyError> {
+        // A pause is this node's own (its store unreachable, a shutdown): it never shows in
+        // the document, so an event applies to the clock as the document has it — the same
+        // on every node, whatever each was doing — and the pause goes on after it (a
+        // `resume` event ends it).
+        let local_pause = self.clock.clock().paused_at();
+        if let Some(p) = local_pause {
+            self.clock.resume(p);
+        }
+        let applied = self.apply_event(record);
+        if let Some(p) = local_pause {
+            let resumed = matches!(record.action, ActionKind::Resume { .. });
+            if applied.is_err() {
+                self.clock.pause(p);
+            } else if !resumed && self.result.is_none() {
+                self.clock.pause(p.max(record.at_ms));
+            }
+        }
+        applied
+    }
+
+    fn apply_event(&mut self, record: &ActionRecord) -> Result<Vec<PatchOp>, ApplyError> {
         let fail = |reason: String| ApplyError {
             seq: record.seq,
             reason,
