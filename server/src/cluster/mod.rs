@@ -132,7 +132,11 @@ impl Cluster {
         let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
         // Published on the same server the subscriptions use: PUBLISH then counts the
         // receivers a node channel really has.
-        let bus = redis::aio::ConnectionManager::new(client.clone())
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_factor(50)
+            .set_exponent_base(2)
+            .set_max_delay(500);
+        let bus = redis::aio::ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(|e| format!("cannot reach redis for the bus: {e}"))?;
         Ok(Cluster {

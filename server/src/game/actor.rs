@@ -474,6 +474,8 @@ impl Actor {
             Command::Promote => self.take_over().await,
             Command::Heal => {
                 if self.is_follower() {
+                    // Announcements of a new owner may have been lost with the bus too.
+                    self.role = Role::Follower { owner: None };
                     self.heal().await;
                 }
             }
@@ -1124,6 +1126,13 @@ impl Actor {
                     };
                     if behind {
                         self.heal().await;
+                    }
+                    if matches!(&result, Err(e) if e.code == ErrorCode::Unavailable) {
+                        // That node no longer decides (its announcement may have been lost
+                        // with a bus connection): the next command asks Redis who does.
+                        if let Role::Follower { owner } = &mut self.role {
+                            *owner = None;
+                        }
                     }
                     let _ = f.reply.send(result);
                 }

@@ -193,10 +193,12 @@ impl RedisStore {
         } else {
             let client = redis::Client::open(options.url.as_str())
                 .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
+            // Reconnect attempts at most half a second apart: after an outage the node is
+            // back within moments of Redis (games wait on it, with leases running).
             let config = ConnectionManagerConfig::new()
                 .set_factor(50)
                 .set_exponent_base(2)
-                .set_max_delay(2_000)
+                .set_max_delay(500)
                 .set_number_of_retries(6)
                 .set_connection_timeout(options.timeout)
                 .set_response_timeout(options.timeout);
