@@ -972,6 +972,73 @@ fn push_escaped(path: &mut String, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stoa_protocol::wire::SeatPlayer;
+
+    /// A Fischer 60+1 Ūnane game (4x3) created at t=1000.
+    fn timed_core() -> Core {
+        let clock = json!({"kind":"fischer","initial_ms":60_000,"increment_ms":1_000});
+        let kind = stoa_protocol::kind("unane").unwrap();
+        let options = kind
+            .validate_options(&json!({"width":4,"height":3}))
+            .unwrap();
+        let seat = |id: &str| SeatPlayer {
+            id: id.into(),
+            name: id.into(),
+            rating: None,
+            bot: false,
+        };
+        let tc = crate::clock_request::time_control(&clock).unwrap();
+        let driver = ClockDriver::new(tc, ["pa", "pb"], 30_000).unwrap();
+        let new = NewGame {
+            id: "g1".into(),
+            kind: "unane".into(),
+            options: options.clone(),
+            clock,
+            rated: false,
+            visibility: Visibility::Public,
+            code: None,
+            players: [seat("pa"), seat("pb")],
+            rematch_of: None,
+        };
+        Core::new(new, kind.start(&options).unwrap(), driver, 1_000, 60_000)
+    }
+
+    /// The owner decides a move at `at`; the event it logs.
+    fn next_move(core: &Core, at: u64) -> ActionRecord {
+        let player = core.player_ids()[core.game.to_act().unwrap().index()].to_string();
+        let mv = core.legal()[0].clone();
+        match core.decide(&player, Act::Move { mv, seq: None }, at, None) {
+            Ok(Decision::Record(event)) => event,
+            _ => panic!("the move is refused"),
+        }
+    }
+
+    /// A node whose clock is paused (its store unreachable) applies a logged event to the
+    /// document as every other node does: one document per seq, and the pause goes on.
+    #[test]
+    fn a_local_pause_never_changes_what_an_event_makes() {
+        let mut owner = timed_core();
+        let mut follower = timed_core();
+        for at in [2_000, 3_000, 4_500] {
+            let event = next_move(&owner, at);
+            owner.apply(&event).unwrap();
+            follower.apply(&event).unwrap();
+        }
+        // The move is logged, then the owner's store goes away before it applies it.
+        let event = next_move(&owner, 6_000);
+        owner.pause(6_100);
+        let patch_paused = owner.apply(&event).unwrap();
+        let patch = follower.apply(&event).unwrap();
+        assert_eq!(json!(patch_paused), json!(patch));
+        assert_eq!(owner.document(), follower.document());
+        assert!(owner.paused(), "the pause goes on after the event");
+        // The resume logged later says how long the clock stood still, for everyone.
+        let resume = owner.resume(9_000).expect("a resume event");
+        owner.apply(&resume).unwrap();
+        follower.apply(&resume).unwrap();
+        assert_eq!(owner.document(), follower.document());
+        assert!(!owner.paused());
+    }
 
     #[test]
     fn diff_replaces_only_changed_members() {
