@@ -1320,6 +1320,8 @@ impl Actor {
     /// This node no longer owns the game: it follows whoever does.
     async fn demote(&mut self, why: &str) {
         if self.is_follower() {
+            // A takeover that never finished is off too: the lease is gone.
+            self.promoting = false;
             return;
         }
         tracing::warn!(reason = why, "no longer the game's owner: following it");
