@@ -655,21 +655,24 @@ impl Cluster {
         for id in taken {
             lock(&self.owned).insert(id.clone());
             tracing::info!(game = %id, "lease lapsed: taking the game over");
-            match hub.games.get(&id) {
-                Some(h) => {
-                    let _ = h.tx.send(Command::Promote).await;
-                }
-                None => {
-                    if let Err(e) = crate::recovery::take_over(hub, &id).await {
-                        // Given back at once, so this node or another tries again at the
-                        // next round instead of after a whole lease.
-                        tracing::error!(game = %id, error = %e, "takeover failed");
-                        lock(&self.owned).remove(&id);
-                        let mut inv = self.release.prepare_invoke();
-                        inv.key(self.store.lease_key(&id)).arg(&self.node);
-                        let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
-                    }
-                }
+            // A follower that stopped between the lookup and the send no longer takes
+            // commands: the game is rebuilt from the log instead, never left with a lease
+            // and no actor (every node would be told "changing servers" for good).
+            let promoted = match hub.games.get(&id) {
+                Some(h) => h.tx.send(Command::Promote).await.is_ok(),
+                None => false,
+            };
+            if promoted {
+                continue;
+            }
+            if let Err(e) = crate::recovery::take_over(hub, &id).await {
+                // Given back at once, so this node or another tries again at the next round
+                // instead of after a whole lease.
+                tracing::error!(game = %id, error = %e, "takeover failed");
+                lock(&self.owned).remove(&id);
+                let mut inv = self.release.prepare_invoke();
+                inv.key(self.store.lease_key(&id)).arg(&self.node);
+                let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
             }
         }
         soonest.map(Duration::from_millis)

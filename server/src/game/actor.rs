@@ -393,9 +393,11 @@ impl Actor {
         if let Some(peers) = &self.caps.peers {
             if self.is_follower() {
                 peers.unfollow(self.core.id());
-            } else {
-                peers.set_owned(self.core.id(), false);
             }
+            // Also for a follower: a lease claimed for it just as it stopped (its promotion
+            // still queued) is no longer renewed, so it lapses and the game is taken over
+            // from the log rather than held by a node with no actor for it.
+            peers.set_owned(self.core.id(), false);
         }
         tracing::info!("game actor stopped");
     }
