@@ -350,7 +350,11 @@ async fn api_game(
         Err(e) if e.code == stoa_protocol::wire::ErrorCode::Forbidden => return not_found(),
         Err(_) => {}
     }
-    if let Some(h) = hub.game(&id).await {
+    let live = match hub.game(&id).await {
+        Ok(live) => live,
+        Err(e) => return api_error(e),
+    };
+    if let Some(h) = live {
         let (tx, rx) = oneshot::channel();
         if h.tx
             .send(Command::Snapshot {

@@ -102,13 +102,16 @@ impl Hub {
     }
 
     /// The live game `id`: its actor here, or in a cluster a follower of the node that owns
-    /// it (started on demand). `None` when it is not live anywhere.
-    pub async fn game(self: &Arc<Self>, id: &str) -> Option<GameHandle> {
+    /// it (started on demand). `Ok(None)` when it is not live anywhere; `unavailable` when
+    /// the store cannot tell now.
+    pub async fn game(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ApiError> {
         if let Some(h) = self.games.get(id) {
-            return Some(h);
+            return Ok(Some(h));
         }
-        let cluster = self.cluster.clone()?;
-        cluster.attach(self, id).await
+        let Some(cluster) = self.cluster.clone() else {
+            return Ok(None);
+        };
+        cluster.attach(self, id).await.map_err(ApiError::store)
     }
 
     /// A fresh connection id.

@@ -503,7 +503,10 @@ impl Session {
         game_id: &str,
         make: impl FnOnce(crate::game::Reply) -> Command,
     ) -> Option<Result<Answer, ApiError>> {
-        let handle = self.hub.game(game_id).await?;
+        let handle = match self.hub.game(game_id).await {
+            Ok(h) => h?,
+            Err(e) => return Some(Err(e)),
+        };
         let (tx, rx) = oneshot::channel();
         handle.tx.send(make(tx)).await.ok()?;
         rx.await.ok()
@@ -560,7 +563,7 @@ impl Session {
             Some((id, room_code)) => (id, Some(room_code)),
             None => (game_id.to_string(), code),
         };
-        if self.hub.game(&game_id).await.is_none() {
+        if self.hub.game(&game_id).await?.is_none() {
             // A room code whose room still waits (here or, in a cluster, stored by another
             // node): there is nothing to watch yet, and watching never takes a seat.
             let room_code = ids::normalize_code(&game_id);

@@ -679,26 +679,36 @@ impl Cluster {
     }
 
     /// The live game `id` as this node can serve it: a follower of the owner, started from
-    /// the log. `None` when the game is not live anywhere (unknown or finished).
-    pub async fn attach(&self, hub: &Arc<Hub>, id: &str) -> Option<crate::game::GameHandle> {
+    /// the log. `Ok(None)` when the game is not live anywhere (unknown or finished); an
+    /// error when Redis cannot tell now (a live game is never reported missing because a
+    /// read timed out).
+    pub async fn attach(
+        &self,
+        hub: &Arc<Hub>,
+        id: &str,
+    ) -> Result<Option<crate::game::GameHandle>, StoreError> {
         let _one = self.attaching.lock().await;
         if let Some(h) = hub.games.get(id) {
-            return Some(h);
+            return Ok(Some(h));
         }
-        if hub.store.finished_game(id).await.ok()?.is_some() {
-            return None;
+        if hub.store.finished_game(id).await?.is_some() || hub.store.game(id).await?.is_none() {
+            return Ok(None);
         }
-        hub.store.game(id).await.ok()??;
         // Subscribed before the log is read: an event logged after the read arrives on the
         // channel; one logged before is in the log (the follower heals at its start).
-        self.subscribe(&self.game_channel(id)).await.ok()?;
+        self.subscribe(&self.game_channel(id))
+            .await
+            .map_err(StoreError::Unavailable)?;
         lock(&self.followed).insert(id.to_string());
         match crate::recovery::follow(hub, id).await {
-            Ok(h) => Some(h),
+            Ok(h) => Ok(Some(h)),
             Err(e) => {
                 tracing::warn!(game = %id, error = %e, "cannot follow the game");
                 self.unfollow(id);
-                None
+                match e {
+                    crate::recovery::RecoveryError::Store(e) => Err(e),
+                    _ => Ok(None),
+                }
             }
         }
     }
@@ -847,7 +857,7 @@ impl Cluster {
                 if here.is_empty() {
                     return;
                 }
-                let Some(handle) = self.attach(&hub, game).await else {
+                let Ok(Some(handle)) = self.attach(&hub, game).await else {
                     return;
                 };
                 for i in here {
