@@ -365,8 +365,16 @@ impl Seat {
                 true
             }
             Reply::Answer(a) if a["t"] == "ok" => {
-                // The replayed diffs came before the ok; a gap among them leaves it stale.
-                !self.view.stale && self.view.doc.is_some()
+                // The replayed diffs came before the ok, which names the current seq: the
+                // view is current when it holds that seq (a refused action marked it stale
+                // only to make sure). Otherwise the next watch asks for a snapshot.
+                if self.view.doc.is_some() && a["seq"].as_u64() == Some(self.view.seq) {
+                    self.view.stale = false;
+                    true
+                } else {
+                    self.view.doc = None;
+                    false
+                }
             }
             Reply::Answer(a) => {
                 self.ctx.history.note(
