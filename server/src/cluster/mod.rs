@@ -565,6 +565,11 @@ impl Cluster {
                 Some(left) => period.min(left + Duration::from_millis(5)),
                 None => period,
             };
+            if !self.store.is_up() {
+                // Every lease lapses in an outage: round again soon after Redis is back
+                // rather than a whole period later.
+                next = next.min(Duration::from_millis(250));
+            }
         }
     }
 
