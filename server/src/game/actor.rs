@@ -1230,7 +1230,7 @@ impl Actor {
             }
         }
         if let Some(doubt) = self.in_doubt.take() {
-            let logged = log.iter().any(|e| *e == doubt.event);
+            let logged = log.contains(&doubt.event);
             if let Some((reply, if_logged, if_not)) = doubt.waiting {
                 let _ = reply.send(if logged { if_logged } else { Err(if_not) });
             }
@@ -1507,7 +1507,7 @@ impl Actor {
         let Some(doubt) = self.in_doubt.take() else {
             return Ok(());
         };
-        let logged = log.iter().any(|e| *e == event);
+        let logged = log.contains(&event);
         if logged {
             tracing::info!(
                 seq = event.seq,
