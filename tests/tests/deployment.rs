@@ -12,7 +12,7 @@ mod client_support;
 
 use std::time::{Duration, Instant};
 
-use client_support::{Clients, TempDir, TIMEOUT};
+use client_support::{Clients, TempDir, HOST_SMALL_UNANE, TIMEOUT};
 use serde_json::Value;
 use stoa_tests::redis::{health, RedisServer};
 use stoa_tests::run_local::RunLocal;
@@ -127,19 +127,7 @@ fn a_terminal_player_whose_node_dies_plays_on_through_the_balancer() {
         .to_string();
 
     let mut clients = Clients::with_url(&balancer);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
+    let host = clients.spawn("host", HOST_SMALL_UNANE);
     let code = clients.room_code(host);
     let home = TempDir::new("balancer-guest");
     let guest = clients.spawn_in("guest", &home.0, &["join", &code]);
@@ -209,19 +197,7 @@ fn the_client_falls_back_on_its_other_addresses_as_the_same_player() {
     let b = node(&redis, "fb", "b");
     let both = format!("{},{}", a.ws_url(), b.ws_url());
     let mut clients = Clients::with_url(&b.ws_url());
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
+    let host = clients.spawn("host", HOST_SMALL_UNANE);
     let code = clients.room_code(host);
     let home = TempDir::new("fallback-guest");
     let guest = clients.spawn_in_at("guest", &both, &home.0, &["join", &code]);

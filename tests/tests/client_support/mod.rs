@@ -17,6 +17,19 @@ use stoa_protocol::kind;
 /// How long a test waits for one expected line.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// `stoa host` arguments for a small untimed Ūnane game with the host on black (so the
+/// joiner moves first): the scripted games of the reconnect and deployment tests.
+pub const HOST_SMALL_UNANE: &[&str] = &[
+    "host",
+    "unane",
+    "--side",
+    "black",
+    "--clock",
+    "none",
+    "--options",
+    "width=5,height=4",
+];
+
 /// Builds `stoa` and `stoa-server` once per test process: `cargo test` does not build other
 /// packages' binaries by itself.
 pub fn build_binaries() {
