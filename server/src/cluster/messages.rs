@@ -133,6 +133,11 @@ pub enum RemoteOp {
         /// node settles a lost answer by finding exactly this command in the log.
         #[serde(default)]
         cmd: Option<String>,
+        /// Sent again because no answer came (pub/sub loses a request or its answer while a
+        /// bus connection is down): the owner answers a command it already played from
+        /// what it played, and looks in the log for it before deciding it anew.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        retry: bool,
     },
     /// Whether a seated player has a connection on the asking node.
     Presence {

@@ -79,7 +79,13 @@ struct Forwarded {
     /// The owner it was sent to: once another node holds the lease, that one can no longer
     /// write, and the log tells what the command did.
     owner: String,
+    /// The request as sent, to send again (marked a retry) while the owner is unchanged.
+    op: RemoteOp,
 }
+
+/// How many forwarded commands an actor remembers having played (see [`Actor::played`]):
+/// a retry comes within seconds, a few dozen events at most.
+const PLAYED_CMDS: usize = 64;
 
 /// How often a follower checks the log's end for an event the bus did not bring (pub/sub
 /// delivers at most once: a publish lost with its owner would otherwise leave this node's
@@ -87,10 +93,11 @@ struct Forwarded {
 const FRESHNESS_CHECK: Duration = Duration::from_secs(2);
 
 /// How long a follower waits for the owner's answer to a forwarded command before it asks
-/// Redis who holds the lease (an owner that still holds it is waited for again; one that
-/// lost it can no longer write, and the log settles the command). Usually the new owner's
-/// announcement settles it first.
-const REMOTE_ANSWER: Duration = Duration::from_secs(3);
+/// Redis who holds the lease: an owner that still holds it gets the command again (pub/sub
+/// may have lost the request or its answer; the owner never plays one command twice); one
+/// that lost it can no longer write, and the log settles the command. Usually the new
+/// owner's announcement settles it first.
+const REMOTE_ANSWER: Duration = Duration::from_secs(1);
 
 /// The state one actor owns besides its core.
 struct Actor {
@@ -105,6 +112,9 @@ struct Actor {
     last_crowd: Option<Utf8Bytes>,
     /// Commands forwarded to the owner, waiting for its answer (follower only).
     pending: HashMap<u64, Forwarded>,
+    /// The last forwarded commands applied here, with their seq: a command sent again is
+    /// answered from this instead of being played twice.
+    played: std::collections::VecDeque<(String, u64)>,
     /// This node holds the lease but has not read the log to its end yet (the read failed):
     /// it decides nothing until it has, so it never acts on a state behind the log.
     promoting: bool,
@@ -269,6 +279,7 @@ impl Actor {
             reported_watchers: 0,
             last_crowd: None,
             pending: HashMap::new(),
+            played: std::collections::VecDeque::new(),
             promoting: false,
             checked_at: Instant::now(),
             idle_since: Some(Instant::now()),
@@ -447,6 +458,7 @@ impl Actor {
                         player_id,
                         act,
                         cmd: None,
+                        retry: false,
                     };
                     self.forward(op, Some(reply)).await;
                 } else {
@@ -476,9 +488,13 @@ impl Actor {
             Command::Promote => self.take_over().await,
             Command::Heal => {
                 if self.is_follower() {
-                    // Announcements of a new owner may have been lost with the bus too.
+                    // Announcements of a new owner may have been lost with the bus too, and
+                    // so may requests and answers: those still waiting are sent again (or
+                    // settled from the log if their owner is gone).
                     self.role = Role::Follower { owner: None };
                     self.heal().await;
+                    let waiting: Vec<u64> = self.pending.keys().copied().collect();
+                    self.chase(waiting).await;
                 }
             }
             Command::Demote => self.demote("the lease lapsed").await,
@@ -570,6 +586,7 @@ impl Actor {
                     player_id: player_id.to_string(),
                     act,
                     cmd: None,
+                    retry: false,
                 };
                 self.forward(op, Some(reply)).await;
             }
@@ -658,6 +675,12 @@ impl Actor {
                 return;
             }
         };
+        if let Some(cmd) = &event.cmd {
+            if self.played.len() == PLAYED_CMDS {
+                self.played.pop_front();
+            }
+            self.played.push_back((cmd.clone(), event.seq));
+        }
         let owner = !self.is_follower();
         if matches!(event.action, ActionKind::Move { .. }) && owner {
             self.caps.metrics.moved(self.core.kind());
@@ -1054,6 +1077,7 @@ impl Actor {
                     at: Instant::now(),
                     cmd: id,
                     owner: owner.clone(),
+                    op: op.clone(),
                 })
             }
             _ => None,
@@ -1168,12 +1192,30 @@ impl Actor {
                 player_id,
                 act,
                 cmd,
+                retry,
             } => {
-                let (tx, rx) = tokio::sync::oneshot::channel();
                 // An older node sends no id: the command is still told apart from local ones.
-                let cmd = cmd.or_else(|| Some(format!("{from}:{req}")));
-                self.act_from(&player_id, act, tx, cmd).await;
+                let cmd = cmd.unwrap_or_else(|| format!("{from}:{req}"));
                 let game = self.core.id().to_string();
+                // A command already played is answered with its seq, never played again (a
+                // retry after a lost answer, or a duplicate delivery).
+                let played = match self.played(&cmd, retry).await {
+                    Ok(played) => played,
+                    // Whether it was played cannot be told now: no answer (the sender asks
+                    // again, or settles from the log).
+                    Err(()) => return,
+                };
+                if let Some(seq) = played {
+                    let reply = BusMessage::Reply {
+                        game,
+                        req,
+                        result: Ok::<_, ApiError>(Answer::Ok { seq }).into(),
+                    };
+                    peers.send_to(&from, &reply).await;
+                    return;
+                }
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                self.act_from(&player_id, act, tx, Some(cmd)).await;
                 // The events went out before the answer: a follower sees the diff first.
                 tokio::spawn(async move {
                     let result = rx.await.unwrap_or_else(|_| {
@@ -1410,22 +1452,66 @@ impl Actor {
             .filter(|(_, f)| f.at.elapsed() >= REMOTE_ANSWER)
             .map(|(req, _)| *req)
             .collect();
-        if late.is_empty() {
+        self.chase(late).await;
+    }
+
+    /// The seq of the event the forwarded command `cmd` made, if it was played (owner
+    /// only). A write in doubt is settled first (it may be this command); a retry is also
+    /// looked for in the whole log (an earlier run of this node may have played it). `Err`
+    /// when that cannot be told now.
+    async fn played(&mut self, cmd: &str, retry: bool) -> Result<Option<u64>, ()> {
+        if self.in_doubt.is_some() && self.settle().await.is_err() {
+            return Err(());
+        }
+        if let Some((_, seq)) = self.played.iter().find(|(c, _)| c == cmd) {
+            return Ok(Some(*seq));
+        }
+        if !retry {
+            return Ok(None);
+        }
+        let log = self
+            .caps
+            .store_call(self.caps.store.actions(self.core.id()))
+            .await
+            .map_err(|_| ())?;
+        Ok(log
+            .iter()
+            .find(|e| e.cmd.as_deref() == Some(cmd))
+            .map(|e| e.seq))
+    }
+
+    /// Forwarded commands that waited long for their answer: sent again to an owner that
+    /// still holds the lease (it answers a command it already played from its record);
+    /// settled from the log when another node holds it (the old owner can no longer write).
+    async fn chase(&mut self, reqs: Vec<u64>) {
+        if reqs.is_empty() {
             return;
         }
-        // A slow owner that still holds the lease may still play the command: wait on. An
-        // owner that lost it can no longer write: the log tells.
-        let current = match &self.caps.peers {
-            Some(peers) => peers.owner_of(self.core.id()).await,
-            None => None,
+        let Some(peers) = self.caps.peers.clone() else {
+            return;
         };
-        let (waiting, settle): (Vec<u64>, Vec<u64>) = late
+        let current = peers.owner_of(self.core.id()).await;
+        let (again, settle): (Vec<u64>, Vec<u64>) = reqs
             .into_iter()
             .partition(|req| self.pending.get(req).map(|f| &f.owner) == current.as_ref());
-        for req in waiting {
-            if let Some(f) = self.pending.get_mut(&req) {
-                f.at = Instant::now();
+        for req in again {
+            let Some(f) = self.pending.get_mut(&req) else {
+                continue;
+            };
+            f.at = Instant::now();
+            let mut op = f.op.clone();
+            if let RemoteOp::Act { retry, .. } = &mut op {
+                *retry = true;
             }
+            let owner = f.owner.clone();
+            let message = BusMessage::Request {
+                game: self.core.id().to_string(),
+                from: peers.node().to_string(),
+                req,
+                op,
+            };
+            // Nobody listening there: the lease lapses soon and the log settles it.
+            peers.send_to(&owner, &message).await;
         }
         if !settle.is_empty() {
             self.role = Role::Follower { owner: current };

@@ -219,6 +219,8 @@ pub struct Findings {
     pub left_behind: Vec<Finding>,
     /// (f) takeover times.
     pub takeovers: Vec<Duration>,
+    /// The same, by the kind of fault.
+    pub takeovers_by_kind: BTreeMap<&'static str, Vec<Duration>>,
     /// (f) games of a faulted owner that never acknowledged anything again.
     pub never_taken_over: usize,
 }
@@ -764,7 +766,13 @@ fn check_liveness<'a>(
                 continue;
             }
             match first_ok_after(g, ep.fault_at) {
-                Some(t) => f.takeovers.push(t - ep.fault_at),
+                Some(t) => {
+                    f.takeovers.push(t - ep.fault_at);
+                    f.takeovers_by_kind
+                        .entry(ep.kind)
+                        .or_default()
+                        .push(t - ep.fault_at);
+                }
                 None if ends.contains_key(g) => {}
                 None => f.never_taken_over += 1,
             }

@@ -65,6 +65,9 @@ impl Report {
             }
         }
         findings.takeovers.sort();
+        for t in findings.takeovers_by_kind.values_mut() {
+            t.sort();
+        }
         report.findings = findings;
         report
     }
@@ -165,6 +168,19 @@ impl fmt::Display for Report {
                 }
             ),
         )?;
+        for (kind, t) in &f.takeovers_by_kind {
+            row(
+                out,
+                &format!("  after {kind}"),
+                format!(
+                    "{} / {} / {} ({} games)",
+                    secs(quantile(t, 0.5)),
+                    secs(quantile(t, 0.99)),
+                    secs(t.last().copied()),
+                    t.len()
+                ),
+            )?;
+        }
         writeln!(
             out,
             "  verdict                      {}",
