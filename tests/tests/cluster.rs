@@ -979,3 +979,96 @@ async fn an_ok_names_exactly_the_action_it_answers() {
         assert_eq!(last, Some(m2.as_str()), "{doc}");
     }
 }
+
+/// An owner plays a forwarded move whose answer the bus loses (the asking node's Redis link
+/// was cut meanwhile): once the link is back, the asking node sends the command again, and
+/// the owner answers it with the seq it played it at — once, not twice, and never silence.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_back() {
+    use stoa_tests::fault_proxy::{FaultProxy, Mode};
+    let redis = RedisServer::start();
+    let proxy = FaultProxy::start(redis.port).await.expect("a proxy");
+    // Node 1 reaches Redis through the proxy; node 2 owns the game with a lease that
+    // outlasts its short pause, so the game never changes hands here.
+    let asking = {
+        let mut args = redis.server_args("cl");
+        let url = args.iter().position(|a| a == "--redis").expect("--redis") + 1;
+        args[url] = proxy.url();
+        args.extend(
+            [
+                "--cluster",
+                "--node-id",
+                "y1",
+                "--lease-ms",
+                "10000",
+            ]
+            .map(String::from),
+        );
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        Server::start_with(&refs)
+    };
+    let owner = node_leased(&redis, "y2", 10_000);
+    let mut t = Table::open_across(
+        &asking,
+        &owner,
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    let mut seed = 1;
+    while t.to_act_is_host() != Some(true) || t.host_doc.seq < 2 {
+        t.step(seed).await.expect("a move");
+        seed += 1;
+    }
+    let game_id = t.game_id.clone();
+    let legal = t
+        .host
+        .request(json!({"t":"game.legal","game_id":game_id}))
+        .await;
+    let m = legal["moves"][0].as_str().expect("a legal move").to_string();
+    let seq = t.host_doc.seq;
+    // The owner sleeps with the request in its socket; the asking node's link is cut before
+    // the owner wakes and answers, so the answer (and the diff) are published to nobody.
+    stoa_tests::signal(owner.pid(), "-STOP");
+    let mut mover = Client::with_token(&asking, &t.host.token).await;
+    let answer = {
+        let game_id = game_id.clone();
+        tokio::spawn(async move {
+            let a = mover
+                .request(json!({"t":"game.move","game_id":game_id,"move":m,"seq":seq}))
+                .await;
+            (a, Instant::now())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    proxy.set(Mode::Cut);
+    stoa_tests::signal(owner.pid(), "-CONT");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let healed = Instant::now();
+    proxy.set(Mode::Pass);
+    let (answer, at) = tokio::time::timeout(Duration::from_secs(10), answer)
+        .await
+        .expect("the move was answered")
+        .expect("the mover's task");
+    assert_eq!(answer["t"], "ok", "{answer}");
+    assert_eq!(answer["seq"].as_u64(), Some(seq + 1), "{answer}");
+    assert!(
+        at.duration_since(healed) < Duration::from_secs(4),
+        "answered {:?} after the link came back",
+        at.duration_since(healed)
+    );
+    // Played once: the log holds one event past the move, and the document one move more.
+    let (_, doc) = owner.api_game(&game_id, None);
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(seq as usize + 1), "{doc}");
+    let log = redis
+        .command(&format!("LRANGE cl:game:{{{game_id}}}:log 0 -1"))
+        .expect("the log");
+    assert_eq!(
+        log.matches(&format!("\"seq\":{}", seq + 1)).count(),
+        1,
+        "{log}"
+    );
+    assert!(!log.contains(&format!("\"seq\":{}", seq + 2)), "{log}");
+}
