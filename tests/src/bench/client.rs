@@ -38,6 +38,10 @@ pub struct Conn {
     pub last_request: Instant,
 }
 
+/// How long a request waits before asking with a `ping` whether its node still answers,
+/// and how long that ping may take.
+const PROBE_AFTER: Duration = Duration::from_secs(1);
+
 impl Conn {
     /// Opens a websocket to `addr` within `within`.
     pub async fn open(addr: SocketAddr, node: usize, within: Duration) -> Option<Conn> {
@@ -82,11 +86,38 @@ impl Conn {
             Ok(Err(_)) => return Reply::Closed,
             Err(_) => return Reply::Timeout,
         }
+        // A slow answer is not a silent node: after a second without one a `ping` (which no
+        // game or Redis call delays) asks whether the node still answers at all, so a frozen
+        // node is left after two seconds rather than at the answer timeout.
+        let mut probe = Some(Instant::now() + PROBE_AFTER);
+        let mut probe_rid = None;
+        let mut silent_by = deadline;
         loop {
-            match self.read_until(deadline).await {
+            let until = probe.map_or(silent_by, |p| p.min(silent_by));
+            match self.read_until(until).await {
                 Ok(Some(m)) if m["rid"] == json!(rid) => return Reply::Answer(m),
+                Ok(Some(m)) if probe_rid.is_some() && m["rid"] == json!(probe_rid) => {
+                    // Alive: wait for the answer itself, up to the timeout.
+                    silent_by = deadline;
+                }
                 Ok(Some(m)) => push(&m),
-                Ok(None) => return Reply::Timeout,
+                Ok(None) if probe.is_some_and(|p| Instant::now() >= p) => {
+                    probe = None;
+                    self.next_rid += 1;
+                    probe_rid = Some(self.next_rid);
+                    let ping = json!({"t":"ping","rid":self.next_rid});
+                    if self
+                        .ws
+                        .send(Message::Text(ping.to_string().into()))
+                        .await
+                        .is_err()
+                    {
+                        return Reply::Closed;
+                    }
+                    silent_by = deadline.min(Instant::now() + PROBE_AFTER);
+                }
+                Ok(None) if Instant::now() >= silent_by => return Reply::Timeout,
+                Ok(None) => {}
                 Err(()) => return Reply::Closed,
             }
         }

@@ -231,6 +231,7 @@ async fn open_game(ctx: &Ctx, slot: usize, rng: &mut Rng) -> Option<(Seat, Seat,
         conn,
         rng,
         last_failed: None,
+        unavailable_since: None,
     };
     let mut host = seat("host", Some(hc), host_id, host_token, rng.fork(1));
     let mut guest = seat("guest", Some(gc), guest_id, guest_token, rng.fork(2));
@@ -255,7 +256,14 @@ struct Seat {
     rng: Rng,
     /// The node that last failed this client, avoided at the next reconnect.
     last_failed: Option<usize>,
+    /// Since when the current node answers only `unavailable` (a node cut off from Redis
+    /// answers so for as long as its link is down): after [`UNAVAILABLE_FOR`] the client
+    /// tries another node, as a player behind a balancer would by reconnecting.
+    unavailable_since: Option<Instant>,
 }
+
+/// How long a client takes `unavailable` answers from one node before trying another.
+const UNAVAILABLE_FOR: Duration = Duration::from_secs(1);
 
 impl Seat {
     fn relabel(&mut self) {
@@ -263,10 +271,20 @@ impl Seat {
         self.view.observer = format!("{} {} @n{}", self.role, self.player_id, node + 1);
     }
 
+    /// Counts an `unavailable` answer: after [`UNAVAILABLE_FOR`] of nothing else from this
+    /// node, the connection is dropped and the next step connects elsewhere.
+    fn unavailable_for_long(&mut self) {
+        let since = *self.unavailable_since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= UNAVAILABLE_FOR {
+            self.lose_connection();
+        }
+    }
+
     /// Drops the connection (after a timeout or a close): the next step reconnects.
     fn lose_connection(&mut self) {
         if let Some(c) = self.conn.take() {
             self.last_failed = Some(c.node);
+            self.unavailable_since = None;
             tokio::spawn(c.close());
         }
     }
@@ -381,6 +399,9 @@ impl Seat {
                     &self.view.game_id,
                     format!("{}: game.watch answered {}", self.view.observer, a["code"]),
                 );
+                if a["code"] == "unavailable" {
+                    self.unavailable_for_long();
+                }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 false
             }
@@ -544,11 +565,18 @@ impl Seat {
             end: self.ctx.history.now(),
             node,
         });
+        if !matches!(&answer, Answer::Error(c) if c == "unavailable") {
+            self.unavailable_since = None;
+        }
         match answer {
             // The mover's diff comes before its ok; if it did not, fetch the document.
             Answer::Ok(seq) if self.view.seq < seq => self.view.stale = true,
             Answer::Ok(_) | Answer::Unknown => {}
-            Answer::Error(code) if code == "unavailable" || code == "rate_limited" => {
+            Answer::Error(code) if code == "unavailable" => {
+                self.unavailable_for_long();
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Answer::Error(code) if code == "rate_limited" => {
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
             // stale_seq, not_your_turn, game_over, conflict...: our document is behind.
