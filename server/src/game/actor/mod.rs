@@ -1,0 +1,862 @@
+//! The game actor: one task per live game, a thin shell around its pure [`Core`].
+//!
+//! Why a shell: the core decides and applies; the actor does what needs I/O, in one order
+//! for everyone — decide → append the event to the store → apply → publish the patch —
+//! plus the reactions to an event that belong to the rest of the server (ratings at an
+//! end, the rematch game, the final document). A diff is encoded once and the same bytes
+//! go to every subscriber with `try_send` (a full subscriber queue kicks that subscriber,
+//! never delays the game). The mover's diff is queued before the actor replies, so a
+//! subscribed mover always sees the diff before its `ok`.
+//!
+//! The crowd (spectator count, players' online flags) lives here, outside the versioned
+//! document: it goes out as unversioned `game.crowd` frames (protocol/docs/PROTOCOL.md version 2), so
+//! people coming and going never move `seq` nor evict the replay buffer.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::Utf8Bytes;
+use serde_json::{json, Map, Value};
+use stoa_protocol::clock::TimeControl;
+use stoa_protocol::wire::{ErrorCode, Rid, ServerMessage, Visibility};
+use stoa_protocol::{AnyGame, Reason};
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+use super::capabilities::Capabilities;
+use super::clock_driver::ClockDriver;
+use super::core::{Core, Decision, PatchOp};
+use super::replay::Replay;
+use super::{Act, Answer, Command, NewGame};
+use crate::cluster::messages::{BusMessage, RemoteOp};
+use crate::error::ApiError;
+use crate::ids;
+use crate::outbound::{ConnHandle, SendOutcome};
+use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
+
+mod follower;
+mod owner;
+
+use follower::Follower;
+use owner::{Doubt, Owner};
+
+/// Whether this node decides for the game or follows the node that does (cluster mode),
+/// with the state only that role needs: taking a game over or losing it swaps the variant,
+/// so nothing of one role's bookkeeping outlives it.
+enum Role {
+    /// This node holds the game's lease: it decides, logs, runs the clock.
+    Owner(Owner),
+    /// Another node owns the game: commands go to it, its logged events come back over the
+    /// bus and are applied here for this node's subscribers.
+    Follower(Follower),
+}
+
+/// How many forwarded commands an actor remembers having played (see [`Actor::played`]):
+/// a retry comes within seconds, a few dozen events at most.
+const PLAYED_CMDS: usize = 64;
+
+/// The state one actor owns besides its core, whatever its role.
+struct Actor {
+    role: Role,
+    /// The last forwarded commands applied here, with their seq: a command sent again is
+    /// answered from this instead of being played twice (kept by followers too, for the
+    /// day they take the game over).
+    played: std::collections::VecDeque<(String, u64)>,
+    caps: Capabilities,
+    core: Core,
+    /// Players who presented the room code: they may watch again without it.
+    code_viewers: HashSet<String>,
+    subs: HashMap<u64, Arc<ConnHandle>>,
+    /// Subscribers that are not the seated players, counted as they come and go.
+    watchers: u64,
+    /// The spectator count last published in `game.crowd`.
+    spectators: u64,
+    /// Whether each player (by id) has a connection here.
+    online: HashMap<String, bool>,
+    /// When each offline player lost its last connection (server ms, the hub's time).
+    offline_since: HashMap<String, u64>,
+    replay: Replay,
+    /// The document encoded at one seq, shared by every snapshot of that seq.
+    snapshot: Option<(u64, Arc<str>)>,
+    ended_at: Option<Instant>,
+    /// When the game ended (server ms), kept for its record across later saves (rematch
+    /// requests replace the final document).
+    ended_ms: Option<u64>,
+    /// A rated game's new ratings by side name, for its record.
+    ratings_after: Option<Value>,
+    /// A logged write whose answer was lost: the log decides whether it happened before
+    /// anything else happens in this game, and only then is its request answered. It
+    /// outlives a demotion: the new owner's log still tells whether it landed.
+    in_doubt: Option<Doubt>,
+    shutting_down: bool,
+    /// The lobby's view of this game (public games while they are on).
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+}
+
+/// The game's clock driver for its setup. `Hub::create_game` validated the clock request;
+/// one that no longer validates (a stored game after the bounds changed) falls back to no
+/// clock rather than losing the game.
+pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
+    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
+    let first_action_ms = caps.settings.first_action_ms;
+    let tc = crate::clock_request::time_control(&new.clock).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "invalid stored clock: playing without one");
+        TimeControl::None
+    });
+    ClockDriver::new(tc, players, first_action_ms)
+        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms))
+}
+
+/// The core of a game created now (or at `created_ms` when it is rebuilt from its log).
+pub fn new_core(
+    caps: &Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+) -> Core {
+    let clock = clock_for(caps, &new);
+    Core::new(
+        new,
+        game,
+        clock,
+        created_ms,
+        caps.settings.abandon_timeout_ms,
+    )
+}
+
+/// Starts the actor of a new game on its own task. `created_ms` is the creation time stored
+/// with the game's record: a rebuild from the log (a follower on another node, a new owner)
+/// starts its clock from the same instant, so every node holds the same document at seq 0.
+pub fn spawn(
+    caps: Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+) {
+    let now = caps.time.now_ms();
+    let core = new_core(&caps, new, game, created_ms);
+    let actor = Actor::new(caps, core, online, summary, now);
+    actor.update_summary();
+    actor.start(rx);
+}
+
+/// Starts the actor of a game rebuilt from its log (see [`crate::recovery`]). Nobody is
+/// connected after a restart: both players count as offline from now. The clock stood
+/// still since the last logged event; the actor logs that as a `resume` event as soon as
+/// it runs. A game the log ended has its final document stored.
+pub fn spawn_recovered(
+    caps: Capabilities,
+    mut core: Core,
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+    takeover: bool,
+) {
+    let now = caps.time.now_ms();
+    if !takeover {
+        // After a restart the clock stood still; a node taking over a dead node's game in
+        // a running cluster lets it run on (the deadline may even have passed: it flags at
+        // once).
+        core.pause(core.last_ms());
+    }
+    if let Some(peers) = &caps.peers {
+        peers.set_owned(core.id(), true);
+    }
+    let mut actor = Actor::new(caps, core, [false, false], summary, now);
+    if actor.core.result().is_some() {
+        actor.mark_ended();
+        if let Role::Owner(o) = &mut actor.role {
+            o.finish_unsaved = true;
+        }
+    }
+    actor.update_summary();
+    actor.start(rx);
+}
+
+/// Starts a follower of a game another node owns (cluster mode), from its log: it serves
+/// this node's subscribers and forwards their commands. `online`: the seated players
+/// connected to this node.
+pub fn spawn_follower(
+    caps: Capabilities,
+    core: Core,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<std::sync::Mutex<Option<Value>>>,
+) {
+    let now = caps.time.now_ms();
+    let mut actor = Actor::new(caps, core, online, summary, now);
+    actor.role = Role::Follower(Follower::new(None, true));
+    if actor.core.result().is_some() {
+        actor.ended_at = Some(Instant::now());
+    }
+    actor.start(rx);
+}
+
+impl Actor {
+    fn new(
+        caps: Capabilities,
+        core: Core,
+        online: [bool; 2],
+        summary: Arc<std::sync::Mutex<Option<Value>>>,
+        now: u64,
+    ) -> Actor {
+        let mut online_map = HashMap::new();
+        let mut offline_since = HashMap::new();
+        for (i, p) in core.player_ids().iter().enumerate() {
+            online_map.insert(p.to_string(), online[i]);
+            if !online[i] {
+                offline_since.insert(p.to_string(), now);
+            }
+        }
+        Actor {
+            role: Role::Owner(Owner::default()),
+            played: std::collections::VecDeque::new(),
+            replay: Replay::new(caps.settings.replay_buffer),
+            caps,
+            core,
+            code_viewers: HashSet::new(),
+            subs: HashMap::new(),
+            watchers: 0,
+            spectators: 0,
+            online: online_map,
+            offline_since,
+            snapshot: None,
+            ended_at: None,
+            ended_ms: None,
+            ratings_after: None,
+            in_doubt: None,
+            shutting_down: false,
+            summary,
+        }
+    }
+
+    fn start(self, rx: mpsc::Receiver<Command>) {
+        let span = tracing::info_span!(parent: None, "game", id = %self.core.id(), kind = %self.core.kind());
+        let directory = self.caps.directory.clone();
+        let id = self.core.id().to_string();
+        let task = tokio::spawn(self.run(rx).instrument(span));
+        // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+        // behind; its game is unregistered and requests get `not_found` instead of hanging.
+        tokio::spawn(async move {
+            if let Err(e) = task.await {
+                if e.is_panic() {
+                    tracing::error!(game = %id, "game actor panicked; game unregistered");
+                    directory.remove(&id);
+                }
+            }
+        });
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        let following = matches!(self.role, Role::Follower(_));
+        tracing::info!(seq = self.core.seq(), follower = following, "game running");
+        if following {
+            // Events logged before this follower was registered are in the log.
+            self.heal().await;
+            self.report_local_presence().await;
+        } else if let Some(peers) = self.caps.peers.clone() {
+            // Followers elsewhere (a takeover, a restart) learn who decides now.
+            peers
+                .publish(&BusMessage::Owner {
+                    game: self.core.id().to_string(),
+                    node: peers.node().to_string(),
+                })
+                .await;
+        }
+        let period = Duration::from_millis(self.caps.settings.batch_ms.clamp(10, 60_000));
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let linger = Duration::from_millis(self.caps.settings.linger_ms);
+        let mut shutdown = self.caps.shutdown.clone();
+        self.shutting_down = *shutdown.borrow();
+        loop {
+            // The one clock timer: the first-action deadline or the running side's flag
+            // (plus its lag grace), re-armed after every event. Off while a write is in
+            // doubt: the log must say what happened first.
+            let deadline = match self.role {
+                Role::Owner(_) if self.in_doubt.is_none() => self.core.timer_deadline(),
+                _ => None,
+            };
+            let wake =
+                crate::time::instant_at(self.caps.time.as_ref(), deadline.unwrap_or(u64::MAX));
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
+                    self.on_timer().await;
+                }
+                changed = shutdown.changed(), if !self.shutting_down => {
+                    // Commands are refused while the server shuts down: nobody may lose on
+                    // time meanwhile (the restart logs how long the clock stood still). A
+                    // dropped sender only disables this branch.
+                    self.shutting_down = true;
+                    if changed.is_ok() && *shutdown.borrow() {
+                        self.core.pause(self.caps.time.now_ms());
+                    }
+                }
+                _ = tick.tick() => {
+                    match self.role {
+                        Role::Follower(_) => self.follower_upkeep().await,
+                        Role::Owner(_) => {
+                            self.upkeep().await;
+                            self.flush_crowd().await;
+                        }
+                    }
+                    if self.may_stop(linger) {
+                        break;
+                    }
+                }
+            }
+        }
+        self.caps.directory.remove(self.core.id());
+        if let Some(peers) = &self.caps.peers {
+            if let Role::Follower(_) = self.role {
+                peers.unfollow(self.core.id());
+            }
+            // Also for a follower: a lease claimed for it just as it stopped (its promotion
+            // still queued) is no longer renewed, so it lapses and the game is taken over
+            // from the log rather than held by a node with no actor for it.
+            peers.set_owned(self.core.id(), false);
+        }
+        tracing::info!("game actor stopped");
+    }
+
+    /// Whether nobody needs this actor any more: an owner's game ended `linger` ago with
+    /// its record stored; a follower's last local subscriber left `linger` ago with no
+    /// command of theirs waiting. Never with a write in doubt.
+    fn may_stop(&self, linger: Duration) -> bool {
+        if !self.subs.is_empty() || self.in_doubt.is_some() {
+            return false;
+        }
+        match &self.role {
+            Role::Owner(o) => {
+                !o.finish_unsaved && self.ended_at.is_some_and(|t| t.elapsed() >= linger)
+            }
+            Role::Follower(f) => {
+                f.pending.is_empty()
+                    && !f.promoting
+                    && f.idle_since.is_some_and(|t| t.elapsed() >= linger)
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: Command) {
+        if self.in_doubt.is_some() && matches!(cmd, Command::Watch { .. } | Command::Legal { .. }) {
+            // Reads show what the log says happened, when the store can tell.
+            let _ = self.settle().await;
+        }
+        match cmd {
+            Command::Watch {
+                conn,
+                rid,
+                since,
+                code,
+                reply,
+            } => {
+                if let Role::Follower(_) = self.role {
+                    // Never a snapshot behind what the owner acknowledged: the bus may have
+                    // lost an event (a publish that died with its owner).
+                    self.catch_up().await;
+                }
+                let r = self.watch(conn, rid, since, code);
+                if let Some(reply) = reply {
+                    let _ = reply.send(r);
+                }
+            }
+            Command::Unwatch { conn_id } => self.unsubscribe(conn_id),
+            Command::Legal { player_id, reply } => {
+                let answer = if self.may_see(player_id.as_deref(), None) {
+                    Ok(Answer::Legal {
+                        seq: self.core.seq(),
+                        moves: self.core.legal(),
+                    })
+                } else {
+                    Err(ApiError::private_game())
+                };
+                let _ = reply.send(answer);
+            }
+            Command::Bus(msg) => self.bus(msg).await,
+            Command::Promote => self.take_over().await,
+            Command::Demote => self.demote("the lease lapsed").await,
+            Command::Act { .. }
+            | Command::Presence { .. }
+            | Command::Rtt { .. }
+            | Command::Heal => match self.role {
+                Role::Owner(_) => self.owner_command(cmd).await,
+                Role::Follower(_) => self.follower_command(cmd).await,
+            },
+            Command::Snapshot { code, reply } => {
+                let visible = self.may_see(None, code.as_deref());
+                let _ = reply.send(visible.then(|| (self.core.seq(), self.core.document())));
+            }
+        }
+    }
+
+    /// The clock timer fired: log the server-decided end if a deadline passed (even with
+    /// nobody connected); otherwise the loop re-arms it.
+    async fn on_timer(&mut self) {
+        if let Some(end) = self.core.due(self.caps.time.now_ms()) {
+            tracing::info!(action = ?end.action, "deadline passed");
+            let _ = self.commit(end).await;
+        }
+    }
+
+    fn code_matches(&self, code: Option<&str>) -> bool {
+        match (self.core.code(), code) {
+            (Some(mine), Some(given)) => mine == ids::normalize_code(given),
+            _ => false,
+        }
+    }
+
+    /// The one rule for who may see this game (watch it, read its legal moves, fetch it):
+    /// anyone when it is public; its players; whoever gives its room code, now or earlier
+    /// on this game.
+    fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
+        self.core.visibility() == Visibility::Public
+            || self.is_player(player_id)
+            || self.code_matches(code)
+            || player_id.is_some_and(|p| self.code_viewers.contains(p))
+    }
+
+    fn is_player(&self, player_id: Option<&str>) -> bool {
+        player_id.is_some_and(|p| self.core.side_of(p).is_some())
+    }
+
+    /// Applies a logged event, publishes its patch, and runs the reactions that belong
+    /// outside the core: ratings at a rated end (before the end's diff, so a player who
+    /// sees the end finds the new ratings stored), the final document, the rematch game.
+    async fn apply(&mut self, event: &ActionRecord) {
+        let was_over = self.core.result().is_some();
+        let had_rematch = self.core.rematch_game().is_some();
+        let patch = match self.core.apply(event) {
+            Ok(patch) => patch,
+            Err(e) => {
+                tracing::error!(error = %e, "a logged event does not apply");
+                return;
+            }
+        };
+        if let Some(cmd) = &event.cmd {
+            if self.played.len() == PLAYED_CMDS {
+                self.played.pop_front();
+            }
+            self.played.push_back((cmd.clone(), event.seq));
+        }
+        let owner = matches!(self.role, Role::Owner(_));
+        if matches!(event.action, ActionKind::Move { .. }) && owner {
+            self.caps.metrics.moved(self.core.kind());
+        }
+        let ended = !was_over && self.core.result().is_some();
+        if ended && owner {
+            self.rate().await;
+        }
+        if let (true, Some(peers)) = (owner, &self.caps.peers) {
+            peers
+                .publish(&BusMessage::Event {
+                    game: self.core.id().to_string(),
+                    event: event.clone(),
+                })
+                .await;
+        }
+        let touches = |prefix: &str| patch.iter().any(|op| op.path.starts_with(prefix));
+        let swapped = touches("/players");
+        let lobby_visible = swapped || touches("/status");
+        self.publish(patch);
+        if lobby_visible {
+            self.update_summary();
+        }
+        if swapped && owner {
+            // The crowd is keyed by side and follows the person: after a swap its two
+            // entries trade places.
+            self.crowd_out().await;
+        }
+        if ended {
+            self.mark_ended();
+        }
+        if !owner {
+            return;
+        }
+        if !had_rematch {
+            if let Some(game_id) = self.core.rematch_game() {
+                self.start_rematch(game_id.to_string()).await;
+            }
+        }
+        if ended || matches!(event.action, ActionKind::Rematch { .. }) {
+            self.save_finished().await;
+        }
+    }
+
+    /// Encodes the diff once (the `game.diff` message, written around the typed patch),
+    /// buffers it for `since` and queues the same bytes for every subscriber.
+    fn publish(&mut self, patch: Vec<PatchOp>) {
+        let bytes = Utf8Bytes::from(diff_frame(self.core.id(), self.core.seq(), &patch));
+        self.replay.push(self.core.seq(), bytes.clone());
+        self.broadcast(bytes);
+    }
+
+    fn broadcast(&mut self, bytes: Utf8Bytes) {
+        let mut gone = Vec::new();
+        // The players first: their writers wake before thousands of spectators' do, so a
+        // crowd never delays the opponent's diff.
+        for players_pass in [true, false] {
+            for (id, conn) in &self.subs {
+                if self.is_player(conn.player_id()) != players_pass {
+                    continue;
+                }
+                if conn.send(bytes.clone()) != SendOutcome::Sent {
+                    gone.push(*id);
+                }
+            }
+        }
+        for id in gone {
+            self.unsubscribe(id);
+        }
+    }
+
+    fn unsubscribe(&mut self, conn_id: u64) {
+        if let Some(conn) = self.subs.remove(&conn_id) {
+            conn.remove_sub(self.core.id());
+            if !self.is_player(conn.player_id()) {
+                self.watchers -= 1;
+            }
+        }
+        if let (true, Role::Follower(f)) = (self.subs.is_empty(), &mut self.role) {
+            f.idle_since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    fn mark_ended(&mut self) {
+        self.ended_at = Some(Instant::now());
+        self.caps.directory.ended(self.core.id());
+        if let Role::Owner(_) = self.role {
+            self.caps.metrics.games_live(self.core.kind()).dec();
+            if let Some((_, reason)) = self.core.result() {
+                self.caps.metrics.game_ended(self.core.kind(), reason);
+            }
+        }
+        self.update_summary();
+        if let Some((winner, reason)) = self.core.result() {
+            let names = self.core.side_names();
+            tracing::info!(
+                reason = reason.as_str(),
+                winner = winner.map_or("draw", |s| names[s.index()]),
+                rated = self.core.rated(),
+                moves = self.core.moves(),
+                "game ended"
+            );
+        }
+    }
+
+    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
+    fn update_summary(&self) {
+        // Only the owner speaks for a game in the lobby (a follower's view may lag).
+        let summary = (self.core.visibility() == Visibility::Public
+            && self.core.result().is_none()
+            && matches!(self.role, Role::Owner(_)))
+        .then(|| {
+            let doc_players = self.players_json();
+            json!({
+                "kind": self.core.kind(),
+                "players": doc_players,
+                "clock": self.core.clock().time_control().kind(),
+                // Additions: the whole time control and the options, so a lobby line can
+                // say `5+3` and the board size as rooms do.
+                "time_control": self.core.clock().request_json(),
+                "options": self.core.options(),
+                "rated": self.core.rated(),
+                "spectators": self.spectators,
+            })
+        });
+        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
+    }
+
+    fn players_json(&self) -> Value {
+        let names = self.core.side_names();
+        let mut players = Map::new();
+        for (i, p) in self.core.players().iter().enumerate() {
+            players.insert(
+                names[i].to_string(),
+                serde_json::to_value(p).unwrap_or(Value::Null),
+            );
+        }
+        Value::Object(players)
+    }
+
+    fn watch(
+        &mut self,
+        conn: Arc<ConnHandle>,
+        rid: Option<Rid>,
+        since: Option<u64>,
+        code: Option<String>,
+    ) -> Result<Answer, ApiError> {
+        let seated = self.is_player(conn.player_id());
+        let by_code = self.code_matches(code.as_deref());
+        if !self.may_see(conn.player_id(), code.as_deref()) {
+            return Err(ApiError::private_game());
+        }
+        if let (true, Some(p)) = (by_code, conn.player_id()) {
+            // A spectator let in by the code may send `game.watch` again (a gap, a
+            // reconnect) without it.
+            self.code_viewers.insert(p.to_string());
+        }
+        if self.subs.insert(conn.id, conn.clone()).is_none() && !seated {
+            self.watchers += 1;
+        }
+        if let Role::Follower(f) = &mut self.role {
+            f.idle_since = None;
+        }
+        conn.add_sub(self.core.id());
+        let seq = self.core.seq();
+        let replayed = since.and_then(|since| self.replay.since(since, seq));
+        let answer = match replayed {
+            Some(diffs) => {
+                for d in diffs {
+                    if conn.send(d) != SendOutcome::Sent {
+                        self.unsubscribe(conn.id);
+                        return Ok(Answer::Sent);
+                    }
+                }
+                Answer::Ok { seq }
+            }
+            None => {
+                let frame = self.snapshot_frame(rid.as_ref());
+                if conn.send(frame) != SendOutcome::Sent {
+                    self.unsubscribe(conn.id);
+                    return Ok(Answer::Sent);
+                }
+                Answer::Sent
+            }
+        };
+        let crowd = match &self.role {
+            Role::Follower(Follower {
+                last_crowd: Some(frame),
+                ..
+            }) => frame.clone(),
+            _ => self.crowd_frame(self.total_watchers()),
+        };
+        if conn.send(crowd) != SendOutcome::Sent {
+            self.unsubscribe(conn.id);
+        }
+        Ok(answer)
+    }
+
+    /// The `game.snapshot` frame: the document is encoded once per seq and shared by
+    /// every watcher who asks for that seq; only the envelope (the rid) differs.
+    fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Utf8Bytes {
+        let seq = self.core.seq();
+        let doc = match &self.snapshot {
+            Some((s, doc)) if *s == seq => doc.clone(),
+            _ => {
+                let doc: Arc<str> = self.core.document().to_string().into();
+                self.snapshot = Some((seq, doc.clone()));
+                doc
+            }
+        };
+        let id = Value::from(self.core.id());
+        let mut frame = String::with_capacity(doc.len() + 96);
+        frame.push_str("{\"t\":\"game.snapshot\",");
+        if let Some(rid) = rid {
+            let rid = serde_json::to_string(rid).unwrap_or_else(|_| "null".into());
+            let _ = write!(frame, "\"rid\":{rid},");
+        }
+        let _ = write!(frame, "\"game_id\":{id},\"seq\":{seq},\"doc\":{doc}}}");
+        Utf8Bytes::from(frame)
+    }
+
+    fn crowd_frame(&self, spectators: u64) -> Utf8Bytes {
+        let names = self.core.side_names();
+        let mut online = Map::new();
+        for (i, p) in self.core.player_ids().iter().enumerate() {
+            online.insert(names[i].to_string(), Value::Bool(self.is_online(p)));
+        }
+        let msg = ServerMessage::GameCrowd {
+            game_id: self.core.id().to_string(),
+            spectators,
+            online,
+        };
+        Utf8Bytes::from(msg.to_json())
+    }
+
+    /// Publishes a changed spectator count (batched: called on every tick).
+    async fn flush_crowd(&mut self) {
+        if self.total_watchers() != self.spectators {
+            self.crowd_out().await;
+            if self.core.visibility() == Visibility::Public && self.core.result().is_none() {
+                self.update_summary();
+            }
+        }
+    }
+
+    /// Spectators here and, for an owner, on every other node.
+    fn total_watchers(&self) -> u64 {
+        let remote = match &self.role {
+            Role::Owner(o) => o.remote_watchers.values().sum::<u64>(),
+            Role::Follower(_) => 0,
+        };
+        self.watchers + remote
+    }
+
+    /// Whether a player has a connection on this node or (as the owner knows) another.
+    fn is_online(&self, player_id: &str) -> bool {
+        let elsewhere = match &self.role {
+            Role::Owner(o) => o
+                .remote_online
+                .get(player_id)
+                .is_some_and(|nodes| !nodes.is_empty()),
+            Role::Follower(_) => false,
+        };
+        self.online.get(player_id).copied().unwrap_or(false) || elsewhere
+    }
+
+    /// The crowd goes out: to this node's subscribers and, from an owner, to every
+    /// follower's.
+    async fn crowd_out(&mut self) {
+        self.spectators = self.total_watchers();
+        let frame = self.crowd_frame(self.spectators);
+        self.broadcast(frame.clone());
+        if let Some(peers) = &self.caps.peers {
+            peers
+                .publish(&BusMessage::Crowd {
+                    game: self.core.id().to_string(),
+                    frame: frame.as_str().to_string(),
+                })
+                .await;
+        }
+    }
+
+    /// A seated player's first connection or last disconnection here (`node: None`) or on
+    /// another node: published at once when it changes whether the player is online.
+    async fn presence(&mut self, player_id: &str, node: Option<&str>, online: bool) {
+        if self.core.side_of(player_id).is_none() {
+            return;
+        }
+        let before = self.is_online(player_id);
+        match node {
+            None => {
+                self.online.insert(player_id.to_string(), online);
+            }
+            Some(node) => {
+                let Role::Owner(o) = &mut self.role else {
+                    return;
+                };
+                let nodes = o.remote_online.entry(player_id.to_string()).or_default();
+                if online {
+                    nodes.insert(node.to_string());
+                } else {
+                    nodes.remove(node);
+                }
+            }
+        }
+        let after = self.is_online(player_id);
+        if before == after {
+            return;
+        }
+        if after {
+            self.offline_since.remove(player_id);
+        } else {
+            self.offline_since
+                .insert(player_id.to_string(), self.caps.time.now_ms());
+        }
+        self.crowd_out().await;
+    }
+
+    /// A message from another node about this game.
+    async fn bus(&mut self, msg: BusMessage) {
+        match msg {
+            BusMessage::Request { from, req, op, .. } => self.remote(from, req, op).await,
+            BusMessage::Owner { node, .. } => self.new_owner(node).await,
+            // Only a follower takes the owner's events, crowd and answers.
+            msg => {
+                if let Role::Follower(_) = self.role {
+                    self.owner_says(msg).await;
+                }
+            }
+        }
+    }
+
+    /// Applies every logged event this node has not seen (the log is the authority), and
+    /// settles a write of this node's whose answer was lost when it lost the game (the log
+    /// says whether it landed). `false` when the log cannot be read now.
+    async fn heal(&mut self) -> bool {
+        let log = match self
+            .caps
+            .store_call(self.caps.store.actions(self.core.id()))
+            .await
+        {
+            Ok(log) => log,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the log to catch up");
+                return false;
+            }
+        };
+        for event in &log {
+            if event.seq == self.core.seq() + 1 {
+                self.apply(event).await;
+            }
+        }
+        if let Some(doubt) = self.in_doubt.take() {
+            let logged = log.contains(&doubt.event);
+            if let Some((reply, if_logged, if_not)) = doubt.waiting {
+                let _ = reply.send(if logged { if_logged } else { Err(if_not) });
+            }
+        }
+        true
+    }
+
+}
+
+/// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.
+fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
+    let patch = serde_json::to_string(patch).unwrap_or_else(|_| "[]".into());
+    let id = Value::from(game_id);
+    let mut frame = String::with_capacity(patch.len() + 64);
+    let _ = write!(
+        frame,
+        "{{\"t\":\"game.diff\",\"game_id\":{id},\"seq\":{seq},\"patch\":{patch}}}"
+    );
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_envelope_matches_the_wire_type() {
+        let patch = vec![PatchOp {
+            op: "add",
+            path: "/moves/-".into(),
+            value: json!("a\"1"),
+        }];
+        let msg = ServerMessage::GameDiff {
+            game_id: "g1".into(),
+            seq: 3,
+            patch: json!(patch),
+        };
+        assert_eq!(diff_frame("g1", 3, &patch), msg.to_json());
+    }
+
+    #[test]
+    fn snapshot_envelope_matches_the_wire_type() {
+        let doc = json!({"a": [1, 2], "b": "x"});
+        let msg = ServerMessage::GameSnapshot {
+            rid: Some(Rid::Str("r\"1".into())),
+            game_id: "g1".into(),
+            seq: 7,
+            doc: doc.clone(),
+        };
+        let mut frame = String::from("{\"t\":\"game.snapshot\",");
+        let rid = serde_json::to_string(&Rid::Str("r\"1".into())).unwrap();
+        let _ = write!(
+            frame,
+            "\"rid\":{rid},\"game_id\":{},\"seq\":7,\"doc\":{doc}}}",
+            Value::from("g1")
+        );
+        assert_eq!(frame, msg.to_json());
+    }
+}
