@@ -16,7 +16,7 @@
 //! - [`game`]: the actor, its clock driver, the document, the replay buffer.
 //! - [`hub`]: shared state and cross-cutting operations (create/announce games, presence).
 //! - [`matchmaker`]: `queue.join`/`queue.leave` and the pairing task over the pure
-//!   [`pairing`] model; [`queue_metrics`]: its Prometheus metrics.
+//!   [`pairing`] model; [`metrics::queues`]: its Prometheus metrics.
 //! - [`ratings`]: Glicko-2 ratings ([`rating`] is the pure maths) read from and written to
 //!   the store, shown in `welcome`, seats and the lobby.
 //! - [`clock_request`]: validation of the `clock` of `room.create` and `queue.join`.
@@ -45,7 +45,6 @@ pub mod metrics;
 pub mod outbound;
 pub mod pairing;
 pub mod players;
-pub mod queue_metrics;
 pub mod rate_limit;
 pub mod rating;
 pub mod ratings;

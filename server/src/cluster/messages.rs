@@ -13,7 +13,7 @@ use stoa_protocol::wire::ErrorCode;
 use stoa_protocol::wire::SeatPlayer;
 
 use crate::error::ApiError;
-use crate::game::{Act, Answer};
+use crate::game::act::{Act, Answer};
 use crate::pairing::QueueKey;
 use crate::store::ActionRecord;
 

@@ -4,6 +4,7 @@
 //! broadcast happen in one order for everyone without locks; everything else talks to it
 //! through [`Command`]s.
 
+pub mod act;
 pub mod actor;
 pub mod capabilities;
 pub mod clock_driver;
@@ -13,8 +14,10 @@ pub mod replay;
 use std::sync::Arc;
 
 use serde_json::Value;
-use stoa_protocol::wire::{DrawAction, Rid, SeatPlayer, Visibility};
+use stoa_protocol::wire::{Rid, SeatPlayer, Visibility};
 use tokio::sync::{mpsc, oneshot};
+
+pub use act::{Act, Answer};
 
 use crate::error::ApiError;
 use crate::outbound::ConnHandle;
@@ -40,52 +43,6 @@ pub struct NewGame {
     pub players: [SeatPlayer; 2],
     /// The game this one is a rematch of.
     pub rematch_of: Option<String>,
-}
-
-/// A game action by a seated player.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "a", rename_all = "snake_case")]
-pub enum Act {
-    /// A move in notation, with the seq the client last saw.
-    Move {
-        /// Notation as sent.
-        mv: String,
-        /// Optional seq check.
-        seq: Option<u64>,
-    },
-    /// Resign.
-    Resign,
-    /// Draw offer / accept / decline.
-    Draw {
-        /// Which.
-        action: DrawAction,
-    },
-    /// Abort.
-    Abort,
-    /// Claim the win for abandonment.
-    Claim,
-    /// Ask for a rematch.
-    Rematch,
-}
-
-/// A successful answer from the actor; the connection turns it into a frame with the rid.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "a", rename_all = "snake_case")]
-pub enum Answer {
-    /// `ok`, with the seq it concerns.
-    Ok {
-        /// The seq after the action (or the current one).
-        seq: u64,
-    },
-    /// `legal`.
-    Legal {
-        /// Current seq.
-        seq: u64,
-        /// Canonical notations.
-        moves: Vec<String>,
-    },
-    /// The actor already queued the answer (a snapshot) on the connection.
-    Sent,
 }
 
 /// Reply channel for a command.

@@ -21,7 +21,9 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use stoa_protocol::{Reason, KINDS};
 
-use crate::queue_metrics::QueueMetrics;
+pub mod queues;
+
+use queues::QueueMetrics;
 
 /// The content type of [`Metrics::render`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";

@@ -13,7 +13,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use stoa_protocol::KINDS;
 
-use crate::metrics::KindLabel;
+use super::KindLabel;
 use crate::pairing::QueueKey;
 
 /// Upper bounds of the waiting-time histogram buckets, seconds.

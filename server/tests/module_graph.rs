@@ -1,0 +1,320 @@
+//! The server's import graph, read from its sources: which modules name which.
+//!
+//! Why a test: the server's data flow is meant to be one-way (socket → session → game
+//! actor → store + broadcast) and its layers ordered (issue 26, `README.md` "Server
+//! layout"), and an import cycle is how that erodes, one convenient `use` at a time. The
+//! cycles that exist today are listed below as known debt: a new cycle, or a known one
+//! that grows, fails this test; a known one that shrinks or goes away fails it too, so
+//! the list is brought down with the code and can only be raised on purpose.
+//!
+//! A module is a source file (`a/mod.rs` is `a`). An edge is a path naming another module
+//! in code (`crate::x::y`, `super::z`, grouped `use crate::{..}`), outside comments and
+//! unit tests. A module may always name its ancestors (a child lives in its parent's
+//! context): those edges are not counted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Cycles in the server's import graph that issue 26 removes, each as the modules of one
+/// strongly connected component. Shrink this list as they are broken; never add to it.
+const KNOWN_CYCLES: &[&[&str]] = &[
+    // The hub circle: `Hub` holds the services as fields and each service takes `&Hub` back
+    // to reach itself and its neighbours; `Cluster` keeps a `Weak<Hub>`.
+    &[
+        "bots",
+        "cluster",
+        "hub",
+        "lobby",
+        "matchmaker",
+        "ratings",
+        "recovery",
+        "rooms",
+    ],
+];
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read the source directory")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a source file (`game/actor/mod.rs` → `["game", "actor"]`).
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(root).expect("under src");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// The code of a file without comments and without its unit tests.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]")
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod tests"))
+        {
+            break;
+        }
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        // A trailing comment (rare in code lines, but links live there too).
+        let line = match line.find(" // ") {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        code.push_str(line);
+        code.push('\n');
+    }
+    code
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The module paths a piece of code names: each `crate::` or `super::` path, with
+/// grouped imports expanded one level (`crate::{a, b::c}` → `a`, `b::c`).
+fn paths_in(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for (anchor, base) in [("crate::", Vec::new()), ("super::", parent(module))] {
+        let mut rest = code;
+        while let Some(at) = rest.find(anchor) {
+            let before = rest[..at].chars().last();
+            rest = &rest[at + anchor.len()..];
+            if before.is_some_and(|c| is_ident(c) || c == ':') {
+                continue; // `super::super::` or a longer path: counted from its start.
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for item in group[..end].split(',') {
+                    let mut path = base.clone();
+                    path.extend(segments(item.trim()));
+                    found.push(path);
+                }
+            } else {
+                let mut path = base.clone();
+                path.extend(segments(rest));
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The identifiers of a path's start: `a::b::C` → `a`, `b`, `C`.
+fn segments(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        let end = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
+        if end == 0 {
+            break;
+        }
+        out.push(rest[..end].to_string());
+        match rest[end..].strip_prefix("::") {
+            Some(more) => rest = more,
+            None => break,
+        }
+    }
+    out
+}
+
+/// A module's parent (the crate root's parent is the root).
+fn parent(module: &[String]) -> Vec<String> {
+    module[..module.len().saturating_sub(1)].to_vec()
+}
+
+/// The longest known module a path starts with.
+fn resolve(path: &[String], modules: &BTreeSet<Vec<String>>) -> Option<Vec<String>> {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|p| modules.contains(p))
+}
+
+/// The import graph of the server crate: module → the modules it names.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    // The binary's `main.rs` is its own crate: it names the library, not modules.
+    files.retain(|f| f.file_name().is_some_and(|n| n != "main.rs"));
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(&root, f)).collect();
+    let mut graph = BTreeMap::new();
+    for file in &files {
+        let module = module_of(&root, file);
+        if module.is_empty() {
+            continue; // lib.rs declares everything.
+        }
+        let text = std::fs::read_to_string(file).expect("read a source file");
+        let mut names = BTreeSet::new();
+        for path in paths_in(&code_of(&text), &module) {
+            let Some(target) = resolve(&path, &modules) else {
+                continue;
+            };
+            // Itself, an ancestor or the crate root: always in scope.
+            if target.is_empty() || module.starts_with(&target) {
+                continue;
+            }
+            names.insert(target.join("::"));
+        }
+        graph.insert(module.join("::"), names);
+    }
+    graph
+}
+
+/// The strongly connected components with more than one module (Tarjan's algorithm).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<BTreeSet<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        for w in s.graph.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.on_stack.contains(w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = BTreeSet::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                component.insert(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.out.push(component);
+            }
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out.sort();
+    s.out
+}
+
+#[test]
+fn the_server_has_no_import_cycle_but_the_known_ones() {
+    let graph = graph();
+    let found = cycles(&graph);
+    let known: Vec<BTreeSet<String>> = KNOWN_CYCLES
+        .iter()
+        .map(|c| c.iter().map(|m| m.to_string()).collect())
+        .collect();
+    let describe = |c: &BTreeSet<String>| {
+        let edges: Vec<String> = c
+            .iter()
+            .flat_map(|m| {
+                graph[m]
+                    .iter()
+                    .filter(|t| c.contains(*t))
+                    .map(move |t| format!("{m} -> {t}"))
+            })
+            .collect();
+        edges.join(", ")
+    };
+    for c in &found {
+        assert!(
+            known.contains(c),
+            "an import cycle that is not known debt (break it; KNOWN_CYCLES only shrinks): {}",
+            describe(c)
+        );
+    }
+    for c in &known {
+        assert!(
+            found.contains(c),
+            "a known cycle changed or is gone: update KNOWN_CYCLES to what is left ({:?})",
+            found
+        );
+    }
+}
+
+#[test]
+fn the_graph_reader_sees_each_form_of_path() {
+    let module = vec!["game".to_string(), "actor".to_string()];
+    let code = code_of(
+        "use crate::{store::Store, ids};\n\
+         use super::core::Core;\n\
+         // crate::hub in a comment\n\
+         fn f() { crate::cluster::messages::BusMessage::x(); }\n\
+         #[cfg(test)]\n\
+         mod tests { use crate::web; }\n",
+    );
+    let paths: Vec<String> = paths_in(&code, &module)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "store::Store",
+            "ids",
+            "cluster::messages::BusMessage::x",
+            "game::core::Core"
+        ]
+    );
+    let modules: BTreeSet<Vec<String>> = [vec!["cluster"], vec!["cluster", "messages"]]
+        .iter()
+        .map(|m| m.iter().map(|s| s.to_string()).collect())
+        .collect();
+    let bus: Vec<String> = ["cluster", "messages", "BusMessage"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        resolve(&bus, &modules),
+        Some(vec!["cluster".to_string(), "messages".to_string()])
+    );
+}
