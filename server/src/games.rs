@@ -37,6 +37,23 @@ impl Games {
         g.live.insert(handle.id.clone(), handle);
     }
 
+    /// Registers a game's actor unless another live actor serves it already: that one's
+    /// handle is returned (and nothing changes). Two actors for one game on one node would
+    /// split its subscribers and its commands between a stale copy and the real one (a
+    /// takeover from the log racing a follower started for a `game.watch`).
+    pub fn insert_if_absent(&self, handle: GameHandle) -> Option<GameHandle> {
+        {
+            let g = self.lock();
+            if let Some(existing) = g.live.get(&handle.id) {
+                if !existing.tx.is_closed() {
+                    return Some(existing.clone());
+                }
+            }
+        }
+        self.insert(handle);
+        None
+    }
+
     /// The handle of a live game.
     pub fn get(&self, id: &str) -> Option<GameHandle> {
         self.lock().live.get(id).cloned()
@@ -62,6 +79,24 @@ impl Games {
     pub fn remove(&self, id: &str) {
         self.ended(id);
         self.lock().live.remove(id);
+    }
+
+    /// Removes the game `id` if `summary` is its registered actor's (see
+    /// [`GameHandle::summary`]): an actor that stops never unregisters another one that
+    /// serves its game now.
+    pub fn remove_actor(
+        &self,
+        id: &str,
+        summary: &std::sync::Arc<std::sync::Mutex<Option<serde_json::Value>>>,
+    ) {
+        let ours = self
+            .lock()
+            .live
+            .get(id)
+            .is_some_and(|h| std::sync::Arc::ptr_eq(&h.summary, summary));
+        if ours {
+            self.remove(id);
+        }
     }
 
     /// Handles of a player's unfinished live games.
@@ -104,5 +139,54 @@ impl Games {
     /// Whether no game is live.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::game::Command;
+
+    fn handle(id: &str) -> (GameHandle, mpsc::Receiver<Command>) {
+        let (tx, rx) = mpsc::channel(4);
+        let h = GameHandle {
+            id: id.into(),
+            kind: "unane".into(),
+            tx,
+            players: ["a".into(), "b".into()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
+        };
+        (h, rx)
+    }
+
+    #[test]
+    fn one_actor_per_game_and_each_unregisters_only_itself() {
+        let games = Games::default();
+        let (first, _first_rx) = handle("g");
+        let (second, second_rx) = handle("g");
+        assert!(games.insert_if_absent(first.clone()).is_none());
+        // A second actor for a served game is refused: the first one's handle comes back.
+        let existing = games
+            .insert_if_absent(second.clone())
+            .expect("the first actor");
+        assert!(Arc::ptr_eq(&existing.summary, &first.summary));
+        // A stopping actor that is not the registered one leaves the game alone.
+        games.remove_actor("g", &second.summary);
+        assert!(games.get("g").is_some());
+        assert_eq!(games.of_player("a").len(), 1);
+        games.remove_actor("g", &first.summary);
+        assert!(games.get("g").is_none());
+        assert!(games.of_player("a").is_empty());
+        // An actor whose queue is closed (it stopped) is replaced.
+        assert!(games.insert_if_absent(second.clone()).is_none());
+        drop(second_rx);
+        let (third, _third_rx) = handle("g");
+        assert!(games.insert_if_absent(third.clone()).is_none());
+        let registered = games.get("g").expect("the third actor");
+        assert!(Arc::ptr_eq(&registered.summary, &third.summary));
     }
 }

@@ -140,12 +140,20 @@ async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), Recover
 
 /// Takes over a game whose owner died (cluster mode; this node just acquired its lease):
 /// rebuilt from the log, its clock running on.
+/// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
+/// instead: one node never runs two actors for one game.
 pub async fn take_over(hub: &Arc<Hub>, id: &str) -> Result<(), RecoveryError> {
     let (handle, rx, core, _) = rebuild(hub, id).await?;
+    let summary = handle.summary.clone();
+    if let Some(existing) = hub.games.insert_if_absent(handle.clone()) {
+        if existing.tx.send(Command::Promote).await.is_ok() {
+            return Ok(());
+        }
+        // It stopped just now: this one serves the game.
+        hub.games.insert(handle);
+    }
     hub.metrics.games_live(core.kind()).inc();
     hub.metrics.lease_takeovers.inc();
-    let summary = handle.summary.clone();
-    hub.games.insert(handle);
     actor::spawn_recovered(hub.capabilities(), core, rx, summary, true);
     Ok(())
 }
@@ -158,7 +166,10 @@ pub async fn follow(hub: &Arc<Hub>, id: &str) -> Result<GameHandle, RecoveryErro
         hub.players.is_online(&handle.players[1]),
     ];
     let summary = handle.summary.clone();
-    hub.games.insert(handle.clone());
+    // An actor that started for the game meanwhile (a takeover) serves it.
+    if let Some(existing) = hub.games.insert_if_absent(handle.clone()) {
+        return Ok(existing);
+    }
     if core.result().is_some() {
         hub.games.ended(id);
     }

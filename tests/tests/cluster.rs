@@ -994,16 +994,7 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
         let mut args = redis.server_args("cl");
         let url = args.iter().position(|a| a == "--redis").expect("--redis") + 1;
         args[url] = proxy.url();
-        args.extend(
-            [
-                "--cluster",
-                "--node-id",
-                "y1",
-                "--lease-ms",
-                "10000",
-            ]
-            .map(String::from),
-        );
+        args.extend(["--cluster", "--node-id", "y1", "--lease-ms", "10000"].map(String::from));
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         Server::start_with(&refs)
     };
@@ -1027,7 +1018,10 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
         .host
         .request(json!({"t":"game.legal","game_id":game_id}))
         .await;
-    let m = legal["moves"][0].as_str().expect("a legal move").to_string();
+    let m = legal["moves"][0]
+        .as_str()
+        .expect("a legal move")
+        .to_string();
     let seq = t.host_doc.seq;
     // The owner sleeps with the request in its socket; the asking node's link is cut before
     // the owner wakes and answers, so the answer (and the diff) are published to nobody.
@@ -1061,7 +1055,11 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
     );
     // Played once: the log holds one event past the move, and the document one move more.
     let (_, doc) = owner.api_game(&game_id, None);
-    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(seq as usize + 1), "{doc}");
+    assert_eq!(
+        doc["moves"].as_array().map(Vec::len),
+        Some(seq as usize + 1),
+        "{doc}"
+    );
     let log = redis
         .command(&format!("LRANGE cl:game:{{{game_id}}}:log 0 -1"))
         .expect("the log");

@@ -134,9 +134,23 @@ impl Cluster {
             .map(String::from),
         );
         // Starting blocks until the server prints its address.
+        // `STOA_FAULTS_LOGS=<dir>`: each node process's `info` log in its own file there
+        // (`n1-0.log`, `n1-1.log` after a restart...), to read what the nodes did in a
+        // failing run.
+        let log = std::env::var_os("STOA_FAULTS_LOGS").map(|dir| {
+            let dir = std::path::PathBuf::from(dir);
+            let _ = std::fs::create_dir_all(&dir);
+            (0..)
+                .map(|n| dir.join(format!("{}-{n}.log", node.id)))
+                .find(|p| !p.exists())
+                .expect("a free log name")
+        });
         let server = tokio::task::spawn_blocking(move || {
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-            Server::start_with(&refs)
+            match log {
+                Some(log) => Server::start_logging(&refs, &log),
+                None => Server::start_with(&refs),
+            }
         })
         .await
         .expect("start stoa-server");

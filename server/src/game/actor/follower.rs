@@ -83,9 +83,7 @@ impl Actor {
                 };
                 self.forward(op, Some(reply)).await;
             }
-            Command::Presence { player_id, online }
-                if self.core.side_of(&player_id).is_some() =>
-            {
+            Command::Presence { player_id, online } if self.core.side_of(&player_id).is_some() => {
                 self.online.insert(player_id.clone(), online);
                 self.forward(RemoteOp::Presence { player_id, online }, None)
                     .await;

@@ -314,7 +314,9 @@ impl Actor {
                 }
             }
         }
-        self.caps.directory.remove(self.core.id());
+        self.caps
+            .directory
+            .remove_actor(self.core.id(), &self.summary);
         if let Some(peers) = &self.caps.peers {
             if let Role::Follower(_) = self.role {
                 peers.unfollow(self.core.id());
@@ -807,7 +809,6 @@ impl Actor {
         }
         true
     }
-
 }
 
 /// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.
