@@ -93,6 +93,7 @@ class Link {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ready = false;
+      pauseClocks("offline");
       for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "the connection dropped" });
       this.pending.clear();
       this.onStatus(false);
@@ -117,6 +118,10 @@ class Link {
         this.ready = true;
         this.backoff = 500;
         this.offset = msg.server_time - Date.now();
+        // Back: what the server now sends is the truth again (a clock the server paused
+        // arrives with its new `since`).
+        if (state.pause && state.pause.why !== "storage") { state.pause = null; drawPause(); }
+        if (state.shutdownNotice) { state.shutdownNotice = false; notice(""); }
         saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name },
           msg.deployment || DEPLOYMENT);
         this.onWelcome(msg);
@@ -254,6 +259,9 @@ const state = {
   queued: null, // queue.status message, or {} once queued
   hosting: null, // room object while waiting as host
   game: null, // see showGame
+  started: null, // the id of the game this page was last told has started
+  pause: null, // {at, why}: the clocks shown stand still since server time `at`
+  shutdownNotice: false, // the notice shows the server's shutdown message
   geometry: new Map(), // kind + options → geometry answer
 };
 
@@ -263,6 +271,57 @@ function notice(text) {
   const n = $("#notice");
   n.textContent = text;
   n.hidden = !text;
+}
+
+/** `text` as a sentence: a capital first letter and a full stop. */
+function sentence(text) {
+  const t = cap(text.trim());
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** Why the clocks shown stand still, said under the players. */
+const PAUSES = {
+  offline: "Offline: the clocks stand as they were when the connection dropped.",
+  shutdown: "The server is restarting: the clocks stand still until it is back.",
+  storage: "Paused: the server cannot reach its storage; the clocks stand still and moves wait until it is back.",
+};
+
+/**
+ * Stops the clocks on the page at this instant: the server paused them (it shuts down, or
+ * its store is away), or we cannot hear from it (offline). Counting on would show time the
+ * server may never charge; the document after the pause says where they stand.
+ */
+function pauseClocks(why) {
+  if (!state.pause) state.pause = { at: link.serverNow(), why };
+  else if (why !== "offline") state.pause.why = why;
+  drawPause();
+}
+
+function drawPause() {
+  const line = $("#paused");
+  if (line) line.textContent = state.pause ? PAUSES[state.pause.why] : "";
+  tickClocks();
+}
+
+/**
+ * While a game is shown, asks `/health` now and then: a store outage changes no document
+ * (the server only refuses actions), and `/health` is where the server says so.
+ */
+async function checkStorage() {
+  if (state.view !== "game" || !link || !link.ready) return;
+  let reasons = [];
+  try {
+    const r = await fetch("/health", { cache: "no-store" });
+    reasons = (await r.json()).reasons || [];
+  } catch {
+    return;
+  }
+  const away = reasons.some((x) => x.startsWith("store"));
+  if (away) pauseClocks("storage");
+  else if (state.pause && state.pause.why === "storage") {
+    state.pause = null;
+    drawPause();
+  }
 }
 
 function go(path) {
@@ -321,6 +380,7 @@ function onMessage(msg) {
       drawQueue();
       return;
     case "game.started":
+      state.started = msg.game_id;
       state.queued = null;
       state.hosting = null;
       go(`/g/${encodeURIComponent(msg.game_id)}`);
@@ -334,7 +394,10 @@ function onMessage(msg) {
       }
       return;
     case "shutdown":
-      notice(`The server is shutting down: ${msg.message}`);
+      // The message is a whole sentence already ("the server is shutting down; …").
+      notice(sentence(msg.message || "the server is shutting down"));
+      state.shutdownNotice = true;
+      pauseClocks("shutdown");
       return;
     case "error":
       notice(`error ${msg.code}: ${msg.message}`);
@@ -555,7 +618,7 @@ async function kindInfo(kind, options) {
 
 function showGame(id, code) {
   state.view = "game";
-  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "" };
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null };
   $("#main").replaceChildren(
     el("div", { class: "game" },
       el("div", {},
@@ -566,7 +629,9 @@ function showGame(id, code) {
         el("h1", { id: "title", text: "Loading the game…" }),
         el("p", { id: "heading", class: "muted" }),
         el("section", { class: "panel players", id: "players" }),
+        el("p", { class: "paused", id: "paused", role: "status" }),
         el("p", { class: "status", id: "status", "aria-live": "polite" }),
+        el("p", { class: "first-move", id: "first-move" }),
         el("p", { class: "counter", id: "counter" }),
         el("div", { class: "candidates", id: "candidates", "aria-label": "moves that match your clicks" }),
         el("form", { class: "move", id: "move-form", onsubmit: (e) => {
@@ -609,6 +674,8 @@ function onSnapshot(msg) {
   if (g.seq !== null && msg.seq < g.seq) return;
   g.seq = msg.seq;
   g.doc = msg.doc;
+  // The snapshot of a game that has just started is as good as live.
+  noteDeadline(msg.seq === 0 && state.started === g.id);
   afterChange();
 }
 
@@ -617,9 +684,75 @@ function onDiff(msg) {
   if (!g || msg.game_id !== g.id || g.seq === null) return;
   if (msg.seq <= g.seq) return;
   if (msg.seq !== g.seq + 1) { watchGame(true); return; }
+  const offer = g.doc.draw_offer;
+  const plies = (g.doc.moves || []).length;
+  const before = { to_act: g.doc.to_act, deadline: g.doc.clock && g.doc.clock.first_action_deadline };
   applyPatch(g.doc, msg.patch, false, true);
   g.seq = msg.seq;
+  noteDrawAnswer(offer, plies);
+  noteAbort(before);
+  noteDeadline(true);
   afterChange();
+}
+
+/**
+ * A standing offer that is gone while the game goes on and no action was played was
+ * declined (an offer also lapses when its side acts again, and ends with the game): say so,
+ * since the document itself only clears `draw_offer`.
+ */
+function noteDrawAnswer(offer, plies) {
+  const g = state.game;
+  const doc = g.doc;
+  if ((doc.moves || []).length !== plies || doc.status.state === "ended") g.drawNote = "";
+  if (!offer || doc.draw_offer || doc.status.state === "ended" || (doc.moves || []).length !== plies) return;
+  const me = mySide();
+  const decliner = cap(otherSide(offer));
+  g.drawNote = offer === me ? `${decliner} declined your draw offer.`
+    : me ? "You declined the draw offer." : `${decliner} declined ${cap(offer)}'s draw offer.`;
+}
+
+/**
+ * Why a game was aborted, which the document does not say (`status.reason` is `aborted`
+ * either way): the first-move window ran out when the end came at its deadline; otherwise
+ * a player aborted, and a player's page knows whether that was itself.
+ */
+function noteAbort(before) {
+  const g = state.game;
+  const st = g.doc.status;
+  if (st.state !== "ended" || st.reason !== "aborted" || g.abortWhy) return;
+  const me = mySide();
+  if (before.deadline && before.to_act && link.serverNow() >= before.deadline - 1000) {
+    const w = g.window && g.window.deadline === before.deadline ? g.window.seconds : null;
+    g.abortWhy = `${cap(before.to_act)} did not make a first move ${w ? `within ${w} s` : "in time"}`;
+  } else if (me) {
+    g.abortWhy = g.abortSent ? "you aborted it" : `${cap(otherSide(me))} aborted it`;
+  } else {
+    g.abortWhy = "a player aborted it";
+  }
+}
+
+/**
+ * Remembers how long the first-move window is when its deadline arrives live (a diff at the
+ * moment the side became to act), to name it if it runs out; a deadline first seen in a
+ * snapshot is already partly spent.
+ */
+function noteDeadline(live) {
+  const g = state.game;
+  const d = g.doc.clock && g.doc.clock.first_action_deadline;
+  if (!d || (g.window && g.window.deadline === d)) return;
+  g.window = { deadline: d, seconds: live ? Math.round((d - link.serverNow()) / 1000) : null };
+}
+
+/** The first-move countdown while a side has yet to make its first action. */
+function firstMoveLine(doc, now) {
+  const d = doc.clock && doc.clock.first_action_deadline;
+  if (!d || doc.status.state === "ended" || !doc.to_act) return "";
+  const who = doc.to_act === mySide() ? "You have" : `${cap(doc.to_act)} has`;
+  return `${who} ${formatMs(d - now)} to make a first move, or the game is aborted.`;
+}
+
+function otherSide(side) {
+  return sides().find((s) => s !== side) || "the opponent";
 }
 
 function mySide() {
@@ -672,14 +805,21 @@ function drawGame() {
   $("#title").textContent = `${TITLES[doc.kind] || doc.kind}`;
   $("#heading").textContent = `game ${doc.id} · ${clockLabel(doc.clock)} · ${doc.rated ? "rated" : "casual"}${me ? ` · you play ${me}` : " · watching"}`;
   drawPlayers();
+  drawPause();
   const banner = $("#banner");
   banner.hidden = !ended;
-  if (ended) banner.textContent = endingSentence(doc.status, sides()) + (me && doc.status.winner ? (doc.status.winner === me ? " (you won)" : " (you lost)") : "");
+  if (ended) banner.textContent = endingSentence(doc.status, sides()) + (g.abortWhy ? `: ${g.abortWhy}` : "") + (me && doc.status.winner ? (doc.status.winner === me ? " (you won)" : " (you lost)") : "");
   let status;
   if (ended) status = "The game is over.";
   else if (myTurn()) status = `Your turn (${me}).`;
   else status = doc.to_act ? `${cap(doc.to_act)} to act.` : "Waiting.";
-  if (!ended && doc.draw_offer) status += ` ${cap(doc.draw_offer)} offers a draw.`;
+  if (!ended && doc.draw_offer) {
+    status += doc.draw_offer === me ? ` You offered a draw; waiting for ${cap(otherSide(me))}'s answer.`
+      : ` ${cap(doc.draw_offer)} offers a draw.`;
+  } else if (!ended && g.drawNote) {
+    status += ` ${g.drawNote}`;
+  }
+  if (ended) status += rematchSentence(doc, me);
   $("#status").textContent = status;
   const st = doc.state || {};
   $("#counter").textContent = typeof st.no_capture_counter === "number"
@@ -712,6 +852,16 @@ function drawGame() {
   drawControls();
   const err = $("#game-error");
   if (err) err.textContent = g.error;
+}
+
+/** Who asked for a rematch, said in words (the buttons alone changed only their label). */
+function rematchSentence(doc, me) {
+  const r = doc.rematch;
+  if (!r || !(r.requested || []).length) return "";
+  if (r.game_id) return " The rematch has started.";
+  const asker = r.requested[0];
+  if (asker === me) return ` You asked for a rematch; waiting for ${cap(otherSide(me))}.`;
+  return ` ${cap(asker)} asks for a rematch${me ? ": accept it below." : "."}`;
 }
 
 function drawPlayers() {
@@ -750,7 +900,9 @@ function clockReading(doc, side, now) {
 function tickClocks() {
   const g = state.game;
   if (!g || !g.doc) return;
-  const now = link.serverNow();
+  const now = state.pause ? state.pause.at : link.serverNow();
+  const line = $("#first-move");
+  if (line) line.textContent = firstMoveLine(g.doc, now);
   for (const e of document.querySelectorAll("[data-clock]")) {
     const r = clockReading(g.doc, e.dataset.clock, now);
     e.textContent = r ? r.text : "–";
@@ -779,7 +931,11 @@ function drawControls() {
     } else if (!doc.draw_offer) {
       buttons.push(act("offer draw", { t: "game.draw", action: "offer" }));
     }
-    if ((doc.moves || []).length < 2) buttons.push(act("abort", { t: "game.abort" }));
+    if ((doc.moves || []).length < 2) {
+      const abort = act("abort", { t: "game.abort" });
+      abort.addEventListener("click", () => { g.abortSent = true; });
+      buttons.push(abort);
+    }
     const online = (g.crowd && g.crowd.online) || {};
     if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim" }));
   } else {
@@ -858,6 +1014,7 @@ function start() {
   });
   window.addEventListener("popstate", route);
   setInterval(tickClocks, 100);
+  setInterval(checkStorage, 2000);
   // Default options of each kind, so lobby lines name only what a game changes.
   for (const k of KINDS) {
     kindInfo(k, {}).then((info) => {

@@ -570,7 +570,15 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
             "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
         )
         .await;
-        assert_eq!(banner, "Game aborted");
+        let banner = banner.as_str().expect("banner");
+        if std::ptr::eq(c, aborter) {
+            assert_eq!(banner, "Game aborted: you aborted it");
+        } else {
+            assert!(
+                banner.starts_with("Game aborted: ") && banner.ends_with(" aborted it"),
+                "the opponent reads who aborted: {banner}"
+            );
+        }
     }
 
     let games = [
@@ -962,4 +970,367 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
     }
     let (status, _) = cluster.stop();
     assert!(status.success(), "the script stops cleanly: {status:?}");
+}
+
+/// A long game's move list grows downwards: nothing hides behind a sideways scrollbar, every
+/// move number shows whole, and the latest move is in view (issue 28, item 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let mut table = stoa_tests::Table::open(&server, "unane", json!({}), "public").await;
+    let mut played = Vec::new();
+    while played.len() < 30 {
+        let Some(mv) = table.step(7).await else { break };
+        played.push(mv);
+    }
+    assert_eq!(played.len(), 30, "a game that lasts 30 plies: {played:?}");
+    let profile = TempDir::new("web-long-list");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/g/{}", table.game_id))
+        .await
+        .expect("open the game");
+    wait_moves(&page, 30).await;
+    // Let the layout settle after the last redraw.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shape = page
+        .execute(
+            "const l = document.querySelector('#moves'); const r = l.getBoundingClientRect();
+             const last = l.lastElementChild.getBoundingClientRect();
+             const first = l.firstElementChild.getBoundingClientRect();
+             return {scrollWidth: l.scrollWidth, clientWidth: l.clientWidth,
+                     scrollHeight: l.scrollHeight, clientHeight: l.clientHeight,
+                     lastTop: last.top - r.top, lastBottom: last.bottom - r.top,
+                     firstLeft: first.left - r.left,
+                     text: l.lastElementChild.textContent,
+                     marker: getComputedStyle(l).listStylePosition};",
+            vec![],
+        )
+        .await
+        .expect("measure the move list");
+    assert!(
+        shape["scrollWidth"].as_f64() <= shape["clientWidth"].as_f64(),
+        "no sideways scrolling: {shape}"
+    );
+    assert!(
+        shape["scrollHeight"].as_f64() > shape["clientHeight"].as_f64(),
+        "30 plies scroll downwards: {shape}"
+    );
+    let height = shape["clientHeight"].as_f64().expect("height");
+    assert!(
+        shape["lastTop"].as_f64().expect("top") >= 0.0
+            && shape["lastBottom"].as_f64().expect("bottom") <= height + 1.0,
+        "the latest move is in view: {shape}"
+    );
+    assert_eq!(shape["text"], played[29].as_str());
+    // The numbers sit inside the list's box, so none is clipped at its left edge.
+    assert_eq!(shape["marker"], "inside", "{shape}");
+    assert!(shape["firstLeft"].as_f64().expect("left") >= 0.0, "{shape}");
+    let _ = page.close().await;
+}
+
+/// Clicks the control button `action` (its `data-action`) on page `c`.
+async fn click_action(c: &Client, action: &str) {
+    let css = format!("[data-action=\"{action}\"]");
+    until(
+        c,
+        &format!("the {action} button"),
+        &format!("return document.querySelector('{css}')"),
+    )
+    .await;
+    c.find(Locator::Css(&css))
+        .await
+        .expect("control button")
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {action}: {e}"));
+}
+
+/// Waits until the status line of page `c` is exactly `text`.
+async fn status_is(c: &Client, text: &str) {
+    let script = format!(
+        "return document.querySelector('#status').textContent === {}",
+        json!(text)
+    );
+    until(c, &format!("the status '{text}'"), &script).await;
+}
+
+/// Draw offers and rematch requests are said in words to both players: the offering side
+/// reads that it offered (not "Black offers a draw" about itself), a declined offer says
+/// so, and a rematch request is a sentence, not only a changed button (issue 28, item 5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [TempDir::new("web-draw-host"), TempDir::new("web-draw-guest")];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    for c in [&host, &guest] {
+        until(c, "the board", "return document.querySelector('#board svg')").await;
+    }
+    // Black (the host) moves first, and offers a draw first.
+    click_action(&host, "offer draw").await;
+    status_is(
+        &host,
+        "Your turn (black). You offered a draw; waiting for White's answer.",
+    )
+    .await;
+    status_is(&guest, "Black to act. Black offers a draw.").await;
+    click_action(&guest, "decline draw").await;
+    status_is(&host, "Your turn (black). White declined your draw offer.").await;
+    status_is(&guest, "Black to act. You declined the draw offer.").await;
+
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    for c in [&host, &guest] {
+        status_is(c, "The game is over.").await;
+    }
+    click_action(&host, "rematch").await;
+    status_is(
+        &host,
+        "The game is over. You asked for a rematch; waiting for White.",
+    )
+    .await;
+    status_is(
+        &guest,
+        "The game is over. Black asks for a rematch: accept it below.",
+    )
+    .await;
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// Before a side's first move the page counts down the first-move window from the
+/// document's `first_action_deadline`, and when it runs out the banner says why the game
+/// ended (issue 28, item 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_move_window_counts_down_and_its_abort_says_why() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--first-action-ms", "6000"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let base = format!("http://{}", server.addr);
+    let profiles = [TempDir::new("web-first-host"), TempDir::new("web-first-guest")];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    // Black (the host) is to make the first move and does not.
+    let host_line = until(
+        &host,
+        "the host's countdown",
+        "const t = document.querySelector('#first-move'); return t && t.textContent",
+    )
+    .await;
+    let guest_line = until(
+        &guest,
+        "the guest's countdown",
+        "const t = document.querySelector('#first-move'); return t && t.textContent",
+    )
+    .await;
+    let countdown = |text: &Value, who: &str| {
+        let text = text.as_str().expect("text");
+        let left = text
+            .strip_prefix(who)
+            .and_then(|t| t.strip_suffix(" to make a first move, or the game is aborted."))
+            .unwrap_or_else(|| panic!("a countdown: {text}"));
+        assert!(
+            left.starts_with("0:0") && left.len() == 6,
+            "seconds and tenths left: {text}"
+        );
+        left.to_string()
+    };
+    let first = countdown(&host_line, "You have ");
+    countdown(&guest_line, "Black has ");
+    until(
+        &host,
+        "the countdown moving",
+        &format!(
+            "return !document.querySelector('#first-move').textContent.includes('{first}')"
+        ),
+    )
+    .await;
+    for c in [&host, &guest] {
+        let banner = until(
+            c,
+            "the abort banner",
+            "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
+        )
+        .await;
+        assert_eq!(
+            banner,
+            "Game aborted: Black did not make a first move within 6 s"
+        );
+        assert_eq!(text_of(c, "#first-move").await, "");
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// A public Fischer 5+3 game on `server` whose clocks run (both sides made their first
+/// action), and a browser page watching it with black's clock counting down.
+async fn watched_running_clock(
+    driver: &Driver,
+    server: &stoa_tests::Server,
+    profile: &TempDir,
+) -> (stoa_tests::Table, Client) {
+    let clock = json!({"kind":"fischer","initial_ms":300_000,"increment_ms":3_000});
+    let mut table =
+        stoa_tests::Table::open_with_clock(server, "unane", json!({"width":4,"height":3}), clock, "public")
+            .await;
+    for _ in 0..2 {
+        table.step(1).await.expect("a first action");
+    }
+    let page = driver.browser(profile).await;
+    page.goto(&format!("http://{}/g/{}", server.addr, table.game_id))
+        .await
+        .expect("open the game");
+    let first = until(&page, "a running clock", "const e = document.querySelector('[data-clock].running'); return e && e.textContent").await;
+    until(
+        &page,
+        "the clock counting down",
+        &format!(
+            "return document.querySelector('[data-clock].running').textContent !== {}",
+            json!(first)
+        ),
+    )
+    .await;
+    (table, page)
+}
+
+/// The running clock's text on page `c`.
+async fn running_clock(c: &Client) -> String {
+    text_of(c, "[data-clock].running").await
+}
+
+/// While the server is away the page's clocks stand still (the server paused them), the
+/// shutdown notice reads as one sentence, and both go once the page is back (issue 28,
+/// item 3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_stand_still_while_the_server_restarts() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut server = stoa_tests::Server::start();
+    let addr = server.addr;
+    let profile = TempDir::new("web-shutdown");
+    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    server.terminate();
+    let notice = until(
+        &page,
+        "the shutdown notice",
+        "const n = document.querySelector('#notice'); return !n.hidden && n.textContent",
+    )
+    .await;
+    assert_eq!(notice, "The server is shutting down; reconnect later.");
+    assert_eq!(
+        text_of(&page, "#paused").await,
+        "The server is restarting: the clocks stand still until it is back."
+    );
+    let stood = running_clock(&page).await;
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(running_clock(&page).await, stood, "the clock stood still");
+
+    // A server on the same address: the page is back, and the notice and pause are gone.
+    let mut again = Command::new(stoa_tests::binary("stoa-server"))
+        .args(["--listen", &addr.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server again");
+    until(
+        &page,
+        "connected again",
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
+    until(
+        &page,
+        "no notice",
+        "return document.querySelector('#notice').hidden",
+    )
+    .await;
+    assert_eq!(text_of(&page, "#paused").await, "");
+    let _ = page.close().await;
+    let _ = again.kill();
+    let _ = again.wait();
+}
+
+/// During a Redis outage the page says the game is paused and its clocks stand still; when
+/// Redis is back the clocks count again (issue 28, item 3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_outage_shows_the_game_paused() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut redis = stoa_tests::redis::RedisServer::start();
+    let server = redis.start_server("web-outage");
+    let profile = TempDir::new("web-outage");
+    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    assert_eq!(text_of(&page, "#paused").await, "");
+    redis.kill9();
+    until(
+        &page,
+        "the pause",
+        "return document.querySelector('#paused').textContent.startsWith('Paused: ')",
+    )
+    .await;
+    assert_eq!(
+        text_of(&page, "#paused").await,
+        "Paused: the server cannot reach its storage; the clocks stand still and moves wait until it is back."
+    );
+    let stood = running_clock(&page).await;
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(running_clock(&page).await, stood, "the clock stood still");
+    redis.restart();
+    until(
+        &page,
+        "the end of the pause",
+        "return document.querySelector('#paused').textContent === ''",
+    )
+    .await;
+    let now = running_clock(&page).await;
+    until(
+        &page,
+        "the clock counting again",
+        &format!(
+            "return document.querySelector('[data-clock].running').textContent !== {}",
+            json!(now)
+        ),
+    )
+    .await;
+    let _ = page.close().await;
 }
