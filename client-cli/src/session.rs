@@ -193,6 +193,11 @@ pub struct Session {
     /// The draw offer last seen (its side) and the number of moves then.
     offer_seen: Option<(String, usize)>,
     rematch_seen: Vec<(String, String)>,
+    /// Before both first actions: the side to act and its first-move deadline, to tell a
+    /// window that ran out from a player's abort (the document says `aborted` for both).
+    first_move_seen: Option<(String, u64)>,
+    /// This session asked to abort the game it shows.
+    abort_sent: bool,
     watch_in_flight: bool,
     started_at: Option<Instant>,
 }
@@ -263,6 +268,8 @@ impl Session {
                 turn_announced: None,
                 end_announced: None,
                 offer_seen: None,
+                first_move_seen: None,
+                abort_sent: false,
                 rematch_seen: Vec::new(),
                 watch_in_flight: false,
                 started_at: None,
@@ -463,6 +470,8 @@ impl Session {
                     self.game = None;
                     self.legal = None;
                     self.offer_seen = None;
+                    self.abort_sent = false;
+                    self.first_move_seen = None;
                 }
                 self.game_id = Some(id.clone());
                 self.started_side = Some(side.clone());
@@ -611,6 +620,10 @@ impl Session {
                 self.board_changed = true;
                 self.legal = None;
                 self.info(format!("game over: {}", outcome_text(&status)));
+                if status.reason.as_deref() == Some("aborted") {
+                    let why = self.abort_reason(&g);
+                    self.info(format!("aborted: {why}"));
+                }
             }
             // Server addition: `rematch.requested` lists the sides that asked for one.
             let mine = self.my_side();
@@ -674,11 +687,33 @@ impl Session {
             }
         }
         self.offer_seen = offer.map(|side| (side, moves.len()));
+        self.first_move_seen = g
+            .to_act()
+            .zip(g.clock()["first_action_deadline"].as_u64())
+            .map(|(side, deadline)| (side.to_string(), deadline));
         let turn_key = (id, moves.len());
         if self.my_turn() && self.turn_announced.as_ref() != Some(&turn_key) {
             self.turn_announced = Some(turn_key);
             self.info("your turn");
             self.fetch_legal();
+        }
+    }
+
+    /// Why the game shown was aborted: its end came at the first-move deadline of the side
+    /// to act, or a player aborted it (this session, or else its opponent).
+    fn abort_reason(&self, g: &GameDoc) -> String {
+        if let Some((side, deadline)) = &self.first_move_seen {
+            if self.server_now() + 1_000 >= *deadline as i64 {
+                return format!("{side} did not make a first move in time");
+            }
+        }
+        match self.my_side() {
+            Some(_) if self.abort_sent => "you aborted the game".into(),
+            Some(mine) => {
+                let other = g.sides().into_iter().find(|s| *s != mine);
+                format!("{} aborted the game", other.as_deref().unwrap_or("the opponent"))
+            }
+            None => "a player aborted the game".into(),
         }
     }
 
@@ -692,6 +727,8 @@ impl Session {
         self.crowd = Value::Null;
         self.legal = None;
         self.offer_seen = None;
+        self.abort_sent = false;
+        self.first_move_seen = None;
         self.game_id = Some(next.clone());
         self.following_rematch = Some(next);
         self.started_at = Some(Instant::now());
@@ -1000,7 +1037,10 @@ impl Session {
                 code: code.to_string(),
             }),
             ("resign", []) => self.action("resign", json!({"t":"game.resign"})),
-            ("abort", []) => self.action("abort", json!({"t":"game.abort"})),
+            ("abort", []) => {
+                self.abort_sent = true;
+                self.action("abort", json!({"t":"game.abort"}))
+            }
             ("claim", []) => self.action("claim", json!({"t":"game.claim"})),
             ("rematch", []) => self.action("rematch", json!({"t":"game.rematch"})),
             ("draw", []) | ("draw", ["offer"]) | ("offer", ["draw"]) => {

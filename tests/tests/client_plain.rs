@@ -484,3 +484,43 @@ fn plain_help_guides_declines_and_leaving() {
     clients.expect_exit(guest, TIMEOUT);
     clients.wait(host, |l| l == "white offline");
 }
+
+/// Starts a plain host (black, untimed small Ūnane) and a guest who joins; returns both.
+fn seated_pair(clients: &mut Clients) -> (usize, usize) {
+    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    for c in [host, guest] {
+        clients.wait(c, |l| l.starts_with("game started "));
+    }
+    (host, guest)
+}
+
+/// An aborted game says why after its `game over: aborted` line: the first-move window
+/// ran out for the side to act, or a player aborted it (issue 28, item 2).
+#[test]
+fn an_abort_says_why() {
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--first-action-ms", "3000"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let mut clients = Clients::with_url(&server.ws_url());
+    // Black (the host) never makes its first move.
+    let (host, guest) = seated_pair(&mut clients);
+    for c in [host, guest] {
+        clients.wait(c, |l| l == "game over: aborted");
+        let why = clients.wait(c, |l| l.starts_with("aborted: "));
+        assert_eq!(why, "aborted: black did not make a first move in time");
+    }
+    // The host aborts the next one at once.
+    let mut clients = Clients::with_url(&server.ws_url());
+    let (host, guest) = seated_pair(&mut clients);
+    clients.send(host, "abort");
+    for (c, why) in [
+        (host, "aborted: you aborted the game"),
+        (guest, "aborted: black aborted the game"),
+    ] {
+        clients.wait(c, |l| l == "game over: aborted");
+        let line = clients.wait(c, |l| l.starts_with("aborted: "));
+        assert_eq!(line, why);
+    }
+}
