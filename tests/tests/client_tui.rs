@@ -469,3 +469,48 @@ fn tui_replay_steps_through_a_record() {
     tmux.keys(&["Left"]);
     tmux.wait_screen("back to the start", |s| s.contains("ply 0/3: start"));
 }
+
+/// The players panel marks a computer opponent as such (issue 28, item 8).
+#[test]
+fn tui_marks_the_computer_in_the_players_panel() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let bot_home = TempDir::new("tui-bot");
+    let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
+        .args(["--plain", "--server", &server.url, "bot", "--serve", "--kinds", "unane", "--level", "1"])
+        .env("STOA_CONFIG_DIR", &bot_home.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start a serving bot");
+    let config = TempDir::new("tui-computer");
+    // Asked until the bot serves (it may still be connecting).
+    let deadline = std::time::Instant::now() + client_support::TIMEOUT;
+    let screen = loop {
+        let tmux = Tmux::start(
+            "computer",
+            &tui_command(
+                &config,
+                &server.url,
+                "Tui",
+                "play unane --options width=4,height=3 --clock none --computer 1",
+            ),
+        );
+        let screen = tmux.wait_screen("the game or a refusal", |s| {
+            s.contains("bot-level-1") || s.contains("unavailable")
+        });
+        if screen.contains("bot-level-1") {
+            break tmux.wait_screen("the computer marked", |s| {
+                s.contains("bot-level-1 (computer)")
+            });
+        }
+        assert!(std::time::Instant::now() < deadline, "no computer: {screen}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    assert!(screen.contains("Players"), "{screen}");
+    let _ = bot.kill();
+    let _ = bot.wait();
+}

@@ -322,6 +322,13 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
                 Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
                 Span::raw(format!("{side} {}", g.player_name(side))),
             ];
+            let p = g.player(side);
+            if p["bot"] == true {
+                head.push(Span::styled(" (computer)", Style::default().fg(Color::Cyan)));
+            }
+            if let Some(r) = p["rating"].as_f64() {
+                head.push(Span::raw(format!(" ({})", r.round())));
+            }
             if me.as_deref() == Some(side.as_str()) {
                 head.push(Span::styled(" (you)", Style::default().fg(Color::Green)));
             }
