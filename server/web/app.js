@@ -618,11 +618,12 @@ async function kindInfo(kind, options) {
 
 function showGame(id, code) {
   state.view = "game";
-  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null };
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false };
   $("#main").replaceChildren(
     el("div", { class: "game" },
       el("div", {},
         el("div", { id: "banner", class: "banner", hidden: true, role: "status" }),
+        el("p", { id: "rating-change", class: "rating-change" }),
         el("div", { class: "board", id: "board", "aria-live": "off" }),
         el("ul", { class: "facts", id: "facts" })),
       el("div", {},
@@ -755,6 +756,38 @@ function otherSide(side) {
   return sides().find((s) => s !== side) || "the opponent";
 }
 
+/**
+ * The ratings a rated game changed, from the game's record (`record.ratings_after`); the
+ * record is written just after the end, so it is asked again a few times until it is there.
+ */
+async function fetchRatingChange(g, attempt) {
+  if (state.game !== g || attempt > 10) return;
+  const token = loadIdentity().token;
+  let full = null;
+  try {
+    const r = await fetch(`/api/games/${encodeURIComponent(g.id)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`,
+      { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
+    if (r.ok) full = await r.json();
+  } catch { /* asked again below */ }
+  if (!full || !full.record) {
+    setTimeout(() => fetchRatingChange(g, attempt + 1), 500);
+    return;
+  }
+  const after = full.record.ratings_after;
+  if (!after || state.game !== g) return;
+  const change = (side) => {
+    const before = Math.round((g.doc.players[side] || {}).rating);
+    const now = Math.round(after[side]);
+    const d = now - before;
+    return `${before} → ${now} (${d >= 0 ? "+" : ""}${d})`;
+  };
+  const me = mySide();
+  const line = me ? `Your rating: ${change(me)}`
+    : `Ratings: ${sides().map((s) => `${cap(s)} ${change(s)}`).join(", ")}`;
+  const p = $("#rating-change");
+  if (p) p.textContent = line;
+}
+
 function mySide() {
   const g = state.game;
   if (!g || !g.doc || !state.me) return null;
@@ -778,6 +811,10 @@ async function afterChange() {
   if (doc.status.state === "ended" && doc.rematch && doc.rematch.game_id && !mySide()) {
     const next = doc.rematch.game_id;
     setTimeout(() => { if (state.game === g) go(`/g/${encodeURIComponent(next)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`); }, 300);
+  }
+  if (doc.status.state === "ended" && doc.rated && !g.ratingAsked) {
+    g.ratingAsked = true;
+    fetchRatingChange(g, 0);
   }
   g.selected = [];
   g.legal = null;

@@ -241,10 +241,12 @@ async fn host_room(
     side: &str,
     public: bool,
 ) -> String {
-    host_timed_room(c, base, kind, options, side, public, "none").await
+    host_timed_room(c, base, kind, options, side, public, "none", false).await
 }
 
 /// Fills the lobby's host form and returns the invitation link.
+// Each argument is one field of the form the test fills in.
+#[allow(clippy::too_many_arguments)]
 async fn host_timed_room(
     c: &Client,
     base: &str,
@@ -253,14 +255,16 @@ async fn host_timed_room(
     side: &str,
     public: bool,
     clock: &str,
+    rated: bool,
 ) -> String {
     c.goto(&format!("{base}/")).await.expect("open the lobby");
     until(c, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
     c.execute(
         "const f = document.querySelector('#host');
          f.kind.value = arguments[0]; f.kind.dispatchEvent(new Event('change'));
-         f.clock.value = arguments[3]; f.options.value = arguments[1]; f.public.checked = arguments[2];",
-        vec![json!(kind), json!(options), json!(public), json!(clock)],
+         f.clock.value = arguments[3]; f.options.value = arguments[1]; f.public.checked = arguments[2];
+         f.rated.checked = arguments[4];",
+        vec![json!(kind), json!(options), json!(public), json!(clock), json!(rated)],
     )
     .await
     .expect("fill the form");
@@ -690,6 +694,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
         "black",
         false,
         "5+3",
+        false,
     )
     .await;
     let code = invite.rsplit('/').next().expect("code");
@@ -1333,4 +1338,74 @@ async fn a_store_outage_shows_the_game_paused() {
     )
     .await;
     let _ = page.close().await;
+}
+
+/// At the end of a rated game each player's page says how its rating changed (issue 28,
+/// item 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_ends_with_each_players_rating_change() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [TempDir::new("web-rated-host"), TempDir::new("web-rated-guest")];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let options = json!({"width":4,"height":3});
+    let invite = host_timed_room(
+        &host,
+        &base,
+        "unane",
+        &options.to_string(),
+        "black",
+        true,
+        "none",
+        true,
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    let id = until(
+        &guest,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    // Both sides act (a game ended before that is unrated); black (the host) resigns.
+    let script = scripted_game("unane", &options, 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+    click_move(&guest, &script.moves[1], 1).await;
+    wait_moves(&host, 2).await;
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    let mut after = Value::Null;
+    for _ in 0..100 {
+        let (_, full) = server.api_game_full(&id, None);
+        if full["record"]["ratings_after"].is_object() {
+            after = full["record"]["ratings_after"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rating = |side: &str| after[side].as_f64().expect("a rating after").round() as i64;
+    let (black, white) = (rating("black"), rating("white"));
+    assert!(black < 1500 && white > 1500, "{after}");
+    for (c, now) in [(&host, black), (&guest, white)] {
+        let line = until(
+            c,
+            "the rating change",
+            "return document.querySelector('#rating-change').textContent",
+        )
+        .await;
+        assert_eq!(
+            line,
+            format!("Your rating: 1500 → {now} ({:+})", now - 1500).as_str()
+        );
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
 }
