@@ -13,6 +13,11 @@ use tokio::sync::mpsc;
 
 use crate::connection::{ConnEvent, Connection, RequestError, Welcome};
 use crate::document::{outcome_text, Applied, GameDoc, Versioned};
+use crate::present;
+
+/// How many times the rating change of a rated game is asked again while its record is
+/// not written yet.
+const RATING_ASKS: u8 = 10;
 
 /// What the user asked the client to do.
 #[derive(Clone, Debug)]
@@ -129,6 +134,10 @@ pub enum Pending {
     Action(&'static str),
     /// `lobby.watch`.
     LobbyWatch,
+    /// `history` (the newest game) after a rated game ended, for the rating change: the
+    /// game's id and how many times it was asked before (its record is written just after
+    /// the end).
+    RatingChange(String, u8),
 }
 
 /// A request's answer, delivered back to the front-end loop.
@@ -305,6 +314,17 @@ impl Session {
     fn error(&mut self, e: &RequestError) {
         self.notes
             .push(Note::Error(format!("error {}: {}", e.code(), e.message())));
+    }
+
+    /// As [`Session::request`], sent after `delay`.
+    fn request_later(&self, pending: Pending, msg: Value, delay: Duration) {
+        let conn = self.conn.clone();
+        let tx = self.answers.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let answer = conn.request(msg).await;
+            let _ = tx.send((pending, answer));
+        });
     }
 
     fn request(&self, pending: Pending, msg: Value) {
@@ -623,6 +643,11 @@ impl Session {
                 if status.reason.as_deref() == Some("aborted") {
                     let why = self.abort_reason(&g);
                     self.info(format!("aborted: {why}"));
+                } else if doc["rated"] == true && self.my_side().is_some() {
+                    self.request(
+                        Pending::RatingChange(id.clone(), 0),
+                        json!({"t":"history","limit":1}),
+                    );
                 }
             }
             // Server addition: `rematch.requested` lists the sides that asked for one.
@@ -797,6 +822,30 @@ impl Session {
             Pending::LobbyWatch => {
                 if let Err(e) = answer {
                     self.error(&e);
+                }
+            }
+            Pending::RatingChange(game_id, asked) => {
+                // A failure only loses this line: the result itself is already shown.
+                let Ok(answer) = answer else { return };
+                let newest = &answer["games"][0];
+                if newest["id"] == game_id.as_str() {
+                    let players = newest["players"].as_object().cloned().unwrap_or_default();
+                    let mine = players.iter().find(|(_, p)| p["id"] == self.me.id.as_str());
+                    if let Some((side, p)) = mine {
+                        let before = p["rating"].as_f64();
+                        let after = newest["ratings_after"][side.as_str()].as_f64();
+                        if let (Some(before), Some(after)) = (before, after) {
+                            self.info(format!("your {}", present::rating_change(before, after)));
+                            return;
+                        }
+                    }
+                }
+                if asked < RATING_ASKS {
+                    self.request_later(
+                        Pending::RatingChange(game_id, asked + 1),
+                        json!({"t":"history","limit":1}),
+                        Duration::from_millis(300),
+                    );
                 }
             }
         }

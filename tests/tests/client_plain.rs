@@ -524,3 +524,43 @@ fn an_abort_says_why() {
         assert_eq!(line, why);
     }
 }
+
+/// At the end of a rated game each player reads its rating change (issue 28, item 9).
+#[test]
+fn a_rated_game_ends_with_the_rating_change() {
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let mut args = client_support::HOST_SMALL_UNANE.to_vec();
+    args.push("--rated");
+    let host = clients.spawn("host", &args);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split_whitespace().nth(2).expect("id").to_string();
+    clients.wait(guest, |l| l.starts_with("game started "));
+    // Both act once (a game ended before that is unrated); then black (the host) resigns.
+    let script = scripted_game("unane", &json!({"width":5,"height":4}), 1, 40);
+    for (i, mv) in script.moves[..2].iter().enumerate() {
+        let who = clients.wait_any(&[host, guest], |l| l == "your turn");
+        clients.send(who, mv);
+        for c in [host, guest] {
+            clients.wait(c, |l| l == format!("move {} {mv}", i + 1));
+        }
+    }
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resign");
+    let mut after = serde_json::Value::Null;
+    for _ in 0..100 {
+        let (_, full) = server.api_game_full(&id, Some(&code));
+        if full["record"]["ratings_after"].is_object() {
+            after = full["record"]["ratings_after"].clone();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for (c, side) in [(host, "black"), (guest, "white")] {
+        let now = after[side].as_f64().expect("a rating after").round() as i64;
+        let line = clients.wait(c, |l| l.starts_with("your rating "));
+        assert_eq!(line, format!("your rating 1500 -> {now} ({:+})", now - 1500));
+    }
+}

@@ -470,7 +470,8 @@ fn tui_replay_steps_through_a_record() {
     tmux.wait_screen("back to the start", |s| s.contains("ply 0/3: start"));
 }
 
-/// The players panel marks a computer opponent as such (issue 28, item 8).
+/// The players panel marks a computer opponent as such (issue 28, item 8) and shows the
+/// players' ratings (item 9).
 #[test]
 fn tui_marks_the_computer_in_the_players_panel() {
     if !Tmux::available() {
@@ -496,7 +497,7 @@ fn tui_marks_the_computer_in_the_players_panel() {
                 &config,
                 &server.url,
                 "Tui",
-                "play unane --options width=4,height=3 --clock none --computer 1",
+                "play unane --options width=4,height=3 --clock none --computer 1 --side white",
             ),
         );
         let screen = tmux.wait_screen("the game or a refusal", |s| {
@@ -511,6 +512,8 @@ fn tui_marks_the_computer_in_the_players_panel() {
         std::thread::sleep(std::time::Duration::from_millis(300));
     };
     assert!(screen.contains("Players"), "{screen}");
+    // The person's rating shows in the panel too (issue 28, item 9).
+    assert!(screen.contains("white Tui (1500) (you)"), "{screen}");
     let _ = bot.kill();
     let _ = bot.wait();
 }

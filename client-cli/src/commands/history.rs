@@ -9,7 +9,7 @@ use stoa_protocol::record::utc;
 use super::{block_on, connect, resolved, Global};
 use crate::clock_spec;
 use crate::document::{outcome_text, Status};
-use crate::present::options_text;
+use crate::present::{options_text, rating_change};
 
 /// Arguments of `stoa history`.
 #[derive(Clone, Debug, Args)]
@@ -128,10 +128,4 @@ fn line(g: &Value, player: &str) -> String {
         players.join(" vs "),
         outcome_text(&status)
     )
-}
-
-/// `rating 1500 -> 1512 (+12)`: a rating before and after a game, rounded.
-pub fn rating_change(before: f64, after: f64) -> String {
-    let (b, a) = (before.round() as i64, after.round() as i64);
-    format!("rating {b} -> {a} ({:+})", a - b)
 }
