@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::connection::{ConnEvent, Connection, RequestError, Welcome};
-use crate::document::{outcome_text, Applied, GameDoc, Versioned};
+use crate::document::{ending_sentence, outcome_text, Applied, GameDoc, Versioned};
 use crate::present;
 
 /// How many times the rating change of a rated game is asked again while its record is
@@ -108,6 +108,15 @@ pub enum Note {
         /// The text, lines separated by `\n`.
         text: String,
     },
+    /// The end of a game: plain mode prints `plain` (`game over: white wins by resign`, the
+    /// protocol's codes, which scripts read); the terminal UI shows `people`, the same end
+    /// in words (`game over: Black resigned — White wins`).
+    End {
+        /// The line for scripts.
+        plain: String,
+        /// The line for people.
+        people: String,
+    },
 }
 
 impl Note {
@@ -115,6 +124,7 @@ impl Note {
     pub fn text(&self) -> &str {
         match self {
             Note::Info(s) | Note::Error(s) | Note::Page { text: s, .. } => s,
+            Note::End { plain, .. } => plain,
         }
     }
 }
@@ -214,6 +224,16 @@ pub struct Session {
 /// One line naming the typed commands (the terminal UI's hint line).
 pub const HELP: &str =
     "commands: <move> · legal · resign · draw offer/accept/decline · rematch · help · quit";
+
+/// The commands of someone watching a game (no moves, no offers).
+pub const WATCH_HELP: &str = "watching: watch <game> · join <code> · help · quit";
+
+/// The commands in the lobby.
+pub const LOBBY_HELP: &str =
+    "lobby: ↑/↓ and Enter join a room or watch a game · join <code> · watch <game> · help · quit";
+
+/// Moves that name no cell, in any game: the pie-rule swap, Akunur's pass.
+const CELLLESS_MOVES: &[&str] = &["swap", "pass"];
 
 /// The typed commands, one per line, with what each does (`help`).
 pub const HELP_PAGE: &str = "\
@@ -493,6 +513,14 @@ impl Session {
                     self.abort_sent = false;
                     self.first_move_seen = None;
                 }
+                if self.phase == Phase::Starting {
+                    // The game can start before the answer to our join arrives: say we
+                    // joined first, in the order it happened (the late answer says nothing).
+                    if let Start::Join { code } = &self.start {
+                        let line = format!("joined room {code}");
+                        self.info(line);
+                    }
+                }
                 self.game_id = Some(id.clone());
                 self.started_side = Some(side.clone());
                 self.awaiting_game = false;
@@ -639,7 +667,10 @@ impl Session {
                 self.end_announced = Some(id.clone());
                 self.board_changed = true;
                 self.legal = None;
-                self.info(format!("game over: {}", outcome_text(&status)));
+                self.notes.push(Note::End {
+                    plain: format!("game over: {}", outcome_text(&status)),
+                    people: format!("game over: {}", ending_sentence(&status, &g.sides())),
+                });
                 if status.reason.as_deref() == Some("aborted") {
                     let why = self.abort_reason(&g);
                     self.info(format!("aborted: {why}"));
@@ -911,13 +942,14 @@ impl Session {
                 let code = room["code"].as_str().unwrap_or_default().to_string();
                 self.room_code = Some(code.clone());
                 match &self.start {
+                    // Once the game started, a late answer says nothing any more.
                     Start::Computer { level, .. } => {
                         if self.phase == Phase::Starting {
                             self.phase = Phase::Hosting;
+                            self.info(format!(
+                                "waiting for the computer (level {level}) to sit down"
+                            ));
                         }
-                        self.info(format!(
-                            "waiting for the computer (level {level}) to sit down"
-                        ));
                     }
                     Start::Host { .. } => {
                         if self.phase == Phase::Starting {
@@ -931,8 +963,8 @@ impl Session {
                     _ => {
                         if self.phase == Phase::Starting {
                             self.phase = Phase::Joined;
+                            self.info(format!("joined room {code}"));
                         }
-                        self.info(format!("joined room {code}"));
                     }
                 }
             }
@@ -1102,11 +1134,27 @@ impl Session {
                 self.action("draw decline", json!({"t":"game.draw","action":"decline"}))
             }
             ("move", [mv]) => self.play(mv),
+            (word, []) if !self.may_be_move(word) => self.notes.push(Note::Error(format!(
+                "error input: '{line}' is neither a command nor a move; {HELP}"
+            ))),
             (_, []) => self.play(line),
             _ => self.notes.push(Note::Error(format!(
                 "error input: '{line}' is neither a command nor a move; {HELP}"
             ))),
         }
+    }
+
+    /// Whether a single typed word may be a move, so goes to the server as one: a legal
+    /// move, or anything naming a cell (a digit: the server says why it is illegal).
+    /// A word without one (a mistyped command) that no position allows is said back.
+    fn may_be_move(&self, word: &str) -> bool {
+        let w = word.to_ascii_lowercase();
+        if let Some((_, legal)) = &self.legal {
+            if legal.iter().any(|m| m.to_ascii_lowercase() == w) {
+                return true;
+            }
+        }
+        w.chars().any(|c| c.is_ascii_digit()) || CELLLESS_MOVES.contains(&w.as_str())
     }
 
     /// Leaves the lobby (or a finished game) for another start.

@@ -564,3 +564,30 @@ fn a_rated_game_ends_with_the_rating_change() {
         assert_eq!(line, format!("your rating 1500 -> {now} ({:+})", now - 1500));
     }
 }
+
+/// A mistyped command is said back as one, not sent as a move; a word naming a cell still
+/// goes to the server, which says why it is illegal; the joiner reads that it joined the
+/// room before the game started (issue 28, item 10).
+#[test]
+fn a_typo_is_not_a_move_and_joining_comes_before_the_start() {
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let first = clients.wait(guest, |l| {
+        l.starts_with("joined room ") || l.starts_with("game started ")
+    });
+    assert_eq!(first, format!("joined room {code}"));
+    clients.wait(guest, |l| l.starts_with("game started "));
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resing");
+    let line = clients.wait(host, |l| l.starts_with("error "));
+    assert!(
+        line.starts_with("error input: 'resing' is neither a command nor a move; "),
+        "{line}"
+    );
+    clients.send(host, "z9");
+    let line = clients.wait(host, |l| l.starts_with("error "));
+    assert!(line.starts_with("error illegal_move: "), "{line}");
+}

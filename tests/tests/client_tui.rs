@@ -517,3 +517,83 @@ fn tui_marks_the_computer_in_the_players_panel() {
     let _ = bot.kill();
     let _ = bot.wait();
 }
+
+/// The Messages pane says the end of a game in words (not the protocol's codes), the
+/// status line counts "1 move", and a spectator and the lobby are offered their own
+/// commands, not the players' (issue 28, item 10).
+#[test]
+fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    // A public game, so anyone may watch it by id.
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--public",
+            "--side",
+            "black",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let config = TempDir::new("words");
+    let tmux = Tmux::start(
+        "words",
+        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+    );
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split(' ').nth(2).expect("game id").to_string();
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    let screen = tmux.wait_screen("one move", |s| s.contains("your turn (white)"));
+    assert!(screen.contains(" · 1 move · "), "{screen}");
+    assert!(screen.contains(" move or command (help, Tab completes"), "{screen}");
+
+    // A spectator of the same game.
+    let watch_config = TempDir::new("words-watch");
+    let watcher = Tmux::start(
+        "words-watch",
+        &tui_command(&watch_config, &server.url, "Eve", &format!("watch {id}")),
+    );
+    let screen = watcher.wait_screen("the watched board", |s| s.contains("white to act"));
+    assert!(
+        screen.contains("watching: watch <game> · join <code> · help · quit"),
+        "{screen}"
+    );
+    assert!(screen.contains(" command (help, Ctrl-C quits) "), "{screen}");
+    assert!(!screen.contains("move or command"), "{screen}");
+    assert!(!screen.contains("resign"), "{screen}");
+
+    clients.send(host, "resign");
+    let screen = tmux.wait_screen("the end in the messages", |s| {
+        s.contains("game over: Black resigned")
+    });
+    assert!(!screen.contains("wins by resign"), "{screen}");
+
+    // The lobby.
+    let lobby_config = TempDir::new("words-lobby");
+    let lobby = Tmux::start(
+        "words-lobby",
+        &tui_command(&lobby_config, &server.url, "Lou", "lobby"),
+    );
+    let screen = lobby.wait_screen("the lobby", |s| s.contains("Lobby"));
+    let screen = if screen.contains("lobby: ↑/↓") {
+        screen
+    } else {
+        lobby.wait_screen("the lobby's commands", |s| s.contains("lobby: ↑/↓"))
+    };
+    assert!(
+        screen.contains(
+            "lobby: ↑/↓ and Enter join a room or watch a game · join <code> · watch <game> · help · quit"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("move or command"), "{screen}");
+}

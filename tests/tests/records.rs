@@ -611,3 +611,31 @@ async fn history_marks_rated_games_with_the_rating_change() {
     assert!(lines[1].contains(&format!(" {casual} unane ")), "{out}");
     assert!(!lines[1].contains("rated") && !lines[1].contains("rating"), "{out}");
 }
+
+/// `stoa replay` of a file that is not there says so (not "cannot export"); a game id the
+/// server does not know says it cannot be replayed; a too-long `--name` is refused by the
+/// server without sending the user to check that the server runs (issue 28, item 10).
+#[test]
+fn replay_and_name_errors_say_what_went_wrong() {
+    let home = client_support::TempDir::new("replay-missing");
+    let (code, out, err) = stoa(&home.0, &["replay", "no-such-game.txt"], "");
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(err.trim(), "error: no such file: no-such-game.txt");
+
+    let server = Server::start();
+    let url = server.ws_url();
+    let (code, _, err) = stoa(&home.0, &["--server", &url, "replay", "gnosuchgame00"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.trim().starts_with("error not_found: cannot replay 'gnosuchgame00': "),
+        "{err}"
+    );
+    let long = "n".repeat(25);
+    let (code, out, err) = stoa(&home.0, &["--server", &url, "--name", &long, "history"], "");
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("error connection: server refused hello (bad_request): "),
+        "{out}"
+    );
+    assert!(!err.contains("is the server running"), "{err}");
+}
