@@ -261,6 +261,8 @@ const state = {
   game: null, // see showGame
   started: null, // the id of the game this page was last told has started
   pause: null, // {at, why}: the clocks shown stand still since server time `at`
+  newcomer: false, // this browser had no identity here when the page loaded
+  named: false, // the newcomer chose a name
   shutdownNotice: false, // the notice shows the server's shutdown message
   geometry: new Map(), // kind + options → geometry answer
 };
@@ -581,6 +583,24 @@ function drawHosted(box, room) {
 async function showRoom(code) {
   state.view = "room";
   const main = $("#main");
+  if (state.newcomer && !state.named) {
+    // Someone new to this server: a name first, so the seat (and the game) carries it
+    // rather than a made-up guest name.
+    main.replaceChildren(el("h1", { text: `Room ${code}` }),
+      el("form", { class: "stack", id: "join-name", onsubmit: (e) => {
+        e.preventDefault();
+        const name = e.target.name.value.trim();
+        if (!name) return;
+        state.named = true;
+        $("#name").value = name;
+        // The server takes a name with the hello: say it again, then join.
+        if (link.ws) link.ws.close();
+        showRoom(code);
+      } },
+        el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
+        el("button", { class: "primary", type: "submit", text: "Join the game" })));
+    return;
+  }
   main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),
     el("div", { id: "hosted" }), el("p", { class: "error", role: "alert", id: "room-error" }));
   if (!link.ready) return; // resubscribe() calls us again once connected
@@ -1029,6 +1049,7 @@ function play(mv) {
 function start() {
   const nameInput = $("#name");
   nameInput.value = loadIdentity().name || "";
+  state.newcomer = !loadIdentity().token;
   nameInput.addEventListener("change", () => {
     // The server takes a new name on the next hello: reconnect to say it.
     if (link.ws) link.ws.close();

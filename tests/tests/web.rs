@@ -295,6 +295,26 @@ async fn host_timed_room(
     link.as_str().expect("link text").to_string()
 }
 
+/// Opens an invitation link as the invited player: a browser new to the server gives a
+/// name first (`Guest`), then takes the seat.
+async fn open_invitation(c: &Client, url: &str) {
+    c.goto(url).await.expect("open the invitation");
+    let form = until(
+        c,
+        "the game or the name form",
+        "return location.pathname.startsWith('/g/') ? 'game' : (document.querySelector('#join-name') ? 'form' : '')",
+    )
+    .await;
+    if form == "form" {
+        c.execute(
+            "const f = document.querySelector('#join-name'); f.name.value = 'Guest'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("give a name");
+    }
+}
+
 fn capitalized(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -350,7 +370,7 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
             screenshot(watcher, "lobby").await;
         }
     }
-    guest.goto(&invite).await.expect("open the invitation");
+    open_invitation(&guest, &invite).await;
     let id = until(
         host,
         "the game page",
@@ -698,10 +718,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
     )
     .await;
     let code = invite.rsplit('/').next().expect("code");
-    guest
-        .goto(&format!("http://{}/r/{code}", proxy.addr))
-        .await
-        .expect("open the invitation through the proxy");
+    open_invitation(&guest, &format!("http://{}/r/{code}", proxy.addr)).await;
     until(
         &guest,
         "the guest's board",
@@ -893,10 +910,7 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
     .await;
     assert!(invite.starts_with(&base), "{invite}");
     let code = invite.rsplit('/').next().expect("code");
-    guest
-        .goto(&format!("{base}/r/{code}"))
-        .await
-        .expect("open the invitation through the balancer");
+    open_invitation(&guest, &format!("{base}/r/{code}")).await;
     until(
         &guest,
         "the guest's board",
@@ -1087,7 +1101,7 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
         false,
     )
     .await;
-    guest.goto(&invite).await.expect("open the invitation");
+    open_invitation(&guest, &invite).await;
     for c in [&host, &guest] {
         until(c, "the board", "return document.querySelector('#board svg')").await;
     }
@@ -1149,7 +1163,7 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
         false,
     )
     .await;
-    guest.goto(&invite).await.expect("open the invitation");
+    open_invitation(&guest, &invite).await;
     // Black (the host) is to make the first move and does not.
     let host_line = until(
         &host,
@@ -1365,7 +1379,7 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
         true,
     )
     .await;
-    guest.goto(&invite).await.expect("open the invitation");
+    open_invitation(&guest, &invite).await;
     let id = until(
         &guest,
         "the game page",
@@ -1404,6 +1418,84 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
             line,
             format!("Your rating: 1500 → {now} ({:+})", now - 1500).as_str()
         );
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// Someone new who opens an invitation link gives a name before taking the seat, so the
+/// game shows it; a player renamed after a game plays the rematch under the new name
+/// (issue 28, item 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [TempDir::new("web-name-host"), TempDir::new("web-name-guest")];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    until(
+        &guest,
+        "the name form",
+        "return document.querySelector('#join-name')",
+    )
+    .await;
+    // Nobody sat down yet: the host still waits in the lobby.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(text_of(&host, "#hosted").await.contains("is waiting for your opponent"));
+    guest
+        .execute(
+            "const f = document.querySelector('#join-name'); f.name.value = 'Carol'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("give a name");
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the game with Carol",
+            "const p = document.querySelector('#players'); return p && p.textContent.includes('White: Carol')",
+        )
+        .await;
+    }
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    status_is(&host, "The game is over.").await;
+    host.execute(
+        "const n = document.querySelector('#name'); n.value = 'Alice2'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("rename");
+    until(
+        &host,
+        "the new name",
+        "return document.querySelector('#link').textContent === 'connected as Alice2'",
+    )
+    .await;
+    click_action(&host, "rematch").await;
+    click_action(&guest, "accept rematch").await;
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the rematch under the new name",
+            "const p = document.querySelector('#players'); return p && p.textContent.includes('Alice2') && p.textContent.includes('Carol')",
+        )
+        .await;
     }
     for c in [host, guest] {
         let _ = c.close().await;
