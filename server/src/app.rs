@@ -51,6 +51,8 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/g/{id}", get(shell))
         .route("/r/{code}", get(shell))
         .route("/assets/{*path}", get(crate::web::asset))
+        .route("/favicon.ico", get(crate::web::favicon))
+        .fallback(crate::web::not_found)
         .with_state(AppState { hub, guard })
 }
 

@@ -429,7 +429,7 @@ function showLobby() {
           el("label", {}, "Game", kindSelect("kind")),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
           el("label", {}, "Options (key=value, …)", el("input", { name: "options", placeholder: "e.g. width=6,height=5" })),
-          el("button", { class: "primary", type: "submit", text: "Find an opponent" })),
+          el("button", { class: "primary", type: "submit", text: "Find an opponent" }), formError()),
         el("p", { id: "queue", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Host a room" }),
@@ -440,7 +440,7 @@ function showLobby() {
           el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
-          el("button", { class: "primary", type: "submit", text: "Create the room" })),
+          el("button", { class: "primary", type: "submit", text: "Create the room" }), formError()),
         el("div", { id: "hosted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Play the computer" }),
@@ -450,7 +450,7 @@ function showLobby() {
             [1, 2, 3, 4, 5].map((l) => el("option", { value: l, text: `${l}${l === 1 ? " (makes mistakes)" : l === 5 ? " (strongest)" : ""}`, selected: l === 3 })))),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
           el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
-          el("button", { class: "primary", type: "submit", text: "Play the computer" })),
+          el("button", { class: "primary", type: "submit", text: "Play the computer" }), formError()),
         el("p", { id: "computer-status", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Join by code" }),
@@ -482,9 +482,15 @@ function watchLobby() {
   link.request({ t: "lobby.watch" }).catch((e) => lobbyError(e));
 }
 
-function lobbyError(e) {
-  const p = $("#lobby-error");
+/** An error said at the bottom of the lobby, or inside `form` when it answers that form. */
+function lobbyError(e, form) {
+  const p = (form && form.querySelector(".form-error")) || $("#lobby-error");
   if (p) p.textContent = `error ${e.code}: ${e.message || e}`;
+}
+
+/** A form's own line for its errors, right under its button (where the eye is). */
+function formError() {
+  return el("p", { class: "error form-error", role: "alert" });
 }
 
 /** The options that differ from the kind's defaults, as key=value pairs ("" for none). */
@@ -524,9 +530,10 @@ async function quickPair(e) {
     const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: parseOptions(f.options.value),
       clock: parseClock(f.clock.value), rated: false });
     state.queued = answer;
+    f.querySelector(".form-error").textContent = "";
     drawQueue();
   } catch (err) {
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -547,9 +554,10 @@ async function hostRoom(e) {
       clock: parseClock(f.clock.value), rated: f.rated.checked, visibility: f.public.checked ? "public" : "private",
       side: f.side.value });
     state.hosting = answer.room;
+    f.querySelector(".form-error").textContent = "";
     drawHosted($("#hosted"), answer.room);
   } catch (err) {
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -563,7 +571,7 @@ async function playComputer(e) {
     status.textContent = `Waiting for the computer (level ${f.level.value}) to sit down…`;
   } catch (err) {
     status.textContent = "";
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -572,9 +580,28 @@ function drawHosted(box, room) {
   box.replaceChildren(
     el("p", {}, "Room ", el("strong", { id: "room-code", text: room.code }), " is waiting for your opponent. Send them this link:"),
     el("p", { class: "invite", id: "invite", text: url }),
-    el("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(url), text: "Copy the link" }),
+    el("button", { type: "button", id: "copy-link", onclick: () => copyLink(url), text: "Copy the link" }),
     " ",
-    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }));
+    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }),
+    el("p", { id: "copy-status", class: "muted", role: "status" }));
+}
+
+/**
+ * Copies the invitation link and says whether it worked: the clipboard may be refused (no
+ * permission, a page not served securely), and then the link is selected for the person to
+ * copy by hand.
+ */
+async function copyLink(url) {
+  const status = $("#copy-status");
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(url);
+    if (status) status.textContent = "Link copied.";
+  } catch {
+    const box = $("#invite");
+    if (box) window.getSelection().selectAllChildren(box);
+    if (status) status.textContent = "The link is selected: copy it with Ctrl+C (⌘C on a Mac).";
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -889,6 +916,8 @@ function drawGame() {
   const view = {
     kind: doc.kind, geometry: g.info && g.info.geometry, state: st, sides: sides(),
     last: moves.length ? cellsIn(moves[moves.length - 1]) : [], selectable, selected: g.selected,
+    // Staku's second side sees its own pieces at the bottom of the board.
+    flip: doc.kind === "staku" && !!me && me === sides()[1],
   };
   renderBoard($("#board"), view, onCell);
   // The no-capture counter has its own line above.
@@ -903,6 +932,8 @@ function drawGame() {
     ...(g.selected.length ? [el("button", { type: "button", onclick: () => { g.selected = []; drawGame(); }, text: "clear" })] : []));
   $("#legal-list").replaceChildren(...legal.map((m) => el("option", { value: m })));
   $("#move-input").disabled = !myTurn();
+  // Only players move: a spectator gets no move box.
+  $("#move-form").hidden = !me;
   $("#moves").replaceChildren(...moves.map((m, i) => el("li", { "data-ply": i + 1, text: m })));
   const list = $("#moves");
   list.scrollTop = list.scrollHeight;

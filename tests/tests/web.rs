@@ -1501,3 +1501,143 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
         let _ = c.close().await;
     }
 }
+
+/// Top of the element `css` on page `c`, in CSS pixels.
+async fn top_of(c: &Client, css: &str) -> f64 {
+    c.execute(
+        "return document.querySelector(arguments[0]).getBoundingClientRect().top",
+        vec![json!(css)],
+    )
+    .await
+    .expect("measure")
+    .as_f64()
+    .unwrap_or_else(|| panic!("no {css}"))
+}
+
+/// Rough edges of the pages (issue 28, item 7): a form's error shows in that form, "Copy the
+/// link" says what happened, Staku's board is turned for black, a spectator gets no move
+/// box, and on a phone the clocks sit above the board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_links_boards_and_phones_read_well() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-edges-host"),
+        TempDir::new("web-edges-guest"),
+        TempDir::new("web-edges-watch"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let watcher = driver.browser(&profiles[2]).await;
+
+    host.goto(&format!("{base}/")).await.expect("lobby");
+    until(&host, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    host.execute(
+        "const f = document.querySelector('#host'); f.clock.value = '5+x'; f.querySelector('button[type=submit]').click();",
+        vec![],
+    )
+    .await
+    .expect("a bad clock");
+    let error = until(
+        &host,
+        "the form's error",
+        "const e = document.querySelector('#host .form-error'); return e && e.textContent",
+    )
+    .await;
+    assert_eq!(
+        error,
+        "error input: clock '5+x': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d"
+    );
+    assert_eq!(text_of(&host, "#lobby-error").await, "");
+
+    let invite = host_room(&host, &base, "staku", "{}", "black", true).await;
+    host.find(Locator::Css("#copy-link"))
+        .await
+        .expect("copy button")
+        .click()
+        .await
+        .expect("click copy");
+    let said = until(
+        &host,
+        "what copying did",
+        "return document.querySelector('#copy-status').textContent",
+    )
+    .await;
+    assert!(
+        said == "Link copied."
+            || said == "The link is selected: copy it with Ctrl+C (⌘C on a Mac).",
+        "{said}"
+    );
+
+    open_invitation(&guest, &invite).await;
+    let id = until(
+        &guest,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    until(&host, "the host's board", "return document.querySelector('#board svg')").await;
+    // Rows a (white's home) to g: black sees row a at the top, white at the bottom.
+    let (a, g) = ("#board [data-cell^=\"a\"]", "#board [data-cell^=\"g\"]");
+    assert!(top_of(&host, a).await < top_of(&host, g).await, "black's board is turned");
+    assert!(top_of(&guest, a).await > top_of(&guest, g).await, "white's board is not");
+
+    watcher
+        .goto(&format!("{base}/g/{id}"))
+        .await
+        .expect("watch the game");
+    until(&watcher, "the watcher's board", "return document.querySelector('#board svg')").await;
+    let hidden = watcher
+        .execute(
+            "return document.querySelector('#move-form').offsetParent === null",
+            vec![],
+        )
+        .await
+        .expect("move form");
+    assert_eq!(hidden, true, "a spectator gets no move box");
+    let shown = host
+        .execute(
+            "return document.querySelector('#move-form').offsetParent !== null",
+            vec![],
+        )
+        .await
+        .expect("move form");
+    assert_eq!(shown, true, "a player has one");
+
+    guest.set_window_size(390, 844).await.expect("phone size");
+    until(
+        &guest,
+        "a page as wide as the phone",
+        "return document.documentElement.scrollWidth <= window.innerWidth + 1",
+    )
+    .await;
+    assert!(
+        top_of(&guest, "#players").await < top_of(&guest, "#board").await,
+        "the clocks above the board"
+    );
+    for c in [host, guest, watcher] {
+        let _ = c.close().await;
+    }
+}
+
+/// An unknown path answers a page that says so (404), an unknown API path JSON, and the
+/// icon browsers ask for is there (issue 28, item 7).
+#[test]
+fn unknown_paths_and_the_icon_are_answered() {
+    let server = stoa_tests::Server::start();
+    let (status, body) = server.http_get("/favicon.ico");
+    assert_eq!(status, 200);
+    assert!(body.starts_with("<svg "), "{body}");
+    let (status, body) = server.http_get("/no/such/page");
+    assert_eq!(status, 404);
+    assert!(body.contains("<h1>No such page</h1>"), "{body}");
+    assert!(body.contains("<a href=\"/\">Go to the lobby</a>"), "{body}");
+    let (status, body) = server.http_get("/api/nothing-here");
+    assert_eq!(status, 404);
+    assert_eq!(body, r#"{"error":"not_found"}"#);
+}
