@@ -198,16 +198,54 @@ function parseClock(text) {
   throw new Error(`clock '${text}': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d`);
 }
 
-/** Parses options written as key=value pairs (or JSON), like the terminal client. */
-function parseOptions(text) {
-  const t = text.trim();
-  if (!t) return {};
-  if (t.startsWith("{")) return JSON.parse(t);
+/** The box a form's game options go in; [`fillOptions`] puts the kind's own fields in. */
+function optionsBox() {
+  return el("fieldset", { class: "options" }, el("legend", { text: "Options" }));
+}
+
+/**
+ * The options of the form's game kind as fields of their own, from the kind's defaults
+ * (`/api/kinds/<kind>`): a checkbox for a yes/no option, a number field for a number, a
+ * text field otherwise (an option without a default is left empty: the game's default).
+ */
+async function fillOptions(form) {
+  const kind = form.kind.value;
+  const info = await kindInfo(kind, {}).catch(() => null);
+  if (!info || form.kind.value !== kind) return;
+  const box = form.querySelector("fieldset.options");
+  const fields = Object.entries(info.options || {}).map(([key, value]) => {
+    const name = `opt-${key}`;
+    const words = key.replaceAll("_", " ");
+    if (typeof value === "boolean") {
+      return el("label", {}, el("span", {}, el("input", { type: "checkbox", name, "data-option": key, checked: value }), ` ${words}`));
+    }
+    const input = typeof value === "number"
+      ? el("input", { type: "number", name, "data-option": key, value, step: 1, min: 0 })
+      : el("input", { name, "data-option": key, value: value ?? "", placeholder: "the game's default" });
+    return el("label", {}, words, input);
+  });
+  box.replaceChildren(el("legend", { text: `Options of ${TITLES[kind]}` }), ...fields);
+  box.dataset.kind = kind;
+}
+
+/** The options a form's fields ask for: those that differ from the kind's defaults. */
+function readOptions(form) {
+  const defaults = state.defaults[form.kind.value] || {};
   const out = {};
-  for (const pair of t.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [k, v] = pair.split("=");
-    if (v === undefined) throw new Error(`options: '${pair}' is not key=value`);
-    try { out[k.trim()] = JSON.parse(v.trim()); } catch { out[k.trim()] = v.trim(); }
+  for (const input of form.querySelectorAll("[data-option]")) {
+    const key = input.dataset.option;
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.type === "number") {
+      if (input.value.trim() === "") continue;
+      value = Number(input.value);
+      if (!Number.isFinite(value)) throw new Error(`option ${key.replaceAll("_", " ")}: write a number`);
+    } else {
+      const t = input.value.trim();
+      if (!t) continue;
+      try { value = JSON.parse(t); } catch { value = t; }
+    }
+    if (JSON.stringify(defaults[key]) !== JSON.stringify(value)) out[key] = value;
   }
   return out;
 }
@@ -428,7 +466,7 @@ function showLobby() {
         el("form", { class: "stack", id: "quick", onsubmit: quickPair },
           el("label", {}, "Game", kindSelect("kind")),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options", placeholder: "e.g. width=6,height=5" })),
+          optionsBox(),
           el("button", { class: "primary", type: "submit", text: "Find an opponent" }), formError()),
         el("p", { id: "queue", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
@@ -436,7 +474,7 @@ function showLobby() {
         el("form", { class: "stack", id: "host", onsubmit: hostRoom },
           el("label", {}, "Game", kindSelect("kind")),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
+          optionsBox(),
           el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
@@ -449,7 +487,7 @@ function showLobby() {
           el("label", {}, "Level", el("select", { name: "level" },
             [1, 2, 3, 4, 5].map((l) => el("option", { value: l, text: `${l}${l === 1 ? " (makes mistakes)" : l === 5 ? " (strongest)" : ""}`, selected: l === 3 })))),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
+          optionsBox(),
           el("button", { class: "primary", type: "submit", text: "Play the computer" }), formError()),
         el("p", { id: "computer-status", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
@@ -466,6 +504,10 @@ function showLobby() {
       el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" }))),
     el("p", { class: "error", id: "lobby-error", role: "alert" }),
   );
+  for (const f of ["#quick", "#host", "#computer"].map((id) => $(id))) {
+    f.kind.addEventListener("change", () => fillOptions(f));
+    fillOptions(f);
+  }
   const hostForm = $("#host");
   const fillSides = async () => {
     const kind = hostForm.kind.value;
@@ -527,7 +569,7 @@ async function quickPair(e) {
   e.preventDefault();
   const f = e.target;
   try {
-    const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: parseOptions(f.options.value),
+    const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), rated: false });
     state.queued = answer;
     f.querySelector(".form-error").textContent = "";
@@ -550,7 +592,7 @@ async function hostRoom(e) {
   e.preventDefault();
   const f = e.target;
   try {
-    const answer = await link.request({ t: "room.create", kind: f.kind.value, options: parseOptions(f.options.value),
+    const answer = await link.request({ t: "room.create", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), rated: f.rated.checked, visibility: f.public.checked ? "public" : "private",
       side: f.side.value });
     state.hosting = answer.room;
@@ -566,7 +608,7 @@ async function playComputer(e) {
   const f = e.target;
   const status = $("#computer-status");
   try {
-    await link.request({ t: "bot.play", kind: f.kind.value, options: parseOptions(f.options.value),
+    await link.request({ t: "bot.play", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), level: Number(f.level.value), side: "random" });
     status.textContent = `Waiting for the computer (level ${f.level.value}) to sit down…`;
   } catch (err) {

@@ -262,12 +262,13 @@ async fn host_timed_room(
     c.execute(
         "const f = document.querySelector('#host');
          f.kind.value = arguments[0]; f.kind.dispatchEvent(new Event('change'));
-         f.clock.value = arguments[3]; f.options.value = arguments[1]; f.public.checked = arguments[2];
-         f.rated.checked = arguments[4];",
-        vec![json!(kind), json!(options), json!(public), json!(clock), json!(rated)],
+         f.clock.value = arguments[2]; f.public.checked = arguments[1];
+         f.rated.checked = arguments[3];",
+        vec![json!(kind), json!(public), json!(clock), json!(rated)],
     )
     .await
     .expect("fill the form");
+    fill_options(c, "#host", kind, options).await;
     until(
         c,
         "the side list",
@@ -293,6 +294,27 @@ async fn host_timed_room(
     )
     .await;
     link.as_str().expect("link text").to_string()
+}
+
+/// Sets the option fields of the lobby form `form` (for `kind`) to `options` (a JSON
+/// object's text), once the form shows that kind's fields.
+async fn fill_options(c: &Client, form: &str, kind: &str, options: &str) {
+    until(
+        c,
+        "the kind's option fields",
+        &format!("return document.querySelector('{form} fieldset.options').dataset.kind === '{kind}'"),
+    )
+    .await;
+    c.execute(
+        "const f = document.querySelector(arguments[0]);
+         for (const [k, v] of Object.entries(JSON.parse(arguments[1]))) {
+           const i = f.querySelector(`[data-option=\"${k}\"]`);
+           if (i.type === 'checkbox') i.checked = v; else i.value = String(v);
+         }",
+        vec![json!(form), json!(options)],
+    )
+    .await
+    .expect("fill the options");
 }
 
 /// Opens an invitation link as the invited player: a browser new to the server gives a
@@ -542,8 +564,9 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
     for c in [&host, &guest] {
         c.goto(&format!("{base}/")).await.expect("lobby");
         until(c, "the lobby", "return document.querySelector('#quick') && document.querySelector('#link').textContent.startsWith('connected')").await;
+        fill_options(c, "#quick", "unane", r#"{"width":4,"height":3}"#).await;
         c.execute(
-            "const f = document.querySelector('#quick'); f.kind.value = 'unane'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            "const f = document.querySelector('#quick'); f.clock.value = 'none'; f.querySelector('button').click();",
             vec![],
         )
         .await
@@ -817,9 +840,10 @@ async fn the_lobby_plays_the_computer() {
     until(&page, "the lobby", "return document.querySelector('#computer') && document.querySelector('#link').textContent.startsWith('connected')").await;
     // The bot may still be connecting: ask until the game starts.
     let deadline = Instant::now() + WAIT;
+    fill_options(&page, "#computer", "unane", r#"{"width":4,"height":3}"#).await;
     loop {
         page.execute(
-            "const f = document.querySelector('#computer'); f.kind.value = 'unane'; f.level.value = '1'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            "const f = document.querySelector('#computer'); f.level.value = '1'; f.clock.value = 'none'; f.querySelector('button').click();",
             vec![],
         )
         .await
@@ -1553,6 +1577,30 @@ async fn forms_links_boards_and_phones_read_well() {
         "error input: clock '5+x': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d"
     );
     assert_eq!(text_of(&host, "#lobby-error").await, "");
+
+    // Options are the game's own fields: Akron's size is a number, its delay a checkbox;
+    // there is no key=value text field any more.
+    host.execute(
+        "const f = document.querySelector('#host'); f.kind.value = 'akron'; f.kind.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("choose Akron");
+    until(
+        &host,
+        "Akron's option fields",
+        "return document.querySelector('#host fieldset.options').dataset.kind === 'akron'",
+    )
+    .await;
+    let fields = host
+        .execute(
+            "const f = document.querySelector('#host');
+             return [f.querySelector('[data-option=size]').type, f.querySelector('[data-option=nodelay]').type, !!f.querySelector('[name=options]')];",
+            vec![],
+        )
+        .await
+        .expect("option fields");
+    assert_eq!(fields, json!(["number", "checkbox", false]));
 
     let invite = host_room(&host, &base, "staku", "{}", "black", true).await;
     host.find(Locator::Css("#copy-link"))
