@@ -767,7 +767,10 @@ impl Session {
             Some(_) if self.abort_sent => "you aborted the game".into(),
             Some(mine) => {
                 let other = g.sides().into_iter().find(|s| *s != mine);
-                format!("{} aborted the game", other.as_deref().unwrap_or("the opponent"))
+                format!(
+                    "{} aborted the game",
+                    other.as_deref().unwrap_or("the opponent")
+                )
             }
             None => "a player aborted the game".into(),
         }

@@ -387,7 +387,10 @@ async fn a_serving_bot_is_named_by_its_level_and_accepts_a_rematch() {
     let snap = person
         .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == game_id.as_str())
         .await;
-    assert_eq!(snap["doc"]["players"]["white"]["name"], "bot-level-2", "{snap}");
+    assert_eq!(
+        snap["doc"]["players"]["white"]["name"], "bot-level-2",
+        "{snap}"
+    );
     assert_eq!(snap["doc"]["players"]["white"]["bot"], true);
     let ok = person
         .request(json!({"t":"game.resign","game_id":game_id}))
@@ -404,7 +407,14 @@ async fn a_serving_bot_is_named_by_its_level_and_accepts_a_rematch() {
     let snap = person
         .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == next.as_str())
         .await;
-    let bot_side = if rematch["side"] == "black" { "white" } else { "black" };
-    assert_eq!(snap["doc"]["players"][bot_side]["name"], "bot-level-2", "{snap}");
+    let bot_side = if rematch["side"] == "black" {
+        "white"
+    } else {
+        "black"
+    };
+    assert_eq!(
+        snap["doc"]["players"][bot_side]["name"], "bot-level-2",
+        "{snap}"
+    );
     assert_eq!(snap["doc"]["status"]["state"], "playing");
 }

@@ -561,7 +561,10 @@ fn a_rated_game_ends_with_the_rating_change() {
     for (c, side) in [(host, "black"), (guest, "white")] {
         let now = after[side].as_f64().expect("a rating after").round() as i64;
         let line = clients.wait(c, |l| l.starts_with("your rating "));
-        assert_eq!(line, format!("your rating 1500 -> {now} ({:+})", now - 1500));
+        assert_eq!(
+            line,
+            format!("your rating 1500 -> {now} ({:+})", now - 1500)
+        );
     }
 }
 

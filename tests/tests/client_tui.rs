@@ -481,7 +481,17 @@ fn tui_marks_the_computer_in_the_players_panel() {
     let server = Server::start();
     let bot_home = TempDir::new("tui-bot");
     let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
-        .args(["--plain", "--server", &server.url, "bot", "--serve", "--kinds", "unane", "--level", "1"])
+        .args([
+            "--plain",
+            "--server",
+            &server.url,
+            "bot",
+            "--serve",
+            "--kinds",
+            "unane",
+            "--level",
+            "1",
+        ])
         .env("STOA_CONFIG_DIR", &bot_home.0)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -508,7 +518,10 @@ fn tui_marks_the_computer_in_the_players_panel() {
                 s.contains("bot-level-1 (computer)")
             });
         }
-        assert!(std::time::Instant::now() < deadline, "no computer: {screen}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no computer: {screen}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(300));
     };
     assert!(screen.contains("Players"), "{screen}");
@@ -554,7 +567,10 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     clients.send(host, "a4xb4");
     let screen = tmux.wait_screen("one move", |s| s.contains("your turn (white)"));
     assert!(screen.contains(" · 1 move · "), "{screen}");
-    assert!(screen.contains(" move or command (help, Tab completes"), "{screen}");
+    assert!(
+        screen.contains(" move or command (help, Tab completes"),
+        "{screen}"
+    );
 
     // A spectator of the same game.
     let watch_config = TempDir::new("words-watch");
@@ -567,7 +583,10 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
         screen.contains("watching: watch <game> · join <code> · help · quit"),
         "{screen}"
     );
-    assert!(screen.contains(" command (help, Ctrl-C quits) "), "{screen}");
+    assert!(
+        screen.contains(" command (help, Ctrl-C quits) "),
+        "{screen}"
+    );
     assert!(!screen.contains("move or command"), "{screen}");
     assert!(!screen.contains("resign"), "{screen}");
 

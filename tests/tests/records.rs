@@ -488,7 +488,11 @@ async fn an_unrated_record_names_no_ratings() {
         "BlackRatingAfter",
         "WhiteRatingAfter",
     ] {
-        assert_eq!(tag(&text, name), None, "{name} in an unrated record:\n{text}");
+        assert_eq!(
+            tag(&text, name),
+            None,
+            "{name} in an unrated record:\n{text}"
+        );
     }
 }
 
@@ -551,7 +555,9 @@ async fn another_players_history_fills_its_pages_and_says_how_to_go_on() {
     let reader = Client::guest(&server, "reader").await;
     let home = home_with(&server, &reader.token, "hist-reader");
     let url = server.ws_url();
-    let args = ["--server", &url, "history", "--limit", "1", "--player", &ann_id];
+    let args = [
+        "--server", &url, "history", "--limit", "1", "--player", &ann_id,
+    ];
     let (code, out, err) = stoa(&home.0, &args, "");
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
@@ -609,7 +615,10 @@ async fn history_marks_rated_games_with_the_rating_change() {
         "{out}"
     );
     assert!(lines[1].contains(&format!(" {casual} unane ")), "{out}");
-    assert!(!lines[1].contains("rated") && !lines[1].contains("rating"), "{out}");
+    assert!(
+        !lines[1].contains("rated") && !lines[1].contains("rating"),
+        "{out}"
+    );
 }
 
 /// `stoa replay` of a file that is not there says so (not "cannot export"); a game id the
@@ -627,7 +636,8 @@ fn replay_and_name_errors_say_what_went_wrong() {
     let (code, _, err) = stoa(&home.0, &["--server", &url, "replay", "gnosuchgame00"], "");
     assert_eq!(code, 1);
     assert!(
-        err.trim().starts_with("error not_found: cannot replay 'gnosuchgame00': "),
+        err.trim()
+            .starts_with("error not_found: cannot replay 'gnosuchgame00': "),
         "{err}"
     );
     let long = "n".repeat(25);

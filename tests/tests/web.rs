@@ -302,7 +302,9 @@ async fn fill_options(c: &Client, form: &str, kind: &str, options: &str) {
     until(
         c,
         "the kind's option fields",
-        &format!("return document.querySelector('{form} fieldset.options').dataset.kind === '{kind}'"),
+        &format!(
+            "return document.querySelector('{form} fieldset.options').dataset.kind === '{kind}'"
+        ),
     )
     .await;
     c.execute(
@@ -1113,7 +1115,10 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [TempDir::new("web-draw-host"), TempDir::new("web-draw-guest")];
+    let profiles = [
+        TempDir::new("web-draw-host"),
+        TempDir::new("web-draw-guest"),
+    ];
     let host = driver.browser(&profiles[0]).await;
     let guest = driver.browser(&profiles[1]).await;
     let invite = host_room(
@@ -1127,7 +1132,12 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
     .await;
     open_invitation(&guest, &invite).await;
     for c in [&host, &guest] {
-        until(c, "the board", "return document.querySelector('#board svg')").await;
+        until(
+            c,
+            "the board",
+            "return document.querySelector('#board svg')",
+        )
+        .await;
     }
     // Black (the host) moves first, and offers a draw first.
     click_action(&host, "offer draw").await;
@@ -1175,7 +1185,10 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
     args.extend(["--first-action-ms", "6000"]);
     let server = stoa_tests::Server::start_with(&args);
     let base = format!("http://{}", server.addr);
-    let profiles = [TempDir::new("web-first-host"), TempDir::new("web-first-guest")];
+    let profiles = [
+        TempDir::new("web-first-host"),
+        TempDir::new("web-first-guest"),
+    ];
     let host = driver.browser(&profiles[0]).await;
     let guest = driver.browser(&profiles[1]).await;
     let invite = host_room(
@@ -1218,9 +1231,7 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
     until(
         &host,
         "the countdown moving",
-        &format!(
-            "return !document.querySelector('#first-move').textContent.includes('{first}')"
-        ),
+        &format!("return !document.querySelector('#first-move').textContent.includes('{first}')"),
     )
     .await;
     for c in [&host, &guest] {
@@ -1249,9 +1260,14 @@ async fn watched_running_clock(
     profile: &TempDir,
 ) -> (stoa_tests::Table, Client) {
     let clock = json!({"kind":"fischer","initial_ms":300_000,"increment_ms":3_000});
-    let mut table =
-        stoa_tests::Table::open_with_clock(server, "unane", json!({"width":4,"height":3}), clock, "public")
-            .await;
+    let mut table = stoa_tests::Table::open_with_clock(
+        server,
+        "unane",
+        json!({"width":4,"height":3}),
+        clock,
+        "public",
+    )
+    .await;
     for _ in 0..2 {
         table.step(1).await.expect("a first action");
     }
@@ -1259,7 +1275,12 @@ async fn watched_running_clock(
     page.goto(&format!("http://{}/g/{}", server.addr, table.game_id))
         .await
         .expect("open the game");
-    let first = until(&page, "a running clock", "const e = document.querySelector('[data-clock].running'); return e && e.textContent").await;
+    let first = until(
+        &page,
+        "a running clock",
+        "const e = document.querySelector('[data-clock].running'); return e && e.textContent",
+    )
+    .await;
     until(
         &page,
         "the clock counting down",
@@ -1388,7 +1409,10 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [TempDir::new("web-rated-host"), TempDir::new("web-rated-guest")];
+    let profiles = [
+        TempDir::new("web-rated-host"),
+        TempDir::new("web-rated-guest"),
+    ];
     let host = driver.browser(&profiles[0]).await;
     let guest = driver.browser(&profiles[1]).await;
     let options = json!({"width":4,"height":3});
@@ -1459,7 +1483,10 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [TempDir::new("web-name-host"), TempDir::new("web-name-guest")];
+    let profiles = [
+        TempDir::new("web-name-host"),
+        TempDir::new("web-name-guest"),
+    ];
     let host = driver.browser(&profiles[0]).await;
     let guest = driver.browser(&profiles[1]).await;
     let invite = host_room(
@@ -1480,7 +1507,9 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
     .await;
     // Nobody sat down yet: the host still waits in the lobby.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(text_of(&host, "#hosted").await.contains("is waiting for your opponent"));
+    assert!(text_of(&host, "#hosted")
+        .await
+        .contains("is waiting for your opponent"));
     guest
         .execute(
             "const f = document.querySelector('#join-name'); f.name.value = 'Carol'; f.querySelector('button').click();",
@@ -1629,17 +1658,33 @@ async fn forms_links_boards_and_phones_read_well() {
     )
     .await;
     let id = id.as_str().expect("id").to_string();
-    until(&host, "the host's board", "return document.querySelector('#board svg')").await;
+    until(
+        &host,
+        "the host's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
     // Rows a (white's home) to g: black sees row a at the top, white at the bottom.
     let (a, g) = ("#board [data-cell^=\"a\"]", "#board [data-cell^=\"g\"]");
-    assert!(top_of(&host, a).await < top_of(&host, g).await, "black's board is turned");
-    assert!(top_of(&guest, a).await > top_of(&guest, g).await, "white's board is not");
+    assert!(
+        top_of(&host, a).await < top_of(&host, g).await,
+        "black's board is turned"
+    );
+    assert!(
+        top_of(&guest, a).await > top_of(&guest, g).await,
+        "white's board is not"
+    );
 
     watcher
         .goto(&format!("{base}/g/{id}"))
         .await
         .expect("watch the game");
-    until(&watcher, "the watcher's board", "return document.querySelector('#board svg')").await;
+    until(
+        &watcher,
+        "the watcher's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
     let hidden = watcher
         .execute(
             "return document.querySelector('#move-form').offsetParent === null",

@@ -22,7 +22,12 @@ pub struct ExportArgs {
 impl ExportArgs {
     /// Fetches and prints the record.
     pub fn run(&self, global: &Global) -> ExitCode {
-        match block_on(fetch_record(global, &self.game_id, self.code.as_deref(), "export")) {
+        match block_on(fetch_record(
+            global,
+            &self.game_id,
+            self.code.as_deref(),
+            "export",
+        )) {
             Ok(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS

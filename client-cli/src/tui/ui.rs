@@ -328,7 +328,10 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
             ];
             let p = g.player(side);
             if p["bot"] == true {
-                head.push(Span::styled(" (computer)", Style::default().fg(Color::Cyan)));
+                head.push(Span::styled(
+                    " (computer)",
+                    Style::default().fg(Color::Cyan),
+                ));
             }
             if let Some(r) = p["rating"].as_f64() {
                 head.push(Span::raw(format!(" ({})", r.round())));
