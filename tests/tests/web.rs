@@ -394,7 +394,7 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
             screenshot(watcher, "lobby").await;
         }
     }
-    open_invitation(&guest, &invite).await;
+    open_invitation(guest, &invite).await;
     let id = until(
         host,
         "the game page",
