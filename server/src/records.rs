@@ -203,6 +203,39 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
     r
 }
 
+/// Every position of a finished game, for stepping through it: `{"moves": [...],
+/// "states": [...]}` where `states[i]` is the document's `state` after `i` moves (the
+/// client draws boards from that and knows no rules). A record the rules refuse (it never
+/// should) is a `conflict` naming the move.
+pub fn replay(setup: &GameRecord, finished: &FinishedGame) -> Result<Value, ApiError> {
+    let doc = &finished.doc;
+    let broken = |what: String| {
+        ApiError::new(
+            ErrorCode::Conflict,
+            format!("this record cannot be replayed: {what}"),
+        )
+    };
+    let kind = stoa_protocol::kind(&setup.kind).map_err(|e| broken(e.to_string()))?;
+    let mut game = kind
+        .start(&doc["options"])
+        .map_err(|e| broken(e.to_string()))?;
+    let moves: Vec<String> = doc["moves"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut states = vec![game.view()];
+    for m in &moves {
+        game.play(m)
+            .map_err(|e| broken(format!("the record's move {m}: {e}")))?;
+        states.push(game.view());
+    }
+    Ok(json!({"moves": moves, "states": states}))
+}
+
 /// One line of a player's history: who played what, how it ended, when.
 pub fn summary(setup: &GameRecord, finished: &FinishedGame) -> Value {
     let doc = &finished.doc;

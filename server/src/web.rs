@@ -86,6 +86,27 @@ pub async fn not_found(uri: axum::http::Uri) -> Response {
         .into_response()
 }
 
+/// How to play each game: the guides of `protocol/docs/games/`, by kind.
+const RULES: &[(&str, &str)] = &[
+    ("unane", include_str!("../../protocol/docs/games/unane.md")),
+    ("staku", include_str!("../../protocol/docs/games/staku.md")),
+    ("akron", include_str!("../../protocol/docs/games/akron.md")),
+    (
+        "akunur",
+        include_str!("../../protocol/docs/games/akunur.md"),
+    ),
+];
+
+/// `GET /rules/<kind>`: the game's guide as text (the game page links it).
+pub async fn rules(Path(kind): Path<String>) -> Response {
+    match RULES.iter().find(|(k, _)| *k == kind) {
+        Some((_, text)) => {
+            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], *text).into_response()
+        }
+        None => (StatusCode::NOT_FOUND, format!("no game kind '{kind}'\n")).into_response(),
+    }
+}
+
 /// Where the shell names the deployment (`<meta name="stoa-deployment">`).
 const DEPLOYMENT_SLOT: &str = "{{deployment}}";
 

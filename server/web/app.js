@@ -421,6 +421,7 @@ function onMessage(msg) {
       return;
     case "game.started":
       state.started = msg.game_id;
+      if (!(state.myGames || []).includes(msg.game_id)) state.myGames = [...(state.myGames || []), msg.game_id];
       state.queued = null;
       state.hosting = null;
       go(`/g/${encodeURIComponent(msg.game_id)}`);
@@ -500,6 +501,8 @@ function showLobby() {
           el("label", {}, "Room code", el("input", { name: "code", autocomplete: "off" })),
           el("button", { type: "submit", text: "Join" })))),
     el("div", { class: "grid" },
+      el("section", { class: "panel" }, el("h2", { text: "Your games" }),
+        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
       el("section", { class: "panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" })),
       el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" }))),
     el("p", { class: "error", id: "lobby-error", role: "alert" }),
@@ -522,6 +525,34 @@ function showLobby() {
 
 function watchLobby() {
   link.request({ t: "lobby.watch" }).catch((e) => lobbyError(e));
+  drawMyGames();
+}
+
+/**
+ * The way back to one's games: the unfinished ones (`welcome.games`) and the last finished
+ * ones (`history`), each a link to its page (a finished one replays there).
+ */
+async function drawMyGames() {
+  const open = $("#my-games");
+  if (!open) return;
+  const ids = state.myGames || [];
+  open.replaceChildren(...(ids.length ? ids.map((id) => el("li", { "data-game": id },
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `game ${id} (not finished)` })))
+    : [el("li", { class: "muted", text: "No unfinished games." })]));
+  const answer = await link.request({ t: "history", limit: 10 }).catch(() => null);
+  const done = $("#my-history");
+  if (!answer || !done) return;
+  const games = answer.games || [];
+  // A game that ended since we connected is no longer unfinished.
+  const ended = new Set(games.map((g) => g.id));
+  state.myGames = ids.filter((id) => !ended.has(id));
+  open.replaceChildren(...(state.myGames.length ? state.myGames.map((id) => el("li", { "data-game": id },
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `game ${id} (not finished)` })))
+    : [el("li", { class: "muted", text: "No unfinished games." })]));
+  done.replaceChildren(...(games.length ? games.map((g) => el("li", { "data-game": g.id },
+    el("a", { href: `/g/${encodeURIComponent(g.id)}`, "data-nav": true,
+      text: `${kindLabel(g)} · ${Object.entries(g.players || {}).map(([s, p]) => `${p.name} (${s})`).join(" vs ")} · ${endingSentence(g.status, Object.keys(g.players || {}))}` })))
+    : [el("li", { class: "muted", text: "No finished games yet." })]));
 }
 
 /** An error said at the bottom of the lobby, or inside `form` when it answers that form. */
@@ -707,7 +738,7 @@ async function kindInfo(kind, options) {
 
 function showGame(id, code) {
   state.view = "game";
-  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false };
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null };
   $("#main").replaceChildren(
     el("div", { class: "game" },
       el("div", {},
@@ -735,6 +766,7 @@ function showGame(id, code) {
           el("button", { type: "submit", text: "Play" })),
         el("p", { class: "error", id: "game-error", role: "alert" }),
         el("div", { class: "controls", id: "controls" }),
+        el("div", { class: "controls", id: "afterward" }),
         el("h2", { text: "Moves" }),
         el("ol", { class: "moves", id: "moves" }))));
   if (link.ready) watchGame(false);
@@ -955,13 +987,17 @@ function drawGame() {
   const cands = legal.filter((m) => startsWith(cellsIn(m), g.selected));
   const selectable = new Set(cands.map((m) => cellsIn(m)[g.selected.length]).filter(Boolean));
   const moves = doc.moves || [];
+  // Stepping through a finished game: the board after `replay.at` moves.
+  const r = ended && g.replay && g.replay.at < moves.length ? g.replay : null;
+  const shownMoves = r ? moves.slice(0, r.at) : moves;
   const view = {
-    kind: doc.kind, geometry: g.info && g.info.geometry, state: st, sides: sides(),
-    last: moves.length ? cellsIn(moves[moves.length - 1]) : [], selectable, selected: g.selected,
+    kind: doc.kind, geometry: g.info && g.info.geometry, state: r ? r.states[r.at] || {} : st, sides: sides(),
+    last: shownMoves.length ? cellsIn(shownMoves[shownMoves.length - 1]) : [], selectable, selected: g.selected,
     // Staku's second side sees its own pieces at the bottom of the board.
     flip: doc.kind === "staku" && !!me && me === sides()[1],
   };
   renderBoard($("#board"), view, onCell);
+  drawAfterward();
   // The no-capture counter has its own line above.
   $("#facts").replaceChildren(...boardFacts(view).filter((f) => !f.startsWith("no-capture"))
     .map((f) => el("li", { text: f })));
@@ -1039,6 +1075,59 @@ function tickClocks() {
     e.classList.toggle("running", !!(r && r.running));
     e.classList.toggle("low", !!(r && r.running && r.low));
   }
+}
+
+/**
+ * Under a finished game: step through it (the positions come from the server, which has
+ * the rules), download its record, and read the game's rules.
+ */
+function drawAfterward() {
+  const g = state.game;
+  const box = $("#afterward");
+  if (!box) return;
+  const doc = g.doc;
+  const rules = el("a", { id: "rules-link", href: `/rules/${doc.kind}`, target: "_blank", text: `How to play ${TITLES[doc.kind] || doc.kind}` });
+  if (doc.status.state !== "ended") { box.replaceChildren(rules); return; }
+  const n = (doc.moves || []).length;
+  const at = g.replay ? g.replay.at : n;
+  const step = (to) => el("button", { type: "button", "data-replay": to, onclick: () => replayTo(to), text: to });
+  box.replaceChildren(
+    el("span", { id: "replay-ply", text: `Position after ${at} of ${n} moves` }), " ",
+    step("first"), step("back"), step("forward"), step("last"), " ",
+    el("button", { type: "button", id: "record-link", onclick: downloadRecord, text: "Download the record" }), " ",
+    rules);
+}
+
+/** Shows the finished game at another move (`first`, `back`, `forward`, `last`). */
+async function replayTo(where) {
+  const g = state.game;
+  const n = (g.doc.moves || []).length;
+  if (!g.replay) {
+    const r = await apiGet(g, "replay").catch((e) => { gameError(String(e.message || e)); return null; });
+    if (!r || state.game !== g) return;
+    g.replay = { states: r.states, at: n };
+  }
+  const at = g.replay.at;
+  g.replay.at = { first: 0, back: Math.max(0, at - 1), forward: Math.min(n, at + 1), last: n }[where];
+  drawGame();
+}
+
+/** `/api/games/<id>/<what>` for this player (its token) or the room code it came with. */
+async function apiGet(g, what, asText = false) {
+  const token = loadIdentity().token;
+  const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/${what}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`,
+    { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
+  if (!r.ok) throw new Error(`${what}: HTTP ${r.status}`);
+  return asText ? r.text() : r.json();
+}
+
+/** Saves the game's text record as `<id>.txt`. */
+async function downloadRecord() {
+  const g = state.game;
+  const text = await apiGet(g, "record", true).catch((e) => { gameError(String(e.message || e)); return null; });
+  if (text === null) return;
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/plain" })), download: `${g.id}.txt` });
+  a.click();
 }
 
 function drawControls() {
@@ -1129,6 +1218,7 @@ function start() {
   });
   link = new Link(onMessage, (welcome) => {
     state.me = welcome.player;
+    state.myGames = welcome.games || [];
     nameInput.value = welcome.player.name;
     resubscribe();
   }, (up) => {

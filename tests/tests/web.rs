@@ -1734,3 +1734,162 @@ fn unknown_paths_and_the_icon_are_answered() {
     assert_eq!(status, 404);
     assert_eq!(body, r#"{"error":"not_found"}"#);
 }
+
+/// The way back to one's games (issue 28, item 6): the lobby lists a player's unfinished
+/// and finished games; a finished game's page steps through its positions, offers its
+/// record and links the game's rules.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-back-host"),
+        TempDir::new("web-back-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let options = json!({"width":4,"height":3});
+    let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
+    open_invitation(&guest, &invite).await;
+    let id = until(
+        &host,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    let script = scripted_game("unane", &options, 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+    click_move(&guest, &script.moves[1], 1).await;
+    wait_moves(&host, 2).await;
+    let rules = until(
+        &host,
+        "the rules link",
+        "const a = document.querySelector('#rules-link'); return a && a.getAttribute('href')",
+    )
+    .await;
+    assert_eq!(rules, "/rules/unane");
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    status_is(&host, "The game is over.").await;
+
+    // A second game, left unfinished.
+    let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
+    open_invitation(&guest, &invite).await;
+    let open = until(
+        &host,
+        "the second game",
+        &format!("const m = location.pathname.match(/^\\/g\\/(.+)$/); return m && m[1] !== '{id}' && m[1]"),
+    )
+    .await;
+    let open = open.as_str().expect("id").to_string();
+    host.goto(&format!("{base}/")).await.expect("lobby");
+    until(
+        &host,
+        "the unfinished game listed",
+        &format!("return document.querySelector('#my-games [data-game=\"{open}\"] a')"),
+    )
+    .await;
+    let line = until(
+        &host,
+        "the finished game listed",
+        &format!("const a = document.querySelector('#my-history [data-game=\"{id}\"] a'); return a && a.textContent"),
+    )
+    .await;
+    assert!(
+        line.as_str()
+            .unwrap_or("")
+            .ends_with("Black resigned — White wins"),
+        "{line}"
+    );
+    host.find(Locator::Css(&format!("#my-history [data-game=\"{id}\"] a")))
+        .await
+        .expect("the finished game's link")
+        .click()
+        .await
+        .expect("open it");
+    let at = until(
+        &host,
+        "the replay bar",
+        "const p = document.querySelector('#replay-ply'); return p && p.textContent",
+    )
+    .await;
+    assert_eq!(at, "Position after 2 of 2 moves");
+    host.find(Locator::Css("[data-replay=back]"))
+        .await
+        .expect("back")
+        .click()
+        .await
+        .expect("click back");
+    until(
+        &host,
+        "one move back",
+        "return document.querySelector('#replay-ply').textContent === 'Position after 1 of 2 moves'",
+    )
+    .await;
+    // The board shows the first move as the last one played.
+    let last: Vec<String> = cells_in(&script.moves[0])
+        .into_iter()
+        .map(|c| c.to_lowercase())
+        .collect();
+    let shown = host
+        .execute(
+            "return [...document.querySelectorAll('#board .cell.last')].map(c => c.dataset.cell.toLowerCase())",
+            vec![],
+        )
+        .await
+        .expect("last cells");
+    let mut shown: Vec<String> = serde_json::from_value(shown).expect("names");
+    let mut want = last.clone();
+    shown.sort();
+    want.sort();
+    assert_eq!(shown, want, "the board after one move");
+    host.find(Locator::Css("#record-link"))
+        .await
+        .expect("record button")
+        .click()
+        .await
+        .expect("download the record");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(text_of(&host, "#game-error").await, "");
+    host.goto(&format!("{base}/rules/unane"))
+        .await
+        .expect("the rules");
+    let text = until(&host, "the guide", "return document.body.innerText").await;
+    assert!(
+        text.as_str()
+            .unwrap_or("")
+            .starts_with("# Ūnane — a player's guide"),
+        "{text}"
+    );
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// `GET /api/games/<id>/replay`: one state per position of a finished game, the first the
+/// start (issue 28, item 6).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_gives_every_position() {
+    let server = stoa_tests::Server::start();
+    let mut t =
+        stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let n = t.play_out(5, 6).await;
+    let (status, body) = server.http_get(&format!("/api/games/{}/replay", t.game_id));
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).expect("json");
+    let moves = v["moves"].as_array().expect("moves").len();
+    assert!(moves >= n, "{v}");
+    assert_eq!(v["states"].as_array().expect("states").len(), moves + 1);
+    assert_eq!(
+        v["states"][moves], t.host_doc.doc["state"],
+        "the last is the end"
+    );
+    let (status, _) = server.http_get("/api/games/gnosuchgame00/replay");
+    assert_eq!(status, 404);
+}
