@@ -112,7 +112,10 @@ fn flush(session: &mut Session, printed: &mut Printed) {
     // Notes about the start come before the board; notes about the new position after it.
     let (before, after): (Vec<&Note>, Vec<&Note>) = notes.iter().partition(|n| {
         let t = n.text();
-        t.starts_with("game started") || t.starts_with("moves so far") || t.starts_with("watching")
+        t.starts_with("joined room")
+            || t.starts_with("game started")
+            || t.starts_with("moves so far")
+            || t.starts_with("watching")
     });
     for n in before {
         out.push_str(n.text());

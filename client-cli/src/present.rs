@@ -47,6 +47,12 @@ pub fn first_action_text(g: GameDoc, server_now: i64) -> Option<String> {
     ))
 }
 
+/// `rating 1500 -> 1512 (+12)`: a rating before and after a game, rounded.
+pub fn rating_change(before: f64, after: f64) -> String {
+    let (b, a) = (before.round() as i64, after.round() as i64);
+    format!("rating {b} -> {a} ({:+})", a - b)
+}
+
 /// One line per side: `white  Ann (1500)  4:59  [you] [to act] [offline]`.
 pub fn player_line(g: GameDoc, side: &str, me: Option<&str>, server_now: i64) -> String {
     let p = g.player(side);

@@ -12,7 +12,12 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::connection::{ConnEvent, Connection, RequestError, Welcome};
-use crate::document::{outcome_text, Applied, GameDoc, Versioned};
+use crate::document::{ending_sentence, outcome_text, Applied, GameDoc, Versioned};
+use crate::present;
+
+/// How many times the rating change of a rated game is asked again while its record is
+/// not written yet.
+const RATING_ASKS: u8 = 10;
 
 /// What the user asked the client to do.
 #[derive(Clone, Debug)]
@@ -103,6 +108,15 @@ pub enum Note {
         /// The text, lines separated by `\n`.
         text: String,
     },
+    /// The end of a game: plain mode prints `plain` (`game over: white wins by resign`, the
+    /// protocol's codes, which scripts read); the terminal UI shows `people`, the same end
+    /// in words (`game over: Black resigned — White wins`).
+    End {
+        /// The line for scripts.
+        plain: String,
+        /// The line for people.
+        people: String,
+    },
 }
 
 impl Note {
@@ -110,6 +124,7 @@ impl Note {
     pub fn text(&self) -> &str {
         match self {
             Note::Info(s) | Note::Error(s) | Note::Page { text: s, .. } => s,
+            Note::End { plain, .. } => plain,
         }
     }
 }
@@ -129,6 +144,10 @@ pub enum Pending {
     Action(&'static str),
     /// `lobby.watch`.
     LobbyWatch,
+    /// `history` (the newest game) after a rated game ended, for the rating change: the
+    /// game's id and how many times it was asked before (its record is written just after
+    /// the end).
+    RatingChange(String, u8),
 }
 
 /// A request's answer, delivered back to the front-end loop.
@@ -193,6 +212,11 @@ pub struct Session {
     /// The draw offer last seen (its side) and the number of moves then.
     offer_seen: Option<(String, usize)>,
     rematch_seen: Vec<(String, String)>,
+    /// Before both first actions: the side to act and its first-move deadline, to tell a
+    /// window that ran out from a player's abort (the document says `aborted` for both).
+    first_move_seen: Option<(String, u64)>,
+    /// This session asked to abort the game it shows.
+    abort_sent: bool,
     watch_in_flight: bool,
     started_at: Option<Instant>,
 }
@@ -200,6 +224,16 @@ pub struct Session {
 /// One line naming the typed commands (the terminal UI's hint line).
 pub const HELP: &str =
     "commands: <move> · legal · resign · draw offer/accept/decline · rematch · help · quit";
+
+/// The commands of someone watching a game (no moves, no offers).
+pub const WATCH_HELP: &str = "watching: watch <game> · join <code> · help · quit";
+
+/// The commands in the lobby.
+pub const LOBBY_HELP: &str =
+    "lobby: ↑/↓ and Enter join a room or watch a game · join <code> · watch <game> · help · quit";
+
+/// Moves that name no cell, in any game: the pie-rule swap, Akunur's pass.
+const CELLLESS_MOVES: &[&str] = &["swap", "pass"];
 
 /// The typed commands, one per line, with what each does (`help`).
 pub const HELP_PAGE: &str = "\
@@ -263,6 +297,8 @@ impl Session {
                 turn_announced: None,
                 end_announced: None,
                 offer_seen: None,
+                first_move_seen: None,
+                abort_sent: false,
                 rematch_seen: Vec::new(),
                 watch_in_flight: false,
                 started_at: None,
@@ -298,6 +334,17 @@ impl Session {
     fn error(&mut self, e: &RequestError) {
         self.notes
             .push(Note::Error(format!("error {}: {}", e.code(), e.message())));
+    }
+
+    /// As [`Session::request`], sent after `delay`.
+    fn request_later(&self, pending: Pending, msg: Value, delay: Duration) {
+        let conn = self.conn.clone();
+        let tx = self.answers.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let answer = conn.request(msg).await;
+            let _ = tx.send((pending, answer));
+        });
     }
 
     fn request(&self, pending: Pending, msg: Value) {
@@ -463,6 +510,16 @@ impl Session {
                     self.game = None;
                     self.legal = None;
                     self.offer_seen = None;
+                    self.abort_sent = false;
+                    self.first_move_seen = None;
+                }
+                if self.phase == Phase::Starting {
+                    // The game can start before the answer to our join arrives: say we
+                    // joined first, in the order it happened (the late answer says nothing).
+                    if let Start::Join { code } = &self.start {
+                        let line = format!("joined room {code}");
+                        self.info(line);
+                    }
                 }
                 self.game_id = Some(id.clone());
                 self.started_side = Some(side.clone());
@@ -610,7 +667,19 @@ impl Session {
                 self.end_announced = Some(id.clone());
                 self.board_changed = true;
                 self.legal = None;
-                self.info(format!("game over: {}", outcome_text(&status)));
+                self.notes.push(Note::End {
+                    plain: format!("game over: {}", outcome_text(&status)),
+                    people: format!("game over: {}", ending_sentence(&status, &g.sides())),
+                });
+                if status.reason.as_deref() == Some("aborted") {
+                    let why = self.abort_reason(&g);
+                    self.info(format!("aborted: {why}"));
+                } else if doc["rated"] == true && self.my_side().is_some() {
+                    self.request(
+                        Pending::RatingChange(id.clone(), 0),
+                        json!({"t":"history","limit":1}),
+                    );
+                }
             }
             // Server addition: `rematch.requested` lists the sides that asked for one.
             let mine = self.my_side();
@@ -674,11 +743,36 @@ impl Session {
             }
         }
         self.offer_seen = offer.map(|side| (side, moves.len()));
+        self.first_move_seen = g
+            .to_act()
+            .zip(g.clock()["first_action_deadline"].as_u64())
+            .map(|(side, deadline)| (side.to_string(), deadline));
         let turn_key = (id, moves.len());
         if self.my_turn() && self.turn_announced.as_ref() != Some(&turn_key) {
             self.turn_announced = Some(turn_key);
             self.info("your turn");
             self.fetch_legal();
+        }
+    }
+
+    /// Why the game shown was aborted: its end came at the first-move deadline of the side
+    /// to act, or a player aborted it (this session, or else its opponent).
+    fn abort_reason(&self, g: &GameDoc) -> String {
+        if let Some((side, deadline)) = &self.first_move_seen {
+            if self.server_now() + 1_000 >= *deadline as i64 {
+                return format!("{side} did not make a first move in time");
+            }
+        }
+        match self.my_side() {
+            Some(_) if self.abort_sent => "you aborted the game".into(),
+            Some(mine) => {
+                let other = g.sides().into_iter().find(|s| *s != mine);
+                format!(
+                    "{} aborted the game",
+                    other.as_deref().unwrap_or("the opponent")
+                )
+            }
+            None => "a player aborted the game".into(),
         }
     }
 
@@ -692,6 +786,8 @@ impl Session {
         self.crowd = Value::Null;
         self.legal = None;
         self.offer_seen = None;
+        self.abort_sent = false;
+        self.first_move_seen = None;
         self.game_id = Some(next.clone());
         self.following_rematch = Some(next);
         self.started_at = Some(Instant::now());
@@ -762,6 +858,30 @@ impl Session {
                     self.error(&e);
                 }
             }
+            Pending::RatingChange(game_id, asked) => {
+                // A failure only loses this line: the result itself is already shown.
+                let Ok(answer) = answer else { return };
+                let newest = &answer["games"][0];
+                if newest["id"] == game_id.as_str() {
+                    let players = newest["players"].as_object().cloned().unwrap_or_default();
+                    let mine = players.iter().find(|(_, p)| p["id"] == self.me.id.as_str());
+                    if let Some((side, p)) = mine {
+                        let before = p["rating"].as_f64();
+                        let after = newest["ratings_after"][side.as_str()].as_f64();
+                        if let (Some(before), Some(after)) = (before, after) {
+                            self.info(format!("your {}", present::rating_change(before, after)));
+                            return;
+                        }
+                    }
+                }
+                if asked < RATING_ASKS {
+                    self.request_later(
+                        Pending::RatingChange(game_id, asked + 1),
+                        json!({"t":"history","limit":1}),
+                        Duration::from_millis(300),
+                    );
+                }
+            }
         }
     }
 
@@ -825,13 +945,14 @@ impl Session {
                 let code = room["code"].as_str().unwrap_or_default().to_string();
                 self.room_code = Some(code.clone());
                 match &self.start {
+                    // Once the game started, a late answer says nothing any more.
                     Start::Computer { level, .. } => {
                         if self.phase == Phase::Starting {
                             self.phase = Phase::Hosting;
+                            self.info(format!(
+                                "waiting for the computer (level {level}) to sit down"
+                            ));
                         }
-                        self.info(format!(
-                            "waiting for the computer (level {level}) to sit down"
-                        ));
                     }
                     Start::Host { .. } => {
                         if self.phase == Phase::Starting {
@@ -845,8 +966,8 @@ impl Session {
                     _ => {
                         if self.phase == Phase::Starting {
                             self.phase = Phase::Joined;
+                            self.info(format!("joined room {code}"));
                         }
-                        self.info(format!("joined room {code}"));
                     }
                 }
             }
@@ -1000,7 +1121,10 @@ impl Session {
                 code: code.to_string(),
             }),
             ("resign", []) => self.action("resign", json!({"t":"game.resign"})),
-            ("abort", []) => self.action("abort", json!({"t":"game.abort"})),
+            ("abort", []) => {
+                self.abort_sent = true;
+                self.action("abort", json!({"t":"game.abort"}))
+            }
             ("claim", []) => self.action("claim", json!({"t":"game.claim"})),
             ("rematch", []) => self.action("rematch", json!({"t":"game.rematch"})),
             ("draw", []) | ("draw", ["offer"]) | ("offer", ["draw"]) => {
@@ -1013,11 +1137,27 @@ impl Session {
                 self.action("draw decline", json!({"t":"game.draw","action":"decline"}))
             }
             ("move", [mv]) => self.play(mv),
+            (word, []) if !self.may_be_move(word) => self.notes.push(Note::Error(format!(
+                "error input: '{line}' is neither a command nor a move; {HELP}"
+            ))),
             (_, []) => self.play(line),
             _ => self.notes.push(Note::Error(format!(
                 "error input: '{line}' is neither a command nor a move; {HELP}"
             ))),
         }
+    }
+
+    /// Whether a single typed word may be a move, so goes to the server as one: a legal
+    /// move, or anything naming a cell (a digit: the server says why it is illegal).
+    /// A word without one (a mistyped command) that no position allows is said back.
+    fn may_be_move(&self, word: &str) -> bool {
+        let w = word.to_ascii_lowercase();
+        if let Some((_, legal)) = &self.legal {
+            if legal.iter().any(|m| m.to_ascii_lowercase() == w) {
+                return true;
+            }
+        }
+        w.chars().any(|c| c.is_ascii_digit()) || CELLLESS_MOVES.contains(&w.as_str())
     }
 
     /// Leaves the lobby (or a finished game) for another start.

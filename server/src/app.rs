@@ -45,12 +45,16 @@ fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/games", get(api_games))
         .route("/api/games/{id}", get(api_game))
         .route("/api/games/{id}/record", get(api_record))
+        .route("/api/games/{id}/replay", get(api_replay))
+        .route("/rules/{kind}", get(crate::web::rules))
         .route("/api/players/{id}/games", get(api_player_games))
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
         .route("/g/{id}", get(shell))
         .route("/r/{code}", get(shell))
         .route("/assets/{*path}", get(crate::web::asset))
+        .route("/favicon.ico", get(crate::web::favicon))
+        .fallback(crate::web::not_found)
         .with_state(AppState { hub, guard })
 }
 
@@ -273,6 +277,28 @@ async fn api_record(
             crate::records::record(&setup, &finished).to_text(),
         )
             .into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /api/games/{id}/replay`: every position of a finished game (the same access as
+/// its record).
+async fn api_replay(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let viewer = bearer(&state.hub, &headers).await;
+    let found = crate::records::finished_for(
+        &state.hub,
+        &id,
+        viewer.as_deref(),
+        q.get("code").map(String::as_str),
+    )
+    .await;
+    match found.and_then(|(setup, finished)| crate::records::replay(&setup, &finished)) {
+        Ok(body) => Json(body).into_response(),
         Err(e) => api_error(e),
     }
 }

@@ -331,10 +331,17 @@ impl Reactions for HubReactions {
         }
     }
 
-    async fn rematch(&self, setup: NewGame) {
+    async fn rematch(&self, mut setup: NewGame) {
         let Some(hub) = self.0.upgrade() else {
             return;
         };
+        // The seats come from the finished game; a player renamed since then plays the
+        // rematch under the new name (a store failure keeps the old one: the game starts).
+        for seat in &mut setup.players {
+            if let Ok(Some(p)) = hub.store.player(&seat.id).await {
+                seat.name = p.name;
+            }
+        }
         match hub.start_game(setup).await {
             Ok(handle) => hub
                 .matchmaker

@@ -64,31 +64,54 @@ pub async fn history(
             format!("limit must be 1-{MAX_PAGE}, got {limit}"),
         ));
     }
-    // One more than asked tells whether another page follows.
-    let ids = hub
-        .store_call(
-            hub.store
-                .finished_games_of(player_id, before, limit as usize + 1),
-        )
-        .await?;
-    let more = ids.len() > limit as usize;
-    let own = viewer == Some(player_id);
-    let mut games = Vec::new();
-    let mut next = None;
-    for (id, ended) in ids.into_iter().take(limit as usize) {
-        next = Some(ended);
-        let finished = hub.store_call(hub.store.finished_game(&id)).await?;
-        let setup = hub.store_call(hub.store.game(&id)).await?;
-        // A game whose keys expired (retention) leaves its index entry behind for a moment.
-        let (Some(finished), Some(setup)) = (finished, setup) else {
-            continue;
-        };
-        if setup.visibility == Visibility::Public || own {
-            games.push(summary(&setup, &finished));
-        }
+    // An unknown player has no history to be empty: say so rather than list nothing.
+    if hub.store_call(hub.store.player(player_id)).await?.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no player '{player_id}'"),
+        ));
     }
-    Ok((games, next.filter(|_| more)))
+    let own = viewer == Some(player_id);
+    let limit = limit as usize;
+    let mut games = Vec::new();
+    // Where the next page starts: just before the last index entry looked at.
+    let mut cursor = before;
+    let mut looked = 0;
+    // Games the viewer may not see (another player's private ones) are skipped, and the
+    // page is filled from further down the index, so a page is never empty while visible
+    // games follow; the look is bounded, so one request never walks a huge index.
+    let more = 'index: loop {
+        // One more than asked tells whether another page follows.
+        let ids = hub
+            .store_call(hub.store.finished_games_of(player_id, cursor, limit + 1))
+            .await?;
+        let batch = ids.len();
+        for (id, ended) in ids {
+            if games.len() == limit || looked == HISTORY_LOOK {
+                break 'index true;
+            }
+            looked += 1;
+            cursor = Some(ended);
+            let finished = hub.store_call(hub.store.finished_game(&id)).await?;
+            let setup = hub.store_call(hub.store.game(&id)).await?;
+            // A game whose keys expired (retention) leaves its index entry behind for a
+            // moment.
+            let (Some(finished), Some(setup)) = (finished, setup) else {
+                continue;
+            };
+            if setup.visibility == Visibility::Public || own {
+                games.push(summary(&setup, &finished));
+            }
+        }
+        if batch <= limit {
+            break false;
+        }
+    };
+    Ok((games, cursor.filter(|_| more)))
 }
+
+/// The most index entries one history request looks at (visible or not).
+const HISTORY_LOOK: usize = 10 * MAX_PAGE as usize;
 
 /// The game's full record as JSON: the final document (as `game.snapshot` carries it) with
 /// one added member, `record`, holding what only the store knows: the final seq, start and
@@ -129,11 +152,17 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
     let sides: Vec<String> = stoa_protocol::kind(&setup.kind)
         .map(|k| k.side_names.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
+    // An unrated game changed no rating: its record names none, so a reader never takes
+    // the ratings players had for ones the game counted for.
+    let rated = doc["rated"] == true;
     for side in &sides {
         let p = &doc["players"][side.as_str()];
         let tag = capitalized(side);
         r.set(&tag, p["name"].as_str().unwrap_or("?"));
         r.set(&format!("{tag}Id"), p["id"].as_str().unwrap_or("?"));
+        if !rated {
+            continue;
+        }
         if let Some(before) = rating_text(&p["rating"]) {
             r.set(&format!("{tag}Rating"), before);
         }
@@ -172,6 +201,39 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
         })
         .unwrap_or_default();
     r
+}
+
+/// Every position of a finished game, for stepping through it: `{"moves": [...],
+/// "states": [...]}` where `states[i]` is the document's `state` after `i` moves (the
+/// client draws boards from that and knows no rules). A record the rules refuse (it never
+/// should) is a `conflict` naming the move.
+pub fn replay(setup: &GameRecord, finished: &FinishedGame) -> Result<Value, ApiError> {
+    let doc = &finished.doc;
+    let broken = |what: String| {
+        ApiError::new(
+            ErrorCode::Conflict,
+            format!("this record cannot be replayed: {what}"),
+        )
+    };
+    let kind = stoa_protocol::kind(&setup.kind).map_err(|e| broken(e.to_string()))?;
+    let mut game = kind
+        .start(&doc["options"])
+        .map_err(|e| broken(e.to_string()))?;
+    let moves: Vec<String> = doc["moves"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut states = vec![game.view()];
+    for m in &moves {
+        game.play(m)
+            .map_err(|e| broken(format!("the record's move {m}: {e}")))?;
+        states.push(game.view());
+    }
+    Ok(json!({"moves": moves, "states": states}))
 }
 
 /// One line of a player's history: who played what, how it ended, when.

@@ -30,6 +30,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../web/style.css"),
     ),
+    ("icon.svg", ICON_TYPE, ICON),
     (
         "vendor/fast-json-patch/core.mjs",
         "text/javascript; charset=utf-8",
@@ -41,6 +42,70 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../web/vendor/fast-json-patch/helpers.mjs"),
     ),
 ];
+
+/// The site's icon (the page links it; browsers also ask `/favicon.ico` by themselves).
+const ICON: &str = include_str!("../web/icon.svg");
+const ICON_TYPE: &str = "image/svg+xml";
+
+/// The page for a path that is nothing here: a person who mistyped a link gets words and
+/// a way to the lobby, not an empty answer.
+const NOT_FOUND_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>No such page · Stoa</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
+<link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"></head>\
+<body><main><h1>No such page</h1><p>There is nothing at this address. \
+<a href=\"/\">Go to the lobby</a> to find a game.</p></main></body></html>\n";
+
+/// `GET /favicon.ico`: the site's icon.
+pub async fn favicon() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, ICON_TYPE),
+            (header::CACHE_CONTROL, "max-age=86400"),
+        ],
+        ICON,
+    )
+        .into_response()
+}
+
+/// Any other path: `404`, as a page for people, or as JSON under `/api/` (what the API's
+/// own answers look like).
+pub async fn not_found(uri: axum::http::Uri) -> Response {
+    if uri.path().starts_with("/api/") {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(serde_json::json!({"error": "not_found"})),
+        )
+            .into_response();
+    }
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        NOT_FOUND_PAGE,
+    )
+        .into_response()
+}
+
+/// How to play each game: the guides of `protocol/docs/games/`, by kind.
+const RULES: &[(&str, &str)] = &[
+    ("unane", include_str!("../../protocol/docs/games/unane.md")),
+    ("staku", include_str!("../../protocol/docs/games/staku.md")),
+    ("akron", include_str!("../../protocol/docs/games/akron.md")),
+    (
+        "akunur",
+        include_str!("../../protocol/docs/games/akunur.md"),
+    ),
+];
+
+/// `GET /rules/<kind>`: the game's guide as text (the game page links it).
+pub async fn rules(Path(kind): Path<String>) -> Response {
+    match RULES.iter().find(|(k, _)| *k == kind) {
+        Some((_, text)) => {
+            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], *text).into_response()
+        }
+        None => (StatusCode::NOT_FOUND, format!("no game kind '{kind}'\n")).into_response(),
+    }
+}
 
 /// Where the shell names the deployment (`<meta name="stoa-deployment">`).
 const DEPLOYMENT_SLOT: &str = "{{deployment}}";

@@ -93,6 +93,7 @@ class Link {
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ready = false;
+      pauseClocks("offline");
       for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "the connection dropped" });
       this.pending.clear();
       this.onStatus(false);
@@ -117,6 +118,10 @@ class Link {
         this.ready = true;
         this.backoff = 500;
         this.offset = msg.server_time - Date.now();
+        // Back: what the server now sends is the truth again (a clock the server paused
+        // arrives with its new `since`).
+        if (state.pause && state.pause.why !== "storage") { state.pause = null; drawPause(); }
+        if (state.shutdownNotice) { state.shutdownNotice = false; notice(""); }
         saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name },
           msg.deployment || DEPLOYMENT);
         this.onWelcome(msg);
@@ -193,16 +198,54 @@ function parseClock(text) {
   throw new Error(`clock '${text}': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d`);
 }
 
-/** Parses options written as key=value pairs (or JSON), like the terminal client. */
-function parseOptions(text) {
-  const t = text.trim();
-  if (!t) return {};
-  if (t.startsWith("{")) return JSON.parse(t);
+/** The box a form's game options go in; [`fillOptions`] puts the kind's own fields in. */
+function optionsBox() {
+  return el("fieldset", { class: "options" }, el("legend", { text: "Options" }));
+}
+
+/**
+ * The options of the form's game kind as fields of their own, from the kind's defaults
+ * (`/api/kinds/<kind>`): a checkbox for a yes/no option, a number field for a number, a
+ * text field otherwise (an option without a default is left empty: the game's default).
+ */
+async function fillOptions(form) {
+  const kind = form.kind.value;
+  const info = await kindInfo(kind, {}).catch(() => null);
+  if (!info || form.kind.value !== kind) return;
+  const box = form.querySelector("fieldset.options");
+  const fields = Object.entries(info.options || {}).map(([key, value]) => {
+    const name = `opt-${key}`;
+    const words = key.replaceAll("_", " ");
+    if (typeof value === "boolean") {
+      return el("label", {}, el("span", {}, el("input", { type: "checkbox", name, "data-option": key, checked: value }), ` ${words}`));
+    }
+    const input = typeof value === "number"
+      ? el("input", { type: "number", name, "data-option": key, value, step: 1, min: 0 })
+      : el("input", { name, "data-option": key, value: value ?? "", placeholder: "the game's default" });
+    return el("label", {}, words, input);
+  });
+  box.replaceChildren(el("legend", { text: `Options of ${TITLES[kind]}` }), ...fields);
+  box.dataset.kind = kind;
+}
+
+/** The options a form's fields ask for: those that differ from the kind's defaults. */
+function readOptions(form) {
+  const defaults = state.defaults[form.kind.value] || {};
   const out = {};
-  for (const pair of t.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [k, v] = pair.split("=");
-    if (v === undefined) throw new Error(`options: '${pair}' is not key=value`);
-    try { out[k.trim()] = JSON.parse(v.trim()); } catch { out[k.trim()] = v.trim(); }
+  for (const input of form.querySelectorAll("[data-option]")) {
+    const key = input.dataset.option;
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.type === "number") {
+      if (input.value.trim() === "") continue;
+      value = Number(input.value);
+      if (!Number.isFinite(value)) throw new Error(`option ${key.replaceAll("_", " ")}: write a number`);
+    } else {
+      const t = input.value.trim();
+      if (!t) continue;
+      try { value = JSON.parse(t); } catch { value = t; }
+    }
+    if (JSON.stringify(defaults[key]) !== JSON.stringify(value)) out[key] = value;
   }
   return out;
 }
@@ -254,6 +297,11 @@ const state = {
   queued: null, // queue.status message, or {} once queued
   hosting: null, // room object while waiting as host
   game: null, // see showGame
+  started: null, // the id of the game this page was last told has started
+  pause: null, // {at, why}: the clocks shown stand still since server time `at`
+  newcomer: false, // this browser had no identity here when the page loaded
+  named: false, // the newcomer chose a name
+  shutdownNotice: false, // the notice shows the server's shutdown message
   geometry: new Map(), // kind + options → geometry answer
 };
 
@@ -263,6 +311,57 @@ function notice(text) {
   const n = $("#notice");
   n.textContent = text;
   n.hidden = !text;
+}
+
+/** `text` as a sentence: a capital first letter and a full stop. */
+function sentence(text) {
+  const t = cap(text.trim());
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** Why the clocks shown stand still, said under the players. */
+const PAUSES = {
+  offline: "Offline: the clocks stand as they were when the connection dropped.",
+  shutdown: "The server is restarting: the clocks stand still until it is back.",
+  storage: "Paused: the server cannot reach its storage; the clocks stand still and moves wait until it is back.",
+};
+
+/**
+ * Stops the clocks on the page at this instant: the server paused them (it shuts down, or
+ * its store is away), or we cannot hear from it (offline). Counting on would show time the
+ * server may never charge; the document after the pause says where they stand.
+ */
+function pauseClocks(why) {
+  if (!state.pause) state.pause = { at: link.serverNow(), why };
+  else if (why !== "offline") state.pause.why = why;
+  drawPause();
+}
+
+function drawPause() {
+  const line = $("#paused");
+  if (line) line.textContent = state.pause ? PAUSES[state.pause.why] : "";
+  tickClocks();
+}
+
+/**
+ * While a game is shown, asks `/health` now and then: a store outage changes no document
+ * (the server only refuses actions), and `/health` is where the server says so.
+ */
+async function checkStorage() {
+  if (state.view !== "game" || !link || !link.ready) return;
+  let reasons = [];
+  try {
+    const r = await fetch("/health", { cache: "no-store" });
+    reasons = (await r.json()).reasons || [];
+  } catch {
+    return;
+  }
+  const away = reasons.some((x) => x.startsWith("store"));
+  if (away) pauseClocks("storage");
+  else if (state.pause && state.pause.why === "storage") {
+    state.pause = null;
+    drawPause();
+  }
 }
 
 function go(path) {
@@ -321,6 +420,8 @@ function onMessage(msg) {
       drawQueue();
       return;
     case "game.started":
+      state.started = msg.game_id;
+      if (!(state.myGames || []).includes(msg.game_id)) state.myGames = [...(state.myGames || []), msg.game_id];
       state.queued = null;
       state.hosting = null;
       go(`/g/${encodeURIComponent(msg.game_id)}`);
@@ -334,7 +435,10 @@ function onMessage(msg) {
       }
       return;
     case "shutdown":
-      notice(`The server is shutting down: ${msg.message}`);
+      // The message is a whole sentence already ("the server is shutting down; …").
+      notice(sentence(msg.message || "the server is shutting down"));
+      state.shutdownNotice = true;
+      pauseClocks("shutdown");
       return;
     case "error":
       notice(`error ${msg.code}: ${msg.message}`);
@@ -363,19 +467,19 @@ function showLobby() {
         el("form", { class: "stack", id: "quick", onsubmit: quickPair },
           el("label", {}, "Game", kindSelect("kind")),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options", placeholder: "e.g. width=6,height=5" })),
-          el("button", { class: "primary", type: "submit", text: "Find an opponent" })),
+          optionsBox(),
+          el("button", { class: "primary", type: "submit", text: "Find an opponent" }), formError()),
         el("p", { id: "queue", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Host a room" }),
         el("form", { class: "stack", id: "host", onsubmit: hostRoom },
           el("label", {}, "Game", kindSelect("kind")),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
+          optionsBox(),
           el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
-          el("button", { class: "primary", type: "submit", text: "Create the room" })),
+          el("button", { class: "primary", type: "submit", text: "Create the room" }), formError()),
         el("div", { id: "hosted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Play the computer" }),
@@ -384,8 +488,8 @@ function showLobby() {
           el("label", {}, "Level", el("select", { name: "level" },
             [1, 2, 3, 4, 5].map((l) => el("option", { value: l, text: `${l}${l === 1 ? " (makes mistakes)" : l === 5 ? " (strongest)" : ""}`, selected: l === 3 })))),
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
-          el("label", {}, "Options (key=value, …)", el("input", { name: "options" })),
-          el("button", { class: "primary", type: "submit", text: "Play the computer" })),
+          optionsBox(),
+          el("button", { class: "primary", type: "submit", text: "Play the computer" }), formError()),
         el("p", { id: "computer-status", class: "muted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Join by code" }),
@@ -397,10 +501,16 @@ function showLobby() {
           el("label", {}, "Room code", el("input", { name: "code", autocomplete: "off" })),
           el("button", { type: "submit", text: "Join" })))),
     el("div", { class: "grid" },
+      el("section", { class: "panel" }, el("h2", { text: "Your games" }),
+        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
       el("section", { class: "panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" })),
       el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" }))),
     el("p", { class: "error", id: "lobby-error", role: "alert" }),
   );
+  for (const f of ["#quick", "#host", "#computer"].map((id) => $(id))) {
+    f.kind.addEventListener("change", () => fillOptions(f));
+    fillOptions(f);
+  }
   const hostForm = $("#host");
   const fillSides = async () => {
     const kind = hostForm.kind.value;
@@ -415,11 +525,45 @@ function showLobby() {
 
 function watchLobby() {
   link.request({ t: "lobby.watch" }).catch((e) => lobbyError(e));
+  drawMyGames();
 }
 
-function lobbyError(e) {
-  const p = $("#lobby-error");
+/**
+ * The way back to one's games: the unfinished ones (`welcome.games`) and the last finished
+ * ones (`history`), each a link to its page (a finished one replays there).
+ */
+async function drawMyGames() {
+  const open = $("#my-games");
+  if (!open) return;
+  const ids = state.myGames || [];
+  open.replaceChildren(...(ids.length ? ids.map((id) => el("li", { "data-game": id },
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `game ${id} (not finished)` })))
+    : [el("li", { class: "muted", text: "No unfinished games." })]));
+  const answer = await link.request({ t: "history", limit: 10 }).catch(() => null);
+  const done = $("#my-history");
+  if (!answer || !done) return;
+  const games = answer.games || [];
+  // A game that ended since we connected is no longer unfinished.
+  const ended = new Set(games.map((g) => g.id));
+  state.myGames = ids.filter((id) => !ended.has(id));
+  open.replaceChildren(...(state.myGames.length ? state.myGames.map((id) => el("li", { "data-game": id },
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `game ${id} (not finished)` })))
+    : [el("li", { class: "muted", text: "No unfinished games." })]));
+  done.replaceChildren(...(games.length ? games.map((g) => el("li", { "data-game": g.id },
+    el("a", { href: `/g/${encodeURIComponent(g.id)}`, "data-nav": true,
+      text: `${kindLabel(g)} · ${Object.entries(g.players || {}).map(([s, p]) => `${p.name} (${s})`).join(" vs ")} · ${endingSentence(g.status, Object.keys(g.players || {}))}` })))
+    : [el("li", { class: "muted", text: "No finished games yet." })]));
+}
+
+/** An error said at the bottom of the lobby, or inside `form` when it answers that form. */
+function lobbyError(e, form) {
+  const p = (form && form.querySelector(".form-error")) || $("#lobby-error");
   if (p) p.textContent = `error ${e.code}: ${e.message || e}`;
+}
+
+/** A form's own line for its errors, right under its button (where the eye is). */
+function formError() {
+  return el("p", { class: "error form-error", role: "alert" });
 }
 
 /** The options that differ from the kind's defaults, as key=value pairs ("" for none). */
@@ -456,12 +600,13 @@ async function quickPair(e) {
   e.preventDefault();
   const f = e.target;
   try {
-    const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: parseOptions(f.options.value),
+    const answer = await link.request({ t: "queue.join", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), rated: false });
     state.queued = answer;
+    f.querySelector(".form-error").textContent = "";
     drawQueue();
   } catch (err) {
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -478,13 +623,14 @@ async function hostRoom(e) {
   e.preventDefault();
   const f = e.target;
   try {
-    const answer = await link.request({ t: "room.create", kind: f.kind.value, options: parseOptions(f.options.value),
+    const answer = await link.request({ t: "room.create", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), rated: f.rated.checked, visibility: f.public.checked ? "public" : "private",
       side: f.side.value });
     state.hosting = answer.room;
+    f.querySelector(".form-error").textContent = "";
     drawHosted($("#hosted"), answer.room);
   } catch (err) {
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -493,12 +639,12 @@ async function playComputer(e) {
   const f = e.target;
   const status = $("#computer-status");
   try {
-    await link.request({ t: "bot.play", kind: f.kind.value, options: parseOptions(f.options.value),
+    await link.request({ t: "bot.play", kind: f.kind.value, options: readOptions(f),
       clock: parseClock(f.clock.value), level: Number(f.level.value), side: "random" });
     status.textContent = `Waiting for the computer (level ${f.level.value}) to sit down…`;
   } catch (err) {
     status.textContent = "";
-    lobbyError(err.code ? err : { code: "input", message: err.message });
+    lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
 }
 
@@ -507,9 +653,28 @@ function drawHosted(box, room) {
   box.replaceChildren(
     el("p", {}, "Room ", el("strong", { id: "room-code", text: room.code }), " is waiting for your opponent. Send them this link:"),
     el("p", { class: "invite", id: "invite", text: url }),
-    el("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(url), text: "Copy the link" }),
+    el("button", { type: "button", id: "copy-link", onclick: () => copyLink(url), text: "Copy the link" }),
     " ",
-    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }));
+    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }),
+    el("p", { id: "copy-status", class: "muted", role: "status" }));
+}
+
+/**
+ * Copies the invitation link and says whether it worked: the clipboard may be refused (no
+ * permission, a page not served securely), and then the link is selected for the person to
+ * copy by hand.
+ */
+async function copyLink(url) {
+  const status = $("#copy-status");
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(url);
+    if (status) status.textContent = "Link copied.";
+  } catch {
+    const box = $("#invite");
+    if (box) window.getSelection().selectAllChildren(box);
+    if (status) status.textContent = "The link is selected: copy it with Ctrl+C (⌘C on a Mac).";
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -518,6 +683,24 @@ function drawHosted(box, room) {
 async function showRoom(code) {
   state.view = "room";
   const main = $("#main");
+  if (state.newcomer && !state.named) {
+    // Someone new to this server: a name first, so the seat (and the game) carries it
+    // rather than a made-up guest name.
+    main.replaceChildren(el("h1", { text: `Room ${code}` }),
+      el("form", { class: "stack", id: "join-name", onsubmit: (e) => {
+        e.preventDefault();
+        const name = e.target.name.value.trim();
+        if (!name) return;
+        state.named = true;
+        $("#name").value = name;
+        // The server takes a name with the hello: say it again, then join.
+        if (link.ws) link.ws.close();
+        showRoom(code);
+      } },
+        el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
+        el("button", { class: "primary", type: "submit", text: "Join the game" })));
+    return;
+  }
   main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),
     el("div", { id: "hosted" }), el("p", { class: "error", role: "alert", id: "room-error" }));
   if (!link.ready) return; // resubscribe() calls us again once connected
@@ -555,18 +738,21 @@ async function kindInfo(kind, options) {
 
 function showGame(id, code) {
   state.view = "game";
-  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "" };
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null };
   $("#main").replaceChildren(
     el("div", { class: "game" },
       el("div", {},
         el("div", { id: "banner", class: "banner", hidden: true, role: "status" }),
+        el("p", { id: "rating-change", class: "rating-change" }),
         el("div", { class: "board", id: "board", "aria-live": "off" }),
         el("ul", { class: "facts", id: "facts" })),
       el("div", {},
         el("h1", { id: "title", text: "Loading the game…" }),
         el("p", { id: "heading", class: "muted" }),
         el("section", { class: "panel players", id: "players" }),
+        el("p", { class: "paused", id: "paused", role: "status" }),
         el("p", { class: "status", id: "status", "aria-live": "polite" }),
+        el("p", { class: "first-move", id: "first-move" }),
         el("p", { class: "counter", id: "counter" }),
         el("div", { class: "candidates", id: "candidates", "aria-label": "moves that match your clicks" }),
         el("form", { class: "move", id: "move-form", onsubmit: (e) => {
@@ -580,6 +766,7 @@ function showGame(id, code) {
           el("button", { type: "submit", text: "Play" })),
         el("p", { class: "error", id: "game-error", role: "alert" }),
         el("div", { class: "controls", id: "controls" }),
+        el("div", { class: "controls", id: "afterward" }),
         el("h2", { text: "Moves" }),
         el("ol", { class: "moves", id: "moves" }))));
   if (link.ready) watchGame(false);
@@ -609,6 +796,8 @@ function onSnapshot(msg) {
   if (g.seq !== null && msg.seq < g.seq) return;
   g.seq = msg.seq;
   g.doc = msg.doc;
+  // The snapshot of a game that has just started is as good as live.
+  noteDeadline(msg.seq === 0 && state.started === g.id);
   afterChange();
 }
 
@@ -617,9 +806,107 @@ function onDiff(msg) {
   if (!g || msg.game_id !== g.id || g.seq === null) return;
   if (msg.seq <= g.seq) return;
   if (msg.seq !== g.seq + 1) { watchGame(true); return; }
+  const offer = g.doc.draw_offer;
+  const plies = (g.doc.moves || []).length;
+  const before = { to_act: g.doc.to_act, deadline: g.doc.clock && g.doc.clock.first_action_deadline };
   applyPatch(g.doc, msg.patch, false, true);
   g.seq = msg.seq;
+  noteDrawAnswer(offer, plies);
+  noteAbort(before);
+  noteDeadline(true);
   afterChange();
+}
+
+/**
+ * A standing offer that is gone while the game goes on and no action was played was
+ * declined (an offer also lapses when its side acts again, and ends with the game): say so,
+ * since the document itself only clears `draw_offer`.
+ */
+function noteDrawAnswer(offer, plies) {
+  const g = state.game;
+  const doc = g.doc;
+  if ((doc.moves || []).length !== plies || doc.status.state === "ended") g.drawNote = "";
+  if (!offer || doc.draw_offer || doc.status.state === "ended" || (doc.moves || []).length !== plies) return;
+  const me = mySide();
+  const decliner = cap(otherSide(offer));
+  g.drawNote = offer === me ? `${decliner} declined your draw offer.`
+    : me ? "You declined the draw offer." : `${decliner} declined ${cap(offer)}'s draw offer.`;
+}
+
+/**
+ * Why a game was aborted, which the document does not say (`status.reason` is `aborted`
+ * either way): the first-move window ran out when the end came at its deadline; otherwise
+ * a player aborted, and a player's page knows whether that was itself.
+ */
+function noteAbort(before) {
+  const g = state.game;
+  const st = g.doc.status;
+  if (st.state !== "ended" || st.reason !== "aborted" || g.abortWhy) return;
+  const me = mySide();
+  if (before.deadline && before.to_act && link.serverNow() >= before.deadline - 1000) {
+    const w = g.window && g.window.deadline === before.deadline ? g.window.seconds : null;
+    g.abortWhy = `${cap(before.to_act)} did not make a first move ${w ? `within ${w} s` : "in time"}`;
+  } else if (me) {
+    g.abortWhy = g.abortSent ? "you aborted it" : `${cap(otherSide(me))} aborted it`;
+  } else {
+    g.abortWhy = "a player aborted it";
+  }
+}
+
+/**
+ * Remembers how long the first-move window is when its deadline arrives live (a diff at the
+ * moment the side became to act), to name it if it runs out; a deadline first seen in a
+ * snapshot is already partly spent.
+ */
+function noteDeadline(live) {
+  const g = state.game;
+  const d = g.doc.clock && g.doc.clock.first_action_deadline;
+  if (!d || (g.window && g.window.deadline === d)) return;
+  g.window = { deadline: d, seconds: live ? Math.round((d - link.serverNow()) / 1000) : null };
+}
+
+/** The first-move countdown while a side has yet to make its first action. */
+function firstMoveLine(doc, now) {
+  const d = doc.clock && doc.clock.first_action_deadline;
+  if (!d || doc.status.state === "ended" || !doc.to_act) return "";
+  const who = doc.to_act === mySide() ? "You have" : `${cap(doc.to_act)} has`;
+  return `${who} ${formatMs(d - now)} to make a first move, or the game is aborted.`;
+}
+
+function otherSide(side) {
+  return sides().find((s) => s !== side) || "the opponent";
+}
+
+/**
+ * The ratings a rated game changed, from the game's record (`record.ratings_after`); the
+ * record is written just after the end, so it is asked again a few times until it is there.
+ */
+async function fetchRatingChange(g, attempt) {
+  if (state.game !== g || attempt > 10) return;
+  const token = loadIdentity().token;
+  let full = null;
+  try {
+    const r = await fetch(`/api/games/${encodeURIComponent(g.id)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`,
+      { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
+    if (r.ok) full = await r.json();
+  } catch { /* asked again below */ }
+  if (!full || !full.record) {
+    setTimeout(() => fetchRatingChange(g, attempt + 1), 500);
+    return;
+  }
+  const after = full.record.ratings_after;
+  if (!after || state.game !== g) return;
+  const change = (side) => {
+    const before = Math.round((g.doc.players[side] || {}).rating);
+    const now = Math.round(after[side]);
+    const d = now - before;
+    return `${before} → ${now} (${d >= 0 ? "+" : ""}${d})`;
+  };
+  const me = mySide();
+  const line = me ? `Your rating: ${change(me)}`
+    : `Ratings: ${sides().map((s) => `${cap(s)} ${change(s)}`).join(", ")}`;
+  const p = $("#rating-change");
+  if (p) p.textContent = line;
 }
 
 function mySide() {
@@ -645,6 +932,10 @@ async function afterChange() {
   if (doc.status.state === "ended" && doc.rematch && doc.rematch.game_id && !mySide()) {
     const next = doc.rematch.game_id;
     setTimeout(() => { if (state.game === g) go(`/g/${encodeURIComponent(next)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`); }, 300);
+  }
+  if (doc.status.state === "ended" && doc.rated && !g.ratingAsked) {
+    g.ratingAsked = true;
+    fetchRatingChange(g, 0);
   }
   g.selected = [];
   g.legal = null;
@@ -672,14 +963,21 @@ function drawGame() {
   $("#title").textContent = `${TITLES[doc.kind] || doc.kind}`;
   $("#heading").textContent = `game ${doc.id} · ${clockLabel(doc.clock)} · ${doc.rated ? "rated" : "casual"}${me ? ` · you play ${me}` : " · watching"}`;
   drawPlayers();
+  drawPause();
   const banner = $("#banner");
   banner.hidden = !ended;
-  if (ended) banner.textContent = endingSentence(doc.status, sides()) + (me && doc.status.winner ? (doc.status.winner === me ? " (you won)" : " (you lost)") : "");
+  if (ended) banner.textContent = endingSentence(doc.status, sides()) + (g.abortWhy ? `: ${g.abortWhy}` : "") + (me && doc.status.winner ? (doc.status.winner === me ? " (you won)" : " (you lost)") : "");
   let status;
   if (ended) status = "The game is over.";
   else if (myTurn()) status = `Your turn (${me}).`;
   else status = doc.to_act ? `${cap(doc.to_act)} to act.` : "Waiting.";
-  if (!ended && doc.draw_offer) status += ` ${cap(doc.draw_offer)} offers a draw.`;
+  if (!ended && doc.draw_offer) {
+    status += doc.draw_offer === me ? ` You offered a draw; waiting for ${cap(otherSide(me))}'s answer.`
+      : ` ${cap(doc.draw_offer)} offers a draw.`;
+  } else if (!ended && g.drawNote) {
+    status += ` ${g.drawNote}`;
+  }
+  if (ended) status += rematchSentence(doc, me);
   $("#status").textContent = status;
   const st = doc.state || {};
   $("#counter").textContent = typeof st.no_capture_counter === "number"
@@ -689,11 +987,17 @@ function drawGame() {
   const cands = legal.filter((m) => startsWith(cellsIn(m), g.selected));
   const selectable = new Set(cands.map((m) => cellsIn(m)[g.selected.length]).filter(Boolean));
   const moves = doc.moves || [];
+  // Stepping through a finished game: the board after `replay.at` moves.
+  const r = ended && g.replay && g.replay.at < moves.length ? g.replay : null;
+  const shownMoves = r ? moves.slice(0, r.at) : moves;
   const view = {
-    kind: doc.kind, geometry: g.info && g.info.geometry, state: st, sides: sides(),
-    last: moves.length ? cellsIn(moves[moves.length - 1]) : [], selectable, selected: g.selected,
+    kind: doc.kind, geometry: g.info && g.info.geometry, state: r ? r.states[r.at] || {} : st, sides: sides(),
+    last: shownMoves.length ? cellsIn(shownMoves[shownMoves.length - 1]) : [], selectable, selected: g.selected,
+    // Staku's second side sees its own pieces at the bottom of the board.
+    flip: doc.kind === "staku" && !!me && me === sides()[1],
   };
   renderBoard($("#board"), view, onCell);
+  drawAfterward();
   // The no-capture counter has its own line above.
   $("#facts").replaceChildren(...boardFacts(view).filter((f) => !f.startsWith("no-capture"))
     .map((f) => el("li", { text: f })));
@@ -706,12 +1010,24 @@ function drawGame() {
     ...(g.selected.length ? [el("button", { type: "button", onclick: () => { g.selected = []; drawGame(); }, text: "clear" })] : []));
   $("#legal-list").replaceChildren(...legal.map((m) => el("option", { value: m })));
   $("#move-input").disabled = !myTurn();
+  // Only players move: a spectator gets no move box.
+  $("#move-form").hidden = !me;
   $("#moves").replaceChildren(...moves.map((m, i) => el("li", { "data-ply": i + 1, text: m })));
   const list = $("#moves");
   list.scrollTop = list.scrollHeight;
   drawControls();
   const err = $("#game-error");
   if (err) err.textContent = g.error;
+}
+
+/** Who asked for a rematch, said in words (the buttons alone changed only their label). */
+function rematchSentence(doc, me) {
+  const r = doc.rematch;
+  if (!r || !(r.requested || []).length) return "";
+  if (r.game_id) return " The rematch has started.";
+  const asker = r.requested[0];
+  if (asker === me) return ` You asked for a rematch; waiting for ${cap(otherSide(me))}.`;
+  return ` ${cap(asker)} asks for a rematch${me ? ": accept it below." : "."}`;
 }
 
 function drawPlayers() {
@@ -750,13 +1066,68 @@ function clockReading(doc, side, now) {
 function tickClocks() {
   const g = state.game;
   if (!g || !g.doc) return;
-  const now = link.serverNow();
+  const now = state.pause ? state.pause.at : link.serverNow();
+  const line = $("#first-move");
+  if (line) line.textContent = firstMoveLine(g.doc, now);
   for (const e of document.querySelectorAll("[data-clock]")) {
     const r = clockReading(g.doc, e.dataset.clock, now);
     e.textContent = r ? r.text : "–";
     e.classList.toggle("running", !!(r && r.running));
     e.classList.toggle("low", !!(r && r.running && r.low));
   }
+}
+
+/**
+ * Under a finished game: step through it (the positions come from the server, which has
+ * the rules), download its record, and read the game's rules.
+ */
+function drawAfterward() {
+  const g = state.game;
+  const box = $("#afterward");
+  if (!box) return;
+  const doc = g.doc;
+  const rules = el("a", { id: "rules-link", href: `/rules/${doc.kind}`, target: "_blank", text: `How to play ${TITLES[doc.kind] || doc.kind}` });
+  if (doc.status.state !== "ended") { box.replaceChildren(rules); return; }
+  const n = (doc.moves || []).length;
+  const at = g.replay ? g.replay.at : n;
+  const step = (to) => el("button", { type: "button", "data-replay": to, onclick: () => replayTo(to), text: to });
+  box.replaceChildren(
+    el("span", { id: "replay-ply", text: `Position after ${at} of ${n} moves` }), " ",
+    step("first"), step("back"), step("forward"), step("last"), " ",
+    el("button", { type: "button", id: "record-link", onclick: downloadRecord, text: "Download the record" }), " ",
+    rules);
+}
+
+/** Shows the finished game at another move (`first`, `back`, `forward`, `last`). */
+async function replayTo(where) {
+  const g = state.game;
+  const n = (g.doc.moves || []).length;
+  if (!g.replay) {
+    const r = await apiGet(g, "replay").catch((e) => { gameError(String(e.message || e)); return null; });
+    if (!r || state.game !== g) return;
+    g.replay = { states: r.states, at: n };
+  }
+  const at = g.replay.at;
+  g.replay.at = { first: 0, back: Math.max(0, at - 1), forward: Math.min(n, at + 1), last: n }[where];
+  drawGame();
+}
+
+/** `/api/games/<id>/<what>` for this player (its token) or the room code it came with. */
+async function apiGet(g, what, asText = false) {
+  const token = loadIdentity().token;
+  const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/${what}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`,
+    { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
+  if (!r.ok) throw new Error(`${what}: HTTP ${r.status}`);
+  return asText ? r.text() : r.json();
+}
+
+/** Saves the game's text record as `<id>.txt`. */
+async function downloadRecord() {
+  const g = state.game;
+  const text = await apiGet(g, "record", true).catch((e) => { gameError(String(e.message || e)); return null; });
+  if (text === null) return;
+  const a = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/plain" })), download: `${g.id}.txt` });
+  a.click();
 }
 
 function drawControls() {
@@ -779,7 +1150,11 @@ function drawControls() {
     } else if (!doc.draw_offer) {
       buttons.push(act("offer draw", { t: "game.draw", action: "offer" }));
     }
-    if ((doc.moves || []).length < 2) buttons.push(act("abort", { t: "game.abort" }));
+    if ((doc.moves || []).length < 2) {
+      const abort = act("abort", { t: "game.abort" });
+      abort.addEventListener("click", () => { g.abortSent = true; });
+      buttons.push(abort);
+    }
     const online = (g.crowd && g.crowd.online) || {};
     if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim" }));
   } else {
@@ -836,12 +1211,14 @@ function play(mv) {
 function start() {
   const nameInput = $("#name");
   nameInput.value = loadIdentity().name || "";
+  state.newcomer = !loadIdentity().token;
   nameInput.addEventListener("change", () => {
     // The server takes a new name on the next hello: reconnect to say it.
     if (link.ws) link.ws.close();
   });
   link = new Link(onMessage, (welcome) => {
     state.me = welcome.player;
+    state.myGames = welcome.games || [];
     nameInput.value = welcome.player.name;
     resubscribe();
   }, (up) => {
@@ -858,6 +1235,7 @@ function start() {
   });
   window.addEventListener("popstate", route);
   setInterval(tickClocks, 100);
+  setInterval(checkStorage, 2000);
   // Default options of each kind, so lobby lines name only what a game changes.
   for (const k of KINDS) {
     kindInfo(k, {}).then((info) => {

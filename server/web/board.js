@@ -128,6 +128,7 @@ function context(view, geometry, onCell) {
     selectable: nameSet(view.selectable),
     selected: nameSet(view.selected),
     onCell: typeof onCell === "function" ? onCell : null,
+    flip: !!view.flip,
   };
 }
 
@@ -321,7 +322,10 @@ function renderStaku(ctx) {
   const cells = arr(ctx.geometry.cells).filter((c) => isObj(c) && typeof c.name === "string");
   if (!cells.length) return null;
   const stacks = arr(ctx.state.cells);
-  const placed = cells.map((c) => ({ c, cx: num(c.x) * HW, cy: -num(c.y) * 1.5 * R }));
+  // Turned half a circle for the player of the second side, whose pieces then sit at the
+  // bottom as the first player's do.
+  const turn = ctx.flip ? -1 : 1;
+  const placed = cells.map((c) => ({ c, cx: turn * num(c.x) * HW, cy: -turn * num(c.y) * 1.5 * R }));
   const svg = svgRoot("staku", ...hexBounds(placed, R, 6));
   for (const [i, { c, cx, cy }] of placed.entries()) {
     const palace = str(c.palace);

@@ -309,7 +309,8 @@ async fn a_person_plays_a_serving_bot_from_the_client_and_it_serves_again() {
     // (The bot may still be saying it is free.)
     let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
         "clock":{"kind":"none"},"level":1,"side":"black"});
-    let room = play_the_computer(&mut other, &ask, Duration::from_secs(10)).await;
+    // (It first waits a few seconds for the person to ask for a rematch.)
+    let room = play_the_computer(&mut other, &ask, Duration::from_secs(30)).await;
     assert_eq!(room["room"]["visibility"], "private");
     let started = other.recv_where(|m| m["t"] == "game.started").await;
     assert_eq!(started["side"], "black");
@@ -364,4 +365,56 @@ async fn a_bot_serving_on_one_node_plays_a_person_on_another() {
     play_the_computer(&mut people[1], &ask, Duration::from_secs(20)).await;
     let started = people[1].recv_where(|m| m["t"] == "game.started").await;
     assert_eq!(started["side"], "white");
+}
+
+/// A serving bot offering several levels is named after the level each game is played at,
+/// and a person's rematch request after the game is accepted: the rematch starts (issue 28,
+/// item 8).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serving_bot_is_named_by_its_level_and_accepts_a_rematch() {
+    let server = Server::start();
+    let (_bot, _home) = Bot::start(
+        &server,
+        "bot-rematch",
+        &["--serve", "--kinds", "unane", "--levels", "1,2"],
+    );
+    let mut person = Client::guest(&server, "person").await;
+    let ask = json!({"t":"bot.play","kind":"unane","options":{"width":4,"height":3},
+        "clock":{"kind":"none"},"level":2,"side":"black"});
+    play_the_computer(&mut person, &ask, Duration::from_secs(30)).await;
+    let started = person.recv_where(|m| m["t"] == "game.started").await;
+    let game_id = started["game_id"].as_str().expect("id").to_string();
+    let snap = person
+        .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == game_id.as_str())
+        .await;
+    assert_eq!(
+        snap["doc"]["players"]["white"]["name"], "bot-level-2",
+        "{snap}"
+    );
+    assert_eq!(snap["doc"]["players"]["white"]["bot"], true);
+    let ok = person
+        .request(json!({"t":"game.resign","game_id":game_id}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let ok = person
+        .request(json!({"t":"game.rematch","game_id":game_id}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let rematch = person
+        .recv_where(|m| m["t"] == "game.started" && m["game_id"] != game_id.as_str())
+        .await;
+    let next = rematch["game_id"].as_str().expect("id").to_string();
+    let snap = person
+        .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == next.as_str())
+        .await;
+    let bot_side = if rematch["side"] == "black" {
+        "white"
+    } else {
+        "black"
+    };
+    assert_eq!(
+        snap["doc"]["players"][bot_side]["name"], "bot-level-2",
+        "{snap}"
+    );
+    assert_eq!(snap["doc"]["status"]["state"], "playing");
 }

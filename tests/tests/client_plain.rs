@@ -484,3 +484,113 @@ fn plain_help_guides_declines_and_leaving() {
     clients.expect_exit(guest, TIMEOUT);
     clients.wait(host, |l| l == "white offline");
 }
+
+/// Starts a plain host (black, untimed small Ūnane) and a guest who joins; returns both.
+fn seated_pair(clients: &mut Clients) -> (usize, usize) {
+    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    for c in [host, guest] {
+        clients.wait(c, |l| l.starts_with("game started "));
+    }
+    (host, guest)
+}
+
+/// An aborted game says why after its `game over: aborted` line: the first-move window
+/// ran out for the side to act, or a player aborted it (issue 28, item 2).
+#[test]
+fn an_abort_says_why() {
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--first-action-ms", "3000"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let mut clients = Clients::with_url(&server.ws_url());
+    // Black (the host) never makes its first move.
+    let (host, guest) = seated_pair(&mut clients);
+    for c in [host, guest] {
+        clients.wait(c, |l| l == "game over: aborted");
+        let why = clients.wait(c, |l| l.starts_with("aborted: "));
+        assert_eq!(why, "aborted: black did not make a first move in time");
+    }
+    // The host aborts the next one at once.
+    let mut clients = Clients::with_url(&server.ws_url());
+    let (host, guest) = seated_pair(&mut clients);
+    clients.send(host, "abort");
+    for (c, why) in [
+        (host, "aborted: you aborted the game"),
+        (guest, "aborted: black aborted the game"),
+    ] {
+        clients.wait(c, |l| l == "game over: aborted");
+        let line = clients.wait(c, |l| l.starts_with("aborted: "));
+        assert_eq!(line, why);
+    }
+}
+
+/// At the end of a rated game each player reads its rating change (issue 28, item 9).
+#[test]
+fn a_rated_game_ends_with_the_rating_change() {
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let mut args = client_support::HOST_SMALL_UNANE.to_vec();
+    args.push("--rated");
+    let host = clients.spawn("host", &args);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split_whitespace().nth(2).expect("id").to_string();
+    clients.wait(guest, |l| l.starts_with("game started "));
+    // Both act once (a game ended before that is unrated); then black (the host) resigns.
+    let script = scripted_game("unane", &json!({"width":5,"height":4}), 1, 40);
+    for (i, mv) in script.moves[..2].iter().enumerate() {
+        let who = clients.wait_any(&[host, guest], |l| l == "your turn");
+        clients.send(who, mv);
+        for c in [host, guest] {
+            clients.wait(c, |l| l == format!("move {} {mv}", i + 1));
+        }
+    }
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resign");
+    let mut after = serde_json::Value::Null;
+    for _ in 0..100 {
+        let (_, full) = server.api_game_full(&id, Some(&code));
+        if full["record"]["ratings_after"].is_object() {
+            after = full["record"]["ratings_after"].clone();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for (c, side) in [(host, "black"), (guest, "white")] {
+        let now = after[side].as_f64().expect("a rating after").round() as i64;
+        let line = clients.wait(c, |l| l.starts_with("your rating "));
+        assert_eq!(
+            line,
+            format!("your rating 1500 -> {now} ({:+})", now - 1500)
+        );
+    }
+}
+
+/// A mistyped command is said back as one, not sent as a move; a word naming a cell still
+/// goes to the server, which says why it is illegal; the joiner reads that it joined the
+/// room before the game started (issue 28, item 10).
+#[test]
+fn a_typo_is_not_a_move_and_joining_comes_before_the_start() {
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
+    let code = clients.room_code(host);
+    let guest = clients.spawn("guest", &["join", &code]);
+    let first = clients.wait(guest, |l| {
+        l.starts_with("joined room ") || l.starts_with("game started ")
+    });
+    assert_eq!(first, format!("joined room {code}"));
+    clients.wait(guest, |l| l.starts_with("game started "));
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resing");
+    let line = clients.wait(host, |l| l.starts_with("error "));
+    assert!(
+        line.starts_with("error input: 'resing' is neither a command nor a move; "),
+        "{line}"
+    );
+    clients.send(host, "z9");
+    let line = clients.wait(host, |l| l.starts_with("error "));
+    assert!(line.starts_with("error illegal_move: "), "{line}");
+}

@@ -469,3 +469,150 @@ fn tui_replay_steps_through_a_record() {
     tmux.keys(&["Left"]);
     tmux.wait_screen("back to the start", |s| s.contains("ply 0/3: start"));
 }
+
+/// The players panel marks a computer opponent as such (issue 28, item 8) and shows the
+/// players' ratings (item 9).
+#[test]
+fn tui_marks_the_computer_in_the_players_panel() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let bot_home = TempDir::new("tui-bot");
+    let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
+        .args([
+            "--plain",
+            "--server",
+            &server.url,
+            "bot",
+            "--serve",
+            "--kinds",
+            "unane",
+            "--level",
+            "1",
+        ])
+        .env("STOA_CONFIG_DIR", &bot_home.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start a serving bot");
+    let config = TempDir::new("tui-computer");
+    // Asked until the bot serves (it may still be connecting).
+    let deadline = std::time::Instant::now() + client_support::TIMEOUT;
+    let screen = loop {
+        let tmux = Tmux::start(
+            "computer",
+            &tui_command(
+                &config,
+                &server.url,
+                "Tui",
+                "play unane --options width=4,height=3 --clock none --computer 1 --side white",
+            ),
+        );
+        let screen = tmux.wait_screen("the game or a refusal", |s| {
+            s.contains("bot-level-1") || s.contains("unavailable")
+        });
+        if screen.contains("bot-level-1") {
+            break tmux.wait_screen("the computer marked", |s| {
+                s.contains("bot-level-1 (computer)")
+            });
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no computer: {screen}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    assert!(screen.contains("Players"), "{screen}");
+    // The person's rating shows in the panel too (issue 28, item 9).
+    assert!(screen.contains("white Tui (1500) (you)"), "{screen}");
+    let _ = bot.kill();
+    let _ = bot.wait();
+}
+
+/// The Messages pane says the end of a game in words (not the protocol's codes), the
+/// status line counts "1 move", and a spectator and the lobby are offered their own
+/// commands, not the players' (issue 28, item 10).
+#[test]
+fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    // A public game, so anyone may watch it by id.
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--public",
+            "--side",
+            "black",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let config = TempDir::new("words");
+    let tmux = Tmux::start(
+        "words",
+        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+    );
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split(' ').nth(2).expect("game id").to_string();
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    let screen = tmux.wait_screen("one move", |s| s.contains("your turn (white)"));
+    assert!(screen.contains(" · 1 move · "), "{screen}");
+    assert!(
+        screen.contains(" move or command (help, Tab completes"),
+        "{screen}"
+    );
+
+    // A spectator of the same game.
+    let watch_config = TempDir::new("words-watch");
+    let watcher = Tmux::start(
+        "words-watch",
+        &tui_command(&watch_config, &server.url, "Eve", &format!("watch {id}")),
+    );
+    let screen = watcher.wait_screen("the watched board", |s| s.contains("white to act"));
+    assert!(
+        screen.contains("watching: watch <game> · join <code> · help · quit"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(" command (help, Ctrl-C quits) "),
+        "{screen}"
+    );
+    assert!(!screen.contains("move or command"), "{screen}");
+    assert!(!screen.contains("resign"), "{screen}");
+
+    clients.send(host, "resign");
+    let screen = tmux.wait_screen("the end in the messages", |s| {
+        s.contains("game over: Black resigned")
+    });
+    assert!(!screen.contains("wins by resign"), "{screen}");
+
+    // The lobby.
+    let lobby_config = TempDir::new("words-lobby");
+    let lobby = Tmux::start(
+        "words-lobby",
+        &tui_command(&lobby_config, &server.url, "Lou", "lobby"),
+    );
+    let screen = lobby.wait_screen("the lobby", |s| s.contains("Lobby"));
+    let screen = if screen.contains("lobby: ↑/↓") {
+        screen
+    } else {
+        lobby.wait_screen("the lobby's commands", |s| s.contains("lobby: ↑/↓"))
+    };
+    assert!(
+        screen.contains(
+            "lobby: ↑/↓ and Enter join a room or watch a game · join <code> · watch <game> · help · quit"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("move or command"), "{screen}");
+}

@@ -353,11 +353,11 @@ fn check_history(server: &Server, me: &str, token: &str, ids: &[String], when: &
     assert!(lines[0].contains(&format!(" {} unane ", ids[2])), "{out}");
     assert!(lines[0].ends_with(": aborted"), "{out}");
     assert!(lines[1].contains(&format!(" {} unane ", ids[1])), "{out}");
-    assert!(
-        lines[2].starts_with("more: stoa history --before "),
-        "{out}"
-    );
-    let next = lines[2].rsplit(' ').next().unwrap();
+    // The next page's command keeps the page size.
+    let next = lines[2]
+        .strip_prefix("more: stoa history --before ")
+        .and_then(|rest| rest.strip_suffix(" --limit 2"))
+        .unwrap_or_else(|| panic!("{out}"));
     let (code, out, _) = stoa(
         &home.0,
         &[
@@ -469,4 +469,183 @@ async fn a_rated_record_has_ratings_before_and_after() {
         tag(&text, "BlackRatingAfter"),
         Some(format!("{}", b.round()).as_str())
     );
+}
+
+/// An unrated game changed no rating, and its record names none (issue 28, item 9): the
+/// tags a rated record carries are absent, the rest is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unrated_record_names_no_ratings() {
+    let server = Server::start();
+    let mut t = Table::open(&server, "unane", quick_options("unane"), "public").await;
+    t.play_out(3, 6).await;
+    let (status, text) = record(&server, &t.game_id, None, None);
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(tag(&text, "Rated"), Some("no"), "{text}");
+    assert!(tag(&text, "Black").is_some(), "{text}");
+    for name in [
+        "BlackRating",
+        "WhiteRating",
+        "BlackRatingAfter",
+        "WhiteRatingAfter",
+    ] {
+        assert_eq!(
+            tag(&text, name),
+            None,
+            "{name} in an unrated record:\n{text}"
+        );
+    }
+}
+
+/// Plays one game of small Ūnane between `host` and a new guest and ends it: rated games
+/// are played a move each and resigned by the host (so they count); others are aborted.
+/// Returns the game id.
+async fn finish_one(server: &Server, host: &mut Client, visibility: &str, rated: bool) -> String {
+    let room = host
+        .request(
+            json!({"t":"room.create","kind":"unane","options":quick_options("unane"),
+            "clock":{"kind":"none"},"rated":rated,"visibility":visibility,"side":"black"}),
+        )
+        .await;
+    let code = room["room"]["code"].as_str().unwrap().to_string();
+    let mut guest = Client::guest(server, "opponent").await;
+    let joined = guest.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    let started = host.recv_where(|m| m["t"] == "game.started").await;
+    let id = started["game_id"].as_str().unwrap().to_string();
+    if rated {
+        // Black (the host) then white act once each; black resigns.
+        let mut game = stoa_protocol::kind("unane")
+            .unwrap()
+            .start(&quick_options("unane"))
+            .unwrap();
+        for c in [&mut *host, &mut guest] {
+            let mv = game
+                .legal_notations()
+                .into_iter()
+                .find(|m| m != "swap")
+                .unwrap();
+            game.play(&mv).unwrap();
+            let ok = c
+                .request(json!({"t":"game.move","game_id":id,"move":mv}))
+                .await;
+            assert_eq!(ok["t"], "ok", "{ok}");
+        }
+        let ok = host.request(json!({"t":"game.resign","game_id":id})).await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+    } else {
+        let ok = host.request(json!({"t":"game.abort","game_id":id})).await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+    }
+    // Distinct end times, so the order is the order of play.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    id
+}
+
+/// Another player's history skips the games the reader may not see and still fills the
+/// page; its `more:` line keeps `--player` and `--limit`; an unknown player is `not_found`,
+/// over HTTP a 404 (issue 28, item 10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_players_history_fills_its_pages_and_says_how_to_go_on() {
+    let server = Server::start();
+    let mut ann = Client::guest(&server, "ann").await;
+    let ann_id = ann.player_id.clone();
+    let older = finish_one(&server, &mut ann, "public", false).await;
+    let newer = finish_one(&server, &mut ann, "public", false).await;
+    let _private = finish_one(&server, &mut ann, "private", false).await;
+    let reader = Client::guest(&server, "reader").await;
+    let home = home_with(&server, &reader.token, "hist-reader");
+    let url = server.ws_url();
+    let args = [
+        "--server", &url, "history", "--limit", "1", "--player", &ann_id,
+    ];
+    let (code, out, err) = stoa(&home.0, &args, "");
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains(&format!(" {newer} unane ")), "{out}");
+    let next = lines[1]
+        .strip_prefix("more: stoa history --before ")
+        .and_then(|rest| rest.strip_suffix(&format!(" --limit 1 --player {ann_id}")))
+        .unwrap_or_else(|| panic!("the next page's command: {out}"));
+    let mut second = args.to_vec();
+    second.extend(["--before", next]);
+    let (code, out, err) = stoa(&home.0, &second, "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains(&format!(" {older} unane ")), "{out}");
+
+    let (status, body) = server.http_get("/api/players/pnosuchplayer0/games");
+    assert_eq!(status, 404, "{body}");
+    let (code, out, err) = stoa(
+        &home.0,
+        &["--server", &url, "history", "--player", "pnosuchplayer0"],
+        "",
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(err.trim(), "error not_found: no player 'pnosuchplayer0'");
+}
+
+/// `stoa history` marks rated games and gives the player's rating change; unrated games say
+/// neither (issue 28, item 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_marks_rated_games_with_the_rating_change() {
+    let server = Server::start();
+    let mut ann = Client::guest(&server, "ann").await;
+    let casual = finish_one(&server, &mut ann, "public", false).await;
+    let rated = finish_one(&server, &mut ann, "public", true).await;
+    let (_, full) = server.api_game_full(&rated, None);
+    let after = full["record"]["ratings_after"]["black"]
+        .as_f64()
+        .expect("black's rating after")
+        .round() as i64;
+    assert!(after < 1500, "{full}");
+    let home = home_with(&server, &ann.token, "hist-rated");
+    let url = server.ws_url();
+    let (code, out, err) = stoa(&home.0, &["--server", &url, "history"], "");
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains(&format!(" {rated} unane ")), "{out}");
+    assert!(lines[0].contains(" no clock rated black ann vs "), "{out}");
+    assert!(
+        lines[0].ends_with(&format!(
+            ": white wins by resign (lost) rating 1500 -> {after} ({:+})",
+            after - 1500
+        )),
+        "{out}"
+    );
+    assert!(lines[1].contains(&format!(" {casual} unane ")), "{out}");
+    assert!(
+        !lines[1].contains("rated") && !lines[1].contains("rating"),
+        "{out}"
+    );
+}
+
+/// `stoa replay` of a file that is not there says so (not "cannot export"); a game id the
+/// server does not know says it cannot be replayed; a too-long `--name` is refused by the
+/// server without sending the user to check that the server runs (issue 28, item 10).
+#[test]
+fn replay_and_name_errors_say_what_went_wrong() {
+    let home = client_support::TempDir::new("replay-missing");
+    let (code, out, err) = stoa(&home.0, &["replay", "no-such-game.txt"], "");
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(err.trim(), "error: no such file: no-such-game.txt");
+
+    let server = Server::start();
+    let url = server.ws_url();
+    let (code, _, err) = stoa(&home.0, &["--server", &url, "replay", "gnosuchgame00"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.trim()
+            .starts_with("error not_found: cannot replay 'gnosuchgame00': "),
+        "{err}"
+    );
+    let long = "n".repeat(25);
+    let (code, out, err) = stoa(&home.0, &["--server", &url, "--name", &long, "history"], "");
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("error connection: server refused hello (bad_request): "),
+        "{out}"
+    );
+    assert!(!err.contains("is the server running"), "{err}");
 }

@@ -241,10 +241,12 @@ async fn host_room(
     side: &str,
     public: bool,
 ) -> String {
-    host_timed_room(c, base, kind, options, side, public, "none").await
+    host_timed_room(c, base, kind, options, side, public, "none", false).await
 }
 
 /// Fills the lobby's host form and returns the invitation link.
+// Each argument is one field of the form the test fills in.
+#[allow(clippy::too_many_arguments)]
 async fn host_timed_room(
     c: &Client,
     base: &str,
@@ -253,17 +255,20 @@ async fn host_timed_room(
     side: &str,
     public: bool,
     clock: &str,
+    rated: bool,
 ) -> String {
     c.goto(&format!("{base}/")).await.expect("open the lobby");
     until(c, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
     c.execute(
         "const f = document.querySelector('#host');
          f.kind.value = arguments[0]; f.kind.dispatchEvent(new Event('change'));
-         f.clock.value = arguments[3]; f.options.value = arguments[1]; f.public.checked = arguments[2];",
-        vec![json!(kind), json!(options), json!(public), json!(clock)],
+         f.clock.value = arguments[2]; f.public.checked = arguments[1];
+         f.rated.checked = arguments[3];",
+        vec![json!(kind), json!(public), json!(clock), json!(rated)],
     )
     .await
     .expect("fill the form");
+    fill_options(c, "#host", kind, options).await;
     until(
         c,
         "the side list",
@@ -289,6 +294,49 @@ async fn host_timed_room(
     )
     .await;
     link.as_str().expect("link text").to_string()
+}
+
+/// Sets the option fields of the lobby form `form` (for `kind`) to `options` (a JSON
+/// object's text), once the form shows that kind's fields.
+async fn fill_options(c: &Client, form: &str, kind: &str, options: &str) {
+    until(
+        c,
+        "the kind's option fields",
+        &format!(
+            "return document.querySelector('{form} fieldset.options').dataset.kind === '{kind}'"
+        ),
+    )
+    .await;
+    c.execute(
+        "const f = document.querySelector(arguments[0]);
+         for (const [k, v] of Object.entries(JSON.parse(arguments[1]))) {
+           const i = f.querySelector(`[data-option=\"${k}\"]`);
+           if (i.type === 'checkbox') i.checked = v; else i.value = String(v);
+         }",
+        vec![json!(form), json!(options)],
+    )
+    .await
+    .expect("fill the options");
+}
+
+/// Opens an invitation link as the invited player: a browser new to the server gives a
+/// name first (`Guest`), then takes the seat.
+async fn open_invitation(c: &Client, url: &str) {
+    c.goto(url).await.expect("open the invitation");
+    let form = until(
+        c,
+        "the game or the name form",
+        "return location.pathname.startsWith('/g/') ? 'game' : (document.querySelector('#join-name') ? 'form' : '')",
+    )
+    .await;
+    if form == "form" {
+        c.execute(
+            "const f = document.querySelector('#join-name'); f.name.value = 'Guest'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("give a name");
+    }
 }
 
 fn capitalized(s: &str) -> String {
@@ -346,7 +394,7 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
             screenshot(watcher, "lobby").await;
         }
     }
-    guest.goto(&invite).await.expect("open the invitation");
+    open_invitation(guest, &invite).await;
     let id = until(
         host,
         "the game page",
@@ -518,8 +566,9 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
     for c in [&host, &guest] {
         c.goto(&format!("{base}/")).await.expect("lobby");
         until(c, "the lobby", "return document.querySelector('#quick') && document.querySelector('#link').textContent.startsWith('connected')").await;
+        fill_options(c, "#quick", "unane", r#"{"width":4,"height":3}"#).await;
         c.execute(
-            "const f = document.querySelector('#quick'); f.kind.value = 'unane'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            "const f = document.querySelector('#quick'); f.clock.value = 'none'; f.querySelector('button').click();",
             vec![],
         )
         .await
@@ -570,7 +619,15 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
             "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
         )
         .await;
-        assert_eq!(banner, "Game aborted");
+        let banner = banner.as_str().expect("banner");
+        if std::ptr::eq(c, aborter) {
+            assert_eq!(banner, "Game aborted: you aborted it");
+        } else {
+            assert!(
+                banner.starts_with("Game aborted: ") && banner.ends_with(" aborted it"),
+                "the opponent reads who aborted: {banner}"
+            );
+        }
     }
 
     let games = [
@@ -682,13 +739,11 @@ async fn a_dropped_page_reconnects_and_catches_up() {
         "black",
         false,
         "5+3",
+        false,
     )
     .await;
     let code = invite.rsplit('/').next().expect("code");
-    guest
-        .goto(&format!("http://{}/r/{code}", proxy.addr))
-        .await
-        .expect("open the invitation through the proxy");
+    open_invitation(&guest, &format!("http://{}/r/{code}", proxy.addr)).await;
     until(
         &guest,
         "the guest's board",
@@ -787,9 +842,10 @@ async fn the_lobby_plays_the_computer() {
     until(&page, "the lobby", "return document.querySelector('#computer') && document.querySelector('#link').textContent.startsWith('connected')").await;
     // The bot may still be connecting: ask until the game starts.
     let deadline = Instant::now() + WAIT;
+    fill_options(&page, "#computer", "unane", r#"{"width":4,"height":3}"#).await;
     loop {
         page.execute(
-            "const f = document.querySelector('#computer'); f.kind.value = 'unane'; f.level.value = '1'; f.clock.value = 'none'; f.options.value = 'width=4,height=3'; f.querySelector('button').click();",
+            "const f = document.querySelector('#computer'); f.level.value = '1'; f.clock.value = 'none'; f.querySelector('button').click();",
             vec![],
         )
         .await
@@ -880,10 +936,7 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
     .await;
     assert!(invite.starts_with(&base), "{invite}");
     let code = invite.rsplit('/').next().expect("code");
-    guest
-        .goto(&format!("{base}/r/{code}"))
-        .await
-        .expect("open the invitation through the balancer");
+    open_invitation(&guest, &format!("{base}/r/{code}")).await;
     until(
         &guest,
         "the guest's board",
@@ -962,4 +1015,881 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
     }
     let (status, _) = cluster.stop();
     assert!(status.success(), "the script stops cleanly: {status:?}");
+}
+
+/// A long game's move list grows downwards: nothing hides behind a sideways scrollbar, every
+/// move number shows whole, and the latest move is in view (issue 28, item 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let mut table = stoa_tests::Table::open(&server, "unane", json!({}), "public").await;
+    let mut played = Vec::new();
+    while played.len() < 30 {
+        let Some(mv) = table.step(7).await else { break };
+        played.push(mv);
+    }
+    assert_eq!(played.len(), 30, "a game that lasts 30 plies: {played:?}");
+    let profile = TempDir::new("web-long-list");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/g/{}", table.game_id))
+        .await
+        .expect("open the game");
+    wait_moves(&page, 30).await;
+    // Let the layout settle after the last redraw.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shape = page
+        .execute(
+            "const l = document.querySelector('#moves'); const r = l.getBoundingClientRect();
+             const last = l.lastElementChild.getBoundingClientRect();
+             const first = l.firstElementChild.getBoundingClientRect();
+             return {scrollWidth: l.scrollWidth, clientWidth: l.clientWidth,
+                     scrollHeight: l.scrollHeight, clientHeight: l.clientHeight,
+                     lastTop: last.top - r.top, lastBottom: last.bottom - r.top,
+                     firstLeft: first.left - r.left,
+                     text: l.lastElementChild.textContent,
+                     marker: getComputedStyle(l).listStylePosition};",
+            vec![],
+        )
+        .await
+        .expect("measure the move list");
+    assert!(
+        shape["scrollWidth"].as_f64() <= shape["clientWidth"].as_f64(),
+        "no sideways scrolling: {shape}"
+    );
+    assert!(
+        shape["scrollHeight"].as_f64() > shape["clientHeight"].as_f64(),
+        "30 plies scroll downwards: {shape}"
+    );
+    let height = shape["clientHeight"].as_f64().expect("height");
+    assert!(
+        shape["lastTop"].as_f64().expect("top") >= 0.0
+            && shape["lastBottom"].as_f64().expect("bottom") <= height + 1.0,
+        "the latest move is in view: {shape}"
+    );
+    assert_eq!(shape["text"], played[29].as_str());
+    // The numbers sit inside the list's box, so none is clipped at its left edge.
+    assert_eq!(shape["marker"], "inside", "{shape}");
+    assert!(shape["firstLeft"].as_f64().expect("left") >= 0.0, "{shape}");
+    let _ = page.close().await;
+}
+
+/// Clicks the control button `action` (its `data-action`) on page `c`.
+async fn click_action(c: &Client, action: &str) {
+    let css = format!("[data-action=\"{action}\"]");
+    until(
+        c,
+        &format!("the {action} button"),
+        &format!("return document.querySelector('{css}')"),
+    )
+    .await;
+    c.find(Locator::Css(&css))
+        .await
+        .expect("control button")
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {action}: {e}"));
+}
+
+/// Waits until the status line of page `c` is exactly `text`.
+async fn status_is(c: &Client, text: &str) {
+    let script = format!(
+        "return document.querySelector('#status').textContent === {}",
+        json!(text)
+    );
+    until(c, &format!("the status '{text}'"), &script).await;
+}
+
+/// Draw offers and rematch requests are said in words to both players: the offering side
+/// reads that it offered (not "Black offers a draw" about itself), a declined offer says
+/// so, and a rematch request is a sentence, not only a changed button (issue 28, item 5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-draw-host"),
+        TempDir::new("web-draw-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    open_invitation(&guest, &invite).await;
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the board",
+            "return document.querySelector('#board svg')",
+        )
+        .await;
+    }
+    // Black (the host) moves first, and offers a draw first.
+    click_action(&host, "offer draw").await;
+    status_is(
+        &host,
+        "Your turn (black). You offered a draw; waiting for White's answer.",
+    )
+    .await;
+    status_is(&guest, "Black to act. Black offers a draw.").await;
+    click_action(&guest, "decline draw").await;
+    status_is(&host, "Your turn (black). White declined your draw offer.").await;
+    status_is(&guest, "Black to act. You declined the draw offer.").await;
+
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    for c in [&host, &guest] {
+        status_is(c, "The game is over.").await;
+    }
+    click_action(&host, "rematch").await;
+    status_is(
+        &host,
+        "The game is over. You asked for a rematch; waiting for White.",
+    )
+    .await;
+    status_is(
+        &guest,
+        "The game is over. Black asks for a rematch: accept it below.",
+    )
+    .await;
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// Before a side's first move the page counts down the first-move window from the
+/// document's `first_action_deadline`, and when it runs out the banner says why the game
+/// ended (issue 28, item 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_move_window_counts_down_and_its_abort_says_why() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--first-action-ms", "6000"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-first-host"),
+        TempDir::new("web-first-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    open_invitation(&guest, &invite).await;
+    // Black (the host) is to make the first move and does not.
+    let host_line = until(
+        &host,
+        "the host's countdown",
+        "const t = document.querySelector('#first-move'); return t && t.textContent",
+    )
+    .await;
+    let guest_line = until(
+        &guest,
+        "the guest's countdown",
+        "const t = document.querySelector('#first-move'); return t && t.textContent",
+    )
+    .await;
+    let countdown = |text: &Value, who: &str| {
+        let text = text.as_str().expect("text");
+        let left = text
+            .strip_prefix(who)
+            .and_then(|t| t.strip_suffix(" to make a first move, or the game is aborted."))
+            .unwrap_or_else(|| panic!("a countdown: {text}"));
+        assert!(
+            left.starts_with("0:0") && left.len() == 6,
+            "seconds and tenths left: {text}"
+        );
+        left.to_string()
+    };
+    let first = countdown(&host_line, "You have ");
+    countdown(&guest_line, "Black has ");
+    until(
+        &host,
+        "the countdown moving",
+        &format!("return !document.querySelector('#first-move').textContent.includes('{first}')"),
+    )
+    .await;
+    for c in [&host, &guest] {
+        let banner = until(
+            c,
+            "the abort banner",
+            "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent",
+        )
+        .await;
+        assert_eq!(
+            banner,
+            "Game aborted: Black did not make a first move within 6 s"
+        );
+        assert_eq!(text_of(c, "#first-move").await, "");
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// A public Fischer 5+3 game on `server` whose clocks run (both sides made their first
+/// action), and a browser page watching it with black's clock counting down.
+async fn watched_running_clock(
+    driver: &Driver,
+    server: &stoa_tests::Server,
+    profile: &TempDir,
+) -> (stoa_tests::Table, Client) {
+    let clock = json!({"kind":"fischer","initial_ms":300_000,"increment_ms":3_000});
+    let mut table = stoa_tests::Table::open_with_clock(
+        server,
+        "unane",
+        json!({"width":4,"height":3}),
+        clock,
+        "public",
+    )
+    .await;
+    for _ in 0..2 {
+        table.step(1).await.expect("a first action");
+    }
+    let page = driver.browser(profile).await;
+    page.goto(&format!("http://{}/g/{}", server.addr, table.game_id))
+        .await
+        .expect("open the game");
+    let first = until(
+        &page,
+        "a running clock",
+        "const e = document.querySelector('[data-clock].running'); return e && e.textContent",
+    )
+    .await;
+    until(
+        &page,
+        "the clock counting down",
+        &format!(
+            "return document.querySelector('[data-clock].running').textContent !== {}",
+            json!(first)
+        ),
+    )
+    .await;
+    (table, page)
+}
+
+/// The running clock's text on page `c`.
+async fn running_clock(c: &Client) -> String {
+    text_of(c, "[data-clock].running").await
+}
+
+/// While the server is away the page's clocks stand still (the server paused them), the
+/// shutdown notice reads as one sentence, and both go once the page is back (issue 28,
+/// item 3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_stand_still_while_the_server_restarts() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut server = stoa_tests::Server::start();
+    let addr = server.addr;
+    let profile = TempDir::new("web-shutdown");
+    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    server.terminate();
+    let notice = until(
+        &page,
+        "the shutdown notice",
+        "const n = document.querySelector('#notice'); return !n.hidden && n.textContent",
+    )
+    .await;
+    assert_eq!(notice, "The server is shutting down; reconnect later.");
+    assert_eq!(
+        text_of(&page, "#paused").await,
+        "The server is restarting: the clocks stand still until it is back."
+    );
+    let stood = running_clock(&page).await;
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(running_clock(&page).await, stood, "the clock stood still");
+
+    // A server on the same address: the page is back, and the notice and pause are gone.
+    let mut again = Command::new(stoa_tests::binary("stoa-server"))
+        .args(["--listen", &addr.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server again");
+    until(
+        &page,
+        "connected again",
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
+    until(
+        &page,
+        "no notice",
+        "return document.querySelector('#notice').hidden",
+    )
+    .await;
+    assert_eq!(text_of(&page, "#paused").await, "");
+    let _ = page.close().await;
+    let _ = again.kill();
+    let _ = again.wait();
+}
+
+/// During a Redis outage the page says the game is paused and its clocks stand still; when
+/// Redis is back the clocks count again (issue 28, item 3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_outage_shows_the_game_paused() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut redis = stoa_tests::redis::RedisServer::start();
+    let server = redis.start_server("web-outage");
+    let profile = TempDir::new("web-outage");
+    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    assert_eq!(text_of(&page, "#paused").await, "");
+    redis.kill9();
+    until(
+        &page,
+        "the pause",
+        "return document.querySelector('#paused').textContent.startsWith('Paused: ')",
+    )
+    .await;
+    assert_eq!(
+        text_of(&page, "#paused").await,
+        "Paused: the server cannot reach its storage; the clocks stand still and moves wait until it is back."
+    );
+    let stood = running_clock(&page).await;
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(running_clock(&page).await, stood, "the clock stood still");
+    redis.restart();
+    until(
+        &page,
+        "the end of the pause",
+        "return document.querySelector('#paused').textContent === ''",
+    )
+    .await;
+    let now = running_clock(&page).await;
+    until(
+        &page,
+        "the clock counting again",
+        &format!(
+            "return document.querySelector('[data-clock].running').textContent !== {}",
+            json!(now)
+        ),
+    )
+    .await;
+    let _ = page.close().await;
+}
+
+/// At the end of a rated game each player's page says how its rating changed (issue 28,
+/// item 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_ends_with_each_players_rating_change() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-rated-host"),
+        TempDir::new("web-rated-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let options = json!({"width":4,"height":3});
+    let invite = host_timed_room(
+        &host,
+        &base,
+        "unane",
+        &options.to_string(),
+        "black",
+        true,
+        "none",
+        true,
+    )
+    .await;
+    open_invitation(&guest, &invite).await;
+    let id = until(
+        &guest,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    // Both sides act (a game ended before that is unrated); black (the host) resigns.
+    let script = scripted_game("unane", &options, 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+    click_move(&guest, &script.moves[1], 1).await;
+    wait_moves(&host, 2).await;
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    let mut after = Value::Null;
+    for _ in 0..100 {
+        let (_, full) = server.api_game_full(&id, None);
+        if full["record"]["ratings_after"].is_object() {
+            after = full["record"]["ratings_after"].clone();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let rating = |side: &str| after[side].as_f64().expect("a rating after").round() as i64;
+    let (black, white) = (rating("black"), rating("white"));
+    assert!(black < 1500 && white > 1500, "{after}");
+    for (c, now) in [(&host, black), (&guest, white)] {
+        let line = until(
+            c,
+            "the rating change",
+            "return document.querySelector('#rating-change').textContent",
+        )
+        .await;
+        assert_eq!(
+            line,
+            format!("Your rating: 1500 → {now} ({:+})", now - 1500).as_str()
+        );
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// Someone new who opens an invitation link gives a name before taking the seat, so the
+/// game shows it; a player renamed after a game plays the rematch under the new name
+/// (issue 28, item 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-name-host"),
+        TempDir::new("web-name-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    until(
+        &guest,
+        "the name form",
+        "return document.querySelector('#join-name')",
+    )
+    .await;
+    // Nobody sat down yet: the host still waits in the lobby.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(text_of(&host, "#hosted")
+        .await
+        .contains("is waiting for your opponent"));
+    guest
+        .execute(
+            "const f = document.querySelector('#join-name'); f.name.value = 'Carol'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("give a name");
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the game with Carol",
+            "const p = document.querySelector('#players'); return p && p.textContent.includes('White: Carol')",
+        )
+        .await;
+    }
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    status_is(&host, "The game is over.").await;
+    host.execute(
+        "const n = document.querySelector('#name'); n.value = 'Alice2'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("rename");
+    until(
+        &host,
+        "the new name",
+        "return document.querySelector('#link').textContent === 'connected as Alice2'",
+    )
+    .await;
+    click_action(&host, "rematch").await;
+    click_action(&guest, "accept rematch").await;
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the rematch under the new name",
+            "const p = document.querySelector('#players'); return p && p.textContent.includes('Alice2') && p.textContent.includes('Carol')",
+        )
+        .await;
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// Top of the element `css` on page `c`, in CSS pixels.
+async fn top_of(c: &Client, css: &str) -> f64 {
+    c.execute(
+        "return document.querySelector(arguments[0]).getBoundingClientRect().top",
+        vec![json!(css)],
+    )
+    .await
+    .expect("measure")
+    .as_f64()
+    .unwrap_or_else(|| panic!("no {css}"))
+}
+
+/// Rough edges of the pages (issue 28, item 7): a form's error shows in that form, "Copy the
+/// link" says what happened, Staku's board is turned for black, a spectator gets no move
+/// box, and on a phone the clocks sit above the board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_links_boards_and_phones_read_well() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-edges-host"),
+        TempDir::new("web-edges-guest"),
+        TempDir::new("web-edges-watch"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let watcher = driver.browser(&profiles[2]).await;
+
+    host.goto(&format!("{base}/")).await.expect("lobby");
+    until(&host, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    host.execute(
+        "const f = document.querySelector('#host'); f.clock.value = '5+x'; f.querySelector('button[type=submit]').click();",
+        vec![],
+    )
+    .await
+    .expect("a bad clock");
+    let error = until(
+        &host,
+        "the form's error",
+        "const e = document.querySelector('#host .form-error'); return e && e.textContent",
+    )
+    .await;
+    assert_eq!(
+        error,
+        "error input: clock '5+x': write 5+3, none, delay:5m/3s, byoyomi:10m/5x30s or corr:3d"
+    );
+    assert_eq!(text_of(&host, "#lobby-error").await, "");
+
+    // Options are the game's own fields: Akron's size is a number, its delay a checkbox;
+    // there is no key=value text field any more.
+    host.execute(
+        "const f = document.querySelector('#host'); f.kind.value = 'akron'; f.kind.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("choose Akron");
+    until(
+        &host,
+        "Akron's option fields",
+        "return document.querySelector('#host fieldset.options').dataset.kind === 'akron'",
+    )
+    .await;
+    let fields = host
+        .execute(
+            "const f = document.querySelector('#host');
+             return [f.querySelector('[data-option=size]').type, f.querySelector('[data-option=nodelay]').type, !!f.querySelector('[name=options]')];",
+            vec![],
+        )
+        .await
+        .expect("option fields");
+    assert_eq!(fields, json!(["number", "checkbox", false]));
+
+    let invite = host_room(&host, &base, "staku", "{}", "black", true).await;
+    host.find(Locator::Css("#copy-link"))
+        .await
+        .expect("copy button")
+        .click()
+        .await
+        .expect("click copy");
+    let said = until(
+        &host,
+        "what copying did",
+        "return document.querySelector('#copy-status').textContent",
+    )
+    .await;
+    assert!(
+        said == "Link copied."
+            || said == "The link is selected: copy it with Ctrl+C (⌘C on a Mac).",
+        "{said}"
+    );
+
+    open_invitation(&guest, &invite).await;
+    let id = until(
+        &guest,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    until(
+        &host,
+        "the host's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+    // Rows a (white's home) to g: black sees row a at the top, white at the bottom.
+    let (a, g) = ("#board [data-cell^=\"a\"]", "#board [data-cell^=\"g\"]");
+    assert!(
+        top_of(&host, a).await < top_of(&host, g).await,
+        "black's board is turned"
+    );
+    assert!(
+        top_of(&guest, a).await > top_of(&guest, g).await,
+        "white's board is not"
+    );
+
+    watcher
+        .goto(&format!("{base}/g/{id}"))
+        .await
+        .expect("watch the game");
+    until(
+        &watcher,
+        "the watcher's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+    let hidden = watcher
+        .execute(
+            "return document.querySelector('#move-form').offsetParent === null",
+            vec![],
+        )
+        .await
+        .expect("move form");
+    assert_eq!(hidden, true, "a spectator gets no move box");
+    let shown = host
+        .execute(
+            "return document.querySelector('#move-form').offsetParent !== null",
+            vec![],
+        )
+        .await
+        .expect("move form");
+    assert_eq!(shown, true, "a player has one");
+
+    guest.set_window_size(390, 844).await.expect("phone size");
+    until(
+        &guest,
+        "a page as wide as the phone",
+        "return document.documentElement.scrollWidth <= window.innerWidth + 1",
+    )
+    .await;
+    assert!(
+        top_of(&guest, "#players").await < top_of(&guest, "#board").await,
+        "the clocks above the board"
+    );
+    for c in [host, guest, watcher] {
+        let _ = c.close().await;
+    }
+}
+
+/// An unknown path answers a page that says so (404), an unknown API path JSON, and the
+/// icon browsers ask for is there (issue 28, item 7).
+#[test]
+fn unknown_paths_and_the_icon_are_answered() {
+    let server = stoa_tests::Server::start();
+    let (status, body) = server.http_get("/favicon.ico");
+    assert_eq!(status, 200);
+    assert!(body.starts_with("<svg "), "{body}");
+    let (status, body) = server.http_get("/no/such/page");
+    assert_eq!(status, 404);
+    assert!(body.contains("<h1>No such page</h1>"), "{body}");
+    assert!(body.contains("<a href=\"/\">Go to the lobby</a>"), "{body}");
+    let (status, body) = server.http_get("/api/nothing-here");
+    assert_eq!(status, 404);
+    assert_eq!(body, r#"{"error":"not_found"}"#);
+}
+
+/// The way back to one's games (issue 28, item 6): the lobby lists a player's unfinished
+/// and finished games; a finished game's page steps through its positions, offers its
+/// record and links the game's rules.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profiles = [
+        TempDir::new("web-back-host"),
+        TempDir::new("web-back-guest"),
+    ];
+    let host = driver.browser(&profiles[0]).await;
+    let guest = driver.browser(&profiles[1]).await;
+    let options = json!({"width":4,"height":3});
+    let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
+    open_invitation(&guest, &invite).await;
+    let id = until(
+        &host,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    let id = id.as_str().expect("id").to_string();
+    let script = scripted_game("unane", &options, 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+    click_move(&guest, &script.moves[1], 1).await;
+    wait_moves(&host, 2).await;
+    let rules = until(
+        &host,
+        "the rules link",
+        "const a = document.querySelector('#rules-link'); return a && a.getAttribute('href')",
+    )
+    .await;
+    assert_eq!(rules, "/rules/unane");
+    click_action(&host, "resign").await;
+    host.accept_alert().await.expect("confirm the resignation");
+    status_is(&host, "The game is over.").await;
+
+    // A second game, left unfinished.
+    let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
+    open_invitation(&guest, &invite).await;
+    let open = until(
+        &host,
+        "the second game",
+        &format!("const m = location.pathname.match(/^\\/g\\/(.+)$/); return m && m[1] !== '{id}' && m[1]"),
+    )
+    .await;
+    let open = open.as_str().expect("id").to_string();
+    host.goto(&format!("{base}/")).await.expect("lobby");
+    until(
+        &host,
+        "the unfinished game listed",
+        &format!("return document.querySelector('#my-games [data-game=\"{open}\"] a')"),
+    )
+    .await;
+    let line = until(
+        &host,
+        "the finished game listed",
+        &format!("const a = document.querySelector('#my-history [data-game=\"{id}\"] a'); return a && a.textContent"),
+    )
+    .await;
+    assert!(
+        line.as_str()
+            .unwrap_or("")
+            .ends_with("Black resigned — White wins"),
+        "{line}"
+    );
+    host.find(Locator::Css(&format!("#my-history [data-game=\"{id}\"] a")))
+        .await
+        .expect("the finished game's link")
+        .click()
+        .await
+        .expect("open it");
+    let at = until(
+        &host,
+        "the replay bar",
+        "const p = document.querySelector('#replay-ply'); return p && p.textContent",
+    )
+    .await;
+    assert_eq!(at, "Position after 2 of 2 moves");
+    host.find(Locator::Css("[data-replay=back]"))
+        .await
+        .expect("back")
+        .click()
+        .await
+        .expect("click back");
+    until(
+        &host,
+        "one move back",
+        "return document.querySelector('#replay-ply').textContent === 'Position after 1 of 2 moves'",
+    )
+    .await;
+    // The board shows the first move as the last one played.
+    let last: Vec<String> = cells_in(&script.moves[0])
+        .into_iter()
+        .map(|c| c.to_lowercase())
+        .collect();
+    let shown = host
+        .execute(
+            "return [...document.querySelectorAll('#board .cell.last')].map(c => c.dataset.cell.toLowerCase())",
+            vec![],
+        )
+        .await
+        .expect("last cells");
+    let mut shown: Vec<String> = serde_json::from_value(shown).expect("names");
+    let mut want = last.clone();
+    shown.sort();
+    want.sort();
+    assert_eq!(shown, want, "the board after one move");
+    host.find(Locator::Css("#record-link"))
+        .await
+        .expect("record button")
+        .click()
+        .await
+        .expect("download the record");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(text_of(&host, "#game-error").await, "");
+    host.goto(&format!("{base}/rules/unane"))
+        .await
+        .expect("the rules");
+    let text = until(&host, "the guide", "return document.body.innerText").await;
+    assert!(
+        text.as_str()
+            .unwrap_or("")
+            .starts_with("# Ūnane — a player's guide"),
+        "{text}"
+    );
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
+
+/// `GET /api/games/<id>/replay`: one state per position of a finished game, the first the
+/// start (issue 28, item 6).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_gives_every_position() {
+    let server = stoa_tests::Server::start();
+    let mut t =
+        stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let n = t.play_out(5, 6).await;
+    let (status, body) = server.http_get(&format!("/api/games/{}/replay", t.game_id));
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).expect("json");
+    let moves = v["moves"].as_array().expect("moves").len();
+    assert!(moves >= n, "{v}");
+    assert_eq!(v["states"].as_array().expect("states").len(), moves + 1);
+    assert_eq!(
+        v["states"][moves], t.host_doc.doc["state"],
+        "the last is the end"
+    );
+    let (status, _) = server.http_get("/api/games/gnosuchgame00/replay");
+    assert_eq!(status, 404);
 }

@@ -115,14 +115,26 @@ pub fn budget(clock: &Value, remaining_ms: Option<i64>) -> Duration {
     Duration::from_millis(ms as u64)
 }
 
+/// How long a bot stays with a finished game for its opponent to ask for a rematch.
+const REMATCH_WAIT: Duration = Duration::from_secs(10);
+
+/// The name of a bot playing at `level` (unless `--name` gives one).
+fn level_name(level: u8) -> String {
+    format!("bot-level-{level}")
+}
+
+/// Sleeps until `at`; never returns without one (a `select!` branch that stays quiet).
+async fn wait_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 impl BotArgs {
     /// Runs the bot until its games are played (or forever).
     pub fn run(&self, global: &Global) -> ExitCode {
-        let mut global = global.clone();
-        if global.name.is_none() {
-            global.name = Some(format!("bot-level-{}", self.level));
-        }
-        block_on(self.play(&global)).unwrap_or_else(|code| code)
+        block_on(self.play(global)).unwrap_or_else(|code| code)
     }
 
     async fn play(&self, global: &Global) -> Result<ExitCode, ExitCode> {
@@ -152,7 +164,13 @@ impl BotArgs {
         let global = resolved(global)?;
         let mut g = global.clone();
         g.bot = true;
-        let (conn, me, mut events) = connect(&g).await?;
+        // Without `--name` the bot is named after the level it plays, and renamed for each
+        // game asked at another level (a name is given at `hello`, so by connecting again).
+        let auto_name = g.name.is_none();
+        if auto_name {
+            g.name = Some(level_name(self.level));
+        }
+        let (mut conn, mut me, mut events) = connect(&g).await?;
         println!("bot {} ({}) level {}", me.name, me.id, self.level);
         let offered: Vec<u8> = match &self.levels {
             None => vec![self.level],
@@ -197,6 +215,10 @@ impl BotArgs {
             }
             let mut game: Option<(String, Versioned)> = None;
             let mut asked_at: Option<u64> = None;
+            // Once a game ended: until when a rematch the person asks for is accepted, and
+            // whether it was.
+            let mut rematch_until: Option<tokio::time::Instant> = None;
+            let mut rematch_sent = false;
             let (tx, mut rx) =
                 tokio::sync::mpsc::unbounded_channel::<(u64, Result<Option<String>, String>)>();
             loop {
@@ -221,6 +243,12 @@ impl BotArgs {
                                     let code = msg["code"].as_str().unwrap_or_default().to_string();
                                     level = msg["level"].as_u64().map_or(self.level, |l| l.clamp(1, 5) as u8);
                                     println!("invited to room {code} at level {level}");
+                                    if auto_name && me.name != level_name(level) {
+                                        g.name = Some(level_name(level));
+                                        let (c, m, e) = connect(&g).await?;
+                                        (conn, me, events) = (c, m, e);
+                                        println!("bot {} ({}) level {level}", me.name, me.id);
+                                    }
                                     if let Err(e) = conn.request(json!({"t":"room.join","code":code})).await {
                                         eprintln!("note: could not join room {code}: {} {}", e.code(), e.message());
                                         conn.send(serve.clone());
@@ -230,6 +258,8 @@ impl BotArgs {
                                     println!("game started {id} side {}", msg["side"].as_str().unwrap_or("?"));
                                     game = Some((id, Versioned::new(0, Value::Null)));
                                     asked_at = None;
+                                    rematch_until = None;
+                                    rematch_sent = false;
                                 }
                                 "game.snapshot" if game.as_ref().is_some_and(|(g, _)| *g == id) => {
                                     let seq = msg["seq"].as_u64().unwrap_or(0);
@@ -245,6 +275,13 @@ impl BotArgs {
                             }
                         }
                     },
+                    () = wait_until(rematch_until) => {
+                        // Nobody asked for a rematch in time: on to the next game.
+                        if let Some((id, _)) = &game {
+                            conn.send(json!({"t":"game.unwatch","game_id":id}));
+                        }
+                        continue 'games;
+                    }
                     Some((seq, result)) = rx.recv() => {
                         let Some((id, doc)) = &game else { continue };
                         match result {
@@ -273,13 +310,31 @@ impl BotArgs {
                 let doc = GameDoc::new(&versioned.doc);
                 let status = doc.status();
                 if status.ended {
-                    println!("game over: {}", crate::document::outcome_text(&status));
-                    conn.send(json!({"t":"game.unwatch","game_id":id}));
-                    played += 1;
-                    if self.join.is_some() {
-                        return Ok(ExitCode::SUCCESS);
+                    if rematch_until.is_none() {
+                        println!("game over: {}", crate::document::outcome_text(&status));
+                        played += 1;
+                        let more = self.games == 0 || played < self.games;
+                        if self.join.is_some() || !more {
+                            conn.send(json!({"t":"game.unwatch","game_id":id}));
+                            if self.join.is_some() {
+                                return Ok(ExitCode::SUCCESS);
+                            }
+                            continue 'games;
+                        }
+                        rematch_until = Some(tokio::time::Instant::now() + REMATCH_WAIT);
                     }
-                    continue 'games;
+                    // The person asked for a rematch: play it (the server starts it once
+                    // both asked, and says `game.started`).
+                    let mine = doc.side_of(&me.id);
+                    let asked = versioned.doc["rematch"]["requested"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|s| s.as_str() != mine.as_deref()));
+                    if asked && !rematch_sent {
+                        rematch_sent = true;
+                        println!("rematch asked: accepting");
+                        conn.send(json!({"t":"game.rematch","game_id":id}));
+                    }
+                    continue;
                 }
                 let mine = doc.side_of(&me.id);
                 if let (Some(side), Some(offer)) = (&mine, doc.draw_offer()) {

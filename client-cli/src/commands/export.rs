@@ -22,7 +22,12 @@ pub struct ExportArgs {
 impl ExportArgs {
     /// Fetches and prints the record.
     pub fn run(&self, global: &Global) -> ExitCode {
-        match block_on(fetch_record(global, &self.game_id, self.code.as_deref())) {
+        match block_on(fetch_record(
+            global,
+            &self.game_id,
+            self.code.as_deref(),
+            "export",
+        )) {
             Ok(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS
@@ -32,11 +37,13 @@ impl ExportArgs {
     }
 }
 
-/// The text record of a finished game, as the stored player (errors are reported here).
+/// The text record of a finished game, as the stored player (errors are reported here,
+/// saying what could not be done: `verb` is `export` or `replay`).
 pub async fn fetch_record(
     global: &Global,
     game_id: &str,
     code: Option<&str>,
+    verb: &str,
 ) -> Result<String, ExitCode> {
     let global = resolved(global)?;
     let (conn, _, _) = connect(&global).await?;
@@ -48,7 +55,7 @@ pub async fn fetch_record(
         Ok(answer) => Ok(answer["text"].as_str().unwrap_or_default().to_string()),
         Err(e) => {
             eprintln!(
-                "error {}: cannot export '{game_id}': {}",
+                "error {}: cannot {verb} '{game_id}': {}",
                 e.code(),
                 e.message()
             );

@@ -9,7 +9,7 @@ use stoa_protocol::record::utc;
 use super::{block_on, connect, resolved, Global};
 use crate::clock_spec;
 use crate::document::{outcome_text, Status};
-use crate::present::options_text;
+use crate::present::{options_text, rating_change};
 
 /// Arguments of `stoa history`.
 #[derive(Clone, Debug, Args)]
@@ -19,7 +19,7 @@ pub struct HistoryArgs {
     #[arg(long)]
     before: Option<u64>,
     /// Games per page (1-100).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = DEFAULT_LIMIT)]
     limit: u64,
     /// Another player's public games (by player id) instead of your own.
     #[arg(long)]
@@ -47,15 +47,16 @@ impl HistoryArgs {
                 }
             };
             let games = answer["games"].as_array().cloned().unwrap_or_default();
-            if games.is_empty() {
+            let next = answer["next_before"].as_u64();
+            if games.is_empty() && next.is_none() {
                 println!("no finished games");
             }
             let whose = self.player.clone().unwrap_or(me.id);
             for g in &games {
                 println!("{}", line(g, &whose));
             }
-            if let Some(next) = answer["next_before"].as_u64() {
-                println!("more: stoa history --before {next}");
+            if let Some(next) = next {
+                println!("more: {}", self.next_page(next));
             }
             Ok(ExitCode::SUCCESS)
         })
@@ -63,7 +64,25 @@ impl HistoryArgs {
     }
 }
 
-/// `2026-11-24 15:03 g123 unane width=6 5+3 black Ann vs white Bob: black wins by resign (won)`
+impl HistoryArgs {
+    /// The command that prints the page after this one: the same player and page size.
+    fn next_page(&self, before: u64) -> String {
+        let mut cmd = format!("stoa history --before {before}");
+        if self.limit != DEFAULT_LIMIT {
+            cmd.push_str(&format!(" --limit {}", self.limit));
+        }
+        if let Some(p) = &self.player {
+            cmd.push_str(&format!(" --player {p}"));
+        }
+        cmd
+    }
+}
+
+/// Games per page unless `--limit` says otherwise.
+const DEFAULT_LIMIT: u64 = 20;
+
+/// `2026-11-24 15:03 g123 unane width=6 5+3 rated black Ann vs white Bob: black wins by
+/// resign (won) rating 1500 -> 1512 (+12)`; unrated games say neither `rated` nor a rating.
 fn line(g: &Value, player: &str) -> String {
     let kind = g["kind"].as_str().unwrap_or("?");
     let sides: Vec<String> = stoa_protocol::kind(kind)
@@ -87,13 +106,25 @@ fn line(g: &Value, player: &str) -> String {
         _ => "",
     };
     let when = utc(g["ended_ms"].as_u64().unwrap_or(0));
+    let rated = g["rated"] == true;
+    // The player's rating before (the document's, rounded) and after a rated game.
+    let change = mine
+        .filter(|_| rated)
+        .and_then(|side| {
+            let before = g["players"][side.as_str()]["rating"].as_f64()?;
+            let after = g["ratings_after"][side.as_str()].as_f64()?;
+            Some(rating_change(before, after))
+        })
+        .map(|c| format!(" {c}"))
+        .unwrap_or_default();
     format!(
-        "{} {} {}{} {} {}: {}{verdict}",
+        "{} {} {}{} {}{} {}: {}{verdict}{change}",
         when[..16].replace('T', " "),
         g["id"].as_str().unwrap_or("?"),
         kind,
         options_text(kind, &g["options"]),
         clock_spec::label(&g["clock"]),
+        if rated { " rated" } else { "" },
         players.join(" vs "),
         outcome_text(&status)
     )

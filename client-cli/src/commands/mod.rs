@@ -207,7 +207,11 @@ pub async fn connect(
         Ok(x) => x,
         Err(e) => {
             println!("error connection: {e}");
-            eprintln!("is the server running? set its address with --server or STOA_SERVER");
+            // A refused hello (a bad --name, say) reached a running server: the hint
+            // would send the user looking in the wrong place.
+            if matches!(e, ConnectError::Network(_)) {
+                eprintln!("is the server running? set its address with --server or STOA_SERVER");
+            }
             return Err(ExitCode::FAILURE);
         }
     };

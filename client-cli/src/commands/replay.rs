@@ -55,8 +55,17 @@ impl ReplayArgs {
                     return ExitCode::from(2);
                 }
             }
+        } else if !self.source.chars().all(|c| c.is_ascii_alphanumeric()) {
+            // Game ids are letters and digits: anything else was meant as a file.
+            eprintln!("error: no such file: {}", self.source);
+            return ExitCode::from(2);
         } else {
-            match block_on(fetch_record(global, &self.source, self.code.as_deref())) {
+            match block_on(fetch_record(
+                global,
+                &self.source,
+                self.code.as_deref(),
+                "replay",
+            )) {
                 Ok(t) => t,
                 Err(code) => return code,
             }

@@ -107,6 +107,7 @@ pub async fn run(
                     view.error = Some(t.clone());
                     view.log.push(Note::Error(t));
                 }
+                Note::End { people, .. } => view.log.push(Note::Info(people)),
                 info => view.log.push(info),
             }
         }

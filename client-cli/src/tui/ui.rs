@@ -10,7 +10,7 @@ use super::{Confirm, View};
 use crate::board::{self, Tone};
 use crate::document::GameDoc;
 use crate::present;
-use crate::session::{Note, Phase, Session, Start, HELP};
+use crate::session::{Note, Phase, Session, Start, HELP, LOBBY_HELP, WATCH_HELP};
 
 fn tone_style(tone: Tone) -> Style {
     let s = Style::default();
@@ -72,7 +72,11 @@ pub fn draw(f: &mut Frame, session: &Session, view: &View) {
         Span::styled("> ", Style::default().fg(Color::Green)),
         Span::raw(view.input.clone()),
     ]))
-    .block(Block::bordered().title(" move or command (help, Tab completes, Ctrl-C quits) "));
+    .block(Block::bordered().title(if moves_none(session) {
+        " command (help, Ctrl-C quits) "
+    } else {
+        " move or command (help, Tab completes, Ctrl-C quits) "
+    }));
     f.render_widget(prompt, input);
     f.set_cursor_position((input.x + 3 + view.input.chars().count() as u16, input.y + 1));
     if let Some(page) = &view.page {
@@ -322,6 +326,16 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
                 Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
                 Span::raw(format!("{side} {}", g.player_name(side))),
             ];
+            let p = g.player(side);
+            if p["bot"] == true {
+                head.push(Span::styled(
+                    " (computer)",
+                    Style::default().fg(Color::Cyan),
+                ));
+            }
+            if let Some(r) = p["rating"].as_f64() {
+                head.push(Span::raw(format!(" ({})", r.round())));
+            }
             if me.as_deref() == Some(side.as_str()) {
                 head.push(Span::styled(" (you)", Style::default().fg(Color::Green)));
             }
@@ -380,7 +394,7 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     {
         let style = match n {
             Note::Error(_) => Style::default().fg(Color::LightRed),
-            Note::Info(_) | Note::Page { .. } => Style::default(),
+            Note::Info(_) | Note::Page { .. } | Note::End { .. } => Style::default(),
         };
         for row in wrap(n.text(), width) {
             rows.push(Line::styled(row, style));
@@ -477,7 +491,11 @@ fn draw_status(
                     g.state()["no_capture_limit"].as_i64().unwrap_or(20)
                 )));
             }
-            spans.push(Span::raw(format!(" · {} moves", g.moves().len())));
+            let n = g.moves().len();
+            spans.push(Span::raw(format!(
+                " · {n} move{}",
+                if n == 1 { "" } else { "s" }
+            )));
             if let Some(t) = present::first_action_text(g, session.server_now()) {
                 spans.push(Span::styled(
                     format!(" · {t}"),
@@ -547,6 +565,10 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         format!("{side} is offline: once gone past the abandonment timeout you may type claim")
     } else if session.my_turn() {
         "your turn: type a move (Tab completes), or resign / draw offer".to_string()
+    } else if session.phase == Phase::Lobby {
+        LOBBY_HELP.to_string()
+    } else if moves_none(session) {
+        WATCH_HELP.to_string()
     } else {
         HELP.to_string()
     };
@@ -554,6 +576,11 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         Paragraph::new(Line::styled(text, Style::default().fg(Color::DarkGray))),
         area,
     );
+}
+
+/// Whether nothing typed here can be a move: in the lobby, or watching a game.
+fn moves_none(session: &Session) -> bool {
+    session.phase == Phase::Lobby || (session.phase == Phase::Game && session.spectating())
 }
 
 /// The opponent's side when we play and the opponent has no connection.
