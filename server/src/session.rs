@@ -332,19 +332,13 @@ impl Session {
                     Some(r) => self.answer(rid, &game_id, r?),
                     None => {
                         let finished = self.finished(&game_id).await?;
-                        if !may_see_stored(
-                            finished.2,
-                            finished.3.as_deref(),
-                            None,
-                            &finished.4,
-                            &me,
-                        ) {
+                        if !finished.may_see(&me, None) {
                             return Err(ApiError::private_game());
                         }
                         self.send(&ServerMessage::Legal {
                             rid,
                             game_id,
-                            seq: finished.0,
+                            seq: finished.seq,
                             moves: Vec::new(),
                         });
                         Ok(())
@@ -513,10 +507,7 @@ impl Session {
     }
 
     /// A game that is not live: its final document from the store, or `not_found`.
-    async fn finished(
-        &self,
-        game_id: &str,
-    ) -> Result<(u64, Value, Visibility, Option<String>, [String; 2]), ApiError> {
+    async fn finished(&self, game_id: &str) -> Result<Finished, ApiError> {
         let finished = self
             .hub
             .store_call(self.hub.store.finished_game(game_id))
@@ -527,14 +518,13 @@ impl Session {
             .store_call(self.hub.store.game(game_id))
             .await?
             .ok_or_else(|| ApiError::no_game(game_id))?;
-        let players = [record.players[0].id.clone(), record.players[1].id.clone()];
-        Ok((
-            finished.seq,
-            finished.doc,
-            record.visibility,
-            record.code,
-            players,
-        ))
+        Ok(Finished {
+            seq: finished.seq,
+            doc: finished.doc,
+            visibility: record.visibility,
+            code: record.code,
+            players: [record.players[0].id.clone(), record.players[1].id.clone()],
+        })
     }
 
     /// The game id and code of a started room, when `id` is a room code and not a game id.
@@ -602,17 +592,12 @@ impl Session {
         match r {
             Some(r) => self.answer(rid, game_id, r?),
             None => {
-                let (seq, doc, visibility, room_code, players) = self.finished(game_id).await?;
+                let finished = self.finished(game_id).await?;
                 let me = self.me()?.id.clone();
-                if !may_see_stored(
-                    visibility,
-                    room_code.as_deref(),
-                    code.as_deref(),
-                    &players,
-                    &me,
-                ) {
+                if !finished.may_see(&me, code.as_deref()) {
                     return Err(ApiError::private_game());
                 }
+                let Finished { seq, doc, .. } = finished;
                 // A finished game has no live subscribers: its crowd is nobody watching
                 // and whoever of its players is connected now.
                 let online = doc["players"]
@@ -660,8 +645,8 @@ impl Session {
         match r {
             Some(r) => self.answer(rid, &game_id, r?),
             None => {
-                let (.., players) = self.finished(&game_id).await?;
-                if !players.contains(&me) {
+                let finished = self.finished(&game_id).await?;
+                if !finished.players.contains(&me) {
                     return Err(ApiError::new(
                         ErrorCode::Forbidden,
                         "only the seated players act in this game",
@@ -988,14 +973,22 @@ fn valid_name(name: &str) -> Result<String, ApiError> {
 
 /// Who may see a finished game read from the store (a live game's actor applies the same
 /// rule to its own state): anyone when it is public, its players, whoever gives its code.
-fn may_see_stored(
+/// A finished game as the store keeps it: its final document and who may see it.
+struct Finished {
+    seq: u64,
+    doc: Value,
     visibility: Visibility,
-    room_code: Option<&str>,
-    code: Option<&str>,
-    players: &[String; 2],
-    me: &str,
-) -> bool {
-    visibility == Visibility::Public
-        || players.iter().any(|p| p == me)
-        || matches!((room_code, code), (Some(a), Some(b)) if a == ids::normalize_code(b))
+    /// Its room code, for a private game.
+    code: Option<String>,
+    players: [String; 2],
+}
+
+impl Finished {
+    /// The live game's rule (`game::actor`'s `may_see`) for a stored one: anyone when it
+    /// is public, its players, whoever gives its room code.
+    fn may_see(&self, me: &str, code: Option<&str>) -> bool {
+        self.visibility == Visibility::Public
+            || self.players.iter().any(|p| p == me)
+            || matches!((self.code.as_deref(), code), (Some(a), Some(b)) if a == ids::normalize_code(b))
+    }
 }
