@@ -1,0 +1,87 @@
+//! The bot requests of a session: serve as a bot, play against one.
+
+use super::*;
+
+impl Session {
+    /// `bot.serve`: a computer player is free for `bot.play` of `kinds` at `levels`.
+    pub(super) async fn bot_serve(
+        &mut self,
+        rid: Option<Rid>,
+        kinds: Vec<String>,
+        levels: Vec<u8>,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?;
+        if !me.bot {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "only a computer player (stoa bot) may serve",
+            ));
+        }
+        if let Some(k) = kinds.iter().find(|k| stoa_protocol::kind(k).is_err()) {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                format!("unknown game kind '{k}'"),
+            ));
+        }
+        if levels.is_empty() || levels.iter().any(|l| !(1..=5).contains(l)) {
+            return Err(ApiError::new(ErrorCode::BadRequest, "levels are 1-5"));
+        }
+        crate::bots::served(&self.hub, self.conn.clone(), kinds, levels).await;
+        self.ok(rid, None, None);
+        Ok(())
+    }
+
+    /// `bot.play`: a private room for this player, and a free bot invited into it.
+    pub(super) async fn bot_play(
+        &mut self,
+        rid: Option<Rid>,
+        kind: String,
+        options: serde_json::Value,
+        clock: Option<serde_json::Value>,
+        level: u8,
+        side: String,
+    ) -> Result<(), ApiError> {
+        if !(1..=5).contains(&level) {
+            return Err(ApiError::new(ErrorCode::BadRequest, "level must be 1-5"));
+        }
+        let me = self.me()?.id.clone();
+        // Settings are checked before a bot is taken off the list.
+        crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
+        let Some(bot) = crate::bots::pick(&self.hub, &kind, level, &me).await else {
+            let offered = crate::bots::offered_levels(&self.hub, &kind).await;
+            return Err(ApiError::new(
+                ErrorCode::Unavailable,
+                if offered.is_empty() {
+                    format!("no computer opponent for {kind} is free right now")
+                } else {
+                    format!("no computer opponent of level {level} is free for {kind} (free levels: {offered:?})")
+                },
+            ));
+        };
+        let code = match self
+            .room_create(
+                rid,
+                kind.clone(),
+                options,
+                clock,
+                false,
+                Visibility::Private,
+                side,
+            )
+            .await
+        {
+            Ok(code) => code,
+            Err(e) => {
+                crate::bots::release(&self.hub, &bot).await;
+                return Err(e);
+            }
+        };
+        crate::bots::invite(
+            &self.hub,
+            &bot,
+            &ServerMessage::BotInvite { code, kind, level },
+        )
+        .await;
+        Ok(())
+    }
+}
