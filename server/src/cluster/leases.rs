@@ -1,0 +1,249 @@
+//! Leases: one owner per live game (a Redis key with a TTL, renewed every third of the
+//! lease), the round that renews them, and the claim of games whose owner's lease lapsed.
+
+use super::*;
+
+/// Renews the leases this node holds; returns the 1-based indexes of those it no longer
+/// holds. KEYS: lease keys. ARGV: node id, TTL ms.
+pub(super) const RENEW: &str = r"
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost
+";
+
+/// Deletes a lease only if this node holds it. KEYS: lease key. ARGV: node id.
+pub(super) const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+";
+
+/// Takes each lease nobody holds; for each: -3 when taken now, else the time left (ms) on
+/// the other holder's lease (`PTTL`: -1 for no expiry, -2 if gone meanwhile), so the caller
+/// wakes exactly when it lapses. KEYS: lease keys.
+/// ARGV: node id, TTL ms.
+pub(super) const CLAIM: &str = r"
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('SET', key, ARGV[1], 'NX', 'PX', ARGV[2]) then
+    out[i] = -3
+  else
+    out[i] = redis.call('PTTL', key)
+  end
+end
+return out
+";
+
+impl Cluster {
+    /// Games this node owns now.
+    pub fn owned_count(&self) -> usize {
+        lock(&self.owned).len()
+    }
+
+    /// Takes a game's lease if nobody holds it (a new game, or one whose owner died).
+    pub async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+        let mut conn = self.store.connection();
+        let set: Option<String> = self
+            .store
+            .call(
+                redis::cmd("SET")
+                    .arg(self.store.lease_key(game))
+                    .arg(&self.node)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(self.lease_ms)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let got = set.is_some();
+        if got {
+            lock(&self.owned).insert(game.to_string());
+        }
+        Ok(got)
+    }
+
+    /// Gives back every lease this node holds (a graceful shutdown: the other nodes take
+    /// the games over at once instead of waiting for the leases to lapse).
+    pub async fn release_all(&self) {
+        let games: Vec<String> = lock(&self.owned).drain().collect();
+        let mut conn = self.store.connection();
+        for game in &games {
+            let mut inv = self.release.prepare_invoke();
+            inv.key(self.store.lease_key(game)).arg(&self.node);
+            let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
+        }
+        if !games.is_empty() {
+            tracing::info!(games = games.len(), "leases released for the other nodes");
+            let msg = BusMessage::Released {
+                node: self.node.clone(),
+            };
+            self.publish_on(&self.channel(&["push"]), &msg).await;
+        }
+    }
+
+    pub(super) async fn heartbeat(&self) {
+        let mut conn = self.store.connection();
+        let key = self.store.key(&["nodes"]);
+        let now = crate::ids::now_ms();
+        let mut pipe = redis::pipe();
+        pipe.zadd(&key, &self.node, now)
+            .ignore()
+            .zrembyscore(&key, "-inf", now.saturating_sub(10 * self.lease_ms))
+            .ignore();
+        let _: Result<(), _> = self.store.call(pipe.query_async(&mut conn)).await;
+    }
+
+    /// Heartbeat, lease renewal, takeover of lapsed leases: every third of the lease, and
+    /// also just after the next lease held elsewhere lapses (a dead owner's games move on
+    /// within milliseconds of its lease's end, not at the next round).
+    pub(super) async fn lease_loop(self: Arc<Self>) {
+        let period = Duration::from_millis(self.lease_ms / 3);
+        let mut next = period;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(next) => {}
+                _ = self.wake.notified() => {}
+            }
+            let Some(hub) = self.hub() else {
+                return;
+            };
+            if *hub.shutdown.borrow() {
+                continue;
+            }
+            self.heartbeat().await;
+            let nodes = self.nodes().await;
+            if !nodes.is_empty() {
+                *lock(&self.live) = nodes.into_iter().collect();
+            }
+            self.elect(&hub).await;
+            self.renew_all(&hub).await;
+            next = match self.claim_lapsed(&hub).await {
+                // A few ms past the end: Redis expires the key by its own clock.
+                Some(left) => period.min(left + Duration::from_millis(5)),
+                None => period,
+            };
+            if !self.store.is_up() {
+                // Every lease lapses in an outage: round again soon after Redis is back
+                // rather than a whole period later.
+                next = next.min(Duration::from_millis(250));
+            }
+        }
+    }
+
+    pub(super) async fn renew_all(&self, hub: &Arc<Hub>) {
+        let games: Vec<String> = lock(&self.owned).iter().cloned().collect();
+        if games.is_empty() {
+            return;
+        }
+        let mut conn = self.store.connection();
+        // One script call for all on a single server; one per game on a Redis Cluster,
+        // where a script's keys must share a slot.
+        let batches: Vec<&[String]> = if conn.is_cluster() {
+            games.chunks(1).collect()
+        } else {
+            vec![&games[..]]
+        };
+        let mut lost = Vec::new();
+        let mut offset = 0;
+        for batch in batches {
+            let mut inv = self.renew.prepare_invoke();
+            for g in batch {
+                inv.key(self.store.lease_key(g));
+            }
+            inv.arg(&self.node).arg(self.lease_ms);
+            match self
+                .store
+                .call(inv.invoke_async::<Vec<usize>>(&mut conn))
+                .await
+            {
+                Ok(l) => lost.extend(l.into_iter().map(|i| i + offset)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not renew the leases");
+                    return;
+                }
+            }
+            offset += batch.len();
+        }
+        for i in lost {
+            let Some(game) = games.get(i.wrapping_sub(1)) else {
+                continue;
+            };
+            lock(&self.owned).remove(game);
+            tracing::warn!(game = %game, "lease lost: another node owns the game now");
+            if let Some(h) = hub.games.get(game) {
+                let _ = h.tx.send(Command::Demote).await;
+            }
+        }
+    }
+
+    /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
+    /// Returns how long until the soonest lease held by another node lapses.
+    pub(super) async fn claim_lapsed(&self, hub: &Arc<Hub>) -> Option<Duration> {
+        let ids = hub.store.all_unfinished_games().await.ok()?;
+        let ids: Vec<String> = {
+            let owned = lock(&self.owned);
+            ids.into_iter().filter(|id| !owned.contains(id)).collect()
+        };
+        let mut conn = self.store.connection();
+        // One script call for all on a single server; one per game on a Redis Cluster.
+        let batch = if conn.is_cluster() {
+            1
+        } else {
+            ids.len().max(1)
+        };
+        let mut taken = Vec::new();
+        let mut soonest: Option<u64> = None;
+        for chunk in ids.chunks(batch) {
+            let mut inv = self.claim.prepare_invoke();
+            for id in chunk {
+                inv.key(self.store.lease_key(id));
+            }
+            inv.arg(&self.node).arg(self.lease_ms);
+            let Ok(out) = self
+                .store
+                .call(inv.invoke_async::<Vec<i64>>(&mut conn))
+                .await
+            else {
+                break;
+            };
+            for (id, left) in chunk.iter().zip(out) {
+                if left == -3 {
+                    taken.push(id.clone());
+                } else if left >= 0 {
+                    soonest = Some(soonest.map_or(left as u64, |s| s.min(left as u64)));
+                }
+            }
+        }
+        for id in taken {
+            lock(&self.owned).insert(id.clone());
+            tracing::info!(game = %id, "lease lapsed: taking the game over");
+            // A follower that stopped between the lookup and the send no longer takes
+            // commands: the game is rebuilt from the log instead, never left with a lease
+            // and no actor (every node would be told "changing servers" for good).
+            let promoted = match hub.games.get(&id) {
+                Some(h) => h.tx.send(Command::Promote).await.is_ok(),
+                None => false,
+            };
+            if promoted {
+                continue;
+            }
+            if let Err(e) = crate::recovery::take_over(hub, &id).await {
+                // Given back at once, so this node or another tries again at the next round
+                // instead of after a whole lease.
+                tracing::error!(game = %id, error = %e, "takeover failed");
+                lock(&self.owned).remove(&id);
+                let mut inv = self.release.prepare_invoke();
+                inv.key(self.store.lease_key(&id)).arg(&self.node);
+                let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
+            }
+        }
+        soonest.map(Duration::from_millis)
+    }
+}
