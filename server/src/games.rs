@@ -4,8 +4,11 @@
 //! actors own all game state, the registry only routes.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use serde_json::Value;
+
+use crate::game::capabilities::Directory;
 use crate::game::GameHandle;
 
 #[derive(Debug, Default)]
@@ -84,16 +87,12 @@ impl Games {
     /// Removes the game `id` if `summary` is its registered actor's (see
     /// [`GameHandle::summary`]): an actor that stops never unregisters another one that
     /// serves its game now.
-    pub fn remove_actor(
-        &self,
-        id: &str,
-        summary: &std::sync::Arc<std::sync::Mutex<Option<serde_json::Value>>>,
-    ) {
+    pub fn remove_actor(&self, id: &str, summary: &Arc<Mutex<Option<Value>>>) {
         let ours = self
             .lock()
             .live
             .get(id)
-            .is_some_and(|h| std::sync::Arc::ptr_eq(&h.summary, summary));
+            .is_some_and(|h| Arc::ptr_eq(&h.summary, summary));
         if ours {
             self.remove(id);
         }
@@ -142,10 +141,18 @@ impl Games {
     }
 }
 
+impl Directory for Games {
+    fn ended(&self, id: &str) {
+        Games::ended(self, id);
+    }
+
+    fn remove_actor(&self, id: &str, summary: &Arc<Mutex<Option<Value>>>) {
+        Games::remove_actor(self, id, summary);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use tokio::sync::mpsc;
 
     use super::*;

@@ -20,11 +20,21 @@ use tokio::sync::watch;
 use super::NewGame;
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreResult};
 
 /// The rest of the server's reactions to a game's events.
+/// The registry of live games as an actor uses it (the server's `Games`): it says when its
+/// game ended and unregisters itself when it stops. A trait so the game layer does not
+/// depend on the registry built over it.
+pub trait Directory: Send + Sync {
+    /// The game ended: it no longer counts among its players' unfinished games.
+    fn ended(&self, id: &str);
+    /// The actor whose lobby summary is `summary` stopped: its game is unregistered if
+    /// that actor is still the one registered for it.
+    fn remove_actor(&self, id: &str, summary: &Arc<std::sync::Mutex<Option<serde_json::Value>>>);
+}
+
 #[async_trait]
 pub trait Reactions: Send + Sync + 'static {
     /// A rated game ended with a result (not an abort): update both players' ratings.
@@ -111,7 +121,7 @@ pub struct Capabilities {
     /// The server's time.
     pub time: Arc<dyn TimeSource>,
     /// The directory of live games (the actor unregisters its own).
-    pub directory: Arc<Games>,
+    pub directory: Arc<dyn Directory>,
     /// Counters.
     pub metrics: Arc<Metrics>,
     /// Flips to `true` when the server shuts down.

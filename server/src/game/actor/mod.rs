@@ -238,6 +238,7 @@ impl Actor {
         let span = tracing::info_span!(parent: None, "game", id = %self.core.id(), kind = %self.core.kind());
         let directory = self.caps.directory.clone();
         let id = self.core.id().to_string();
+        let summary = self.summary.clone();
         let task = tokio::spawn(self.run(rx).instrument(span));
         // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
         // behind; its game is unregistered and requests get `not_found` instead of hanging.
@@ -245,7 +246,7 @@ impl Actor {
             if let Err(e) = task.await {
                 if e.is_panic() {
                     tracing::error!(game = %id, "game actor panicked; game unregistered");
-                    directory.remove(&id);
+                    directory.remove_actor(&id, &summary);
                 }
             }
         });
