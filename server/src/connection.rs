@@ -93,8 +93,14 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
     let hello_deadline = tokio::time::sleep(Duration::from_millis(hub.config.hello_timeout_ms));
     tokio::pin!(hello_deadline);
     let ping_every = Duration::from_millis(hub.config.ping_interval_ms.max(100));
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
     let idle = Duration::from_millis(hub.config.idle_timeout_ms);
+    // Round trips only matter to players in a game (lag compensation): a connection that
+    // watches none wakes and is pinged only often enough to keep it from the idle timeout,
+    // which spares an idle server most of its timer wake-ups, pings and pongs. It goes
+    // back to the short period as soon as it watches a game.
+    let bare_every = ping_every.max(idle / 3);
+    let ping = tokio::time::sleep(bare_every);
+    tokio::pin!(ping);
     let mut last_seen = Instant::now();
     let grace = Duration::from_millis(hub.config.shutdown_grace_ms);
     // `Some(close)` once the loop decided to end with a close frame.
@@ -124,12 +130,14 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                 close = Some((1008, "hello expected"));
                 break;
             }
-            _ = ping.tick() => {
+            _ = &mut ping => {
                 if last_seen.elapsed() > idle {
                     close = Some((1001, "idle timeout"));
                     break;
                 }
                 let _ = ping_tx.send_ping();
+                let next = if conn.watches_a_game() { ping_every } else { bare_every };
+                ping.as_mut().reset(tokio::time::Instant::now() + next);
             }
             // Answers to this connection's own requests need room in its queue: read the
             // next request only when there is some (see `ConnHandle::room`).
@@ -159,6 +167,11 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                         if let Flow::Close(code, reason) = flow {
                             close = Some((code, reason));
                             break;
+                        }
+                        let soon = tokio::time::Instant::now() + ping_every;
+                        if ping.deadline() > soon && conn.watches_a_game() {
+                            // It just started watching a game: measure its round trips.
+                            ping.as_mut().reset(soon);
                         }
                     }
                 }

@@ -171,6 +171,15 @@ impl ConnHandle {
             .remove(game_id);
     }
 
+    /// Whether this connection watches any game.
+    pub fn watches_a_game(&self) -> bool {
+        !self
+            .subs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     /// The games this connection watches.
     pub fn subs(&self) -> Vec<String> {
         self.subs
