@@ -61,6 +61,18 @@ impl Driver {
     }
 
     /// A new browser with its own profile (so its own identity in local storage).
+    /// A host's and a guest's browser, each with its own profile (`<label>-host`,
+    /// `<label>-guest`); the profiles live as long as the first item is kept.
+    async fn two_browsers(&self, label: &str) -> ([TempDir; 2], Client, Client) {
+        let profiles = [
+            TempDir::new(&format!("{label}-host")),
+            TempDir::new(&format!("{label}-guest")),
+        ];
+        let host = self.browser(&profiles[0]).await;
+        let guest = self.browser(&profiles[1]).await;
+        (profiles, host, guest)
+    }
+
     async fn browser(&self, profile: &TempDir) -> Client {
         let mut caps = serde_json::Map::new();
         caps.insert(
@@ -725,12 +737,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
         .expect("server address");
     // The guest's page and its websocket go through a proxy the test can cut.
     let proxy = Proxy::start(upstream);
-    let profiles = [
-        TempDir::new("web-drop-host"),
-        TempDir::new("web-drop-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-drop").await;
     let invite = host_timed_room(
         &host,
         &base,
@@ -1115,12 +1122,7 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-draw-host"),
-        TempDir::new("web-draw-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-draw").await;
     let invite = host_room(
         &host,
         &base,
@@ -1185,12 +1187,7 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
     args.extend(["--first-action-ms", "6000"]);
     let server = stoa_tests::Server::start_with(&args);
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-first-host"),
-        TempDir::new("web-first-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-first").await;
     let invite = host_room(
         &host,
         &base,
@@ -1409,12 +1406,7 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-rated-host"),
-        TempDir::new("web-rated-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-rated").await;
     let options = json!({"width":4,"height":3});
     let invite = host_timed_room(
         &host,
@@ -1483,12 +1475,7 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-name-host"),
-        TempDir::new("web-name-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-name").await;
     let invite = host_room(
         &host,
         &base,
@@ -1746,12 +1733,7 @@ async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-back-host"),
-        TempDir::new("web-back-guest"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let (_profiles, host, guest) = driver.two_browsers("web-back").await;
     let options = json!({"width":4,"height":3});
     let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
     open_invitation(&guest, &invite).await;
