@@ -51,6 +51,31 @@ async fn spectate(server: &Server, game_id: &str, code: &str) -> (Client, Tracke
     (c, doc)
 }
 
+/// A public 6x6 Ūnane game without a clock, hosted on `host` and joined on `joiner` (its
+/// owner), played on until the host is to act at seq 2 or later; with the host's
+/// `game.legal` answer.
+async fn public_game_at_hosts_turn(host: &Server, joiner: &Server) -> (Table, Value) {
+    let mut t = Table::open_across(
+        host,
+        joiner,
+        "unane",
+        json!({"width":6,"height":6}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    let mut seed = 1;
+    while t.to_act_is_host() != Some(true) || t.host_doc.seq < 2 {
+        t.step(seed).await.expect("a move");
+        seed += 1;
+    }
+    let legal = t
+        .host
+        .request(json!({"t":"game.legal","game_id":t.game_id}))
+        .await;
+    (t, legal)
+}
+
 /// The player on node 1, the opponent on node 2 and a spectator on node 3 play a full game
 /// of every kind; every view equals the owner's document; all three nodes know each other.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -872,25 +897,8 @@ async fn an_ok_names_exactly_the_action_it_answers() {
         node(&redis, "x2"),
         node(&redis, "x3"),
     ];
-    let mut t = Table::open_across(
-        &nodes[0],
-        &nodes[1],
-        "unane",
-        json!({"width":6,"height":6}),
-        json!({"kind":"none"}),
-        "public",
-    )
-    .await;
-    let mut seed = 1;
-    while t.to_act_is_host() != Some(true) || t.host_doc.seq < 2 {
-        t.step(seed).await.expect("a move");
-        seed += 1;
-    }
+    let (t, legal) = public_game_at_hosts_turn(&nodes[0], &nodes[1]).await;
     let game_id = t.game_id.clone();
-    let legal = t
-        .host
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
     let moves: Vec<String> = legal["moves"]
         .as_array()
         .expect("moves")
@@ -999,25 +1007,8 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
         Server::start_with(&refs)
     };
     let owner = node_leased(&redis, "y2", 10_000);
-    let mut t = Table::open_across(
-        &asking,
-        &owner,
-        "unane",
-        json!({"width":6,"height":6}),
-        json!({"kind":"none"}),
-        "public",
-    )
-    .await;
-    let mut seed = 1;
-    while t.to_act_is_host() != Some(true) || t.host_doc.seq < 2 {
-        t.step(seed).await.expect("a move");
-        seed += 1;
-    }
+    let (t, legal) = public_game_at_hosts_turn(&asking, &owner).await;
     let game_id = t.game_id.clone();
-    let legal = t
-        .host
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
     let m = legal["moves"][0]
         .as_str()
         .expect("a legal move")
