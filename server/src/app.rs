@@ -1,12 +1,11 @@
-//! The HTTP edge: router, handlers, listener, and graceful shutdown.
+//! The HTTP edge: the router and its handlers (websocket upgrade, health, metrics, the game
+//! API, the web client's pages).
 //!
-//! Why here: everything that touches HTTP (upgrade, health, metrics, the game API) and the
-//! server's lifecycle lives in one file; the protocol itself lives in the session and actors.
-//! Shutdown order: stop accepting, tell every connection (a `shutdown` message and a close
-//! frame 1001), let their writers flush within the grace period, then return.
+//! Why here: everything that touches HTTP lives in one file; the protocol itself lives in
+//! the session and actors, and the server's lifecycle in the composition root
+//! ([`crate::node`]).
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,18 +16,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::oneshot;
 
-use crate::config::Config;
 use crate::connection::{self, ConnGuard};
 use crate::game::Command;
 use crate::hub::Hub;
 use crate::ids;
-
-use crate::recovery;
-use crate::store::memory::MemoryStore;
-use crate::store::redis::{RedisOptions, RedisStore};
-use crate::store::Store;
 
 #[derive(Clone)]
 struct AppState {
@@ -36,8 +29,9 @@ struct AppState {
     guard: ConnGuard,
 }
 
-/// The router over a hub.
-fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
+/// The router over a node's services; `guard` is held by every live connection (the
+/// server waits for all to close).
+pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
     Router::new()
         .route("/ws", get(ws_upgrade))
         .route("/health", get(health))
@@ -99,16 +93,12 @@ async fn ws_upgrade(
     }
     let ip = client_ip(peer, &headers, hub.config.trust_proxy);
     let allowed = hub.ip_limiter.allow(ip, Instant::now())
-        && match &hub.cluster {
-            // In a cluster the window is counted in Redis too: a client spreading its
-            // connections over the nodes meets the same limit.
-            Some(cluster) => {
-                cluster
-                    .allow_ip(ip, hub.config.ip_conn_limit, hub.config.ip_window_ms)
-                    .await
-            }
-            None => true,
-        };
+        // In a cluster the window is counted in Redis too: a client spreading its
+        // connections over the nodes meets the same limit.
+        && hub
+            .topology
+            .allow_ip(ip, hub.config.ip_conn_limit, hub.config.ip_window_ms)
+            .await;
     if !allowed {
         hub.metrics.connections_refused.inc();
         tracing::info!(%ip, "new connection refused: per-IP limit");
@@ -159,11 +149,10 @@ async fn health(State(state): State<AppState>) -> Response {
         "server_time": ids::now_ms(),
         "deployment": hub.deployment,
     });
-    if let Some(cluster) = &hub.cluster {
-        use crate::game::capabilities::Peers;
-        body["node"] = json!(cluster.node());
-        body["nodes"] = json!(cluster.nodes().await);
-        body["games_owned"] = json!(cluster.owned_count());
+    if let Some(members) = hub.topology.members().await {
+        body["node"] = json!(members.node);
+        body["nodes"] = json!(members.nodes);
+        body["games_owned"] = json!(members.owned);
     }
     let code = if reasons.is_empty() {
         StatusCode::OK
@@ -175,15 +164,8 @@ async fn health(State(state): State<AppState>) -> Response {
 
 async fn metrics(State(state): State<AppState>) -> Response {
     let metrics = &state.hub.metrics;
-    if let Some(cluster) = &state.hub.cluster {
-        use crate::game::capabilities::Peers;
-        let nodes = cluster.nodes().await;
-        metrics.set_cluster(
-            cluster.node(),
-            nodes.len(),
-            cluster.owned_count(),
-            cluster.is_matchmaker(),
-        );
+    if let Some(m) = state.hub.topology.members().await {
+        metrics.set_cluster(&m.node, m.nodes.len(), m.owned, m.matchmaker);
     }
     let waiting = state.hub.rooms.waiting_kinds();
     metrics.set_rooms_open(waiting.iter().map(String::as_str));
@@ -264,13 +246,11 @@ async fn api_record(
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;
-    match crate::records::finished_for(
-        &state.hub,
-        &id,
-        viewer.as_deref(),
-        q.get("code").map(String::as_str),
-    )
-    .await
+    match state
+        .hub
+        .records
+        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .await
     {
         Ok((setup, finished)) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -290,13 +270,11 @@ async fn api_replay(
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;
-    let found = crate::records::finished_for(
-        &state.hub,
-        &id,
-        viewer.as_deref(),
-        q.get("code").map(String::as_str),
-    )
-    .await;
+    let found = state
+        .hub
+        .records
+        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .await;
     match found.and_then(|(setup, finished)| crate::records::replay(&setup, &finished)) {
         Ok(body) => Json(body).into_response(),
         Err(e) => api_error(e),
@@ -352,7 +330,12 @@ async fn api_player_games(
         (Err(e), _) | (_, Err(e)) => return api_error(e),
     };
     let viewer = bearer(&state.hub, &headers).await;
-    match crate::records::history(&state.hub, &id, viewer.as_deref(), before, limit).await {
+    match state
+        .hub
+        .records
+        .history(&id, viewer.as_deref(), before, limit)
+        .await
+    {
         Ok((games, next)) => Json(json!({"games": games, "next_before": next})).into_response(),
         Err(e) => api_error(e),
     }
@@ -369,7 +352,11 @@ async fn api_game(
     let not_found = || (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response();
     // A finished game's full record (times, ratings after) when the store has it.
     let viewer = bearer(hub, &headers).await;
-    match crate::records::finished_for(hub, &id, viewer.as_deref(), code.as_deref()).await {
+    match hub
+        .records
+        .finished_for(&id, viewer.as_deref(), code.as_deref())
+        .await
+    {
         Ok((setup, finished)) => {
             return Json(crate::records::full_json(&setup, &finished)).into_response()
         }
@@ -399,181 +386,6 @@ async fn api_game(
         }
     }
     not_found()
-}
-
-/// Runs the server until `shutdown` resolves, over Redis when `--redis` is given and in
-/// memory otherwise.
-pub async fn run(
-    mut config: Config,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    if config.cluster && config.node_id.is_none() {
-        config.node_id = Some(ids::node_id());
-    }
-    let mut cluster_store = None;
-    let store: Arc<dyn Store> = match &config.redis {
-        Some(url) => {
-            let options = RedisOptions {
-                url: url.clone(),
-                prefix: config.redis_prefix.clone(),
-                timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
-                fence: config.node_id.clone().filter(|_| config.cluster),
-                redis_cluster: config.redis_cluster,
-                finished_retention: (config.finished_retention_days > 0)
-                    .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
-            };
-            tracing::info!(url = %redact(url), "connecting to Redis");
-            let store = RedisStore::connect(options).await.map_err(|e| {
-                std::io::Error::other(format!(
-                    "cannot use Redis at {}: {e} (is it running and reachable? check --redis / REDIS_URL)",
-                    redact(url)
-                ))
-            })?;
-            tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
-            if config.cluster {
-                cluster_store = Some(store.clone());
-            }
-            Arc::new(store)
-        }
-        None => {
-            tracing::info!("persistence: off (in memory; nothing survives a restart)");
-            Arc::new(MemoryStore::keeping(config.keep_finished))
-        }
-    };
-    let cluster = match cluster_store {
-        Some(store) => {
-            let node = config.node_id.clone().unwrap_or_else(ids::node_id);
-            // The bus lives on one Redis server (the first seed of a Redis Cluster, whose
-            // classic pub/sub reaches every node's subscribers anyway).
-            let urls = config.redis.clone().unwrap_or_default();
-            let url = urls
-                .split(',')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            let cluster = crate::cluster::Cluster::new(node, store, &url, config.lease_ms)
-                .await
-                .map_err(std::io::Error::other)?;
-            Some(Arc::new(cluster))
-        }
-        None => None,
-    };
-    serve(config, store, cluster, shutdown).await
-}
-
-/// A Redis URL without its password, for logs and messages.
-fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
-        }
-        _ => url.to_string(),
-    }
-}
-
-/// Runs the server over a given store until `shutdown` resolves. Prints
-/// `stoa-server listening on ADDR` on stdout once bound (tests and scripts read it).
-pub async fn run_with_store(
-    config: Config,
-    store: Arc<dyn Store>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve(config, store, None, shutdown).await
-}
-
-/// Runs the server, as one node of `cluster` when given.
-async fn serve(
-    config: Config,
-    store: Arc<dyn Store>,
-    cluster: Option<Arc<crate::cluster::Cluster>>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| {
-            let hint = match e.kind() {
-                std::io::ErrorKind::AddrInUse => {
-                    "another process uses it: stop it or choose another --listen / STOA_LISTEN"
-                }
-                std::io::ErrorKind::PermissionDenied => {
-                    "ports below 1024 need privileges: choose a higher port"
-                }
-                _ => "check --listen / STOA_LISTEN",
-            };
-            std::io::Error::new(
-                e.kind(),
-                format!("cannot listen on {}: {e} ({hint})", config.listen),
-            )
-        })?;
-    let addr = listener.local_addr()?;
-    let grace = Duration::from_millis(config.shutdown_grace_ms);
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut hub = Hub::new(config, store, stop_rx);
-    // The deployment's id, kept with the data: the same on every node and across restarts.
-    hub.deployment = hub
-        .store
-        .deployment(&hub.deployment)
-        .await
-        .map_err(|e| std::io::Error::other(format!("cannot read the deployment id: {e}")))?;
-    tracing::info!(deployment = %hub.deployment, "deployment");
-    if let Some(cluster) = &cluster {
-        hub = hub.with_cluster(cluster.clone());
-    }
-    let hub = Arc::new(hub);
-    if let Some(cluster) = &cluster {
-        cluster.start(&hub).await.map_err(|e| {
-            std::io::Error::other(format!("cannot join the cluster over Redis: {e}"))
-        })?;
-    }
-    crate::matchmaker::spawn(hub.clone());
-    // Unfinished games are back before anyone can connect.
-    recovery::recover(&hub)
-        .await
-        .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
-    let (guard, mut guards_done) = mpsc::channel::<()>(1);
-    let app = router(hub.clone(), guard);
-    tokio::spawn(crate::lobby::run(hub.clone()));
-    println!("stoa-server listening on {addr}");
-    tracing::info!(%addr, "listening");
-    let max_connections = crate::listener::connection_cap(hub.config.max_connections);
-    let limits = crate::listener::Limits {
-        header_timeout: Duration::from_millis(hub.config.header_timeout_ms.max(1)),
-        max_connections,
-        // Behind a proxy every socket comes from the proxy: the per-IP count at the
-        // socket would throttle everyone (the per-IP limit on upgrades still applies,
-        // with the client address the proxy reports). Otherwise one address may hold at
-        // most a quarter of the sockets, whatever the flag says, so it cannot fill them.
-        max_per_ip: if hub.config.trust_proxy {
-            usize::MAX
-        } else {
-            crate::listener::per_ip_cap(hub.config.max_connections_per_ip, max_connections)
-        },
-        send_buffer: hub.config.socket_send_buffer,
-    };
-    tracing::info!(
-        max_connections = limits.max_connections,
-        max_per_ip = limits.max_per_ip,
-        "connection limits"
-    );
-    let leaving = cluster.clone();
-    let signal = tokio::spawn(async move {
-        shutdown.await;
-        tracing::info!("shutting down: no new connections, notifying clients");
-        let _ = stop_tx.send(true);
-        if let Some(cluster) = leaving {
-            // The other nodes take this node's games over now, their clocks running on.
-            cluster.release_all().await;
-        }
-        stop_tx
-    });
-    crate::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;
-    // The router (and its guard) is dropped with the server; wait for live connections to
-    // flush their last frames and close.
-    let _ = tokio::time::timeout(grace + Duration::from_secs(1), guards_done.recv()).await;
-    drop(signal);
-    tracing::info!("stopped");
-    Ok(())
 }
 
 #[cfg(test)]

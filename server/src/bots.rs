@@ -7,17 +7,15 @@
 //! time and says `bot.serve` again when it is free.
 //!
 //! In a cluster a person may be on another node than every serving bot: [`pick`] looks at
-//! this node's bots first, then at those the other nodes list in Redis, and a bot is claimed
-//! there before it is invited ([`crate::cluster::bots`]), so two nodes never invite the same
-//! bot at once.
+//! this node's bots first, then at those the other nodes list ([`Listings`]), and a bot is
+//! claimed there before it is invited, so two nodes never invite the same bot at once.
 
 use std::sync::{Arc, Mutex};
 
 use stoa_protocol::wire::ServerMessage;
 
-use crate::cluster::bots::ServedBot;
-use crate::hub::Hub;
 use crate::outbound::ConnHandle;
+use crate::topology::{ServedBot, Topology};
 
 /// The bot chosen for a person's game.
 pub enum Picked {
@@ -27,84 +25,6 @@ pub enum Picked {
     Remote(String),
 }
 
-/// Takes a free bot that plays `kind` at `level` against `player_id`; `None` when none is.
-pub async fn pick(hub: &Hub, kind: &str, level: u8, player_id: &str) -> Option<Picked> {
-    let Some(cluster) = &hub.cluster else {
-        return hub.bots.pick(kind, level, player_id).map(Picked::Local);
-    };
-    for conn in hub.bots.candidates(kind, level, player_id) {
-        let Some(bot) = conn.player_id() else {
-            continue;
-        };
-        if cluster.claim_bot(bot).await {
-            hub.bots.set_busy(conn.id, true);
-            return Some(Picked::Local(conn));
-        }
-    }
-    for bot in cluster.remote_bots().await {
-        if bot.fits(kind, level, player_id) && cluster.claim_bot(&bot.player).await {
-            return Some(Picked::Remote(bot.player));
-        }
-    }
-    None
-}
-
-/// The levels bots offer for `kind` (here and, in a cluster, on the other nodes), for the
-/// answer when none fits.
-pub async fn offered_levels(hub: &Hub, kind: &str) -> Vec<u8> {
-    let mut levels = hub.bots.levels(kind);
-    if let Some(cluster) = &hub.cluster {
-        for bot in cluster.remote_bots().await {
-            if bot.kinds.iter().any(|k| k == kind) {
-                levels.extend(bot.levels);
-            }
-        }
-    }
-    levels.sort_unstable();
-    levels.dedup();
-    levels
-}
-
-/// Sends the invitation to the picked bot, wherever it is connected.
-pub async fn invite(hub: &Hub, picked: &Picked, msg: &ServerMessage) {
-    match (picked, &hub.cluster) {
-        (Picked::Local(conn), _) => {
-            conn.send_msg(msg);
-        }
-        (Picked::Remote(player), Some(cluster)) => {
-            let frame = serde_json::to_string(msg).unwrap_or_default();
-            cluster.to_player(player, frame).await;
-        }
-        (Picked::Remote(_), None) => {}
-    }
-}
-
-/// Frees a picked bot whose game could not be set up.
-pub async fn release(hub: &Hub, picked: &Picked) {
-    let player = match picked {
-        Picked::Local(conn) => {
-            hub.bots.set_busy(conn.id, false);
-            conn.player_id().map(str::to_string)
-        }
-        Picked::Remote(player) => Some(player.clone()),
-    };
-    if let (Some(cluster), Some(player)) = (&hub.cluster, player) {
-        cluster.free_bot(&player).await;
-    }
-}
-
-/// A bot said `bot.serve`: it is free, here and (in a cluster) for the other nodes.
-pub async fn served(hub: &Hub, conn: Arc<ConnHandle>, kinds: Vec<String>, levels: Vec<u8>) {
-    let player = conn.player_id().map(str::to_string);
-    hub.bots.serve(conn, kinds, levels);
-    if let Some(cluster) = &hub.cluster {
-        if let Some(player) = player {
-            cluster.free_bot(&player).await;
-        }
-        cluster.put_bots(&hub.bots.listing()).await;
-    }
-}
-
 struct Served {
     conn: Arc<ConnHandle>,
     kinds: Vec<String>,
@@ -112,13 +32,117 @@ struct Served {
     busy: bool,
 }
 
-/// The bots serving on this node.
-#[derive(Default)]
+/// The bots serving on this node, and the way to those serving on others.
 pub struct Bots {
     served: Mutex<Vec<Served>>,
+    topology: Arc<dyn Topology>,
+}
+
+impl std::fmt::Debug for Bots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bots").finish_non_exhaustive()
+    }
 }
 
 impl Bots {
+    /// No bot serving yet; the other nodes' bots are found through `topology`.
+    pub fn new(topology: Arc<dyn Topology>) -> Self {
+        Bots {
+            served: Mutex::new(Vec::new()),
+            topology,
+        }
+    }
+
+    /// Takes a free bot that plays `kind` at `level` against `player_id`, here or on
+    /// another node; `None` when none is.
+    pub async fn pick_anywhere(&self, kind: &str, level: u8, player_id: &str) -> Option<Picked> {
+        for conn in self.candidates(kind, level, player_id) {
+            let Some(bot) = conn.player_id() else {
+                continue;
+            };
+            // Claimed for the deployment first, then here: two requests on this node never
+            // take the same bot, nor two nodes.
+            if self.topology.claim_bot(bot).await {
+                if self.take(conn.id) {
+                    return Some(Picked::Local(conn));
+                }
+                self.topology.free_bot(bot).await;
+            }
+        }
+        for bot in self.topology.remote_bots().await {
+            if bot.fits(kind, level, player_id) && self.topology.claim_bot(&bot.player).await {
+                return Some(Picked::Remote(bot.player));
+            }
+        }
+        None
+    }
+
+    /// The levels bots offer for `kind` (here and on the other nodes), for the answer when
+    /// none fits.
+    pub async fn offered_levels(&self, kind: &str) -> Vec<u8> {
+        let mut levels = self.levels(kind);
+        for bot in self.topology.remote_bots().await {
+            if bot.kinds.iter().any(|k| k == kind) {
+                levels.extend(bot.levels);
+            }
+        }
+        levels.sort_unstable();
+        levels.dedup();
+        levels
+    }
+
+    /// Sends the invitation to the picked bot, wherever it is connected.
+    pub async fn invite(&self, picked: &Picked, msg: &ServerMessage) {
+        match picked {
+            Picked::Local(conn) => {
+                conn.send_msg(msg);
+            }
+            Picked::Remote(player) => {
+                let frame = serde_json::to_string(msg).unwrap_or_default();
+                self.topology.to_player(player, frame).await;
+            }
+        }
+    }
+
+    /// Frees a picked bot whose game could not be set up.
+    pub async fn release(&self, picked: &Picked) {
+        let player = match picked {
+            Picked::Local(conn) => {
+                self.set_busy(conn.id, false);
+                conn.player_id().map(str::to_string)
+            }
+            Picked::Remote(player) => Some(player.clone()),
+        };
+        if let Some(player) = player {
+            self.topology.free_bot(&player).await;
+        }
+    }
+
+    /// A bot said `bot.serve`: it is free, here and for the other nodes.
+    pub async fn served(&self, conn: Arc<ConnHandle>, kinds: Vec<String>, levels: Vec<u8>) {
+        let player = conn.player_id().map(str::to_string);
+        self.serve(conn, kinds, levels);
+        if let Some(player) = player {
+            self.topology.free_bot(&player).await;
+        }
+        self.topology.put_bots(&self.listing()).await;
+    }
+
+    /// Marks a free bot busy; `false` when it was taken meanwhile (or is gone).
+    fn take(&self, conn_id: u64) -> bool {
+        match self
+            .lock()
+            .iter_mut()
+            .find(|s| s.conn.id == conn_id && !s.busy && !s.conn.is_closed())
+        {
+            Some(s) => {
+                s.busy = true;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Served>> {
         self.served.lock().unwrap_or_else(|e| e.into_inner())
     }

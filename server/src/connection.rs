@@ -158,7 +158,7 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
                             Message::Text(text) => session.on_text(text.as_str()).await,
                             Message::Binary(_) => session.on_binary(),
                             Message::Pong(payload) => {
-                                crate::rtt::on_pong(&hub, conn.player_id(), &payload);
+                                crate::rtt::on_pong(hub.time.as_ref(), &hub.games, conn.player_id(), &payload);
                                 Flow::Continue
                             }
                             Message::Ping(_) => Flow::Continue,

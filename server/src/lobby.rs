@@ -31,9 +31,13 @@ use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::{Rid, ServerMessage};
 
-use crate::hub::Hub;
-use crate::matchmaker;
+use crate::bots::Bots;
+use crate::games::Games;
 use crate::outbound::{ConnHandle, SendOutcome};
+use crate::players::Players;
+use crate::queues::{self, Matchmaker};
+use crate::rooms::Rooms;
+use crate::topology::Topology;
 
 #[derive(Default)]
 struct Inner {
@@ -42,12 +46,33 @@ struct Inner {
     watchers: HashMap<u64, Arc<ConnHandle>>,
 }
 
+/// What the lobby document is built from: the registries of this node, and the other
+/// nodes' parts through the topology.
+pub struct Sources {
+    /// Waiting rooms.
+    pub rooms: Arc<Rooms>,
+    /// Live games (their summaries).
+    pub games: Arc<Games>,
+    /// The matchmaking queues (their sizes).
+    pub queues: Arc<Matchmaker>,
+    /// Players online.
+    pub players: Arc<Players>,
+    /// The bots serving here (listed for the other nodes with the lobby part).
+    pub bots: Arc<Bots>,
+    /// The other nodes.
+    pub topology: Arc<dyn Topology>,
+    /// How often the document is rebuilt while watched (`--lobby-batch-ms`).
+    pub batch: Duration,
+    /// Flips to `true` when the server shuts down.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
 /// Lobby watchers and the current lobby document.
-#[derive(Default)]
 pub struct Lobby {
     inner: Mutex<Inner>,
-    /// The other nodes' parts of the lobby (cluster mode), as last read from Redis.
+    /// The other nodes' parts of the lobby, as last read.
     remote: Mutex<Vec<Value>>,
+    sources: Sources,
 }
 
 impl std::fmt::Debug for Lobby {
@@ -57,6 +82,15 @@ impl std::fmt::Debug for Lobby {
 }
 
 impl Lobby {
+    /// An empty lobby over its sources.
+    pub fn new(sources: Sources) -> Self {
+        Lobby {
+            inner: Mutex::new(Inner::default()),
+            remote: Mutex::new(Vec::new()),
+            sources,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -69,9 +103,9 @@ impl Lobby {
     /// Subscribes a connection and queues the `lobby` snapshot on it (under the same lock as
     /// broadcasts, so no diff is missed or duplicated). The document is not maintained while
     /// nobody watches, so the first watcher brings it up to date first.
-    pub fn watch(&self, hub: &Hub, conn: Arc<ConnHandle>, rid: Option<Rid>) {
+    pub fn watch(&self, conn: Arc<ConnHandle>, rid: Option<Rid>) {
         if self.watchers() == 0 {
-            self.refresh(hub);
+            self.refresh();
         }
         let mut inner = self.lock();
         let msg = ServerMessage::Lobby {
@@ -91,9 +125,9 @@ impl Lobby {
 
     /// Rebuilds the document and broadcasts the diff when it changed. The seq advances with
     /// every change, watched or not, so one seq always means one document.
-    pub fn refresh(&self, hub: &Hub) {
+    pub fn refresh(&self) {
         // Built before taking the lobby lock: no other registry's lock is taken under it.
-        let new = build(hub);
+        let new = self.build();
         let mut inner = self.lock();
         if inner.doc.is_null() {
             inner.doc = new;
@@ -119,108 +153,113 @@ impl Lobby {
     }
 }
 
-/// Runs the lobby refresher until the server stops: every batch period, while anyone
-/// watches.
-pub async fn run(hub: Arc<Hub>) {
-    let period = Duration::from_millis(hub.config.lobby_batch_ms.clamp(10, 60_000));
-    let mut tick = tokio::time::interval(period);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut shutdown = hub.shutdown.clone();
-    let mut shared: Option<(Value, std::time::Instant)> = None;
-    loop {
-        tokio::select! {
-            _ = tick.tick() => {
-                if let Some(cluster) = &hub.cluster {
-                    // This node's part goes to Redis when it changed (and at least every
-                    // second, to keep it alive); the others' parts are read while someone
-                    // here watches.
-                    let part = local_part(&hub);
-                    let stale = shared.as_ref().is_none_or(|(last, at)| {
-                        *last != part || at.elapsed() >= Duration::from_secs(1)
-                    });
-                    if stale {
-                        cluster.put_lobby_part(&part).await;
-                        // The bots serving here, for people on other nodes (it lapses
-                        // with this node, like the lobby part).
-                        cluster.put_bots(&hub.bots.listing()).await;
-                        shared = Some((part, std::time::Instant::now()));
+impl Lobby {
+    /// Runs the lobby refresher until the server stops: every batch period, while anyone
+    /// watches.
+    pub async fn run(self: Arc<Self>) {
+        let src = &self.sources;
+        let period = src
+            .batch
+            .clamp(Duration::from_millis(10), Duration::from_secs(60));
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut shutdown = src.shutdown.clone();
+        let mut shared: Option<(Value, std::time::Instant)> = None;
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    if src.topology.spans_nodes() {
+                        // This node's part goes to the others when it changed (and at least
+                        // every second, to keep it alive); the others' parts are read while
+                        // someone here watches.
+                        let part = self.local_part();
+                        let stale = shared.as_ref().is_none_or(|(last, at)| {
+                            *last != part || at.elapsed() >= Duration::from_secs(1)
+                        });
+                        if stale {
+                            src.topology.put_lobby_part(&part).await;
+                            // The bots serving here, for people on other nodes (it lapses
+                            // with this node, like the lobby part).
+                            src.topology.put_bots(&src.bots.listing()).await;
+                            shared = Some((part, std::time::Instant::now()));
+                        }
+                        if self.watchers() > 0 {
+                            let parts = src.topology.lobby_parts().await;
+                            *self.remote.lock().unwrap_or_else(|e| e.into_inner()) = parts;
+                        }
                     }
-                    if hub.lobby.watchers() > 0 {
-                        let parts = cluster.lobby_parts().await;
-                        *hub.lobby.remote.lock().unwrap_or_else(|e| e.into_inner()) = parts;
+                    if self.watchers() > 0 {
+                        self.refresh();
                     }
                 }
-                if hub.lobby.watchers() > 0 {
-                    hub.lobby.refresh(&hub);
-                }
+                _ = shutdown.changed() => break,
             }
-            _ = shutdown.changed() => break,
         }
     }
-}
 
-/// The whole lobby: this node's part merged with the other nodes' (cluster mode).
-fn build(hub: &Hub) -> Value {
-    let mut doc = local_part(hub);
-    let remote = hub
-        .lobby
-        .remote
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    for part in remote {
-        for section in ["rooms", "games"] {
-            if let Some(theirs) = part[section].as_object() {
-                for (k, v) in theirs {
-                    doc[section][k.as_str()] = v.clone();
-                }
-            }
-        }
-        if let Some(queues) = part["queues"].as_object() {
-            for (label, entry) in queues {
-                let theirs = entry["waiting"].as_u64().unwrap_or(0);
-                match doc["queues"].get_mut(label) {
-                    Some(mine) => {
-                        let n = mine["waiting"].as_u64().unwrap_or(0) + theirs;
-                        mine["waiting"] = json!(n);
+    /// The whole lobby: this node's part merged with the other nodes' (cluster mode).
+    fn build(&self) -> Value {
+        let mut doc = self.local_part();
+        let remote = self
+            .remote
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for part in remote {
+            for section in ["rooms", "games"] {
+                if let Some(theirs) = part[section].as_object() {
+                    for (k, v) in theirs {
+                        doc[section][k.as_str()] = v.clone();
                     }
-                    None => doc["queues"][label] = entry.clone(),
                 }
             }
+            if let Some(queues) = part["queues"].as_object() {
+                for (label, entry) in queues {
+                    let theirs = entry["waiting"].as_u64().unwrap_or(0);
+                    match doc["queues"].get_mut(label) {
+                        Some(mine) => {
+                            let n = mine["waiting"].as_u64().unwrap_or(0) + theirs;
+                            mine["waiting"] = json!(n);
+                        }
+                        None => doc["queues"][label] = entry.clone(),
+                    }
+                }
+            }
+            let online = doc["online"].as_u64().unwrap_or(0) + part["online"].as_u64().unwrap_or(0);
+            doc["online"] = json!(online);
         }
-        let online = doc["online"].as_u64().unwrap_or(0) + part["online"].as_u64().unwrap_or(0);
-        doc["online"] = json!(online);
+        doc
     }
-    doc
-}
 
-/// What this node contributes to the lobby: its waiting public rooms, the public games it
-/// owns, its queues and its players online.
-fn local_part(hub: &Hub) -> Value {
-    let mut rooms = Map::new();
-    let mut waiting = hub.rooms.public_waiting();
-    waiting.sort_by(|a, b| a.code.cmp(&b.code));
-    for room in waiting {
-        let mut info = serde_json::to_value(room.info()).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut info {
-            m.remove("code");
+    /// What this node contributes to the lobby: its waiting public rooms, the public games it
+    /// owns, its queues and its players online.
+    fn local_part(&self) -> Value {
+        let src = &self.sources;
+        let mut rooms = Map::new();
+        let mut waiting = src.rooms.public_waiting();
+        waiting.sort_by(|a, b| a.code.cmp(&b.code));
+        for room in waiting {
+            let mut info = serde_json::to_value(room.info()).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut info {
+                m.remove("code");
+            }
+            rooms.insert(room.code.clone(), info);
         }
-        rooms.insert(room.code.clone(), info);
+        let mut games = Map::new();
+        for (id, summary) in src.games.public_summaries() {
+            games.insert(id, summary);
+        }
+        let mut queues = Map::new();
+        for (key, n) in src.queues.counts() {
+            let mut entry = queues::describe(&key);
+            entry["waiting"] = json!(n);
+            queues.insert(key.to_string(), entry);
+        }
+        json!({
+            "rooms": rooms,
+            "games": games,
+            "queues": queues,
+            "online": src.players.online_count(),
+        })
     }
-    let mut games = Map::new();
-    for (id, summary) in hub.games.public_summaries() {
-        games.insert(id, summary);
-    }
-    let mut queues = Map::new();
-    for (key, n) in hub.matchmaker.counts() {
-        let mut entry = matchmaker::describe(&key);
-        entry["waiting"] = json!(n);
-        queues.insert(key.to_string(), entry);
-    }
-    json!({
-        "rooms": rooms,
-        "games": games,
-        "queues": queues,
-        "online": hub.players.online_count(),
-    })
 }

@@ -11,9 +11,9 @@
 //! hashes to one of [`STRIPES`] locks and an update holds its two players' stripes (taken
 //! in index order, so two updates never wait on each other in a cycle). Games between
 //! other players end in parallel. The store writes both players in one atomic call
-//! ([`crate::store::Store::save_ratings`]). In a cluster, nodes also take a short lock per
-//! player in Redis ([`crate::cluster::Cluster::lock_players`]) around the same
-//! read–compute–write, since the two games may end on two nodes.
+//! ([`crate::store::Store::save_ratings`]). The deployment's player locks
+//! ([`crate::topology::PlayerLocks`]: a short lock per player in Redis in a cluster) are
+//! taken around the same read–compute–write too, since the two games may end on two nodes.
 //!
 //! Wire forms (documented in the README):
 //! - `welcome.player.ratings`: every game kind, played or not,
@@ -23,32 +23,36 @@
 //!   rounded rating as a number. A seat's rating is the one the player had when the game
 //!   was created; the new rating shows in the next `welcome` and the next game.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::SeatPlayer;
 use stoa_protocol::{Side, KINDS};
 use tokio::sync::Mutex;
 
 use crate::error::ApiError;
-use crate::hub::Hub;
+use crate::game::capabilities::timed_store_call;
+use crate::metrics::Metrics;
 use crate::rating::{Glicko2, Outcome, Rating};
+use crate::store::Store;
+use crate::topology::PlayerLocks;
 
 /// How many locks the players' ids are spread over.
 pub const STRIPES: usize = 64;
 
-/// The ratings service held by the hub: the players' update locks and the Glicko-2
-/// parameters.
-#[derive(Debug)]
+/// The ratings service: the players' update locks, the Glicko-2 parameters, and the store
+/// the ratings live in.
 pub struct Ratings {
     stripes: Vec<Mutex<()>>,
     system: Glicko2,
+    store: Arc<dyn Store>,
+    metrics: Arc<Metrics>,
+    locks: Arc<dyn PlayerLocks>,
 }
 
-impl Default for Ratings {
-    fn default() -> Self {
-        Ratings {
-            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
-            system: Glicko2::default(),
-        }
+impl std::fmt::Debug for Ratings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ratings").finish_non_exhaustive()
     }
 }
 
@@ -74,39 +78,49 @@ pub fn seat_value(r: &Rating) -> Value {
     json!(r.display())
 }
 
-/// `welcome.player.ratings`: every kind, the default rating where the player has none.
-pub async fn welcome_map(hub: &Hub, player_id: &str) -> Result<Map<String, Value>, ApiError> {
-    let stored = hub.store_call(hub.store.ratings(player_id)).await?;
-    Ok(KINDS
-        .iter()
-        .map(|k| {
-            let r = stored.get(k.id).copied().unwrap_or_default();
-            (k.id.to_string(), wire(&r))
-        })
-        .collect())
-}
-
-/// A player's rating in one kind (the default when never rated in it).
-pub async fn of(hub: &Hub, player_id: &str, kind: &str) -> Result<Rating, ApiError> {
-    let stored = hub.store_call(hub.store.ratings(player_id)).await?;
-    Ok(stored.get(kind).copied().unwrap_or_default())
-}
-
-/// Sets a seat's `rating` to the player's current rating in `kind`.
-pub async fn fill_seat(hub: &Hub, seat: &mut SeatPlayer, kind: &str) -> Result<(), ApiError> {
-    let r = of(hub, &seat.id, kind).await?;
-    seat.rating = Some(seat_value(&r));
-    Ok(())
-}
-
 impl Ratings {
+    /// Ratings kept in `store`, updates serialised by `locks` across the deployment.
+    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>, locks: Arc<dyn PlayerLocks>) -> Self {
+        Ratings {
+            stripes: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            system: Glicko2::default(),
+            store,
+            metrics,
+            locks,
+        }
+    }
+
+    /// `welcome.player.ratings`: every kind, the default rating where the player has none.
+    pub async fn welcome_map(&self, player_id: &str) -> Result<Map<String, Value>, ApiError> {
+        let stored = timed_store_call(&self.metrics, self.store.ratings(player_id)).await?;
+        Ok(KINDS
+            .iter()
+            .map(|k| {
+                let r = stored.get(k.id).copied().unwrap_or_default();
+                (k.id.to_string(), wire(&r))
+            })
+            .collect())
+    }
+
+    /// A player's rating in one kind (the default when never rated in it).
+    pub async fn of(&self, player_id: &str, kind: &str) -> Result<Rating, ApiError> {
+        let stored = timed_store_call(&self.metrics, self.store.ratings(player_id)).await?;
+        Ok(stored.get(kind).copied().unwrap_or_default())
+    }
+
+    /// Sets a seat's `rating` to the player's current rating in `kind`.
+    pub async fn fill_seat(&self, seat: &mut SeatPlayer, kind: &str) -> Result<(), ApiError> {
+        let r = self.of(&seat.id, kind).await?;
+        seat.rating = Some(seat_value(&r));
+        Ok(())
+    }
+
     /// Updates both players of a rated game that ended with a result: `players` are the
     /// player ids by side index at the end (after any swap), `winner` the winning side
     /// (`None`: a draw). Returns the new ratings by side index. Aborted games must not be
     /// passed here: an abort is not a result.
     pub async fn record_result(
         &self,
-        hub: &Hub,
         kind: &str,
         players: [&str; 2],
         winner: Option<Side>,
@@ -118,39 +132,36 @@ impl Ratings {
         } else {
             Some(self.stripes[x.max(y)].lock().await)
         };
-        let cluster_lock = match &hub.cluster {
-            Some(cluster) => Some(cluster.lock_players(players).await?),
-            None => None,
-        };
-        let updated = self.update(hub, kind, players, winner).await;
-        if let (Some(cluster), Some(lock)) = (&hub.cluster, cluster_lock) {
-            cluster.unlock_players(lock).await;
-        }
+        let lock = self.locks.lock_players(players).await?;
+        let updated = self.update(kind, players, winner).await;
+        self.locks.unlock_players(lock).await;
         updated
     }
 
     async fn update(
         &self,
-        hub: &Hub,
         kind: &str,
         players: [&str; 2],
         winner: Option<Side>,
     ) -> Result<[Rating; 2], ApiError> {
-        let a = of(hub, players[0], kind).await?;
-        let b = of(hub, players[1], kind).await?;
+        let a = self.of(players[0], kind).await?;
+        let b = self.of(players[1], kind).await?;
         let outcome = match winner {
             None => Outcome::Draw,
             Some(Side::First) => Outcome::Win,
             Some(Side::Second) => Outcome::Loss,
         };
         let (new_a, new_b) = self.system.game(&a, &b, outcome);
-        hub.store_call(hub.store.save_ratings(
-            kind,
-            &[
-                (players[0].to_string(), new_a),
-                (players[1].to_string(), new_b),
-            ],
-        ))
+        timed_store_call(
+            &self.metrics,
+            self.store.save_ratings(
+                kind,
+                &[
+                    (players[0].to_string(), new_a),
+                    (players[1].to_string(), new_b),
+                ],
+            ),
+        )
         .await?;
         tracing::info!(
             kind,
@@ -166,21 +177,24 @@ impl Ratings {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::config::Config;
+    use crate::queues::Matchmaker;
     use crate::store::memory::MemoryStore;
+    use crate::topology::SingleNode;
 
-    fn hub() -> Hub {
-        let (_tx, rx) = tokio::sync::watch::channel(false);
-        Hub::new(Config::default(), Arc::new(MemoryStore::new()), rx)
+    fn ratings() -> Ratings {
+        let queues = Arc::new(Matchmaker::new(Default::default()));
+        Ratings::new(
+            Arc::new(MemoryStore::new()),
+            Arc::new(Metrics::default()),
+            Arc::new(SingleNode::new(queues)),
+        )
     }
 
     #[tokio::test]
     async fn welcome_shows_every_kind_with_defaults() {
-        let hub = hub();
-        let m = welcome_map(&hub, "nobody").await.unwrap();
+        let ratings = ratings();
+        let m = ratings.welcome_map("nobody").await.unwrap();
         assert_eq!(m.len(), KINDS.len());
         assert_eq!(
             m["staku"],
@@ -190,17 +204,16 @@ mod tests {
 
     #[tokio::test]
     async fn a_result_updates_both_players_in_its_kind_only() {
-        let hub = hub();
-        let [a, b] = hub
-            .ratings
-            .record_result(&hub, "akron", ["p1", "p2"], Some(Side::Second))
+        let ratings = ratings();
+        let [a, b] = ratings
+            .record_result("akron", ["p1", "p2"], Some(Side::Second))
             .await
             .unwrap();
         // Two newcomers: the paper's maths gives ±162.3 with deviation 290.3.
         assert!((a.rating - 1337.7).abs() < 0.1, "{a:?}");
         assert!((b.rating - 1662.3).abs() < 0.1, "{b:?}");
         assert_eq!((a.games, b.games), (1, 1));
-        let m = welcome_map(&hub, "p2").await.unwrap();
+        let m = ratings.welcome_map("p2").await.unwrap();
         assert_eq!(
             m["akron"],
             json!({"rating":1662,"deviation":290,"provisional":true,"games":1})
@@ -212,12 +225,11 @@ mod tests {
             rating: None,
             bot: false,
         };
-        fill_seat(&hub, &mut seat, "akron").await.unwrap();
+        ratings.fill_seat(&mut seat, "akron").await.unwrap();
         assert_eq!(seat.rating, Some(json!(1338)));
         // A draw between them now pulls them together, from the stored ratings.
-        let [a2, b2] = hub
-            .ratings
-            .record_result(&hub, "akron", ["p1", "p2"], None)
+        let [a2, b2] = ratings
+            .record_result("akron", ["p1", "p2"], None)
             .await
             .unwrap();
         assert!(a2.rating > a.rating && b2.rating < b.rating);

@@ -11,103 +11,133 @@ use stoa_protocol::clock::TimeControl;
 use stoa_protocol::record::{utc, Record};
 use stoa_protocol::wire::{ErrorCode, Visibility};
 
+use std::sync::Arc;
+
 use crate::error::ApiError;
-use crate::hub::Hub;
+use crate::game::capabilities::timed_store_call;
 use crate::ids;
-use crate::store::{FinishedGame, GameRecord};
+use crate::metrics::Metrics;
+use crate::store::{FinishedGame, GameRecord, Store, StoreResult};
 
 /// How many games one history page holds by default, and at most.
 pub const PAGE: u64 = 20;
 /// The largest history page.
 pub const MAX_PAGE: u64 = 100;
 
-/// A finished game's setup and final document, for `viewer` (a player id, if known) or
-/// whoever gives its room `code`: `not_found` when there is no such finished game,
-/// `forbidden` for a private game seen by anyone else.
-pub async fn finished_for(
-    hub: &Hub,
-    game_id: &str,
-    viewer: Option<&str>,
-    code: Option<&str>,
-) -> Result<(GameRecord, FinishedGame), ApiError> {
-    let finished = hub.store_call(hub.store.finished_game(game_id)).await?;
-    let setup = hub.store_call(hub.store.game(game_id)).await?;
-    let (Some(finished), Some(setup)) = (finished, setup) else {
-        return Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("no finished game '{game_id}'"),
-        ));
-    };
-    let player = viewer.is_some_and(|v| setup.players.iter().any(|p| p.id == v));
-    let code_ok = matches!((&setup.code, code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
-    if setup.visibility == Visibility::Public || player || code_ok {
-        Ok((setup, finished))
-    } else {
-        Err(ApiError::private_game())
+/// Finished games as read from the store.
+pub struct Records {
+    store: Arc<dyn Store>,
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for Records {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Records").finish_non_exhaustive()
     }
 }
 
-/// One page of `player_id`'s finished games, newest first, as `viewer` may see them (their
-/// own private games only to themselves), and the `before` of the next page (`None` on the
-/// last one).
-pub async fn history(
-    hub: &Hub,
-    player_id: &str,
-    viewer: Option<&str>,
-    before: Option<u64>,
-    limit: Option<u64>,
-) -> Result<(Vec<Value>, Option<u64>), ApiError> {
-    let limit = limit.unwrap_or(PAGE);
-    if !(1..=MAX_PAGE).contains(&limit) {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            format!("limit must be 1-{MAX_PAGE}, got {limit}"),
-        ));
+impl Records {
+    /// Records in `store` (its calls timed in `metrics`).
+    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
+        Records { store, metrics }
     }
-    // An unknown player has no history to be empty: say so rather than list nothing.
-    if hub.store_call(hub.store.player(player_id)).await?.is_none() {
-        return Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("no player '{player_id}'"),
-        ));
+
+    async fn call<T>(
+        &self,
+        fut: impl std::future::Future<Output = StoreResult<T>>,
+    ) -> Result<T, ApiError> {
+        timed_store_call(&self.metrics, fut).await
     }
-    let own = viewer == Some(player_id);
-    let limit = limit as usize;
-    let mut games = Vec::new();
-    // Where the next page starts: just before the last index entry looked at.
-    let mut cursor = before;
-    let mut looked = 0;
-    // Games the viewer may not see (another player's private ones) are skipped, and the
-    // page is filled from further down the index, so a page is never empty while visible
-    // games follow; the look is bounded, so one request never walks a huge index.
-    let more = 'index: loop {
-        // One more than asked tells whether another page follows.
-        let ids = hub
-            .store_call(hub.store.finished_games_of(player_id, cursor, limit + 1))
-            .await?;
-        let batch = ids.len();
-        for (id, ended) in ids {
-            if games.len() == limit || looked == HISTORY_LOOK {
-                break 'index true;
-            }
-            looked += 1;
-            cursor = Some(ended);
-            let finished = hub.store_call(hub.store.finished_game(&id)).await?;
-            let setup = hub.store_call(hub.store.game(&id)).await?;
-            // A game whose keys expired (retention) leaves its index entry behind for a
-            // moment.
-            let (Some(finished), Some(setup)) = (finished, setup) else {
-                continue;
-            };
-            if setup.visibility == Visibility::Public || own {
-                games.push(summary(&setup, &finished));
-            }
+
+    /// A finished game's setup and final document, for `viewer` (a player id, if known) or
+    /// whoever gives its room `code`: `not_found` when there is no such finished game,
+    /// `forbidden` for a private game seen by anyone else.
+    pub async fn finished_for(
+        &self,
+        game_id: &str,
+        viewer: Option<&str>,
+        code: Option<&str>,
+    ) -> Result<(GameRecord, FinishedGame), ApiError> {
+        let finished = self.call(self.store.finished_game(game_id)).await?;
+        let setup = self.call(self.store.game(game_id)).await?;
+        let (Some(finished), Some(setup)) = (finished, setup) else {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no finished game '{game_id}'"),
+            ));
+        };
+        let player = viewer.is_some_and(|v| setup.players.iter().any(|p| p.id == v));
+        let code_ok =
+            matches!((&setup.code, code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
+        if setup.visibility == Visibility::Public || player || code_ok {
+            Ok((setup, finished))
+        } else {
+            Err(ApiError::private_game())
         }
-        if batch <= limit {
-            break false;
+    }
+
+    /// One page of `player_id`'s finished games, newest first, as `viewer` may see them (their
+    /// own private games only to themselves), and the `before` of the next page (`None` on the
+    /// last one).
+    pub async fn history(
+        &self,
+        player_id: &str,
+        viewer: Option<&str>,
+        before: Option<u64>,
+        limit: Option<u64>,
+    ) -> Result<(Vec<Value>, Option<u64>), ApiError> {
+        let limit = limit.unwrap_or(PAGE);
+        if !(1..=MAX_PAGE).contains(&limit) {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                format!("limit must be 1-{MAX_PAGE}, got {limit}"),
+            ));
         }
-    };
-    Ok((games, cursor.filter(|_| more)))
+        // An unknown player has no history to be empty: say so rather than list nothing.
+        if self.call(self.store.player(player_id)).await?.is_none() {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no player '{player_id}'"),
+            ));
+        }
+        let own = viewer == Some(player_id);
+        let limit = limit as usize;
+        let mut games = Vec::new();
+        // Where the next page starts: just before the last index entry looked at.
+        let mut cursor = before;
+        let mut looked = 0;
+        // Games the viewer may not see (another player's private ones) are skipped, and the
+        // page is filled from further down the index, so a page is never empty while visible
+        // games follow; the look is bounded, so one request never walks a huge index.
+        let more = 'index: loop {
+            // One more than asked tells whether another page follows.
+            let ids = self
+                .call(self.store.finished_games_of(player_id, cursor, limit + 1))
+                .await?;
+            let batch = ids.len();
+            for (id, ended) in ids {
+                if games.len() == limit || looked == HISTORY_LOOK {
+                    break 'index true;
+                }
+                looked += 1;
+                cursor = Some(ended);
+                let finished = self.call(self.store.finished_game(&id)).await?;
+                let setup = self.call(self.store.game(&id)).await?;
+                // A game whose keys expired (retention) leaves its index entry behind for a
+                // moment.
+                let (Some(finished), Some(setup)) = (finished, setup) else {
+                    continue;
+                };
+                if setup.visibility == Visibility::Public || own {
+                    games.push(summary(&setup, &finished));
+                }
+            }
+            if batch <= limit {
+                break false;
+            }
+        };
+        Ok((games, cursor.filter(|_| more)))
+    }
 }
 
 /// The most index entries one history request looks at (visible or not).

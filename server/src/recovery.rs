@@ -25,12 +25,17 @@ use stoa_protocol::wire::SeatPlayer;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
+use crate::error::ApiError;
 use crate::game::actor;
 use crate::game::core::Core;
 use crate::game::{Command, GameHandle, NewGame};
-use crate::hub::Hub;
-use crate::rooms::{Room, RoomStatus};
-use crate::store::{ActionRecord, RoomRecord, StoreError};
+use crate::games::Games;
+use crate::metrics::Metrics;
+use crate::players::Players;
+use crate::rooms::{Room, RoomStatus, Rooms};
+use crate::starter::Starter;
+use crate::store::{ActionRecord, RoomRecord, Store, StoreError};
+use crate::topology::Topology;
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -79,149 +84,239 @@ pub struct RecoveryReport {
     pub rooms: usize,
 }
 
-/// Reloads every unfinished game and waiting room. Fails only when the store fails.
-pub async fn recover(hub: &Arc<Hub>) -> Result<RecoveryReport, StoreError> {
-    let mut report = RecoveryReport::default();
-    let ids = hub.store.all_unfinished_games().await?;
-    for id in ids {
-        if let Some(cluster) = &hub.cluster {
-            // Another live node owns it (it stays there), or its lease has not lapsed yet
-            // (a node of the cluster takes it over once it has).
-            if !cluster.acquire(&id).await? {
-                continue;
-            }
+/// Rebuilds games from their logs: at start-up, when this node takes a game over, and
+/// when it follows a game another node owns.
+pub struct Recovery {
+    store: Arc<dyn Store>,
+    games: Arc<Games>,
+    players: Arc<Players>,
+    metrics: Arc<Metrics>,
+    rooms: Arc<Rooms>,
+    starter: Arc<Starter>,
+    topology: Arc<dyn Topology>,
+    /// One follower start at a time: two requests for the same game must not start two.
+    attaching: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recovery").finish_non_exhaustive()
+    }
+}
+
+/// What recovery takes.
+pub struct RecoveryParts {
+    /// Where the logs are.
+    pub store: Arc<dyn Store>,
+    /// Live games (the rebuilt ones join them).
+    pub games: Arc<Games>,
+    /// Connected players (a follower's initial presence).
+    pub players: Arc<Players>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Rooms (waiting ones are reloaded).
+    pub rooms: Arc<Rooms>,
+    /// The actors' capabilities.
+    pub starter: Arc<Starter>,
+    /// Leases and game channels.
+    pub topology: Arc<dyn Topology>,
+}
+
+impl Recovery {
+    /// Recovery over its parts.
+    pub fn new(p: RecoveryParts) -> Self {
+        Recovery {
+            store: p.store,
+            games: p.games,
+            players: p.players,
+            metrics: p.metrics,
+            rooms: p.rooms,
+            starter: p.starter,
+            topology: p.topology,
+            attaching: tokio::sync::Mutex::new(()),
         }
-        match restore_game(hub, &id).await {
-            Ok((ended, actions)) => {
-                report.games += 1;
-                report.actions += actions;
-                if ended {
-                    report.ended += 1;
+    }
+
+    /// The live game `id`: its actor here, or a follower of the node that owns it (started on
+    /// demand from the log). `Ok(None)` when it is not live anywhere (unknown or finished);
+    /// `unavailable` when the store cannot tell now (a live game is never reported missing
+    /// because a read timed out).
+    pub async fn live(&self, id: &str) -> Result<Option<GameHandle>, ApiError> {
+        if let Some(h) = self.games.get(id) {
+            return Ok(Some(h));
+        }
+        if !self.topology.spans_nodes() {
+            return Ok(None);
+        }
+        self.attach(id).await.map_err(ApiError::store)
+    }
+
+    async fn attach(&self, id: &str) -> Result<Option<GameHandle>, StoreError> {
+        let _one = self.attaching.lock().await;
+        if let Some(h) = self.games.get(id) {
+            return Ok(Some(h));
+        }
+        if self.store.finished_game(id).await?.is_some() || self.store.game(id).await?.is_none() {
+            return Ok(None);
+        }
+        // Subscribed before the log is read: an event logged after the read arrives on the
+        // channel; one logged before is in the log (the follower heals at its start).
+        self.topology.subscribe_game(id).await?;
+        match self.follow(id).await {
+            Ok(h) => Ok(Some(h)),
+            Err(e) => {
+                tracing::warn!(game = %id, error = %e, "cannot follow the game");
+                self.topology.unsubscribe_game(id);
+                match e {
+                    RecoveryError::Store(e) => Err(e),
+                    _ => Ok(None),
                 }
             }
-            Err(RecoveryError::Store(e)) => return Err(e),
-            Err(e) => {
-                tracing::error!(game = %id, error = %e, "game not recovered: left in the store");
-                report.failed.push((id, e.to_string()));
+        }
+    }
+
+    /// Reloads every unfinished game and waiting room. Fails only when the store fails.
+    pub async fn recover(&self) -> Result<RecoveryReport, StoreError> {
+        let mut report = RecoveryReport::default();
+        let ids = self.store.all_unfinished_games().await?;
+        for id in ids {
+            // Another live node owns it (it stays there), or its lease has not lapsed yet (a
+            // node of the cluster takes it over once it has).
+            if !self.topology.acquire(&id).await? {
+                continue;
+            }
+            match self.restore_game(&id).await {
+                Ok((ended, actions)) => {
+                    report.games += 1;
+                    report.actions += actions;
+                    if ended {
+                        report.ended += 1;
+                    }
+                }
+                Err(RecoveryError::Store(e)) => return Err(e),
+                Err(e) => {
+                    tracing::error!(game = %id, error = %e, "game not recovered: left in the store");
+                    report.failed.push((id, e.to_string()));
+                }
             }
         }
-    }
-    for record in hub.store.waiting_rooms().await? {
-        if let Some(room) = room_from_record(hub, record).await? {
-            hub.rooms.restore(room);
-            report.rooms += 1;
+        for record in self.store.waiting_rooms().await? {
+            if let Some(room) = self.room_from_record(record).await? {
+                self.rooms.restore(room);
+                report.rooms += 1;
+            }
         }
+        tracing::info!(
+            games = report.games,
+            ended = report.ended,
+            actions = report.actions,
+            failed = report.failed.len(),
+            rooms = report.rooms,
+            "recovery done"
+        );
+        Ok(report)
     }
-    tracing::info!(
-        games = report.games,
-        ended = report.ended,
-        actions = report.actions,
-        failed = report.failed.len(),
-        rooms = report.rooms,
-        "recovery done"
-    );
-    Ok(report)
-}
 
-/// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
-/// number of actions replayed.
-async fn restore_game(hub: &Arc<Hub>, id: &str) -> Result<(bool, usize), RecoveryError> {
-    let (handle, rx, core, actions) = rebuild(hub, id).await?;
-    let ended = core.result().is_some();
-    // Registered and counted live as a new game would be: an end reached in the log
-    // unregisters it the same way (the actor marks it ended).
-    hub.metrics.games_live(core.kind()).inc();
-    let summary = handle.summary.clone();
-    hub.games.insert(handle);
-    tracing::info!(game = %id, actions, moves = core.moves(), seq = core.seq(), ended, "game recovered");
-    actor::spawn_recovered(hub.capabilities(), core, rx, summary, false);
-    Ok((ended, actions))
-}
+    /// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
+    /// number of actions replayed.
+    async fn restore_game(&self, id: &str) -> Result<(bool, usize), RecoveryError> {
+        let (handle, rx, core, actions) = self.rebuild(id).await?;
+        let ended = core.result().is_some();
+        // Registered and counted live as a new game would be: an end reached in the log
+        // unregisters it the same way (the actor marks it ended).
+        self.metrics.games_live(core.kind()).inc();
+        let summary = handle.summary.clone();
+        self.games.insert(handle);
+        tracing::info!(game = %id, actions, moves = core.moves(), seq = core.seq(), ended, "game recovered");
+        actor::spawn_recovered(self.starter.capabilities(), core, rx, summary, false);
+        Ok((ended, actions))
+    }
 
-/// Takes over a game whose owner died (cluster mode; this node just acquired its lease):
-/// rebuilt from the log, its clock running on.
-/// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
-/// instead: one node never runs two actors for one game.
-pub async fn take_over(hub: &Arc<Hub>, id: &str) -> Result<(), RecoveryError> {
-    let (handle, rx, core, _) = rebuild(hub, id).await?;
-    let summary = handle.summary.clone();
-    if let Some(existing) = hub.games.insert_if_absent(handle.clone()) {
-        if existing.tx.send(Command::Promote).await.is_ok() {
-            return Ok(());
+    /// Takes over a game whose owner died (cluster mode; this node just acquired its lease):
+    /// rebuilt from the log, its clock running on.
+    /// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
+    /// instead: one node never runs two actors for one game.
+    pub async fn take_over(&self, id: &str) -> Result<(), RecoveryError> {
+        let (handle, rx, core, _) = self.rebuild(id).await?;
+        let summary = handle.summary.clone();
+        if let Some(existing) = self.games.insert_if_absent(handle.clone()) {
+            if existing.tx.send(Command::Promote).await.is_ok() {
+                return Ok(());
+            }
+            // It stopped just now: this one serves the game.
+            self.games.insert(handle);
         }
-        // It stopped just now: this one serves the game.
-        hub.games.insert(handle);
+        self.metrics.games_live(core.kind()).inc();
+        self.metrics.lease_takeovers.inc();
+        actor::spawn_recovered(self.starter.capabilities(), core, rx, summary, true);
+        Ok(())
     }
-    hub.metrics.games_live(core.kind()).inc();
-    hub.metrics.lease_takeovers.inc();
-    actor::spawn_recovered(hub.capabilities(), core, rx, summary, true);
-    Ok(())
-}
 
-/// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
-pub async fn follow(hub: &Arc<Hub>, id: &str) -> Result<GameHandle, RecoveryError> {
-    let (handle, rx, core, _) = rebuild(hub, id).await?;
-    let online = [
-        hub.players.is_online(&handle.players[0]),
-        hub.players.is_online(&handle.players[1]),
-    ];
-    let summary = handle.summary.clone();
-    // An actor that started for the game meanwhile (a takeover) serves it.
-    if let Some(existing) = hub.games.insert_if_absent(handle.clone()) {
-        return Ok(existing);
+    /// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
+    pub async fn follow(&self, id: &str) -> Result<GameHandle, RecoveryError> {
+        let (handle, rx, core, _) = self.rebuild(id).await?;
+        let online = [
+            self.players.is_online(&handle.players[0]),
+            self.players.is_online(&handle.players[1]),
+        ];
+        let summary = handle.summary.clone();
+        // An actor that started for the game meanwhile (a takeover) serves it.
+        if let Some(existing) = self.games.insert_if_absent(handle.clone()) {
+            return Ok(existing);
+        }
+        if core.result().is_some() {
+            self.games.ended(id);
+        }
+        actor::spawn_follower(self.starter.capabilities(), core, online, rx, summary);
+        Ok(handle)
     }
-    if core.result().is_some() {
-        hub.games.ended(id);
-    }
-    actor::spawn_follower(hub.capabilities(), core, online, rx, summary);
-    Ok(handle)
-}
 
-/// A game's core folded from its stored log, with the handle and queue of its actor-to-be.
-async fn rebuild(
-    hub: &Arc<Hub>,
-    id: &str,
-) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
-    let record = hub
-        .store
-        .game(id)
-        .await?
-        .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
-    let log = hub.store.actions(id).await?;
-    let kind =
-        stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
-    let game = kind
-        .start(&record.options)
-        .map_err(|e| RecoveryError::Engine(e.to_string()))?;
-    let players = record.players.clone().map(|p| SeatPlayer {
-        id: p.id,
-        name: p.name,
-        rating: p.rating,
-        bot: p.bot,
-    });
-    let new = NewGame {
-        id: record.id.clone(),
-        kind: record.kind.clone(),
-        options: record.options.clone(),
-        clock: record.clock.clone(),
-        rated: record.rated,
-        visibility: record.visibility,
-        code: record.code.clone(),
-        players: players.clone(),
-        rematch_of: record.rematch_of.clone(),
-    };
-    let (tx, rx) = mpsc::channel(hub.config.game_queue.max(1));
-    let handle = GameHandle {
-        id: record.id.clone(),
-        kind: record.kind.clone(),
-        tx,
-        players: [players[0].id.clone(), players[1].id.clone()],
-        summary: Arc::new(std::sync::Mutex::new(None)),
-    };
-    let caps = hub.capabilities();
-    let mut core = actor::new_core(&caps, new, game, record.created_ms);
-    replay(&mut core, &log)?;
-    Ok((handle, rx, core, log.len()))
+    /// A game's core folded from its stored log, with the handle and queue of its actor-to-be.
+    async fn rebuild(
+        &self,
+        id: &str,
+    ) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
+        let record = self
+            .store
+            .game(id)
+            .await?
+            .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
+        let log = self.store.actions(id).await?;
+        let kind =
+            stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
+        let game = kind
+            .start(&record.options)
+            .map_err(|e| RecoveryError::Engine(e.to_string()))?;
+        let players = record.players.clone().map(|p| SeatPlayer {
+            id: p.id,
+            name: p.name,
+            rating: p.rating,
+            bot: p.bot,
+        });
+        let new = NewGame {
+            id: record.id.clone(),
+            kind: record.kind.clone(),
+            options: record.options.clone(),
+            clock: record.clock.clone(),
+            rated: record.rated,
+            visibility: record.visibility,
+            code: record.code.clone(),
+            players: players.clone(),
+            rematch_of: record.rematch_of.clone(),
+        };
+        let (tx, rx) = mpsc::channel(self.starter.game_queue());
+        let handle = GameHandle {
+            id: record.id.clone(),
+            kind: record.kind.clone(),
+            tx,
+            players: [players[0].id.clone(), players[1].id.clone()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
+        };
+        let caps = self.starter.capabilities();
+        let mut core = actor::new_core(&caps, new, game, record.created_ms);
+        replay(&mut core, &log)?;
+        Ok((handle, rx, core, log.len()))
+    }
 }
 
 /// Folds the log over the game through [`Core::apply`], checking each entry's stored
@@ -245,55 +340,57 @@ fn replay(core: &mut Core, log: &[ActionRecord]) -> Result<(), RecoveryError> {
     Ok(())
 }
 
-/// A room from the store, for a code not in memory (a started or closed room after a
-/// restart). `None` when there is no such room.
-pub async fn stored_room(hub: &Arc<Hub>, code: &str) -> Result<Option<Room>, StoreError> {
-    match hub.store.room(code).await? {
-        Some(record) => room_from_record(hub, record).await,
-        None => Ok(None),
-    }
-}
-
-async fn room_from_record(hub: &Arc<Hub>, record: RoomRecord) -> Result<Option<Room>, StoreError> {
-    let Ok(kind) = stoa_protocol::kind(&record.kind) else {
-        tracing::warn!(room = %record.code, kind = %record.kind, "stored room of an unknown kind");
-        return Ok(None);
-    };
-    let Some(host) = seat(hub, &record.host).await? else {
-        return Ok(None);
-    };
-    let mut seats = [None, None];
-    for (i, id) in record.seats.iter().enumerate() {
-        if let Some(id) = id {
-            seats[i] = seat(hub, id).await?;
+impl Recovery {
+    /// A room from the store, for a code not in memory (a started or closed room after a
+    /// restart). `None` when there is no such room.
+    pub async fn stored_room(&self, code: &str) -> Result<Option<Room>, StoreError> {
+        match self.store.room(code).await? {
+            Some(record) => self.room_from_record(record).await,
+            None => Ok(None),
         }
     }
-    let status = match (record.status.as_str(), &record.game_id) {
-        ("waiting", _) => RoomStatus::Waiting,
-        ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
-        _ => RoomStatus::Closed,
-    };
-    Ok(Some(Room {
-        code: record.code,
-        kind: record.kind,
-        side_names: kind.side_names,
-        options: record.options,
-        clock: record.clock,
-        rated: record.rated,
-        visibility: record.visibility,
-        host,
-        seats,
-        status,
-    }))
-}
 
-async fn seat(hub: &Arc<Hub>, player_id: &str) -> Result<Option<SeatPlayer>, StoreError> {
-    Ok(hub.store.player(player_id).await?.map(|p| SeatPlayer {
-        id: p.id,
-        name: p.name,
-        rating: None,
-        bot: p.bot,
-    }))
+    async fn room_from_record(&self, record: RoomRecord) -> Result<Option<Room>, StoreError> {
+        let Ok(kind) = stoa_protocol::kind(&record.kind) else {
+            tracing::warn!(room = %record.code, kind = %record.kind, "stored room of an unknown kind");
+            return Ok(None);
+        };
+        let Some(host) = self.seat(&record.host).await? else {
+            return Ok(None);
+        };
+        let mut seats = [None, None];
+        for (i, id) in record.seats.iter().enumerate() {
+            if let Some(id) = id {
+                seats[i] = self.seat(id).await?;
+            }
+        }
+        let status = match (record.status.as_str(), &record.game_id) {
+            ("waiting", _) => RoomStatus::Waiting,
+            ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
+            _ => RoomStatus::Closed,
+        };
+        Ok(Some(Room {
+            code: record.code,
+            kind: record.kind,
+            side_names: kind.side_names,
+            options: record.options,
+            clock: record.clock,
+            rated: record.rated,
+            visibility: record.visibility,
+            host,
+            seats,
+            status,
+        }))
+    }
+
+    async fn seat(&self, player_id: &str) -> Result<Option<SeatPlayer>, StoreError> {
+        Ok(self.store.player(player_id).await?.map(|p| SeatPlayer {
+            id: p.id,
+            name: p.name,
+            rating: None,
+            bot: p.bot,
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -307,6 +404,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::game::Command;
+    use crate::hub::Hub;
     use crate::store::memory::MemoryStore;
     use crate::store::{ActionKind, ActionRecord, GameRecord, SeatRecord, Store};
 
@@ -404,7 +502,7 @@ mod tests {
         let store = Arc::new(MemoryStore::new());
         let moves = logged_game(&store, "ggood", 6).await;
         let hub = hub(store.clone());
-        let report = recover(&hub).await.unwrap();
+        let report = hub.recovery.recover().await.unwrap();
         assert_eq!(
             (report.games, report.actions, report.failed.len()),
             (1, 6, 0)
@@ -443,7 +541,7 @@ mod tests {
         bad.position = None;
         store.append_action("gbad", &bad).await.unwrap();
         let hub = hub(store.clone());
-        let report = recover(&hub).await.unwrap();
+        let report = hub.recovery.recover().await.unwrap();
         assert_eq!(report.games, 1);
         let mut failed: Vec<&str> = report.failed.iter().map(|(id, _)| id.as_str()).collect();
         failed.sort_unstable();
@@ -468,7 +566,7 @@ mod tests {
         last.action = ActionKind::Resign;
         store.append_action("gdone", &last).await.unwrap();
         let hub = hub(store.clone());
-        let report = recover(&hub).await.unwrap();
+        let report = hub.recovery.recover().await.unwrap();
         assert_eq!((report.games, report.ended), (1, 1));
         for _ in 0..200 {
             if store.finished_game("gdone").await.unwrap().is_some() {

@@ -7,13 +7,16 @@
 //! request changes nothing.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
 
+use crate::game::capabilities::timed_store_call;
 use crate::ids;
-use crate::store::RoomRecord;
+use crate::metrics::Metrics;
+use crate::players::Players;
+use crate::store::{RoomRecord, Store};
 
 /// Where a room is in its life.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,21 +251,33 @@ impl Rooms {
 /// After a host's last connection closed: once the grace period has passed with the host
 /// still away, its waiting rooms close (and leave the lobby), so a room never waits for a
 /// host who is gone. A reconnect within the grace period keeps them.
-pub fn close_when_host_stays_away(hub: std::sync::Arc<crate::hub::Hub>, host: String) {
-    if hub.rooms.waiting_hosted_by(&host).is_empty() {
+pub fn close_when_host_stays_away(rooms: Arc<Rooms>, away: HostAway, host: String) {
+    if rooms.waiting_hosted_by(&host).is_empty() {
         return;
     }
-    let grace = std::time::Duration::from_millis(hub.config.room_host_grace_ms);
     tokio::spawn(async move {
-        tokio::time::sleep(grace).await;
-        if hub.players.is_online(&host) {
+        tokio::time::sleep(away.grace).await;
+        if away.players.is_online(&host) {
             return;
         }
-        for code in hub.rooms.waiting_hosted_by(&host) {
-            if let Some(room) = hub.rooms.leave(&code, &host) {
+        for code in rooms.waiting_hosted_by(&host) {
+            if let Some(room) = rooms.leave(&code, &host) {
                 tracing::info!(room = %code, "host away past the grace period: room closed");
-                let _ = hub.store_call(hub.store.save_room(&room.record())).await;
+                let _ = timed_store_call(&away.metrics, away.store.save_room(&room.record())).await;
             }
         }
     });
+}
+
+/// What closing an absent host's rooms takes besides the rooms.
+#[derive(Clone)]
+pub struct HostAway {
+    /// How long a host may be away (`--room-host-grace-ms`).
+    pub grace: std::time::Duration,
+    /// Who is connected.
+    pub players: Arc<Players>,
+    /// Where closed rooms are written.
+    pub store: Arc<dyn Store>,
+    /// Metrics (store call timings).
+    pub metrics: Arc<Metrics>,
 }

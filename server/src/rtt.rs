@@ -15,12 +15,11 @@
 //! compensator clamps (10 s per sample) and caps by its quota. Payloads that are not
 //! 8 bytes, or that claim a time in the future, are ignored.
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
+use stoa_protocol::clock::TimeSource;
 
 use crate::game::Command;
-use crate::hub::Hub;
+use crate::games::Games;
 
 /// The payload of a ping sent at `now_ms`.
 pub fn ping_payload(now_ms: u64) -> Bytes {
@@ -36,13 +35,13 @@ pub fn rtt_of_pong(payload: &[u8], now_ms: u64) -> Option<u64> {
 
 /// A pong arrived on a connection of `player_id` (`None` before `hello`: not routed):
 /// forwards its round trip to the player's live games.
-pub fn on_pong(hub: &Arc<Hub>, player_id: Option<&str>, payload: &[u8]) {
+pub fn on_pong(time: &dyn TimeSource, games: &Games, player_id: Option<&str>, payload: &[u8]) {
     let Some(player_id) = player_id else { return };
-    let Some(rtt_ms) = rtt_of_pong(payload, hub.time.now_ms()) else {
+    let Some(rtt_ms) = rtt_of_pong(payload, time.now_ms()) else {
         return;
     };
     tracing::trace!(rtt_ms, "pong");
-    for game in hub.games.of_player(player_id) {
+    for game in games.of_player(player_id) {
         let _ = game.tx.try_send(Command::Rtt {
             player_id: player_id.to_string(),
             rtt_ms,

@@ -1,11 +1,9 @@
 //! The server's import graph, read from its sources: which modules name which.
 //!
 //! Why a test: the server's data flow is meant to be one-way (socket → session → game
-//! actor → store + broadcast) and its layers ordered (issue 26, `README.md` "Server
-//! layout"), and an import cycle is how that erodes, one convenient `use` at a time. The
-//! cycles that exist today are listed below as known debt: a new cycle, or a known one
-//! that grows, fails this test; a known one that shrinks or goes away fails it too, so
-//! the list is brought down with the code and can only be raised on purpose.
+//! actor → store + broadcast) and its layers ordered (`README.md` "Inside the server"),
+//! and an import cycle or an import against the layer order is how that erodes, one
+//! convenient `use` at a time. Both fail these tests.
 //!
 //! A module is a source file (`a/mod.rs` is `a`). An edge is a path naming another module
 //! in code (`crate::x::y`, `super::z`, grouped `use crate::{..}`), outside comments and
@@ -16,24 +14,68 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Cycles in the server's import graph that issue 26 removes, each as the modules of one
-/// strongly connected component. Shrink this list as they are broken; never add to it.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    // The hub circle: `Hub` holds the services as fields and each service takes `&Hub` back
-    // to reach itself and its neighbours; `Cluster` keeps a `Weak<Hub>`.
-    &[
-        "bots",
-        "cluster",
-        "cluster::bus",
-        "cluster::leases",
-        "hub",
-        "lobby",
-        "matchmaker",
-        "ratings",
-        "recovery",
-        "rooms",
-    ],
+/// The server's layers, lowest first, each with the modules (and their children) in it. A
+/// module may name modules of its own layer or lower ones, never a higher one; within a
+/// layer the cycle check keeps the graph one-way.
+///
+/// Why these: the domain is pure values and rules; the store and the plumbing a game
+/// needs (metrics, a connection's outbound queue) come next; then the game actors and the
+/// registries they live in (with the bus formats the actors speak); the seam between a
+/// single node and a cluster; the services built over them; the sessions that turn
+/// requests into service calls; the network edge; and at the top the composition root,
+/// the only module that names the cluster.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "domain",
+        &[
+            "ids",
+            "config",
+            "error",
+            "clock_request",
+            "time",
+            "rating",
+            "pairing",
+            "rate_limit",
+        ],
+    ),
+    ("store", &["store", "metrics", "outbound"]),
+    (
+        "game",
+        &["game", "games", "players", "queues", "cluster::messages"],
+    ),
+    ("seam", &["topology"]),
+    (
+        "services",
+        &[
+            "registries",
+            "ratings",
+            "records",
+            "rtt",
+            "rooms",
+            "bots",
+            "lobby",
+            "starter",
+            "recovery",
+            "matchmaker",
+            "hub",
+        ],
+    ),
+    ("session", &["session"]),
+    ("net", &["connection", "listener", "app", "web"]),
+    ("root", &["node", "cluster"]),
 ];
+
+/// The layer of a module: that of the longest listed prefix (`cluster::messages` is in
+/// the game layer, the rest of `cluster` at the root).
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, mods))| mods.iter().map(move |m| (i, *m)))
+        .filter(|(_, m)| module == *m || module.starts_with(&format!("{m}::")))
+        .max_by_key(|(_, m)| m.len())
+        .map(|(i, _)| i)
+}
 
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -268,13 +310,9 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
 }
 
 #[test]
-fn the_server_has_no_import_cycle_but_the_known_ones() {
+fn the_server_has_no_import_cycle() {
     let graph = graph();
     let found = cycles(&graph);
-    let known: Vec<BTreeSet<String>> = KNOWN_CYCLES
-        .iter()
-        .map(|c| c.iter().map(|m| m.to_string()).collect())
-        .collect();
     let describe = |c: &BTreeSet<String>| {
         let edges: Vec<String> = c
             .iter()
@@ -287,20 +325,56 @@ fn the_server_has_no_import_cycle_but_the_known_ones() {
             .collect();
         edges.join(", ")
     };
-    for c in &found {
-        assert!(
-            known.contains(c),
-            "an import cycle that is not known debt (break it; KNOWN_CYCLES only shrinks): {}",
-            describe(c)
-        );
+    let described: Vec<String> = found.iter().map(describe).collect();
+    assert!(
+        found.is_empty(),
+        "import cycles among server modules (break them): {described:#?}"
+    );
+}
+
+#[test]
+fn every_module_has_a_layer_and_names_none_above_it() {
+    let graph = graph();
+    let mut violations = Vec::new();
+    for (module, names) in &graph {
+        let Some(own) = layer_of(module) else {
+            violations.push(format!("{module} has no layer: add it to LAYERS"));
+            continue;
+        };
+        for target in names {
+            match layer_of(target) {
+                Some(theirs) if theirs > own => violations.push(format!(
+                    "{module} ({}) names {target} ({})",
+                    LAYERS[own].0, LAYERS[theirs].0
+                )),
+                Some(_) => {}
+                None => violations.push(format!("{target} has no layer: add it to LAYERS")),
+            }
+        }
     }
-    for c in &known {
-        assert!(
-            found.contains(c),
-            "a known cycle changed or is gone: update KNOWN_CYCLES to what is left ({:?})",
-            found
-        );
-    }
+    assert!(violations.is_empty(), "layer violations: {violations:#?}");
+}
+
+#[test]
+fn the_cluster_is_named_only_by_the_composition_root() {
+    let graph = graph();
+    let naming: Vec<&String> = graph
+        .iter()
+        .filter(|(m, names)| {
+            !m.starts_with("cluster") && *m != "node" && names.iter().any(|t| t == "cluster")
+        })
+        .map(|(m, _)| m)
+        .collect();
+    assert!(naming.is_empty(), "modules naming the cluster: {naming:?}");
+}
+
+#[test]
+fn a_layer_above_is_a_violation_and_children_share_their_parent_layer() {
+    assert_eq!(layer_of("cluster::messages"), layer_of("game"));
+    assert_eq!(layer_of("cluster::bus"), layer_of("node"));
+    assert_eq!(layer_of("game::actor::owner"), layer_of("game"));
+    assert!(layer_of("session::rooms") > layer_of("hub"));
+    assert!(layer_of("gamesx").is_none(), "a prefix is a whole segment");
 }
 
 #[test]

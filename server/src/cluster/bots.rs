@@ -1,4 +1,4 @@
-//! Computer opponents across the cluster: a person may ask for a bot on any node, whichever
+//! Computer opponents across the cluster ([`crate::topology::Listings`]): a person may ask for a bot on any node, whichever
 //! node the serving `stoa bot` process is connected to.
 //!
 //! Why a claim key per bot: two nodes may pick the same free bot at once; the first `SET NX`
@@ -7,37 +7,16 @@
 //! offered. The claim is dropped when the bot says `bot.serve` again (it is free); a claim
 //! whose bot vanished lapses after [`CLAIM_MS`].
 
-use serde::{Deserialize, Serialize};
-
 use super::Cluster;
+use crate::topology::ServedBot;
 
 /// How long a claimed bot stays taken without saying `bot.serve` again (a long game's
 /// length; a bot that finishes earlier frees itself at once).
 const CLAIM_MS: u64 = 6 * 60 * 60 * 1000;
 
-/// A bot serving on some node, as listed in Redis.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServedBot {
-    /// The bot's player id (invitations reach it through [`Cluster::to_player`]).
-    pub player: String,
-    /// The kinds it plays.
-    pub kinds: Vec<String>,
-    /// The levels it plays.
-    pub levels: Vec<u8>,
-}
-
-impl ServedBot {
-    /// Whether this bot can play `kind` at `level` against `player_id` (never itself).
-    pub fn fits(&self, kind: &str, level: u8, player_id: &str) -> bool {
-        self.player != player_id
-            && self.kinds.iter().any(|k| k == kind)
-            && self.levels.contains(&level)
-    }
-}
-
 impl Cluster {
     /// Lists the bots serving on this node for the others (lapses with the node).
-    pub async fn put_bots(&self, bots: &[ServedBot]) {
+    pub(super) async fn put_bots(&self, bots: &[ServedBot]) {
         let mut conn = self.store.connection();
         let key = self.store.key(&["bots", &self.node]);
         let text = serde_json::to_string(bots).unwrap_or_else(|_| "[]".into());
@@ -53,7 +32,7 @@ impl Cluster {
     }
 
     /// The bots serving on the other live nodes.
-    pub async fn remote_bots(&self) -> Vec<ServedBot> {
+    pub(super) async fn remote_bots(&self) -> Vec<ServedBot> {
         let mut out = Vec::new();
         for node in self.nodes().await {
             if node == self.node {
@@ -75,7 +54,7 @@ impl Cluster {
 
     /// Takes `player` (a bot) for one game; `false` when another node (or this one) already
     /// did, or Redis cannot say.
-    pub async fn claim_bot(&self, player: &str) -> bool {
+    pub(super) async fn claim_bot(&self, player: &str) -> bool {
         let mut conn = self.store.connection();
         let key = self.store.key(&["botclaim", player]);
         let set: Result<Option<String>, _> = self
@@ -95,30 +74,12 @@ impl Cluster {
 
     /// `player` (a bot) is free again: it said `bot.serve`, or the game it was claimed for
     /// could not be set up.
-    pub async fn free_bot(&self, player: &str) {
+    pub(super) async fn free_bot(&self, player: &str) {
         let mut conn = self.store.connection();
         let key = self.store.key(&["botclaim", player]);
         let _: Result<i64, _> = self
             .store
             .call(redis::AsyncCommands::del(&mut conn, &key))
             .await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bot_fits_its_kinds_and_levels_and_never_plays_itself() {
-        let b = ServedBot {
-            player: "pbot".into(),
-            kinds: vec!["staku".into(), "akron".into()],
-            levels: vec![1, 3],
-        };
-        assert!(b.fits("staku", 3, "pperson"));
-        assert!(!b.fits("staku", 2, "pperson"));
-        assert!(!b.fits("unane", 1, "pperson"));
-        assert!(!b.fits("staku", 1, "pbot"));
     }
 }

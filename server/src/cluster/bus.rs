@@ -18,39 +18,14 @@ impl Cluster {
         self.channel(&["node", node])
     }
 
-    /// The live game `id` as this node can serve it: a follower of the owner, started from
-    /// the log. `Ok(None)` when the game is not live anywhere (unknown or finished); an
-    /// error when Redis cannot tell now (a live game is never reported missing because a
-    /// read timed out).
-    pub async fn attach(
-        &self,
-        hub: &Arc<Hub>,
-        id: &str,
-    ) -> Result<Option<crate::game::GameHandle>, StoreError> {
-        let _one = self.attaching.lock().await;
-        if let Some(h) = hub.games.get(id) {
-            return Ok(Some(h));
-        }
-        if hub.store.finished_game(id).await?.is_some() || hub.store.game(id).await?.is_none() {
-            return Ok(None);
-        }
-        // Subscribed before the log is read: an event logged after the read arrives on the
-        // channel; one logged before is in the log (the follower heals at its start).
-        self.subscribe(&self.game_channel(id))
+    /// Subscribes to a game's channel and notes it followed (its subscription is renewed
+    /// after every reconnect of the bus).
+    pub(super) async fn follow_channel(&self, game: &str) -> Result<(), StoreError> {
+        self.subscribe(&self.game_channel(game))
             .await
             .map_err(StoreError::Unavailable)?;
-        lock(&self.followed).insert(id.to_string());
-        match crate::recovery::follow(hub, id).await {
-            Ok(h) => Ok(Some(h)),
-            Err(e) => {
-                tracing::warn!(game = %id, error = %e, "cannot follow the game");
-                self.unfollow(id);
-                match e {
-                    crate::recovery::RecoveryError::Store(e) => Err(e),
-                    _ => Ok(None),
-                }
-            }
-        }
+        lock(&self.followed).insert(game.to_string());
+        Ok(())
     }
 
     pub(super) async fn subscribe(&self, channel: &str) -> Result<(), String> {
@@ -62,18 +37,13 @@ impl Cluster {
     }
 
     /// Announces a game started on this node to the others (they tell its players).
-    pub async fn started(
-        &self,
-        handle: &crate::game::GameHandle,
-        side_names: [&str; 2],
-        room: Option<String>,
-    ) {
+    pub(super) async fn announce_started(&self, started: StartedGame) {
         let msg = BusMessage::Started {
-            game: handle.id.clone(),
-            kind: handle.kind.clone(),
-            players: handle.players.clone(),
-            side_names: side_names.map(str::to_string),
-            room,
+            game: started.game,
+            kind: started.kind,
+            players: started.players,
+            side_names: started.side_names,
+            room: started.room,
             origin: self.node.clone(),
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
@@ -135,9 +105,10 @@ impl Cluster {
                             let Ok(text) = msg.get_payload::<String>() else {
                                 continue;
                             };
-                            if let (Some(sent), Some(hub)) = (messages::sent_ms(&text), self.hub())
-                            {
-                                hub.metrics.bus_message(sent, messages::wall_ms());
+                            if let Some(sent) = messages::sent_ms(&text) {
+                                self.registries
+                                    .metrics
+                                    .bus_message(sent, messages::wall_ms());
                             }
                             match serde_json::from_str::<BusMessage>(&text) {
                                 Ok(m) => self.dispatch(m).await,
@@ -150,7 +121,7 @@ impl Cluster {
                 }
                 Err(e) => tracing::warn!(error = %e, "cannot connect the cluster bus"),
             }
-            if self.hub().is_none() && !first {
+            if self.stopped() && !first {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -158,11 +129,8 @@ impl Cluster {
     }
 
     pub(super) async fn heal_followers(&self, games: &[String]) {
-        let Some(hub) = self.hub() else {
-            return;
-        };
         for g in games {
-            if let Some(h) = hub.games.get(g) {
+            if let Some(h) = self.registries.games.get(g) {
                 // Messages may have been lost while disconnected: the log tells.
                 let _ = h.tx.send(Command::Heal).await;
             }
@@ -170,17 +138,15 @@ impl Cluster {
     }
 
     pub(super) async fn dispatch(&self, msg: BusMessage) {
-        let Some(hub) = self.hub() else {
-            return;
-        };
+        let games = &self.registries.games;
         match &msg {
             BusMessage::Started {
                 game,
+                kind,
                 players,
                 side_names,
                 room,
                 origin,
-                ..
             } => {
                 {
                     let mut queued = lock(&self.queued_here);
@@ -191,22 +157,19 @@ impl Cluster {
                 if *origin == self.node {
                     return;
                 }
-                if let Some(code) = room {
-                    hub.rooms.started(code, game);
-                }
-                let here: Vec<usize> = (0..2)
-                    .filter(|&i| !hub.players.connections(&players[i]).is_empty())
-                    .collect();
-                if here.is_empty() {
-                    return;
-                }
-                let Ok(Some(handle)) = self.attach(&hub, game).await else {
-                    return;
+                let (done, handled) = oneshot::channel();
+                let event = ClusterEvent::Started {
+                    game: StartedGame {
+                        game: game.clone(),
+                        kind: kind.clone(),
+                        players: players.clone(),
+                        side_names: side_names.clone(),
+                        room: room.clone(),
+                    },
+                    done,
                 };
-                for i in here {
-                    for conn in hub.players.connections(&players[i]) {
-                        hub.announce_to(&handle, &side_names[i], &conn).await;
-                    }
+                if self.events.send(event).is_ok() {
+                    let _ = handled.await;
                 }
             }
             BusMessage::QueueJoin {
@@ -219,7 +182,7 @@ impl Cluster {
                 if !self.is_matchmaker() {
                     return;
                 }
-                let mm = &hub.matchmaker;
+                let mm = &self.registries.queues;
                 let joined = mm.join(key.clone(), seat.clone(), *rating, mm.now_ms());
                 let reply = BusMessage::Queued {
                     req: *req,
@@ -234,7 +197,7 @@ impl Cluster {
             }
             BusMessage::QueueLeave { player } => {
                 if self.is_matchmaker() {
-                    hub.matchmaker.leave(player);
+                    self.registries.queues.leave(player);
                 }
             }
             BusMessage::Queued { req, position } => {
@@ -243,7 +206,7 @@ impl Cluster {
                 }
             }
             BusMessage::ToPlayer { player, frame } => {
-                for conn in hub.players.connections(player) {
+                for conn in self.registries.players.connections(player) {
                     conn.send(axum::extract::ws::Utf8Bytes::from(frame.clone()));
                 }
             }
@@ -251,13 +214,13 @@ impl Cluster {
             | BusMessage::Crowd { game, .. }
             | BusMessage::Owner { game, .. }
             | BusMessage::Reply { game, .. } => {
-                if let Some(h) = hub.games.get(game) {
+                if let Some(h) = games.get(game) {
                     let _ = h.tx.send(Command::Bus(msg)).await;
                 }
             }
             BusMessage::Request {
                 game, from, req, ..
-            } => match hub.games.get(game) {
+            } => match games.get(game) {
                 Some(h) => {
                     let _ = h.tx.send(Command::Bus(msg)).await;
                 }

@@ -42,13 +42,8 @@ return out
 ";
 
 impl Cluster {
-    /// Games this node owns now.
-    pub fn owned_count(&self) -> usize {
-        lock(&self.owned).len()
-    }
-
     /// Takes a game's lease if nobody holds it (a new game, or one whose owner died).
-    pub async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+    pub(super) async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
         let mut conn = self.store.connection();
         let set: Option<String> = self
             .store
@@ -111,10 +106,10 @@ impl Cluster {
                 _ = tokio::time::sleep(next) => {}
                 _ = self.wake.notified() => {}
             }
-            let Some(hub) = self.hub() else {
+            if self.stopped() {
                 return;
-            };
-            if *hub.shutdown.borrow() {
+            }
+            if *self.shutdown.borrow() {
                 continue;
             }
             self.heartbeat().await;
@@ -122,9 +117,9 @@ impl Cluster {
             if !nodes.is_empty() {
                 *lock(&self.live) = nodes.into_iter().collect();
             }
-            self.elect(&hub).await;
-            self.renew_all(&hub).await;
-            next = match self.claim_lapsed(&hub).await {
+            self.elect().await;
+            self.renew_all().await;
+            next = match self.claim_lapsed().await {
                 // A few ms past the end: Redis expires the key by its own clock.
                 Some(left) => period.min(left + Duration::from_millis(5)),
                 None => period,
@@ -137,7 +132,7 @@ impl Cluster {
         }
     }
 
-    pub(super) async fn renew_all(&self, hub: &Arc<Hub>) {
+    pub(super) async fn renew_all(&self) {
         let games: Vec<String> = lock(&self.owned).iter().cloned().collect();
         if games.is_empty() {
             return;
@@ -177,7 +172,7 @@ impl Cluster {
             };
             lock(&self.owned).remove(game);
             tracing::warn!(game = %game, "lease lost: another node owns the game now");
-            if let Some(h) = hub.games.get(game) {
+            if let Some(h) = self.registries.games.get(game) {
                 let _ = h.tx.send(Command::Demote).await;
             }
         }
@@ -185,8 +180,8 @@ impl Cluster {
 
     /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
     /// Returns how long until the soonest lease held by another node lapses.
-    pub(super) async fn claim_lapsed(&self, hub: &Arc<Hub>) -> Option<Duration> {
-        let ids = hub.store.all_unfinished_games().await.ok()?;
+    pub(super) async fn claim_lapsed(&self) -> Option<Duration> {
+        let ids = self.store.all_unfinished_games().await.ok()?;
         let ids: Vec<String> = {
             let owned = lock(&self.owned);
             ids.into_iter().filter(|id| !owned.contains(id)).collect()
@@ -227,17 +222,24 @@ impl Cluster {
             // A follower that stopped between the lookup and the send no longer takes
             // commands: the game is rebuilt from the log instead, never left with a lease
             // and no actor (every node would be told "changing servers" for good).
-            let promoted = match hub.games.get(&id) {
+            let promoted = match self.registries.games.get(&id) {
                 Some(h) => h.tx.send(Command::Promote).await.is_ok(),
                 None => false,
             };
             if promoted {
                 continue;
             }
-            if let Err(e) = crate::recovery::take_over(hub, &id).await {
+            let (done, outcome) = oneshot::channel();
+            let asked = self
+                .events
+                .send(ClusterEvent::TakeOver {
+                    game: id.clone(),
+                    done,
+                })
+                .is_ok();
+            if !(asked && outcome.await.unwrap_or(false)) {
                 // Given back at once, so this node or another tries again at the next round
                 // instead of after a whole lease.
-                tracing::error!(game = %id, error = %e, "takeover failed");
                 lock(&self.owned).remove(&id);
                 let mut inv = self.release.prepare_invoke();
                 inv.key(self.store.lease_key(&id)).arg(&self.node);

@@ -11,35 +11,55 @@
 //! `P:nodes`; each periodically claims the leases of unfinished games nobody holds, which
 //! is how a dead node's games move on.
 
-pub mod bots;
+mod bots;
 mod bus;
 mod leases;
 pub mod messages;
 mod shared;
+mod topology;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use redis::aio::PubSubSink;
 use redis::{AsyncCommands, Script};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use self::messages::BusMessage;
 use crate::game::capabilities::Peers;
 use crate::game::Command;
-use crate::hub::Hub;
 use crate::pairing::QueueKey;
+use crate::registries::Registries;
 use crate::store::redis::RedisStore;
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
+use crate::topology::{PlayersLock, StartedGame};
 use stoa_protocol::wire::SeatPlayer;
 
-/// Two players' rating locks held in Redis.
+/// What the cluster asks of this node's services, through the composition root's router
+/// (the cluster holds no handle on the services: they are built over it).
 #[derive(Debug)]
-pub struct PlayersLock {
-    keys: Vec<String>,
-    token: String,
+pub enum ClusterEvent {
+    /// A game started on another node: its room (if here) no longer waits, and its players
+    /// connected here are told. `done` is answered once they are, so the bus delivers the
+    /// game's next events after its follower exists.
+    Started {
+        /// The game.
+        game: StartedGame,
+        /// Answered when handled.
+        done: oneshot::Sender<()>,
+    },
+    /// This node took a game's lease over (its owner died or lost Redis): rebuild it from
+    /// the log. `done` says whether it serves the game now (if not, the lease is given back
+    /// at once for another try).
+    TakeOver {
+        /// The game's id.
+        game: String,
+        /// Answered with the outcome.
+        done: oneshot::Sender<bool>,
+    },
 }
 
 /// This node's view of the cluster.
@@ -58,9 +78,14 @@ pub struct Cluster {
     live: Mutex<HashSet<String>>,
     /// Games this node follows (their channels are subscribed).
     followed: Mutex<HashSet<String>>,
-    /// One attach at a time: two requests for the same game must not start two followers.
-    attaching: tokio::sync::Mutex<()>,
-    hub: OnceLock<Weak<Hub>>,
+    /// This node's registries: the bus delivers game messages and frames into them, and
+    /// the matchmaker node's queues are this node's when it holds `P:matchmaker`.
+    registries: Registries,
+    /// Where the cluster's requests to this node's services go (see [`ClusterEvent`]);
+    /// closed when the node stops, which ends the cluster's loops.
+    events: mpsc::UnboundedSender<ClusterEvent>,
+    /// Flips to `true` when the server shuts down.
+    shutdown: watch::Receiver<bool>,
     renew: Script,
     release: Script,
     claim: Script,
@@ -87,12 +112,16 @@ impl std::fmt::Debug for Cluster {
 }
 
 impl Cluster {
-    /// A cluster node over `store` (whose Redis also carries the bus).
+    /// A cluster node over `store` (whose Redis also carries the bus), delivering into this
+    /// node's `registries` and asking its services through `events`.
     pub async fn new(
         node: String,
         store: RedisStore,
         url: &str,
         lease_ms: u64,
+        registries: Registries,
+        events: mpsc::UnboundedSender<ClusterEvent>,
+        shutdown: watch::Receiver<bool>,
     ) -> Result<Self, String> {
         let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
         // Published on the same server the subscriptions use: PUBLISH then counts the
@@ -114,8 +143,9 @@ impl Cluster {
             owned: Mutex::new(HashSet::new()),
             live: Mutex::new(HashSet::new()),
             followed: Mutex::new(HashSet::new()),
-            attaching: tokio::sync::Mutex::new(()),
-            hub: OnceLock::new(),
+            registries,
+            events,
+            shutdown,
             renew: Script::new(leases::RENEW),
             release: Script::new(leases::RELEASE),
             claim: Script::new(leases::CLAIM),
@@ -130,26 +160,26 @@ impl Cluster {
 
     /// Connects the bus and starts the heartbeat, lease renewal and takeover loops. Returns
     /// once this node's channels are subscribed.
-    pub async fn start(self: &Arc<Self>, hub: &Arc<Hub>) -> Result<(), String> {
-        let _ = self.hub.set(Arc::downgrade(hub));
+    pub async fn start(self: &Arc<Self>) -> Result<(), String> {
         let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
         tokio::spawn(self.clone().bus_loop(Some(ready_tx)));
         ready_rx
             .await
             .map_err(|_| "the cluster bus did not start".to_string())?;
         self.heartbeat().await;
-        self.elect(hub).await;
+        self.elect().await;
         tokio::spawn(self.clone().lease_loop());
         tracing::info!(node = %self.node, lease_ms = self.lease_ms, "cluster node up");
         Ok(())
     }
 
-    fn hub(&self) -> Option<Arc<Hub>> {
-        self.hub.get()?.upgrade()
+    /// Whether the node this cluster serves has stopped (its router is gone).
+    fn stopped(&self) -> bool {
+        self.events.is_closed()
     }
 
     /// Whether this node runs the cluster's matchmaking now.
-    pub fn is_matchmaker(&self) -> bool {
+    pub(super) fn is_matchmaker(&self) -> bool {
         self.matchmaker.load(Ordering::Relaxed)
     }
 }

@@ -7,7 +7,7 @@ impl Cluster {
     /// Keeps one matchmaker node: this node renews the `P:matchmaker` lease while it holds
     /// it, or takes it when it lapsed. Whenever the matchmaker changes, every node sends its
     /// waiting players to the new one (queues live in the matchmaker's memory).
-    pub(super) async fn elect(&self, hub: &Arc<Hub>) {
+    pub(super) async fn elect(&self) {
         let key = self.store.key(&["matchmaker"]);
         let mut conn = self.store.connection();
         let mut inv = self.renew.prepare_invoke();
@@ -54,7 +54,7 @@ impl Cluster {
         };
         if was && !holds {
             tracing::warn!("no longer the matchmaker node: queues move on");
-            hub.matchmaker.clear();
+            self.registries.queues.clear();
         }
         if holds && !was {
             tracing::info!("this node runs the matchmaking now");
@@ -64,15 +64,15 @@ impl Cluster {
             let queued: Vec<(QueueKey, SeatPlayer, f64)> =
                 lock(&self.queued_here).values().cloned().collect();
             for (key, seat, rating) in queued {
-                let _ = self.queue_join(hub, key, seat, rating, false).await;
+                let _ = self.route_join(key, seat, rating, false).await;
             }
         }
     }
 
-    /// Queues a player with the matchmaker node (this one or another); the player's place.
-    pub async fn queue_join(
+    /// Queues a player with the matchmaker node (this one or another); the player's place
+    /// (when `wait`: else 0 once sent).
+    pub(super) async fn route_join(
         &self,
-        hub: &Arc<Hub>,
         key: QueueKey,
         seat: SeatPlayer,
         rating: f64,
@@ -80,7 +80,7 @@ impl Cluster {
     ) -> Result<u64, crate::error::ApiError> {
         lock(&self.queued_here).insert(seat.id.clone(), (key.clone(), seat.clone(), rating));
         if self.is_matchmaker() {
-            let mm = &hub.matchmaker;
+            let mm = &self.registries.queues;
             return Ok(mm.join(key, seat, rating, mm.now_ms()).position as u64);
         }
         let unavailable = || {
@@ -122,10 +122,10 @@ impl Cluster {
     }
 
     /// Takes a player out of its queue, wherever the matchmaking runs.
-    pub async fn queue_leave(&self, hub: &Arc<Hub>, player: &str) {
+    pub(super) async fn route_leave(&self, player: &str) {
         lock(&self.queued_here).remove(player);
         if self.is_matchmaker() {
-            hub.matchmaker.leave(player);
+            self.registries.queues.leave(player);
             return;
         }
         let leader = lock(&self.leader).clone();
@@ -138,7 +138,7 @@ impl Cluster {
     }
 
     /// Sends a frame to a player connected to another node.
-    pub async fn to_player(&self, player: &str, frame: String) {
+    pub(super) async fn to_player(&self, player: &str, frame: String) {
         let msg = BusMessage::ToPlayer {
             player: player.to_string(),
             frame,
@@ -148,7 +148,7 @@ impl Cluster {
 
     /// Locks two players' ratings across the cluster (keys taken in order, so two updates
     /// never wait on each other in a cycle); the lock lapses by itself if this node dies.
-    pub async fn lock_players(
+    pub(super) async fn lock_players(
         &self,
         players: [&str; 2],
     ) -> Result<PlayersLock, crate::error::ApiError> {
@@ -163,7 +163,7 @@ impl Cluster {
         let mut keys = Vec::new();
         for id in &ids {
             let key = self.store.key(&["ratinglock", id]);
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+            let deadline = tokio::time::Instant::now() + crate::topology::PLAYER_LOCK_WAIT;
             loop {
                 let mut conn = self.store.connection();
                 let set: Option<String> = self
@@ -189,10 +189,7 @@ impl Cluster {
                         token: token.clone(),
                     })
                     .await;
-                    return Err(crate::error::ApiError::new(
-                        stoa_protocol::wire::ErrorCode::Unavailable,
-                        "ratings are busy: try again",
-                    ));
+                    return Err(crate::topology::ratings_busy());
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
@@ -201,7 +198,7 @@ impl Cluster {
     }
 
     /// Releases a [`Cluster::lock_players`] lock.
-    pub async fn unlock_players(&self, lock: PlayersLock) {
+    pub(super) async fn unlock_players(&self, lock: PlayersLock) {
         let mut conn = self.store.connection();
         for key in lock.keys {
             let mut inv = self.release.prepare_invoke();
@@ -213,7 +210,7 @@ impl Cluster {
     /// Counts a new connection from `ip` in the cluster-wide window (fixed windows of
     /// `window_ms`); `false` past `limit`. When Redis cannot tell, the node's own limit alone
     /// applies.
-    pub async fn allow_ip(&self, ip: std::net::IpAddr, limit: u32, window_ms: u64) -> bool {
+    pub(super) async fn allow_ip(&self, ip: std::net::IpAddr, limit: u32, window_ms: u64) -> bool {
         let window_ms = window_ms.max(1);
         let slot = crate::ids::now_ms() / window_ms;
         let key = self
@@ -231,7 +228,7 @@ impl Cluster {
     }
 
     /// The nodes that sent a heartbeat recently, by id.
-    pub async fn nodes(&self) -> Vec<String> {
+    pub(super) async fn nodes(&self) -> Vec<String> {
         let mut conn = self.store.connection();
         let key = self.store.key(&["nodes"]);
         let since = crate::ids::now_ms().saturating_sub(3 * self.lease_ms);
@@ -243,7 +240,7 @@ impl Cluster {
 
     /// Shares this node's part of the lobby (its rooms, games, queues, players online) for
     /// the other nodes' lobbies; it lapses with the node.
-    pub async fn put_lobby_part(&self, part: &serde_json::Value) {
+    pub(super) async fn put_lobby_part(&self, part: &serde_json::Value) {
         let mut conn = self.store.connection();
         let key = self.store.key(&["lobby", &self.node]);
         let _: Result<(), _> = self
@@ -253,7 +250,7 @@ impl Cluster {
     }
 
     /// The other live nodes' parts of the lobby.
-    pub async fn lobby_parts(&self) -> Vec<serde_json::Value> {
+    pub(super) async fn lobby_parts(&self) -> Vec<serde_json::Value> {
         let others: Vec<String> = self
             .nodes()
             .await

@@ -26,7 +26,7 @@ impl Session {
         if levels.is_empty() || levels.iter().any(|l| !(1..=5).contains(l)) {
             return Err(ApiError::new(ErrorCode::BadRequest, "levels are 1-5"));
         }
-        crate::bots::served(&self.hub, self.conn.clone(), kinds, levels).await;
+        self.hub.bots.served(self.conn.clone(), kinds, levels).await;
         self.ok(rid, None, None);
         Ok(())
     }
@@ -47,8 +47,8 @@ impl Session {
         let me = self.me()?.id.clone();
         // Settings are checked before a bot is taken off the list.
         crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
-        let Some(bot) = crate::bots::pick(&self.hub, &kind, level, &me).await else {
-            let offered = crate::bots::offered_levels(&self.hub, &kind).await;
+        let Some(bot) = self.hub.bots.pick_anywhere(&kind, level, &me).await else {
+            let offered = self.hub.bots.offered_levels(&kind).await;
             return Err(ApiError::new(
                 ErrorCode::Unavailable,
                 if offered.is_empty() {
@@ -72,16 +72,14 @@ impl Session {
         {
             Ok(code) => code,
             Err(e) => {
-                crate::bots::release(&self.hub, &bot).await;
+                self.hub.bots.release(&bot).await;
                 return Err(e);
             }
         };
-        crate::bots::invite(
-            &self.hub,
-            &bot,
-            &ServerMessage::BotInvite { code, kind, level },
-        )
-        .await;
+        self.hub
+            .bots
+            .invite(&bot, &ServerMessage::BotInvite { code, kind, level })
+            .await;
         Ok(())
     }
 }

@@ -58,7 +58,7 @@ impl Session {
             let waiting = match self.hub.rooms.get(&room_code) {
                 Some(room) => Some(room),
                 None => {
-                    let stored = recovery::stored_room(&self.hub, &room_code).await;
+                    let stored = self.hub.recovery.stored_room(&room_code).await;
                     self.hub.store_call(async { stored }).await?
                 }
             };
@@ -162,6 +162,55 @@ impl Session {
                     ));
                 }
                 Err(ApiError::new(ErrorCode::GameOver, "the game is over"))
+            }
+        }
+    }
+
+    /// `game.unwatch`: ends a subscription (answered `ok` whether or not there was one).
+    pub(super) async fn unwatch(
+        &mut self,
+        rid: Option<Rid>,
+        game_id: String,
+    ) -> Result<(), ApiError> {
+        if let Some(h) = self.hub.games.get(&game_id) {
+            let _ =
+                h.tx.send(Command::Unwatch {
+                    conn_id: self.conn.id,
+                })
+                .await;
+        }
+        self.conn.remove_sub(&game_id);
+        self.ok(rid, None, Some(game_id));
+        Ok(())
+    }
+
+    /// `game.legal`: the legal moves of the player now (none in a finished game).
+    pub(super) async fn legal(
+        &mut self,
+        rid: Option<Rid>,
+        game_id: String,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let answer = self
+            .call(&game_id, |reply| Command::Legal {
+                player_id: Some(me.clone()),
+                reply,
+            })
+            .await;
+        match answer {
+            Some(r) => self.answer(rid, &game_id, r?),
+            None => {
+                let finished = self.finished(&game_id).await?;
+                if !finished.may_see(&me, None) {
+                    return Err(ApiError::private_game());
+                }
+                self.send(&ServerMessage::Legal {
+                    rid,
+                    game_id,
+                    seq: finished.seq,
+                    moves: Vec::new(),
+                });
+                Ok(())
             }
         }
     }

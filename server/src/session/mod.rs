@@ -20,12 +20,13 @@ use crate::hub::Hub;
 use crate::ids;
 use crate::outbound::ConnHandle;
 use crate::rate_limit::{ConnLimiter, Verdict};
-use crate::recovery;
 use crate::rooms::{JoinOutcome, Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod bots;
 mod games;
+mod hello;
+mod records;
 mod rooms;
 
 /// What the socket loop should do after a frame.
@@ -185,94 +186,6 @@ impl Session {
         Flow::Continue
     }
 
-    async fn hello(
-        &mut self,
-        rid: Option<Rid>,
-        protocol: u32,
-        token: Option<String>,
-        name: Option<String>,
-        bot: bool,
-    ) -> Result<(), ApiError> {
-        if protocol != PROTOCOL_VERSION {
-            return Err(ApiError::new(
-                ErrorCode::BadRequest,
-                format!("unsupported protocol {protocol}; this server speaks {PROTOCOL_VERSION}"),
-            ));
-        }
-        let name = name.map(|n| valid_name(&n)).transpose()?;
-        let (player, token) = match token {
-            Some(token) => {
-                let hash = ids::token_hash(&token);
-                let found = self
-                    .hub
-                    .store_call(self.hub.store.player_by_token_hash(&hash))
-                    .await?;
-                match found {
-                    // A known player who says a new name takes it (games already seated
-                    // keep the name they started with).
-                    Some(mut p) => {
-                        if let Some(n) = name.filter(|n| *n != p.name) {
-                            self.hub
-                                .store_call(self.hub.store.rename_player(&p.id, &n))
-                                .await?;
-                            p.name = n;
-                        }
-                        (p, token)
-                    }
-                    None => {
-                        return Err(ApiError::new(
-                            ErrorCode::Unauthorized,
-                            "unknown or revoked token",
-                        ))
-                    }
-                }
-            }
-            None => {
-                let name = name.unwrap_or_else(|| {
-                    format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase())
-                });
-                let token = ids::token();
-                let record = PlayerRecord {
-                    id: ids::player_id(),
-                    name,
-                    token_hash: ids::token_hash(&token),
-                    created_ms: ids::now_ms(),
-                    bot,
-                };
-                self.hub
-                    .store_call(self.hub.store.create_player(&record))
-                    .await?;
-                (record, token)
-            }
-        };
-        let games = self
-            .hub
-            .store_call(self.hub.store.unfinished_games(&player.id))
-            .await?;
-        let ratings = crate::ratings::welcome_map(&self.hub, &player.id).await?;
-        self.conn.set_player(player.id.clone());
-        let first = self.hub.players.connect(&player.id, self.conn.clone());
-        if first {
-            self.hub.presence(&player.id, true).await;
-        }
-        tracing::info!(player = %player.id, "hello");
-        self.send(&ServerMessage::Welcome {
-            rid,
-            protocol: PROTOCOL_VERSION,
-            player: PlayerInfo {
-                id: player.id.clone(),
-                name: player.name.clone(),
-                ratings,
-            },
-            token,
-            games,
-            server_time: self.hub.time.now_ms(),
-            deployment: self.hub.deployment.clone(),
-        });
-        self.player = Some(player);
-        Ok(())
-    }
-
     fn me(&self) -> Result<&PlayerRecord, ApiError> {
         self.player
             .as_ref()
@@ -312,43 +225,8 @@ impl Session {
                 // every idle connection's task, which holds the largest request inline.
                 Box::pin(self.watch(rid, &game_id, since, code)).await
             }
-            ClientMessage::GameUnwatch { rid, game_id } => {
-                if let Some(h) = self.hub.games.get(&game_id) {
-                    let _ =
-                        h.tx.send(Command::Unwatch {
-                            conn_id: self.conn.id,
-                        })
-                        .await;
-                }
-                self.conn.remove_sub(&game_id);
-                self.ok(rid, None, Some(game_id));
-                Ok(())
-            }
-            ClientMessage::GameLegal { rid, game_id } => {
-                let me = self.me()?.id.clone();
-                let answer = self
-                    .call(&game_id, |reply| Command::Legal {
-                        player_id: Some(me.clone()),
-                        reply,
-                    })
-                    .await;
-                match answer {
-                    Some(r) => self.answer(rid, &game_id, r?),
-                    None => {
-                        let finished = self.finished(&game_id).await?;
-                        if !finished.may_see(&me, None) {
-                            return Err(ApiError::private_game());
-                        }
-                        self.send(&ServerMessage::Legal {
-                            rid,
-                            game_id,
-                            seq: finished.seq,
-                            moves: Vec::new(),
-                        });
-                        Ok(())
-                    }
-                }
-            }
+            ClientMessage::GameUnwatch { rid, game_id } => self.unwatch(rid, game_id).await,
+            ClientMessage::GameLegal { rid, game_id } => self.legal(rid, game_id).await,
             ClientMessage::GameMove {
                 rid,
                 game_id,
@@ -366,6 +244,15 @@ impl Session {
             ClientMessage::GameRematch { rid, game_id } => {
                 self.act(rid, game_id, Act::Rematch).await
             }
+            // Rooms, bots, queues, the lobby and records: the less frequent requests.
+            other => self.dispatch_more(other).await,
+        }
+    }
+
+    /// The requests [`Session::dispatch`] hands on: rooms, bots, queues, the lobby and
+    /// finished games' records.
+    async fn dispatch_more(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
             ClientMessage::RoomCreate {
                 rid,
                 kind,
@@ -390,21 +277,7 @@ impl Session {
                 side,
             } => Box::pin(self.bot_play(rid, kind, options, clock, level, side)).await,
             ClientMessage::RoomJoin { rid, code } => Box::pin(self.room_join(rid, &code)).await,
-            ClientMessage::RoomLeave { rid, code } => {
-                let me = self.me()?.id.clone();
-                let code = ids::normalize_code(&code);
-                let room = self.hub.rooms.leave(&code, &me).ok_or_else(|| {
-                    ApiError::new(ErrorCode::NotFound, format!("no room '{code}'"))
-                })?;
-                if room.status == RoomStatus::Closed {
-                    let _ = self
-                        .hub
-                        .store_call(self.hub.store.save_room(&room.record()))
-                        .await;
-                }
-                self.ok(rid, None, None);
-                Ok(())
-            }
+            ClientMessage::RoomLeave { rid, code } => self.room_leave(rid, &code).await,
             ClientMessage::QueueJoin {
                 rid,
                 kind,
@@ -413,19 +286,22 @@ impl Session {
                 rated,
             } => {
                 let me = self.me()?.clone();
-                Box::pin(crate::matchmaker::queue_join(
-                    &self.hub, &self.conn, &me, rid, kind, options, clock, rated,
-                ))
-                .await
+                let request = crate::matchmaker::JoinRequest {
+                    kind,
+                    options,
+                    clock,
+                    rated,
+                };
+                Box::pin(self.hub.matchmaking.join(&self.conn, &me, rid, request)).await
             }
             ClientMessage::QueueLeave { rid } => {
                 let me = self.me()?.id.clone();
-                crate::matchmaker::queue_leave(&self.hub, &me).await;
+                self.hub.matchmaking.leave(&me).await;
                 self.ok(rid, None, None);
                 Ok(())
             }
             ClientMessage::LobbyWatch { rid } => {
-                self.hub.lobby.watch(&self.hub, self.conn.clone(), rid);
+                self.hub.lobby.watch(self.conn.clone(), rid);
                 Ok(())
             }
             ClientMessage::LobbyUnwatch { rid } => {
@@ -433,46 +309,18 @@ impl Session {
                 self.ok(rid, None, None);
                 Ok(())
             }
+            // Boxed: a rare request's state must not grow every idle connection's task.
             ClientMessage::GameRecord { rid, game_id, code } => {
-                let me = self.me()?.id.clone();
-                // Boxed: a rare request's state must not grow every idle connection's task.
-                let (setup, finished) = Box::pin(crate::records::finished_for(
-                    &self.hub,
-                    &game_id,
-                    Some(&me),
-                    code.as_deref(),
-                ))
-                .await?;
-                self.send(&ServerMessage::Record {
-                    rid,
-                    game_id,
-                    text: crate::records::record(&setup, &finished).to_text(),
-                });
-                Ok(())
+                Box::pin(self.record(rid, game_id, code)).await
             }
             ClientMessage::History {
                 rid,
                 player_id,
                 before,
                 limit,
-            } => {
-                let me = self.me()?.id.clone();
-                let whose = player_id.unwrap_or_else(|| me.clone());
-                let (games, next_before) = Box::pin(crate::records::history(
-                    &self.hub,
-                    &whose,
-                    Some(&me),
-                    before,
-                    limit,
-                ))
-                .await?;
-                self.send(&ServerMessage::History {
-                    rid,
-                    games,
-                    next_before,
-                });
-                Ok(())
-            }
+            } => Box::pin(self.history(rid, player_id, before, limit)).await,
+            // Handled by `dispatch` before it hands the rest on.
+            _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }
     }
 
@@ -527,9 +375,9 @@ impl Session {
             if self.hub.players.disconnect(&p.id, self.conn.id) {
                 // The last connection is gone: the player leaves its queue, and its waiting
                 // rooms close unless it is back within the grace period.
-                crate::matchmaker::queue_leave(&self.hub, &p.id).await;
+                self.hub.matchmaking.leave(&p.id).await;
                 self.hub.presence(&p.id, false).await;
-                crate::rooms::close_when_host_stays_away(self.hub.clone(), p.id.clone());
+                self.hub.close_rooms_when_host_stays_away(p.id.clone());
             }
         }
     }

@@ -40,7 +40,7 @@ impl Session {
                 format!("you already host {open} open rooms: close one (room.leave) first"),
             ));
         }
-        crate::ratings::fill_seat(&self.hub, &mut host, &kind).await?;
+        self.hub.ratings.fill_seat(&mut host, &kind).await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
@@ -73,11 +73,11 @@ impl Session {
     pub(super) async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
         let mut me = self.seat_player()?;
         let code = ids::normalize_code(code);
-        let cluster = self.hub.cluster.is_some();
+        let cluster = self.hub.topology.spans_nodes();
         if cluster || self.hub.rooms.get(&code).is_none() {
             // After a restart only waiting rooms are in memory: a started one is in the
             // store. In a cluster the store is the truth: the room may live on another node.
-            let stored = recovery::stored_room(&self.hub, &code).await;
+            let stored = self.hub.recovery.stored_room(&code).await;
             if let Some(room) = self.hub.store_call(async { stored }).await? {
                 let local_waits = self
                     .hub
@@ -92,7 +92,7 @@ impl Session {
             }
         }
         if let Some(room) = self.hub.rooms.get(&code) {
-            crate::ratings::fill_seat(&self.hub, &mut me, &room.kind).await?;
+            self.hub.ratings.fill_seat(&mut me, &room.kind).await?;
         }
         match self.hub.rooms.join(&code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
@@ -128,7 +128,7 @@ impl Session {
                     Ok(true) => {}
                     Ok(false) => {
                         self.hub.rooms.revert_start(&code, &me.id);
-                        let stored = recovery::stored_room(&self.hub, &code).await;
+                        let stored = self.hub.recovery.stored_room(&code).await;
                         let stored = self.hub.store_call(async { stored }).await?;
                         return match stored.map(|r| r.status) {
                             Some(RoomStatus::Started(game_id)) => {
@@ -181,5 +181,28 @@ impl Session {
                 Ok(())
             }
         }
+    }
+
+    /// `room.leave`: a seated player leaves a waiting room (a host's leave closes it).
+    pub(super) async fn room_leave(
+        &mut self,
+        rid: Option<Rid>,
+        code: &str,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let code = ids::normalize_code(code);
+        let room = self
+            .hub
+            .rooms
+            .leave(&code, &me)
+            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no room '{code}'")))?;
+        if room.status == RoomStatus::Closed {
+            let _ = self
+                .hub
+                .store_call(self.hub.store.save_room(&room.record()))
+                .await;
+        }
+        self.ok(rid, None, None);
+        Ok(())
     }
 }

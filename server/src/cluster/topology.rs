@@ -1,0 +1,124 @@
+//! The cluster as the seam between nodes ([`crate::topology`]): each trait answered over
+//! Redis by the parts of this module that own the mechanism (leases, bus, shared state).
+
+use std::net::IpAddr;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use stoa_protocol::wire::SeatPlayer;
+
+use super::{lock, Cluster};
+use crate::error::ApiError;
+use crate::game::capabilities::Peers;
+use crate::pairing::QueueKey;
+use crate::store::StoreError;
+use crate::topology::{
+    Delivery, GameChannels, IpQuota, Leases, Listings, Members, Membership, PlayerLocks,
+    PlayersLock, QueueRouting, ServedBot, StartedGame,
+};
+
+#[async_trait]
+impl Leases for Cluster {
+    async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+        Cluster::acquire(self, game).await
+    }
+}
+
+#[async_trait]
+impl GameChannels for Cluster {
+    fn spans_nodes(&self) -> bool {
+        true
+    }
+
+    async fn subscribe_game(&self, game: &str) -> Result<(), StoreError> {
+        self.follow_channel(game).await
+    }
+
+    fn unsubscribe_game(&self, game: &str) {
+        Peers::unfollow(self, game);
+    }
+}
+
+#[async_trait]
+impl QueueRouting for Cluster {
+    async fn queue_join(
+        &self,
+        key: QueueKey,
+        seat: SeatPlayer,
+        rating: f64,
+    ) -> Result<u64, ApiError> {
+        self.route_join(key, seat, rating, true).await
+    }
+
+    async fn queue_leave(&self, player: &str) {
+        self.route_leave(player).await;
+    }
+}
+
+#[async_trait]
+impl Delivery for Cluster {
+    async fn to_player(&self, player: &str, frame: String) {
+        Cluster::to_player(self, player, frame).await;
+    }
+
+    async fn started(&self, game: StartedGame) {
+        self.announce_started(game).await;
+    }
+}
+
+#[async_trait]
+impl Listings for Cluster {
+    async fn put_lobby_part(&self, part: &Value) {
+        Cluster::put_lobby_part(self, part).await;
+    }
+
+    async fn lobby_parts(&self) -> Vec<Value> {
+        Cluster::lobby_parts(self).await
+    }
+
+    async fn put_bots(&self, bots: &[ServedBot]) {
+        Cluster::put_bots(self, bots).await;
+    }
+
+    async fn remote_bots(&self) -> Vec<ServedBot> {
+        Cluster::remote_bots(self).await
+    }
+
+    async fn claim_bot(&self, player: &str) -> bool {
+        Cluster::claim_bot(self, player).await
+    }
+
+    async fn free_bot(&self, player: &str) {
+        Cluster::free_bot(self, player).await;
+    }
+}
+
+#[async_trait]
+impl PlayerLocks for Cluster {
+    async fn lock_players(&self, players: [&str; 2]) -> Result<PlayersLock, ApiError> {
+        Cluster::lock_players(self, players).await
+    }
+
+    async fn unlock_players(&self, players: PlayersLock) {
+        Cluster::unlock_players(self, players).await;
+    }
+}
+
+#[async_trait]
+impl IpQuota for Cluster {
+    async fn allow_ip(&self, ip: IpAddr, limit: u32, window_ms: u64) -> bool {
+        Cluster::allow_ip(self, ip, limit, window_ms).await
+    }
+}
+
+#[async_trait]
+impl Membership for Cluster {
+    async fn members(&self) -> Option<Members> {
+        Some(Members {
+            node: self.node.clone(),
+            nodes: self.nodes().await,
+            owned: lock(&self.owned).len(),
+            matchmaker: self.is_matchmaker(),
+        })
+    }
+}

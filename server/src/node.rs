@@ -1,0 +1,274 @@
+//! The composition root: builds a node — store, registries, the single node or the cluster
+//! as its topology, the services, the HTTP edge — wires them, and runs it until shutdown.
+//!
+//! Why one place: every other module takes the handles it needs; only this one knows how
+//! they fit together, and only this one names the cluster. The cluster's requests to the
+//! services ([`ClusterEvent`]) arrive here, through [`route`], instead of through a pointer
+//! from the cluster back into the services.
+//!
+//! Shutdown order: stop accepting, tell every connection (a `shutdown` message and a close
+//! frame 1001), let their writers flush within the grace period, then return.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::cluster::{Cluster, ClusterEvent};
+use crate::config::Config;
+use crate::game::capabilities::Peers;
+use crate::hub::Hub;
+use crate::ids;
+use crate::registries::Registries;
+use crate::store::memory::MemoryStore;
+use crate::store::redis::{RedisOptions, RedisStore};
+use crate::store::Store;
+use crate::topology::{SingleNode, Topology};
+
+/// Handles the cluster's requests to this node's services until the node stops. Each runs
+/// in its own task: a takeover reading a long log must not hold up a game start.
+async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>) {
+    while let Some(event) = events.recv().await {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            match event {
+                ClusterEvent::Started { game, done } => {
+                    started_elsewhere(&hub, game).await;
+                    let _ = done.send(());
+                }
+                ClusterEvent::TakeOver { game, done } => {
+                    let taken = match hub.recovery.take_over(&game).await {
+                        Ok(()) => true,
+                        Err(e) => {
+                            tracing::error!(game = %game, error = %e, "takeover failed");
+                            false
+                        }
+                    };
+                    let _ = done.send(taken);
+                }
+            }
+        });
+    }
+}
+
+/// A game started on another node: its room (if it waited here) no longer waits, and its
+/// players connected here are told and subscribed, through a follower of the game.
+async fn started_elsewhere(hub: &Hub, started: crate::topology::StartedGame) {
+    if let Some(code) = &started.room {
+        hub.rooms.started(code, &started.game);
+    }
+    let here: Vec<usize> = (0..2)
+        .filter(|&i| !hub.players.connections(&started.players[i]).is_empty())
+        .collect();
+    if here.is_empty() {
+        return;
+    }
+    let Ok(Some(handle)) = hub.game(&started.game).await else {
+        return;
+    };
+    for i in here {
+        for conn in hub.players.connections(&started.players[i]) {
+            hub.announce_to(&handle, &started.side_names[i], &conn)
+                .await;
+        }
+    }
+}
+
+/// Runs the server until `shutdown` resolves, over Redis when `--redis` is given and in
+/// memory otherwise.
+pub async fn run(
+    mut config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    if config.cluster && config.node_id.is_none() {
+        config.node_id = Some(ids::node_id());
+    }
+    let mut cluster_store = None;
+    let store: Arc<dyn Store> = match &config.redis {
+        Some(url) => {
+            let options = RedisOptions {
+                url: url.clone(),
+                prefix: config.redis_prefix.clone(),
+                timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
+                fence: config.node_id.clone().filter(|_| config.cluster),
+                redis_cluster: config.redis_cluster,
+                finished_retention: (config.finished_retention_days > 0)
+                    .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
+            };
+            tracing::info!(url = %redact(url), "connecting to Redis");
+            let store = RedisStore::connect(options).await.map_err(|e| {
+                std::io::Error::other(format!(
+                    "cannot use Redis at {}: {e} (is it running and reachable? check --redis / REDIS_URL)",
+                    redact(url)
+                ))
+            })?;
+            tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
+            if config.cluster {
+                cluster_store = Some(store.clone());
+            }
+            Arc::new(store)
+        }
+        None => {
+            tracing::info!("persistence: off (in memory; nothing survives a restart)");
+            Arc::new(MemoryStore::keeping(config.keep_finished))
+        }
+    };
+    let cluster = cluster_store.map(|store| {
+        let node = config.node_id.clone().unwrap_or_else(ids::node_id);
+        // The bus lives on one Redis server (the first seed of a Redis Cluster, whose
+        // classic pub/sub reaches every node's subscribers anyway).
+        let urls = config.redis.clone().unwrap_or_default();
+        let url = urls
+            .split(',')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        ClusterSetup { node, store, url }
+    });
+    serve(config, store, cluster, shutdown).await
+}
+
+/// A Redis URL without its password, for logs and messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Runs the server over a given store until `shutdown` resolves. Prints
+/// `stoa-server listening on ADDR` on stdout once bound (tests and scripts read it).
+pub async fn run_with_store(
+    config: Config,
+    store: Arc<dyn Store>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve(config, store, None, shutdown).await
+}
+
+/// How this node joins a cluster (`--cluster`).
+struct ClusterSetup {
+    node: String,
+    store: RedisStore,
+    url: String,
+}
+
+/// Runs the server, as one node of a cluster when `cluster` is given.
+async fn serve(
+    config: Config,
+    store: Arc<dyn Store>,
+    cluster: Option<ClusterSetup>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| {
+            let hint = match e.kind() {
+                std::io::ErrorKind::AddrInUse => {
+                    "another process uses it: stop it or choose another --listen / STOA_LISTEN"
+                }
+                std::io::ErrorKind::PermissionDenied => {
+                    "ports below 1024 need privileges: choose a higher port"
+                }
+                _ => "check --listen / STOA_LISTEN",
+            };
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot listen on {}: {e} ({hint})", config.listen),
+            )
+        })?;
+    let addr = listener.local_addr()?;
+    let grace = Duration::from_millis(config.shutdown_grace_ms);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let registries = Registries::new(&config);
+    let (events_tx, events) = mpsc::unbounded_channel();
+    let cluster = match cluster {
+        Some(setup) => {
+            let cluster = Cluster::new(
+                setup.node,
+                setup.store,
+                &setup.url,
+                config.lease_ms,
+                registries.clone(),
+                events_tx,
+                stop_rx.clone(),
+            )
+            .await
+            .map_err(std::io::Error::other)?;
+            Some(Arc::new(cluster))
+        }
+        None => None,
+    };
+    let (topology, peers): (Arc<dyn Topology>, Option<Arc<dyn Peers>>) = match &cluster {
+        Some(c) => (c.clone(), Some(c.clone())),
+        None => (Arc::new(SingleNode::new(registries.queues.clone())), None),
+    };
+    let mut hub = Hub::assemble(config, store, stop_rx, registries, topology, peers);
+    // The deployment's id, kept with the data: the same on every node and across restarts.
+    hub.deployment = hub
+        .store
+        .deployment(&hub.deployment)
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot read the deployment id: {e}")))?;
+    tracing::info!(deployment = %hub.deployment, "deployment");
+    let hub = Arc::new(hub);
+    tokio::spawn(route(events, hub.clone()));
+    if let Some(cluster) = &cluster {
+        cluster.start().await.map_err(|e| {
+            std::io::Error::other(format!("cannot join the cluster over Redis: {e}"))
+        })?;
+    }
+    hub.matchmaking.clone().spawn();
+    // Unfinished games are back before anyone can connect.
+    hub.recovery
+        .recover()
+        .await
+        .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
+    let (guard, mut guards_done) = mpsc::channel::<()>(1);
+    let app = crate::app::router(hub.clone(), guard);
+    tokio::spawn(hub.lobby.clone().run());
+    println!("stoa-server listening on {addr}");
+    tracing::info!(%addr, "listening");
+    let max_connections = crate::listener::connection_cap(hub.config.max_connections);
+    let limits = crate::listener::Limits {
+        header_timeout: Duration::from_millis(hub.config.header_timeout_ms.max(1)),
+        max_connections,
+        // Behind a proxy every socket comes from the proxy: the per-IP count at the
+        // socket would throttle everyone (the per-IP limit on upgrades still applies,
+        // with the client address the proxy reports). Otherwise one address may hold at
+        // most a quarter of the sockets, whatever the flag says, so it cannot fill them.
+        max_per_ip: if hub.config.trust_proxy {
+            usize::MAX
+        } else {
+            crate::listener::per_ip_cap(hub.config.max_connections_per_ip, max_connections)
+        },
+        send_buffer: hub.config.socket_send_buffer,
+    };
+    tracing::info!(
+        max_connections = limits.max_connections,
+        max_per_ip = limits.max_per_ip,
+        "connection limits"
+    );
+    let leaving = cluster.clone();
+    let signal = tokio::spawn(async move {
+        shutdown.await;
+        tracing::info!("shutting down: no new connections, notifying clients");
+        let _ = stop_tx.send(true);
+        if let Some(cluster) = leaving {
+            // The other nodes take this node's games over now, their clocks running on.
+            cluster.release_all().await;
+        }
+        stop_tx
+    });
+    crate::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;
+    // The router (and its guard) is dropped with the server; wait for live connections to
+    // flush their last frames and close.
+    let _ = tokio::time::timeout(grace + Duration::from_secs(1), guards_done.recv()).await;
+    drop(signal);
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! `hello`: who the connection is (a known player by token, or a new guest), and the
+//! `welcome` that tells it.
+
+use super::*;
+
+impl Session {
+    pub(super) async fn hello(
+        &mut self,
+        rid: Option<Rid>,
+        protocol: u32,
+        token: Option<String>,
+        name: Option<String>,
+        bot: bool,
+    ) -> Result<(), ApiError> {
+        if protocol != PROTOCOL_VERSION {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                format!("unsupported protocol {protocol}; this server speaks {PROTOCOL_VERSION}"),
+            ));
+        }
+        let name = name.map(|n| valid_name(&n)).transpose()?;
+        let (player, token) = self.identify(token, name, bot).await?;
+        let games = self
+            .hub
+            .store_call(self.hub.store.unfinished_games(&player.id))
+            .await?;
+        let ratings = self.hub.ratings.welcome_map(&player.id).await?;
+        self.conn.set_player(player.id.clone());
+        let first = self.hub.players.connect(&player.id, self.conn.clone());
+        if first {
+            self.hub.presence(&player.id, true).await;
+        }
+        tracing::info!(player = %player.id, "hello");
+        self.send(&ServerMessage::Welcome {
+            rid,
+            protocol: PROTOCOL_VERSION,
+            player: PlayerInfo {
+                id: player.id.clone(),
+                name: player.name.clone(),
+                ratings,
+            },
+            token,
+            games,
+            server_time: self.hub.time.now_ms(),
+            deployment: self.hub.deployment.clone(),
+        });
+        self.player = Some(player);
+        Ok(())
+    }
+
+    /// The player a `hello` names: the token's (renamed if it says a new name), or a new
+    /// guest with a fresh token.
+    async fn identify(
+        &self,
+        token: Option<String>,
+        name: Option<String>,
+        bot: bool,
+    ) -> Result<(PlayerRecord, String), ApiError> {
+        let found = match token {
+            Some(token) => {
+                let hash = ids::token_hash(&token);
+                let found = self
+                    .hub
+                    .store_call(self.hub.store.player_by_token_hash(&hash))
+                    .await?;
+                match found {
+                    // A known player who says a new name takes it (games already seated
+                    // keep the name they started with).
+                    Some(mut p) => {
+                        if let Some(n) = name.filter(|n| *n != p.name) {
+                            self.hub
+                                .store_call(self.hub.store.rename_player(&p.id, &n))
+                                .await?;
+                            p.name = n;
+                        }
+                        (p, token)
+                    }
+                    None => {
+                        return Err(ApiError::new(
+                            ErrorCode::Unauthorized,
+                            "unknown or revoked token",
+                        ))
+                    }
+                }
+            }
+            None => {
+                let name = name.unwrap_or_else(|| {
+                    format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase())
+                });
+                let token = ids::token();
+                let record = PlayerRecord {
+                    id: ids::player_id(),
+                    name,
+                    token_hash: ids::token_hash(&token),
+                    created_ms: ids::now_ms(),
+                    bot,
+                };
+                self.hub
+                    .store_call(self.hub.store.create_player(&record))
+                    .await?;
+                (record, token)
+            }
+        };
+        Ok(found)
+    }
+}

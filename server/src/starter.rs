@@ -1,0 +1,307 @@
+//! Starting games: the one path by which rooms, matchmaking and rematches create a game,
+//! spawn its actor, and tell its players.
+//!
+//! Why one starter: a game's creation has an order that must not vary with who asked —
+//! seats rated, setup validated, lease taken (so no other node takes the game over while it
+//! is being created), setup stored, actor registered before presence is read — and every
+//! actor gets the same narrow [`Capabilities`]. The starter also holds the reactions to
+//! a game's end (ratings, rematches), which start games again through it.
+
+use std::sync::{Arc, Weak};
+
+use stoa_protocol::clock::TimeSource;
+use stoa_protocol::wire::{ErrorCode, ServerMessage};
+use stoa_protocol::Side;
+use tokio::sync::{mpsc, watch};
+
+use crate::error::ApiError;
+use crate::game::capabilities::{timed_store_call, Capabilities, Peers, Reactions, Settings};
+use crate::game::{actor, Command, GameHandle, NewGame};
+use crate::games::Games;
+use crate::metrics::Metrics;
+use crate::outbound::ConnHandle;
+use crate::players::Players;
+use crate::queues::Matchmaker;
+use crate::ratings::Ratings;
+use crate::store::{GameRecord, SeatRecord, Store};
+use crate::topology::{StartedGame, Topology};
+
+/// What starting a game takes.
+pub struct StarterParts {
+    /// Persistence.
+    pub store: Arc<dyn Store>,
+    /// The server's time (every rebuild of a game starts from its creation time).
+    pub time: Arc<dyn TimeSource>,
+    /// Live games.
+    pub games: Arc<Games>,
+    /// Connected players (announcements, initial presence).
+    pub players: Arc<Players>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Flips to `true` when the server shuts down (actors see it).
+    pub shutdown: watch::Receiver<bool>,
+    /// The actors' settings.
+    pub settings: Settings,
+    /// The capacity of each actor's command queue.
+    pub game_queue: usize,
+    /// Seats' ratings and the update at a rated end.
+    pub ratings: Arc<Ratings>,
+    /// The queues (a rematch's sides count for the next pairing's alternation).
+    pub queues: Arc<Matchmaker>,
+    /// Leases and the other nodes' announcements.
+    pub topology: Arc<dyn Topology>,
+    /// The other nodes as actors see them (`None` on a single node).
+    pub peers: Option<Arc<dyn Peers>>,
+}
+
+/// Creates games and tells their players.
+pub struct Starter {
+    parts: StarterParts,
+    /// Itself, for the reactions its actors hold (a rematch starts a game through it)
+    /// without keeping it alive.
+    me: Weak<Starter>,
+}
+
+impl std::fmt::Debug for Starter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Starter").finish_non_exhaustive()
+    }
+}
+
+fn invalid(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::InvalidOptions, e.to_string())
+}
+
+impl Starter {
+    /// A starter over its parts.
+    pub fn new(parts: StarterParts) -> Arc<Self> {
+        Arc::new_cyclic(|me| Starter {
+            parts,
+            me: me.clone(),
+        })
+    }
+
+    /// Creates a game: persists its setup, spawns its actor and registers it. The players
+    /// are told with [`Starter::announce`] (separately, so a room can answer the joiner
+    /// first).
+    pub async fn create_game(&self, mut new: NewGame) -> Result<GameHandle, ApiError> {
+        let p = &self.parts;
+        // Computer players' results stay out of people's ratings: a game with a bot is
+        // never rated.
+        if new.players.iter().any(|p| p.bot) {
+            new.rated = false;
+        }
+        // Seats show each player's current rating in this kind.
+        for seat in new.players.iter_mut() {
+            p.ratings.fill_seat(seat, &new.kind).await?;
+        }
+        let kind = stoa_protocol::kind(&new.kind).map_err(invalid)?;
+        let game = kind.start(&new.options).map_err(invalid)?;
+        crate::clock_request::time_control(&new.clock)?;
+        // The lease first: the game is listed unfinished from its creation on, and no
+        // other node may take it over in between.
+        if !timed_store_call(&p.metrics, p.topology.acquire(&new.id)).await? {
+            return Err(ApiError::new(ErrorCode::Conflict, "this game id is taken"));
+        }
+        let record = self.record_of(&new);
+        timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
+        let (tx, rx) = mpsc::channel(p.game_queue.max(1));
+        let handle = GameHandle {
+            id: new.id.clone(),
+            kind: new.kind.clone(),
+            tx,
+            players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            summary: Arc::new(std::sync::Mutex::new(None)),
+        };
+        // Register before reading presence, so a presence change in between still reaches
+        // the actor (presence commands are idempotent).
+        p.games.insert(handle.clone());
+        let online = [
+            p.players.is_online(&new.players[0].id),
+            p.players.is_online(&new.players[1].id),
+        ];
+        p.metrics.game_started(&new.kind);
+        actor::spawn(
+            self.capabilities(),
+            new,
+            game,
+            record.created_ms,
+            online,
+            rx,
+            handle.summary.clone(),
+        );
+        Ok(handle)
+    }
+
+    /// The stored setup of a new game.
+    fn record_of(&self, new: &NewGame) -> GameRecord {
+        let seat = |i: usize| SeatRecord {
+            id: new.players[i].id.clone(),
+            name: new.players[i].name.clone(),
+            rating: new.players[i].rating.clone(),
+            bot: new.players[i].bot,
+        };
+        GameRecord {
+            id: new.id.clone(),
+            kind: new.kind.clone(),
+            options: new.options.clone(),
+            clock: new.clock.clone(),
+            rated: new.rated,
+            visibility: new.visibility,
+            code: new.code.clone(),
+            players: [seat(0), seat(1)],
+            // The server's time: the clock of this game and of every rebuild of it (a
+            // follower, a new owner) starts from it, so they all hold the same document at
+            // seq 0.
+            created_ms: self.parts.time.now_ms(),
+            rematch_of: new.rematch_of.clone(),
+        }
+    }
+
+    /// Creates a game for two players and tells them ([`Starter::create_game`] then
+    /// [`Starter::announce`]): the entry point for matchmaking and anything else that pairs
+    /// two players outside a room. `new.players` are by side index (first-acting side
+    /// first).
+    pub async fn start_game(&self, new: NewGame) -> Result<GameHandle, ApiError> {
+        let side_names = stoa_protocol::kind(&new.kind)
+            .map(|k| k.side_names)
+            .map_err(invalid)?;
+        let handle = self.create_game(new).await?;
+        self.announce(&handle, side_names).await;
+        Ok(handle)
+    }
+
+    /// Sends `game.started` to every connection of both players and subscribes each (the
+    /// actor then queues a snapshot on it).
+    pub async fn announce(&self, handle: &GameHandle, side_names: [&'static str; 2]) {
+        self.announce_from_room(handle, side_names, None).await;
+    }
+
+    /// [`Starter::announce`] for a game a room started: the node where the room's host
+    /// waits (in a cluster, maybe another) learns that the room is no longer waiting.
+    pub async fn announce_from_room(
+        &self,
+        handle: &GameHandle,
+        side_names: [&'static str; 2],
+        room: Option<String>,
+    ) {
+        for (i, pid) in handle.players.iter().enumerate() {
+            for conn in self.parts.players.connections(pid) {
+                self.announce_to(handle, side_names[i], &conn).await;
+            }
+        }
+        self.parts
+            .topology
+            .started(StartedGame {
+                game: handle.id.clone(),
+                kind: handle.kind.clone(),
+                players: handle.players.clone(),
+                side_names: side_names.map(str::to_string),
+                room,
+            })
+            .await;
+    }
+
+    /// Tells one connection of a player that a game started, and subscribes it.
+    pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
+        conn.send_msg(&ServerMessage::GameStarted {
+            game_id: handle.id.clone(),
+            kind: handle.kind.clone(),
+            side: side.to_string(),
+        });
+        let _ = handle
+            .tx
+            .send(Command::Watch {
+                conn: conn.clone(),
+                rid: None,
+                since: None,
+                code: None,
+                reply: None,
+            })
+            .await;
+    }
+
+    /// What a game actor may use: the store, the time, the game directory, the metrics,
+    /// the shutdown signal, its settings, the reactions to its events, and the peers.
+    pub fn capabilities(&self) -> Capabilities {
+        let p = &self.parts;
+        Capabilities {
+            store: p.store.clone(),
+            time: p.time.clone(),
+            directory: p.games.clone(),
+            metrics: p.metrics.clone(),
+            shutdown: p.shutdown.clone(),
+            settings: p.settings,
+            reactions: Arc::new(StarterReactions {
+                starter: self.me.clone(),
+                ratings: p.ratings.clone(),
+                store: p.store.clone(),
+                queues: p.queues.clone(),
+            }),
+            peers: p.peers.clone(),
+        }
+    }
+
+    /// The capacity of each actor's command queue.
+    pub fn game_queue(&self) -> usize {
+        self.parts.game_queue.max(1)
+    }
+
+    /// Tells a player's live games that it came online or went offline.
+    pub async fn presence(&self, player_id: &str, online: bool) {
+        for handle in self.parts.games.of_player(player_id) {
+            let _ = handle
+                .tx
+                .send(Command::Presence {
+                    player_id: player_id.to_string(),
+                    online,
+                })
+                .await;
+        }
+    }
+}
+
+/// The reactions to game events, held by actors without keeping the starter alive.
+struct StarterReactions {
+    starter: Weak<Starter>,
+    ratings: Arc<Ratings>,
+    store: Arc<dyn Store>,
+    queues: Arc<Matchmaker>,
+}
+
+#[async_trait::async_trait]
+impl Reactions for StarterReactions {
+    async fn rated_result(
+        &self,
+        kind: &str,
+        players: [&str; 2],
+        winner: Option<Side>,
+    ) -> Option<[f64; 2]> {
+        match self.ratings.record_result(kind, players, winner).await {
+            Ok([a, b]) => Some([a.rating, b.rating]),
+            Err(e) => {
+                tracing::error!(error = %e, "could not update the ratings");
+                None
+            }
+        }
+    }
+
+    async fn rematch(&self, mut setup: NewGame) {
+        let Some(starter) = self.starter.upgrade() else {
+            return;
+        };
+        // The seats come from the finished game; a player renamed since then plays the
+        // rematch under the new name (a store failure keeps the old one: the game starts).
+        for seat in &mut setup.players {
+            if let Ok(Some(p)) = self.store.player(&seat.id).await {
+                seat.name = p.name;
+            }
+        }
+        match starter.start_game(setup).await {
+            Ok(handle) => self
+                .queues
+                .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]),
+            Err(e) => tracing::error!(error = %e, "could not start the rematch"),
+        }
+    }
+}

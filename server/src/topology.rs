@@ -1,0 +1,357 @@
+//! The one seam between a single node and a cluster: what the services need from "the other
+//! nodes", as small domain-shaped traits.
+//!
+//! Why a seam: a single node is a cluster of one. The services (matchmaking, ratings, bots,
+//! the lobby, game creation) ask the same questions either way — may I take this game's
+//! lease, where does this queue join go, how does a frame reach a player connected
+//! elsewhere, which listings do the other nodes share — and get local answers from
+//! [`SingleNode`] or Redis-backed ones from the cluster (`crate::cluster::Cluster`, which
+//! only the composition root, `crate::node`, names). No service branches on "am I in a
+//! cluster"; `tests/tests/topology_contract.rs` runs one suite over both implementations,
+//! as `store_contract.rs` does for the stores.
+
+use std::collections::HashSet;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+
+use crate::error::ApiError;
+use crate::pairing::QueueKey;
+use crate::queues::Matchmaker;
+use crate::store::StoreError;
+
+/// One owner per live game: the right to run (and write) it.
+#[async_trait]
+pub trait Leases: Send + Sync {
+    /// Takes a game's lease if nobody holds it (a new game, or one whose owner died);
+    /// `false` when another holder has it.
+    async fn acquire(&self, game: &str) -> Result<bool, StoreError>;
+}
+
+/// Games whose owner may be another node, followed through their event channel.
+#[async_trait]
+pub trait GameChannels: Send + Sync {
+    /// Whether a game (or a room) may live on another node than this one: a lookup that
+    /// misses here must then ask the store instead of answering "no such game".
+    fn spans_nodes(&self) -> bool;
+    /// Subscribes this node to a game's events (before its log is read, so nothing falls
+    /// between the two).
+    async fn subscribe_game(&self, game: &str) -> Result<(), StoreError>;
+    /// Ends a [`GameChannels::subscribe_game`] subscription.
+    fn unsubscribe_game(&self, game: &str);
+}
+
+/// Where matchmaking runs: the queues live on one node.
+#[async_trait]
+pub trait QueueRouting: Send + Sync {
+    /// Queues a player with the node that runs matchmaking; the player's place.
+    async fn queue_join(
+        &self,
+        key: QueueKey,
+        seat: SeatPlayer,
+        rating: f64,
+    ) -> Result<u64, ApiError>;
+    /// Takes a player out of its queue, wherever the matchmaking runs.
+    async fn queue_leave(&self, player: &str);
+}
+
+/// A game start as the other nodes hear of it (they tell its players connected there).
+#[derive(Clone, Debug)]
+pub struct StartedGame {
+    /// The game's id.
+    pub game: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its players by side index.
+    pub players: [String; 2],
+    /// The names of the sides by index.
+    pub side_names: [String; 2],
+    /// The room that started it, if any (its node learns the room no longer waits).
+    pub room: Option<String>,
+}
+
+/// Reaching players connected to other nodes.
+#[async_trait]
+pub trait Delivery: Send + Sync {
+    /// Sends a frame to a player connected to another node (nothing on a single node: a
+    /// player not connected here is not connected).
+    async fn to_player(&self, player: &str, frame: String);
+    /// Announces a game started here to the other nodes.
+    async fn started(&self, game: StartedGame);
+}
+
+/// A bot serving on some node, as the nodes list them for each other.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServedBot {
+    /// The bot's player id (invitations reach it through [`Delivery::to_player`]).
+    pub player: String,
+    /// The kinds it plays.
+    pub kinds: Vec<String>,
+    /// The levels it plays.
+    pub levels: Vec<u8>,
+}
+
+impl ServedBot {
+    /// Whether this bot can play `kind` at `level` against `player_id` (never itself).
+    pub fn fits(&self, kind: &str, level: u8, player_id: &str) -> bool {
+        self.player != player_id
+            && self.kinds.iter().any(|k| k == kind)
+            && self.levels.contains(&level)
+    }
+}
+
+/// What each node shares with the others for listings: its part of the lobby, its bots.
+#[async_trait]
+pub trait Listings: Send + Sync {
+    /// Shares this node's part of the lobby (it lapses with the node).
+    async fn put_lobby_part(&self, part: &Value);
+    /// The other live nodes' parts of the lobby.
+    async fn lobby_parts(&self) -> Vec<Value>;
+    /// Lists the bots serving on this node for the others (lapses with the node).
+    async fn put_bots(&self, bots: &[ServedBot]);
+    /// The bots serving on the other live nodes.
+    async fn remote_bots(&self) -> Vec<ServedBot>;
+    /// Takes a bot for one game; `false` when another node (or this one) already did, or
+    /// nobody can say.
+    async fn claim_bot(&self, player: &str) -> bool;
+    /// A bot is free again (it said `bot.serve`, or its game could not be set up).
+    async fn free_bot(&self, player: &str);
+}
+
+/// Two players' rating locks, released with [`PlayerLocks::unlock_players`].
+#[derive(Debug)]
+pub struct PlayersLock {
+    /// What the implementation locked (Redis keys, or player ids on a single node).
+    pub keys: Vec<String>,
+    /// The holder's token.
+    pub token: String,
+}
+
+/// Serialises rating updates of the same players, wherever their games end.
+#[async_trait]
+pub trait PlayerLocks: Send + Sync {
+    /// Locks two players (in id order, so two updates never wait on each other in a
+    /// cycle); `unavailable` when the lock cannot be had within a few seconds.
+    async fn lock_players(&self, players: [&str; 2]) -> Result<PlayersLock, ApiError>;
+    /// Releases a [`PlayerLocks::lock_players`] lock.
+    async fn unlock_players(&self, lock: PlayersLock);
+}
+
+/// The per-IP connection quota across nodes.
+#[async_trait]
+pub trait IpQuota: Send + Sync {
+    /// Counts a new connection from `ip` in the deployment-wide window; `false` past
+    /// `limit`. Each node's own limiter applies besides.
+    async fn allow_ip(&self, ip: IpAddr, limit: u32, window_ms: u64) -> bool;
+}
+
+/// This node's place among the others, for `/health` and `/metrics`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Members {
+    /// This node's id.
+    pub node: String,
+    /// The nodes seen alive.
+    pub nodes: Vec<String>,
+    /// Games whose lease this node holds.
+    pub owned: usize,
+    /// Whether this node runs the matchmaking.
+    pub matchmaker: bool,
+}
+
+/// Membership as operators see it.
+#[async_trait]
+pub trait Membership: Send + Sync {
+    /// This node among the others; `None` on a single node (nothing to report).
+    async fn members(&self) -> Option<Members>;
+}
+
+/// Everything a node needs from the other nodes, in one handle.
+pub trait Topology:
+    Leases + GameChannels + QueueRouting + Delivery + Listings + PlayerLocks + IpQuota + Membership
+{
+}
+
+impl<T> Topology for T where
+    T: Leases
+        + GameChannels
+        + QueueRouting
+        + Delivery
+        + Listings
+        + PlayerLocks
+        + IpQuota
+        + Membership
+{
+}
+
+/// A deployment of one node: every answer is local.
+#[derive(Debug)]
+pub struct SingleNode {
+    queues: Arc<Matchmaker>,
+    /// Players whose ratings are being updated.
+    locked: Mutex<HashSet<String>>,
+    unlocked: tokio::sync::Notify,
+}
+
+impl SingleNode {
+    /// The single node over this node's matchmaking queues.
+    pub fn new(queues: Arc<Matchmaker>) -> Self {
+        SingleNode {
+            queues,
+            locked: Mutex::new(HashSet::new()),
+            unlocked: tokio::sync::Notify::new(),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How long a rating update waits for another one of the same player.
+pub const PLAYER_LOCK_WAIT: Duration = Duration::from_secs(3);
+
+/// The answer when another update holds a player's lock too long.
+pub fn ratings_busy() -> ApiError {
+    ApiError::new(ErrorCode::Unavailable, "ratings are busy: try again")
+}
+
+#[async_trait]
+impl Leases for SingleNode {
+    async fn acquire(&self, _game: &str) -> Result<bool, StoreError> {
+        // Every game lives here; a game id taken twice is refused by the store itself.
+        Ok(true)
+    }
+}
+
+#[async_trait]
+impl GameChannels for SingleNode {
+    fn spans_nodes(&self) -> bool {
+        false
+    }
+
+    async fn subscribe_game(&self, _game: &str) -> Result<(), StoreError> {
+        // Every game lives here: there is no other owner to hear from.
+        Err(StoreError::Unavailable("no other node runs games".into()))
+    }
+
+    fn unsubscribe_game(&self, _game: &str) {}
+}
+
+#[async_trait]
+impl QueueRouting for SingleNode {
+    async fn queue_join(
+        &self,
+        key: QueueKey,
+        seat: SeatPlayer,
+        rating: f64,
+    ) -> Result<u64, ApiError> {
+        let mm = &self.queues;
+        Ok(mm.join(key, seat, rating, mm.now_ms()).position as u64)
+    }
+
+    async fn queue_leave(&self, player: &str) {
+        self.queues.leave(player);
+    }
+}
+
+#[async_trait]
+impl Delivery for SingleNode {
+    async fn to_player(&self, _player: &str, _frame: String) {}
+
+    async fn started(&self, _game: StartedGame) {}
+}
+
+#[async_trait]
+impl Listings for SingleNode {
+    async fn put_lobby_part(&self, _part: &Value) {}
+
+    async fn lobby_parts(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    async fn put_bots(&self, _bots: &[ServedBot]) {}
+
+    async fn remote_bots(&self) -> Vec<ServedBot> {
+        Vec::new()
+    }
+
+    async fn claim_bot(&self, _player: &str) -> bool {
+        // This node's own registry marks its bots busy; nobody else can invite them.
+        true
+    }
+
+    async fn free_bot(&self, _player: &str) {}
+}
+
+#[async_trait]
+impl PlayerLocks for SingleNode {
+    async fn lock_players(&self, players: [&str; 2]) -> Result<PlayersLock, ApiError> {
+        let mut ids = players.map(str::to_string).to_vec();
+        ids.sort();
+        ids.dedup();
+        let deadline = tokio::time::Instant::now() + PLAYER_LOCK_WAIT;
+        loop {
+            let waiting = self.unlocked.notified();
+            {
+                let mut locked = lock(&self.locked);
+                if ids.iter().all(|id| !locked.contains(id)) {
+                    locked.extend(ids.iter().cloned());
+                    return Ok(PlayersLock {
+                        keys: ids,
+                        token: String::new(),
+                    });
+                }
+            }
+            if tokio::time::timeout_at(deadline, waiting).await.is_err() {
+                return Err(ratings_busy());
+            }
+        }
+    }
+
+    async fn unlock_players(&self, players: PlayersLock) {
+        let mut locked = lock(&self.locked);
+        for id in &players.keys {
+            locked.remove(id);
+        }
+        drop(locked);
+        self.unlocked.notify_waiters();
+    }
+}
+
+#[async_trait]
+impl IpQuota for SingleNode {
+    async fn allow_ip(&self, _ip: IpAddr, _limit: u32, _window_ms: u64) -> bool {
+        // The node's own limiter is the deployment's.
+        true
+    }
+}
+
+#[async_trait]
+impl Membership for SingleNode {
+    async fn members(&self) -> Option<Members> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_fits_its_kinds_and_levels_and_never_plays_itself() {
+        let b = ServedBot {
+            player: "pbot".into(),
+            kinds: vec!["staku".into(), "akron".into()],
+            levels: vec![1, 3],
+        };
+        assert!(b.fits("staku", 3, "pperson"));
+        assert!(!b.fits("staku", 2, "pperson"));
+        assert!(!b.fits("unane", 1, "pperson"));
+        assert!(!b.fits("staku", 1, "pbot"));
+    }
+}

@@ -1,0 +1,193 @@
+//! The `Topology` contract — the seam between a single node and a cluster — run against the
+//! single node and a one-node cluster over a real Redis alike, so that the services, which
+//! only see the seam, behave the same on both: queue routing keeps places and leaves,
+//! player locks exclude each other and time out as `unavailable`, a new game's lease is
+//! granted, a node's own listings are never reported as another node's, and the per-IP
+//! quota admits connections under its limit.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+use stoa_server::cluster::{Cluster, ClusterEvent};
+use stoa_server::pairing::QueueKey;
+use stoa_server::queues::Matchmaker;
+use stoa_server::registries::Registries;
+use stoa_server::store::redis::{RedisOptions, RedisStore};
+use stoa_server::topology::{
+    GameChannels, Leases, Listings, Membership, ServedBot, SingleNode, Topology,
+};
+use stoa_server::Config;
+use stoa_tests::redis::RedisServer;
+use tokio::sync::{mpsc, watch};
+
+fn seat(id: &str) -> SeatPlayer {
+    SeatPlayer {
+        id: id.into(),
+        name: id.into(),
+        rating: None,
+        bot: false,
+    }
+}
+
+fn key(kind: &str) -> QueueKey {
+    QueueKey::new(kind, &json!({}), &json!({"kind": "none"}), false)
+}
+
+async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
+    // Queue routing: places in order, one queue per player, leaving is idempotent.
+    assert_eq!(
+        topology
+            .queue_join(key("staku"), seat("pa"), 1500.0)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        topology
+            .queue_join(key("staku"), seat("pb"), 1500.0)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        topology
+            .queue_join(key("akron"), seat("pc"), 1500.0)
+            .await
+            .unwrap(),
+        1
+    );
+    // Joining another queue moves the player.
+    assert_eq!(
+        topology
+            .queue_join(key("akron"), seat("pa"), 1500.0)
+            .await
+            .unwrap(),
+        2
+    );
+    let counts: Vec<(String, usize)> = queues
+        .counts()
+        .into_iter()
+        .map(|(k, n)| (k.kind, n))
+        .collect();
+    assert_eq!(counts, [("akron".to_string(), 2), ("staku".to_string(), 1)]);
+    topology.queue_leave("pa").await;
+    topology.queue_leave("pa").await;
+    topology.queue_leave("nobody").await;
+    assert_eq!(queues.queue_of("pa"), None);
+    assert_eq!(queues.queue_of("pb").map(|k| k.kind), Some("staku".into()));
+
+    // Player locks: a second update of the same player waits for the first.
+    let held = topology.lock_players(["pa", "pb"]).await.unwrap();
+    let waiter = {
+        let topology = topology.clone();
+        tokio::spawn(async move {
+            let lock = topology.lock_players(["pb", "pc"]).await.unwrap();
+            topology.unlock_players(lock).await;
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !waiter.is_finished(),
+        "pb is locked: the second update waits"
+    );
+    // Other players are not held up.
+    let other = topology.lock_players(["pd", "pd"]).await.unwrap();
+    topology.unlock_players(other).await;
+    topology.unlock_players(held).await;
+    tokio::time::timeout(Duration::from_secs(2), waiter)
+        .await
+        .expect("the waiter gets the lock once released")
+        .unwrap();
+    // A lock held too long: the other update is told to try again, and nothing is held.
+    let held = topology.lock_players(["pe", "pf"]).await.unwrap();
+    let busy = topology.lock_players(["pf", "pg"]).await.unwrap_err();
+    assert_eq!(busy.code, ErrorCode::Unavailable);
+    topology.unlock_players(held).await;
+    let again = topology.lock_players(["pg", "pf"]).await.unwrap();
+    topology.unlock_players(again).await;
+
+    // A new game's lease is granted.
+    assert!(topology.acquire("gnew").await.unwrap());
+
+    // A node's own listings are its own: never among the other nodes'.
+    topology
+        .put_lobby_part(&json!({"rooms": {}, "games": {}, "queues": {}, "online": 3}))
+        .await;
+    assert!(topology.lobby_parts().await.is_empty());
+    topology
+        .put_bots(&[ServedBot {
+            player: "pbot".into(),
+            kinds: vec!["staku".into()],
+            levels: vec![1],
+        }])
+        .await;
+    assert!(topology.remote_bots().await.is_empty());
+    assert!(topology.claim_bot("pbot").await, "a free bot can be taken");
+    topology.free_bot("pbot").await;
+
+    // The per-IP quota admits connections under its limit.
+    let ip: IpAddr = "198.51.100.7".parse().unwrap();
+    for _ in 0..5 {
+        assert!(topology.allow_ip(ip, 5, 60_000).await);
+    }
+}
+
+#[tokio::test]
+async fn a_single_node_keeps_the_contract() {
+    let registries = Registries::new(&Config::default());
+    let topology = Arc::new(SingleNode::new(registries.queues.clone()));
+    assert!(!topology.spans_nodes());
+    assert!(topology.members().await.is_none());
+    contract(topology, &registries.queues).await;
+}
+
+#[tokio::test]
+async fn a_cluster_node_keeps_the_contract() {
+    let redis = RedisServer::start();
+    let store = RedisStore::connect(RedisOptions {
+        url: redis.url(),
+        prefix: "contract".into(),
+        timeout: Duration::from_millis(500),
+        fence: Some("n1".into()),
+        redis_cluster: false,
+        finished_retention: None,
+    })
+    .await
+    .unwrap();
+    let registries = Registries::new(&Config::default());
+    let queues: Arc<Matchmaker> = registries.queues.clone();
+    let (events_tx, mut events) = mpsc::unbounded_channel::<ClusterEvent>();
+    // The node's services would answer the cluster's events; none come in this test, but
+    // the channel stays open so the cluster's loops run.
+    tokio::spawn(async move { while events.recv().await.is_some() {} });
+    let (_stop, shutdown) = watch::channel(false);
+    let cluster = Arc::new(
+        Cluster::new(
+            "n1".into(),
+            store,
+            &redis.url(),
+            2_000,
+            registries,
+            events_tx,
+            shutdown,
+        )
+        .await
+        .unwrap(),
+    );
+    cluster.start().await.unwrap();
+    assert!(GameChannels::spans_nodes(cluster.as_ref()));
+    let members = Membership::members(cluster.as_ref())
+        .await
+        .expect("a cluster node reports");
+    assert_eq!(members.node, "n1");
+    assert!(members.matchmaker, "alone, it runs the matchmaking");
+    contract(cluster.clone(), &queues).await;
+    // The lease is Redis's: a second claim of a held game is refused.
+    assert!(!Leases::acquire(cluster.as_ref(), "gnew").await.unwrap());
+    // The bot claim is the deployment's: taken once until freed.
+    assert!(Listings::claim_bot(cluster.as_ref(), "pbot").await);
+    assert!(!Listings::claim_bot(cluster.as_ref(), "pbot").await);
+}
