@@ -20,6 +20,7 @@ use crate::error::ApiError;
 use crate::game::capabilities::{Capabilities, Peers, Settings};
 use crate::game::{GameHandle, NewGame};
 use crate::games::Games;
+use crate::hosting::Hosting;
 use crate::lobby::Lobby;
 use crate::matchmaker::Matchmaking;
 use crate::metrics::Metrics;
@@ -70,6 +71,8 @@ pub struct Hub {
     pub starter: Arc<Starter>,
     /// Rebuilds games from their logs (start-up, takeover, following).
     pub recovery: Arc<Recovery>,
+    /// Joining rooms and starting their games.
+    pub hosting: Hosting,
     /// The other nodes (a single node is a cluster of one).
     pub topology: Arc<dyn Topology>,
     /// The server's time (game clocks, `server_time`, ping round trips); see [`crate::time`].
@@ -117,51 +120,23 @@ impl Hub {
             metrics.clone(),
             topology.clone(),
         ));
-        let starter = Starter::new(StarterParts {
-            store: store.clone(),
-            time: time.clone(),
-            games: games.clone(),
-            players: players.clone(),
-            metrics: metrics.clone(),
-            shutdown: shutdown.clone(),
-            settings: Settings::from(&config),
-            game_queue: config.game_queue,
-            ratings: ratings.clone(),
-            queues: queues.clone(),
-            topology: topology.clone(),
-            peers,
-        });
+        let base = Base {
+            config: &config,
+            store: &store,
+            games: &games,
+            players: &players,
+            queues: &queues,
+            metrics: &metrics,
+            topology: &topology,
+            shutdown: &shutdown,
+        };
+        let starter = base.starter(&time, &ratings, peers);
         let rooms = Arc::new(Rooms::default());
-        let recovery = Arc::new(Recovery::new(RecoveryParts {
-            store: store.clone(),
-            games: games.clone(),
-            players: players.clone(),
-            metrics: metrics.clone(),
-            rooms: rooms.clone(),
-            starter: starter.clone(),
-            topology: topology.clone(),
-        }));
+        let recovery = base.recovery(&rooms, &starter);
+        let hosting = base.hosting(&rooms, &recovery, &starter, &ratings);
         let bots = Arc::new(Bots::new(topology.clone()));
-        let lobby = Arc::new(Lobby::new(crate::lobby::Sources {
-            rooms: rooms.clone(),
-            games: games.clone(),
-            queues: queues.clone(),
-            players: players.clone(),
-            bots: bots.clone(),
-            topology: topology.clone(),
-            batch: std::time::Duration::from_millis(config.lobby_batch_ms),
-            shutdown: shutdown.clone(),
-        }));
-        let matchmaking = Arc::new(Matchmaking {
-            queues: queues.clone(),
-            topology: topology.clone(),
-            ratings: ratings.clone(),
-            starter: starter.clone(),
-            players: players.clone(),
-            metrics: metrics.clone(),
-            wave: std::time::Duration::from_millis(config.queue_wave_ms),
-            shutdown: shutdown.clone(),
-        });
+        let lobby = base.lobby(&rooms, &bots);
+        let matchmaking = base.matchmaking(&ratings, &starter);
         Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
             records: Records::new(store.clone(), metrics.clone()),
@@ -179,6 +154,7 @@ impl Hub {
             ratings,
             starter,
             recovery,
+            hosting,
             topology,
             time,
             deployment: crate::ids::deployment_id(),
@@ -261,5 +237,98 @@ impl Hub {
             },
             host,
         );
+    }
+}
+
+/// The handles a node's services are built from, lent to the constructors below.
+struct Base<'a> {
+    config: &'a Config,
+    store: &'a Arc<dyn Store>,
+    games: &'a Arc<Games>,
+    players: &'a Arc<Players>,
+    queues: &'a Arc<Matchmaker>,
+    metrics: &'a Arc<Metrics>,
+    topology: &'a Arc<dyn Topology>,
+    shutdown: &'a watch::Receiver<bool>,
+}
+
+impl Base<'_> {
+    fn starter(
+        &self,
+        time: &Arc<dyn TimeSource>,
+        ratings: &Arc<Ratings>,
+        peers: Option<Arc<dyn Peers>>,
+    ) -> Arc<Starter> {
+        Starter::new(StarterParts {
+            store: self.store.clone(),
+            time: time.clone(),
+            games: self.games.clone(),
+            players: self.players.clone(),
+            metrics: self.metrics.clone(),
+            shutdown: self.shutdown.clone(),
+            settings: Settings::from(self.config),
+            game_queue: self.config.game_queue,
+            ratings: ratings.clone(),
+            queues: self.queues.clone(),
+            topology: self.topology.clone(),
+            peers,
+        })
+    }
+
+    fn recovery(&self, rooms: &Arc<Rooms>, starter: &Arc<Starter>) -> Arc<Recovery> {
+        Arc::new(Recovery::new(RecoveryParts {
+            store: self.store.clone(),
+            games: self.games.clone(),
+            players: self.players.clone(),
+            metrics: self.metrics.clone(),
+            rooms: rooms.clone(),
+            starter: starter.clone(),
+            topology: self.topology.clone(),
+        }))
+    }
+
+    fn hosting(
+        &self,
+        rooms: &Arc<Rooms>,
+        recovery: &Arc<Recovery>,
+        starter: &Arc<Starter>,
+        ratings: &Arc<Ratings>,
+    ) -> Hosting {
+        Hosting {
+            rooms: rooms.clone(),
+            recovery: recovery.clone(),
+            starter: starter.clone(),
+            ratings: ratings.clone(),
+            queues: self.queues.clone(),
+            store: self.store.clone(),
+            metrics: self.metrics.clone(),
+            topology: self.topology.clone(),
+        }
+    }
+
+    fn lobby(&self, rooms: &Arc<Rooms>, bots: &Arc<Bots>) -> Arc<Lobby> {
+        Arc::new(Lobby::new(crate::lobby::Sources {
+            rooms: rooms.clone(),
+            games: self.games.clone(),
+            queues: self.queues.clone(),
+            players: self.players.clone(),
+            bots: bots.clone(),
+            topology: self.topology.clone(),
+            batch: std::time::Duration::from_millis(self.config.lobby_batch_ms),
+            shutdown: self.shutdown.clone(),
+        }))
+    }
+
+    fn matchmaking(&self, ratings: &Arc<Ratings>, starter: &Arc<Starter>) -> Arc<Matchmaking> {
+        Arc::new(Matchmaking {
+            queues: self.queues.clone(),
+            topology: self.topology.clone(),
+            ratings: ratings.clone(),
+            starter: starter.clone(),
+            players: self.players.clone(),
+            metrics: self.metrics.clone(),
+            wave: std::time::Duration::from_millis(self.config.queue_wave_ms),
+            shutdown: self.shutdown.clone(),
+        })
     }
 }

@@ -11,7 +11,7 @@
 //! - [`outbound`]: the connection handle the rest of the server sends through.
 //! - [`session`]: `hello`/`welcome`, rate limits, routing of requests.
 //! - [`players`]: who is connected (several connections per player).
-//! - [`rooms`]: hosting with codes.
+//! - [`rooms`]: rooms by code; [`hosting`]: joining a room and starting its game.
 //! - [`lobby`]: the lobby document (public rooms and games) with diffs.
 //! - [`games`]: registry of live game actors; [`registries`]: the node-local registries
 //!   (games, players, queues, metrics) the services and the topology share.
@@ -42,6 +42,7 @@ pub mod connection;
 pub mod error;
 pub mod game;
 pub mod games;
+pub mod hosting;
 pub mod hub;
 pub mod ids;
 pub mod listener;

@@ -164,43 +164,14 @@ async fn serve(
     cluster: Option<ClusterSetup>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| {
-            let hint = match e.kind() {
-                std::io::ErrorKind::AddrInUse => {
-                    "another process uses it: stop it or choose another --listen / STOA_LISTEN"
-                }
-                std::io::ErrorKind::PermissionDenied => {
-                    "ports below 1024 need privileges: choose a higher port"
-                }
-                _ => "check --listen / STOA_LISTEN",
-            };
-            std::io::Error::new(
-                e.kind(),
-                format!("cannot listen on {}: {e} ({hint})", config.listen),
-            )
-        })?;
+    let listener = bind(&config).await?;
     let addr = listener.local_addr()?;
     let grace = Duration::from_millis(config.shutdown_grace_ms);
     let (stop_tx, stop_rx) = watch::channel(false);
     let registries = Registries::new(&config);
     let (events_tx, events) = mpsc::unbounded_channel();
     let cluster = match cluster {
-        Some(setup) => {
-            let cluster = Cluster::new(
-                setup.node,
-                setup.store,
-                &setup.url,
-                config.lease_ms,
-                registries.clone(),
-                events_tx,
-                stop_rx.clone(),
-            )
-            .await
-            .map_err(std::io::Error::other)?;
-            Some(Arc::new(cluster))
-        }
+        Some(setup) => Some(join(setup, &config, &registries, events_tx, &stop_rx).await?),
         None => None,
     };
     let (topology, peers): (Arc<dyn Topology>, Option<Arc<dyn Peers>>) = match &cluster {
@@ -233,21 +204,7 @@ async fn serve(
     tokio::spawn(hub.lobby.clone().run());
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
-    let max_connections = crate::listener::connection_cap(hub.config.max_connections);
-    let limits = crate::listener::Limits {
-        header_timeout: Duration::from_millis(hub.config.header_timeout_ms.max(1)),
-        max_connections,
-        // Behind a proxy every socket comes from the proxy: the per-IP count at the
-        // socket would throttle everyone (the per-IP limit on upgrades still applies,
-        // with the client address the proxy reports). Otherwise one address may hold at
-        // most a quarter of the sockets, whatever the flag says, so it cannot fill them.
-        max_per_ip: if hub.config.trust_proxy {
-            usize::MAX
-        } else {
-            crate::listener::per_ip_cap(hub.config.max_connections_per_ip, max_connections)
-        },
-        send_buffer: hub.config.socket_send_buffer,
-    };
+    let limits = limits(&hub.config);
     tracing::info!(
         max_connections = limits.max_connections,
         max_per_ip = limits.max_per_ip,
@@ -271,4 +228,66 @@ async fn serve(
     drop(signal);
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Binds the listening socket, with a hint for the usual mistakes.
+async fn bind(config: &Config) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| {
+            let hint = match e.kind() {
+                std::io::ErrorKind::AddrInUse => {
+                    "another process uses it: stop it or choose another --listen / STOA_LISTEN"
+                }
+                std::io::ErrorKind::PermissionDenied => {
+                    "ports below 1024 need privileges: choose a higher port"
+                }
+                _ => "check --listen / STOA_LISTEN",
+            };
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot listen on {}: {e} ({hint})", config.listen),
+            )
+        })
+}
+
+/// This node as a member of the cluster (not started yet: the services come first).
+async fn join(
+    setup: ClusterSetup,
+    config: &Config,
+    registries: &Registries,
+    events: mpsc::UnboundedSender<ClusterEvent>,
+    shutdown: &watch::Receiver<bool>,
+) -> std::io::Result<Arc<Cluster>> {
+    let cluster = Cluster::new(
+        setup.node,
+        setup.store,
+        &setup.url,
+        config.lease_ms,
+        registries.clone(),
+        events,
+        shutdown.clone(),
+    )
+    .await
+    .map_err(std::io::Error::other)?;
+    Ok(Arc::new(cluster))
+}
+
+/// The listener's limits from the configuration.
+fn limits(config: &Config) -> crate::listener::Limits {
+    let max_connections = crate::listener::connection_cap(config.max_connections);
+    crate::listener::Limits {
+        header_timeout: Duration::from_millis(config.header_timeout_ms.max(1)),
+        max_connections,
+        // Behind a proxy every socket comes from the proxy: the per-IP count at the
+        // socket would throttle everyone (the per-IP limit on upgrades still applies,
+        // with the client address the proxy reports). Otherwise one address may hold at
+        // most a quarter of the sockets, whatever the flag says, so it cannot fill them.
+        max_per_ip: if config.trust_proxy {
+            usize::MAX
+        } else {
+            crate::listener::per_ip_cap(config.max_connections_per_ip, max_connections)
+        },
+        send_buffer: config.socket_send_buffer,
+    }
 }

@@ -52,6 +52,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "records",
             "rtt",
             "rooms",
+            "hosting",
             "bots",
             "lobby",
             "starter",

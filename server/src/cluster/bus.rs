@@ -140,38 +140,7 @@ impl Cluster {
     pub(super) async fn dispatch(&self, msg: BusMessage) {
         let games = &self.registries.games;
         match &msg {
-            BusMessage::Started {
-                game,
-                kind,
-                players,
-                side_names,
-                room,
-                origin,
-            } => {
-                {
-                    let mut queued = lock(&self.queued_here);
-                    for p in players {
-                        queued.remove(p);
-                    }
-                }
-                if *origin == self.node {
-                    return;
-                }
-                let (done, handled) = oneshot::channel();
-                let event = ClusterEvent::Started {
-                    game: StartedGame {
-                        game: game.clone(),
-                        kind: kind.clone(),
-                        players: players.clone(),
-                        side_names: side_names.clone(),
-                        room: room.clone(),
-                    },
-                    done,
-                };
-                if self.events.send(event).is_ok() {
-                    let _ = handled.await;
-                }
-            }
+            BusMessage::Started { .. } => self.on_started(msg).await,
             BusMessage::QueueJoin {
                 from,
                 req,
@@ -218,25 +187,76 @@ impl Cluster {
                     let _ = h.tx.send(Command::Bus(msg)).await;
                 }
             }
-            BusMessage::Request {
-                game, from, req, ..
-            } => match games.get(game) {
-                Some(h) => {
-                    let _ = h.tx.send(Command::Bus(msg)).await;
-                }
-                None => {
-                    let reply = BusMessage::Reply {
-                        game: game.clone(),
-                        req: *req,
-                        result: Err::<crate::game::Answer, _>(crate::error::ApiError::new(
-                            stoa_protocol::wire::ErrorCode::Unavailable,
-                            "this game is changing servers: try again in a moment",
-                        ))
-                        .into(),
-                    };
-                    self.publish_on(&self.node_channel(from), &reply).await;
-                }
+            BusMessage::Request { .. } => self.on_request(msg).await,
+        }
+    }
+
+    /// A game started on another node: its players queued here are no longer waiting, and
+    /// this node's services tell those connected here (awaited, so the game's next events
+    /// find its follower).
+    async fn on_started(&self, msg: BusMessage) {
+        let BusMessage::Started {
+            game,
+            kind,
+            players,
+            side_names,
+            room,
+            origin,
+        } = msg
+        else {
+            return;
+        };
+        {
+            let mut queued = lock(&self.queued_here);
+            for p in &players {
+                queued.remove(p);
+            }
+        }
+        if origin == self.node {
+            return;
+        }
+        let (done, handled) = oneshot::channel();
+        let event = ClusterEvent::Started {
+            game: StartedGame {
+                game,
+                kind,
+                players,
+                side_names,
+                room,
             },
+            done,
+        };
+        if self.events.send(event).is_ok() {
+            let _ = handled.await;
+        }
+    }
+
+    /// A command forwarded to this node for a game it owns; answered "changing servers"
+    /// when no actor serves the game here (any more).
+    async fn on_request(&self, msg: BusMessage) {
+        let BusMessage::Request {
+            game, from, req, ..
+        } = &msg
+        else {
+            return;
+        };
+        let games = &self.registries.games;
+        match games.get(game) {
+            Some(h) => {
+                let _ = h.tx.send(Command::Bus(msg)).await;
+            }
+            None => {
+                let reply = BusMessage::Reply {
+                    game: game.clone(),
+                    req: *req,
+                    result: Err::<crate::game::Answer, _>(crate::error::ApiError::new(
+                        stoa_protocol::wire::ErrorCode::Unavailable,
+                        "this game is changing servers: try again in a moment",
+                    ))
+                    .into(),
+                };
+                self.publish_on(&self.node_channel(from), &reply).await;
+            }
         }
     }
 }

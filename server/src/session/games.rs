@@ -89,46 +89,56 @@ impl Session {
             .await;
         match r {
             Some(r) => self.answer(rid, game_id, r?),
-            None => {
-                let finished = self.finished(game_id).await?;
-                let me = self.me()?.id.clone();
-                if !finished.may_see(&me, code.as_deref()) {
-                    return Err(ApiError::private_game());
-                }
-                let Finished { seq, doc, .. } = finished;
-                // A finished game has no live subscribers: its crowd is nobody watching
-                // and whoever of its players is connected now.
-                let online = doc["players"]
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .map(|(side, p)| {
-                                let id = p["id"].as_str().unwrap_or_default();
-                                (side.clone(), Value::Bool(self.hub.players.is_online(id)))
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let crowd = ServerMessage::GameCrowd {
-                    game_id: game_id.to_string(),
-                    spectators: 0,
-                    online,
-                };
-                if since == Some(seq) {
-                    self.send(&crowd);
-                    self.ok(rid, Some(seq), Some(game_id.to_string()));
-                } else {
-                    self.send(&ServerMessage::GameSnapshot {
-                        rid,
-                        game_id: game_id.to_string(),
-                        seq,
-                        doc,
-                    });
-                    self.send(&crowd);
-                }
-                Ok(())
-            }
+            None => self.watch_finished(rid, game_id, since, code).await,
         }
+    }
+
+    /// `game.watch` of a game no actor serves any more: its final document from the store,
+    /// for those who may see it, with the crowd as it is now.
+    async fn watch_finished(
+        &mut self,
+        rid: Option<Rid>,
+        game_id: &str,
+        since: Option<u64>,
+        code: Option<String>,
+    ) -> Result<(), ApiError> {
+        let finished = self.finished(game_id).await?;
+        let me = self.me()?.id.clone();
+        if !finished.may_see(&me, code.as_deref()) {
+            return Err(ApiError::private_game());
+        }
+        let Finished { seq, doc, .. } = finished;
+        // A finished game has no live subscribers: its crowd is nobody watching
+        // and whoever of its players is connected now.
+        let online = doc["players"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(side, p)| {
+                        let id = p["id"].as_str().unwrap_or_default();
+                        (side.clone(), Value::Bool(self.hub.players.is_online(id)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let crowd = ServerMessage::GameCrowd {
+            game_id: game_id.to_string(),
+            spectators: 0,
+            online,
+        };
+        if since == Some(seq) {
+            self.send(&crowd);
+            self.ok(rid, Some(seq), Some(game_id.to_string()));
+        } else {
+            self.send(&ServerMessage::GameSnapshot {
+                rid,
+                game_id: game_id.to_string(),
+                seq,
+                doc,
+            });
+            self.send(&crowd);
+        }
+        Ok(())
     }
 
     pub(super) async fn act(

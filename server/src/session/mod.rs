@@ -15,12 +15,12 @@ use stoa_protocol::wire::{
 use tokio::sync::oneshot;
 
 use crate::error::ApiError;
-use crate::game::{Act, Answer, Command, NewGame};
+use crate::game::{Act, Answer, Command};
 use crate::hub::Hub;
 use crate::ids;
 use crate::outbound::ConnHandle;
 use crate::rate_limit::{ConnLimiter, Verdict};
-use crate::rooms::{JoinOutcome, Room, RoomStatus};
+use crate::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod bots;

@@ -1,6 +1,7 @@
 //! The room requests of a session: create a waiting room, join one by its code.
 
 use super::*;
+use crate::hosting::Joined;
 
 impl Session {
     #[allow(clippy::too_many_arguments)]
@@ -71,112 +72,24 @@ impl Session {
     }
 
     pub(super) async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
-        let mut me = self.seat_player()?;
+        let me = self.seat_player()?;
         let code = ids::normalize_code(code);
-        let cluster = self.hub.topology.spans_nodes();
-        if cluster || self.hub.rooms.get(&code).is_none() {
-            // After a restart only waiting rooms are in memory: a started one is in the
-            // store. In a cluster the store is the truth: the room may live on another node.
-            let stored = self.hub.recovery.stored_room(&code).await;
-            if let Some(room) = self.hub.store_call(async { stored }).await? {
-                let local_waits = self
-                    .hub
-                    .rooms
-                    .get(&code)
-                    .is_some_and(|r| r.status == RoomStatus::Waiting);
-                if cluster && !(local_waits && room.status == RoomStatus::Waiting) {
-                    self.hub.rooms.replace(room);
-                } else {
-                    self.hub.rooms.restore(room);
-                }
-            }
-        }
-        if let Some(room) = self.hub.rooms.get(&code) {
-            self.hub.ratings.fill_seat(&mut me, &room.kind).await?;
-        }
-        match self.hub.rooms.join(&code, &me) {
-            JoinOutcome::NotFound => Err(ApiError::new(
-                ErrorCode::NotFound,
-                format!("no room '{code}'"),
-            )),
-            JoinOutcome::Closed => Err(ApiError::new(ErrorCode::Conflict, "this room is closed")),
-            JoinOutcome::Waiting(room) => {
+        match self.hub.hosting.join(&code, me).await? {
+            Joined::Waiting(room) => {
                 self.send(&ServerMessage::Room {
                     rid,
                     room: Box::new(room.info()),
                 });
                 Ok(())
             }
-            JoinOutcome::Started(game_id) => {
-                Box::pin(self.watch(rid, &game_id, None, Some(code))).await
-            }
-            JoinOutcome::Start(room, game_id) => {
-                let players = match (&room.seats[0], &room.seats[1]) {
-                    (Some(a), Some(b)) => [a.clone(), b.clone()],
-                    _ => {
-                        self.hub.rooms.revert_start(&code, &me.id);
-                        return Err(ApiError::new(ErrorCode::Conflict, "the room is not full"));
-                    }
-                };
-                // The seat is taken in the store first: only one joiner, on whichever node,
-                // starts the room's game.
-                let claimed = self
-                    .hub
-                    .store_call(self.hub.store.claim_room(&room.record()))
-                    .await;
-                match claimed {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        self.hub.rooms.revert_start(&code, &me.id);
-                        let stored = self.hub.recovery.stored_room(&code).await;
-                        let stored = self.hub.store_call(async { stored }).await?;
-                        return match stored.map(|r| r.status) {
-                            Some(RoomStatus::Started(game_id)) => {
-                                self.hub.rooms.started(&code, &game_id);
-                                Box::pin(self.watch(rid, &game_id, None, Some(code))).await
-                            }
-                            _ => Err(ApiError::new(ErrorCode::Conflict, "this room is closed")),
-                        };
-                    }
-                    Err(e) => {
-                        self.hub.rooms.revert_start(&code, &me.id);
-                        return Err(e);
-                    }
-                }
-                let new = NewGame {
-                    id: game_id,
-                    kind: room.kind.clone(),
-                    options: room.options.clone(),
-                    clock: room.clock.clone(),
-                    rated: room.rated,
-                    visibility: room.visibility,
-                    code: Some(room.code.clone()),
-                    players,
-                    rematch_of: None,
-                };
-                let handle = match self.hub.create_game(new).await {
-                    Ok(h) => h,
-                    Err(e) => {
-                        self.hub.rooms.revert_start(&code, &me.id);
-                        if let Some(waiting) = self.hub.rooms.get(&code) {
-                            let _ = self.hub.store.save_room(&waiting.record()).await;
-                        }
-                        return Err(e);
-                    }
-                };
-                self.hub
-                    .matchmaker
-                    .record_sides([handle.players[0].as_str(), handle.players[1].as_str()]);
-                let _ = self
-                    .hub
-                    .store_call(self.hub.store.save_room(&room.record()))
-                    .await;
+            Joined::Started(game_id) => Box::pin(self.watch(rid, &game_id, None, Some(code))).await,
+            Joined::Start { room, game } => {
                 self.send(&ServerMessage::Room {
                     rid,
                     room: Box::new(room.info()),
                 });
                 self.hub
-                    .announce_from_room(&handle, room.side_names, Some(code.clone()))
+                    .announce_from_room(&game, room.side_names, Some(code))
                     .await;
                 Ok(())
             }

@@ -1,0 +1,181 @@
+//! Joining a room by its code, and starting the room's game when the joiner fills it.
+//!
+//! Why a service and not the session: a join is a small transaction across the room
+//! registry, the store and the game starter — find the room (in memory, or in the store
+//! after a restart or on another node), take the seat, claim the room in the store so only
+//! one joiner on any node starts its game, create the game, and give the seat back if any
+//! step fails. The session only turns the outcome into answers.
+
+use std::sync::Arc;
+
+use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+
+use crate::error::ApiError;
+use crate::game::capabilities::timed_store_call;
+use crate::game::{GameHandle, NewGame};
+use crate::metrics::Metrics;
+use crate::queues::Matchmaker;
+use crate::ratings::Ratings;
+use crate::recovery::Recovery;
+use crate::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
+use crate::starter::Starter;
+use crate::store::Store;
+use crate::topology::Topology;
+
+/// What a join came to.
+pub enum Joined {
+    /// The joiner sits in a room that still waits for its second player.
+    Waiting(Room),
+    /// The room's game had started already: the joiner may watch it (with the code).
+    Started(String),
+    /// The joiner filled the room and its game started now: tell the players.
+    Start {
+        /// The room, now started.
+        room: Room,
+        /// The new game.
+        game: GameHandle,
+    },
+}
+
+/// Joining rooms and starting their games.
+pub struct Hosting {
+    /// The rooms this node knows.
+    pub rooms: Arc<Rooms>,
+    /// Rooms from the store (after a restart, or held by another node).
+    pub recovery: Arc<Recovery>,
+    /// Creates the room's game.
+    pub starter: Arc<Starter>,
+    /// Seats show the joiner's rating.
+    pub ratings: Arc<Ratings>,
+    /// A room game's sides count for the next pairing's alternation.
+    pub queues: Arc<Matchmaker>,
+    /// Where rooms are claimed and saved.
+    pub store: Arc<dyn Store>,
+    /// Metrics (store call timings).
+    pub metrics: Arc<Metrics>,
+    /// Whether a room may live on another node.
+    pub topology: Arc<dyn Topology>,
+}
+
+impl std::fmt::Debug for Hosting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hosting").finish_non_exhaustive()
+    }
+}
+
+fn closed() -> ApiError {
+    ApiError::new(ErrorCode::Conflict, "this room is closed")
+}
+
+impl Hosting {
+    /// `room.join`: seats `me` in the room `code` (normalised), starting its game when the
+    /// room is full.
+    pub async fn join(&self, code: &str, mut me: SeatPlayer) -> Result<Joined, ApiError> {
+        self.load(code).await?;
+        if let Some(room) = self.rooms.get(code) {
+            self.ratings.fill_seat(&mut me, &room.kind).await?;
+        }
+        match self.rooms.join(code, &me) {
+            JoinOutcome::NotFound => Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no room '{code}'"),
+            )),
+            JoinOutcome::Closed => Err(closed()),
+            JoinOutcome::Waiting(room) => Ok(Joined::Waiting(room)),
+            JoinOutcome::Started(game_id) => Ok(Joined::Started(game_id)),
+            JoinOutcome::Start(room, game_id) => self.start(code, room, game_id, &me.id).await,
+        }
+    }
+
+    /// Brings the room `code` into memory from the store when it is not there: after a
+    /// restart only waiting rooms are in memory (a started one is in the store), and in a
+    /// cluster the store is the truth (the room may live on another node).
+    async fn load(&self, code: &str) -> Result<(), ApiError> {
+        let cluster = self.topology.spans_nodes();
+        if !cluster && self.rooms.get(code).is_some() {
+            return Ok(());
+        }
+        let stored = self.recovery.stored_room(code).await;
+        let Some(room) = timed_store_call(&self.metrics, async { stored }).await? else {
+            return Ok(());
+        };
+        let local_waits = self
+            .rooms
+            .get(code)
+            .is_some_and(|r| r.status == RoomStatus::Waiting);
+        if cluster && !(local_waits && room.status == RoomStatus::Waiting) {
+            self.rooms.replace(room);
+        } else {
+            self.rooms.restore(room);
+        }
+        Ok(())
+    }
+
+    /// The joiner filled the room: claim it, create its game, or give the seat back.
+    async fn start(
+        &self,
+        code: &str,
+        room: Room,
+        game_id: String,
+        joiner: &str,
+    ) -> Result<Joined, ApiError> {
+        let players = match (&room.seats[0], &room.seats[1]) {
+            (Some(a), Some(b)) => [a.clone(), b.clone()],
+            _ => {
+                self.rooms.revert_start(code, joiner);
+                return Err(ApiError::new(ErrorCode::Conflict, "the room is not full"));
+            }
+        };
+        // The seat is taken in the store first: only one joiner, on whichever node, starts
+        // the room's game.
+        match timed_store_call(&self.metrics, self.store.claim_room(&room.record())).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.rooms.revert_start(code, joiner);
+                return self.started_elsewhere(code).await;
+            }
+            Err(e) => {
+                self.rooms.revert_start(code, joiner);
+                return Err(e);
+            }
+        }
+        let new = NewGame {
+            id: game_id,
+            kind: room.kind.clone(),
+            options: room.options.clone(),
+            clock: room.clock.clone(),
+            rated: room.rated,
+            visibility: room.visibility,
+            code: Some(room.code.clone()),
+            players,
+            rematch_of: None,
+        };
+        let game = match self.starter.create_game(new).await {
+            Ok(h) => h,
+            Err(e) => {
+                self.rooms.revert_start(code, joiner);
+                if let Some(waiting) = self.rooms.get(code) {
+                    let _ = self.store.save_room(&waiting.record()).await;
+                }
+                return Err(e);
+            }
+        };
+        self.queues
+            .record_sides([game.players[0].as_str(), game.players[1].as_str()]);
+        let _ = timed_store_call(&self.metrics, self.store.save_room(&room.record())).await;
+        Ok(Joined::Start { room, game })
+    }
+
+    /// Another joiner claimed the room first: its game, if it started.
+    async fn started_elsewhere(&self, code: &str) -> Result<Joined, ApiError> {
+        let stored = self.recovery.stored_room(code).await;
+        let stored = timed_store_call(&self.metrics, async { stored }).await?;
+        match stored.map(|r| r.status) {
+            Some(RoomStatus::Started(game_id)) => {
+                self.rooms.started(code, &game_id);
+                Ok(Joined::Started(game_id))
+            }
+            _ => Err(closed()),
+        }
+    }
+}
