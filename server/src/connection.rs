@@ -122,7 +122,8 @@ async fn write_loop(
 
 /// How the reader loop ended.
 struct Ending {
-    /// The close frame to send (`None`: the peer closed, or the input ended or failed).
+    /// The close frame to send (`None`: the peer closed, the input ended or failed, or the
+    /// connection was kicked).
     close: Option<(u16, &'static str)>,
     /// Whether the writer may still deliver what is queued (not after a kick or a broken
     /// socket: nobody would read it).
