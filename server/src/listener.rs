@@ -304,66 +304,12 @@ pub async fn serve(
         if limits.send_buffer > 0 {
             let _ = socket2::SockRef::from(&tcp).set_send_buffer_size(limits.send_buffer);
         }
-        let slot = {
-            let mut o = open.lock().unwrap_or_else(|e| e.into_inner());
-            let from_ip = o.by_ip.get(&peer.ip()).copied().unwrap_or(0);
-            // Full: the newcomer takes the place of the oldest connection that has not sent
-            // its request headers yet. The evicted one is still counted until its task drops
-            // it, so `total` may pass the cap by the evictions in flight; each newcomer
-            // evicts at most one, so the count settles back at the cap.
-            let room = from_ip < limits.max_per_ip
-                && (o.total < limits.max_connections || o.evict_oldest_waiting());
-            if room {
-                o.total += 1;
-                *o.by_ip.entry(peer.ip()).or_default() += 1;
-                let phase = Arc::new(Phase::default());
-                o.push(&phase);
-                Some(Slot {
-                    open: open.clone(),
-                    ip: peer.ip(),
-                    phase,
-                })
-            } else {
-                None
+        match admit(&open, peer.ip(), &limits) {
+            Some(slot) => spawn_connection(tcp, peer, slot, &app, &limits, &stop),
+            None => {
+                tokio::spawn(refuse(tcp));
             }
-        };
-        let Some(slot) = slot else {
-            tokio::spawn(refuse(tcp));
-            continue;
-        };
-        let phase = slot.phase.clone();
-        let io = Counted {
-            tcp: Some(tcp),
-            slot: Some(slot),
-        };
-        let conn = http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_timeout)
-            .serve_connection(TokioIo::new(io), service(app.clone(), peer, phase.clone()))
-            .with_upgrades();
-        let mut stopping = stop.clone();
-        tokio::spawn(async move {
-            let mut conn = std::pin::pin!(conn);
-            let ended = tokio::select! {
-                // An evicted connection closes even if its request has just come in: its
-                // place is taken.
-                biased;
-                _ = phase.evicted.notified() => {
-                    tracing::debug!(%peer, "closed a connection waiting for headers to make room");
-                    return;
-                }
-                ended = conn.as_mut() => ended,
-                _ = stopping.changed() => {
-                    // Finish the request in flight, then close (upgraded websockets have
-                    // left this connection and close on their own).
-                    conn.as_mut().graceful_shutdown();
-                    conn.await
-                }
-            };
-            if let Err(e) = ended {
-                tracing::debug!(error = %e, %peer, "connection ended with an error");
-            }
-        });
+        }
     }
     drop(listener);
     // Wait for the open connections to finish, within the grace period.
@@ -373,6 +319,77 @@ pub async fn serve(
     {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A place for a newcomer from `ip` among the open connections, or `None` when it must be
+/// refused (its address is at its cap, or the server is full of connections that may not
+/// be closed).
+fn admit(open: &Arc<Mutex<Open>>, ip: IpAddr, limits: &Limits) -> Option<Slot> {
+    let mut o = open.lock().unwrap_or_else(|e| e.into_inner());
+    let from_ip = o.by_ip.get(&ip).copied().unwrap_or(0);
+    // Full: the newcomer takes the place of the oldest connection that has not sent
+    // its request headers yet. The evicted one is still counted until its task drops
+    // it, so `total` may pass the cap by the evictions in flight; each newcomer
+    // evicts at most one, so the count settles back at the cap.
+    let room = from_ip < limits.max_per_ip
+        && (o.total < limits.max_connections || o.evict_oldest_waiting());
+    if !room {
+        return None;
+    }
+    o.total += 1;
+    *o.by_ip.entry(ip).or_default() += 1;
+    let phase = Arc::new(Phase::default());
+    o.push(&phase);
+    Some(Slot {
+        open: open.clone(),
+        ip,
+        phase,
+    })
+}
+
+/// Serves one admitted connection on its own task: HTTP/1 with a header-read deadline
+/// and upgrades, closed early when it is evicted, and gracefully when the server stops.
+fn spawn_connection(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    slot: Slot,
+    app: &Router,
+    limits: &Limits,
+    stop: &watch::Receiver<bool>,
+) {
+    let phase = slot.phase.clone();
+    let io = Counted {
+        tcp: Some(tcp),
+        slot: Some(slot),
+    };
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .serve_connection(TokioIo::new(io), service(app.clone(), peer, phase.clone()))
+        .with_upgrades();
+    let mut stopping = stop.clone();
+    tokio::spawn(async move {
+        let mut conn = std::pin::pin!(conn);
+        let ended = tokio::select! {
+            // An evicted connection closes even if its request has just come in: its
+            // place is taken.
+            biased;
+            _ = phase.evicted.notified() => {
+                tracing::debug!(%peer, "closed a connection waiting for headers to make room");
+                return;
+            }
+            ended = conn.as_mut() => ended,
+            _ = stopping.changed() => {
+                // Finish the request in flight, then close (upgraded websockets have
+                // left this connection and close on their own).
+                conn.as_mut().graceful_shutdown();
+                conn.await
+            }
+        };
+        if let Err(e) = ended {
+            tracing::debug!(error = %e, %peer, "connection ended with an error");
+        }
+    });
 }
 
 /// The router as a hyper service for one connection, with its peer address available to

@@ -23,7 +23,6 @@ use crate::error::ApiError;
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreResult};
 
-/// The rest of the server's reactions to a game's events.
 /// The registry of live games as an actor uses it (the server's `Games`): it says when its
 /// game ended and unregisters itself when it stops. A trait so the game layer does not
 /// depend on the registry built over it.
@@ -35,6 +34,7 @@ pub trait Directory: Send + Sync {
     fn remove_actor(&self, id: &str, summary: &Arc<std::sync::Mutex<Option<serde_json::Value>>>);
 }
 
+/// The rest of the server's reactions to a game's events.
 #[async_trait]
 pub trait Reactions: Send + Sync + 'static {
     /// A rated game ended with a result (not an abort): update both players' ratings.

@@ -18,12 +18,14 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 use stoa_protocol::{Reason, KINDS};
 
 pub mod queues;
+mod series;
 
 use queues::QueueMetrics;
+use series::Series;
 
 /// The content type of [`Metrics::render`]'s output.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -136,126 +138,57 @@ impl fmt::Debug for Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let mut r = Registry::default();
-        let gauge = |r: &mut Registry, name: &str, help: &str| {
-            let g = Gauge::default();
-            r.register(name, help, g.clone());
-            g
-        };
-        let counter = |r: &mut Registry, name: &str, help: &str| {
-            let c = Counter::default();
-            r.register(name, help, c.clone());
-            c
-        };
-        let connections_open = gauge(
-            &mut r,
-            "stoa_connections_open",
-            "Open websocket connections",
-        );
-        let connections = counter(&mut r, "stoa_connections", "Websocket connections accepted");
-        let connections_refused = counter(
-            &mut r,
-            "stoa_connections_refused",
-            "Connections refused by the per-IP or total connection limit",
-        );
-        let slow_consumers_dropped = counter(
-            &mut r,
-            "stoa_slow_consumers_dropped",
-            "Connections dropped because their outbound queue was full",
-        );
-        let messages_in = counter(&mut r, "stoa_messages_in", "Text frames received");
-        let messages_out = counter(&mut r, "stoa_messages_out", "Frames queued for sending");
-        let rate_limited = counter(
-            &mut r,
-            "stoa_rate_limited",
-            "Requests answered rate_limited",
-        );
-
-        let moves = Family::<KindLabel, Counter>::default();
-        r.register("stoa_moves", "Moves applied, by kind", moves.clone());
-        let games_live = Family::<KindLabel, Gauge>::default();
-        r.register(
-            "stoa_games_live",
-            "Games in progress whose owner is this node, by kind",
-            games_live.clone(),
-        );
-        let games_started = Family::<KindLabel, Counter>::default();
-        r.register(
-            "stoa_games_started",
-            "Games started on this node, by kind",
-            games_started.clone(),
-        );
-        let games_ended = Family::<EndLabels, Counter>::default();
-        r.register(
-            "stoa_games_ended",
-            "Games that ended on this node, by kind and reason",
-            games_ended.clone(),
-        );
-        let rooms_open = Family::<KindLabel, Gauge>::default();
-        r.register(
-            "stoa_rooms_open",
-            "Rooms waiting for their guest on this node, by kind",
-            rooms_open.clone(),
-        );
-        let store_latency = Histogram::new(STORE_BUCKETS_S);
-        r.register(
-            "stoa_store_latency_seconds",
-            "Latency of store calls (memory or Redis)",
-            store_latency.clone(),
-        );
-        let store_errors = counter(&mut r, "stoa_store_errors", "Failed store calls");
-        let lease_takeovers = counter(
-            &mut r,
-            "stoa_lease_takeovers",
-            "Games this node took over from another node",
-        );
-        let bus_lag = Histogram::new(BUS_BUCKETS_S);
-        r.register(
-            "stoa_bus_lag_seconds",
-            "Delay of cluster bus messages from the sending node to this one",
-            bus_lag.clone(),
-        );
-        let cluster_nodes = gauge(
-            &mut r,
-            "stoa_cluster_nodes",
-            "Nodes of the cluster with a recent heartbeat",
-        );
-        let cluster_owned = Family::<NodeLabel, Gauge>::default();
-        r.register(
-            "stoa_cluster_games_owned",
-            "Live games whose lease this node holds",
-            cluster_owned.clone(),
-        );
-        let cluster_matchmaker = Family::<NodeLabel, Gauge>::default();
-        r.register(
-            "stoa_cluster_matchmaker",
-            "Whether this node runs the matchmaking (1) or not (0)",
-            cluster_matchmaker.clone(),
-        );
-        let queues = QueueMetrics::new(&mut r);
+        // A struct expression evaluates its fields in the order written: this is the order
+        // of registration, which is the order of the series in the exposition.
         Metrics {
-            moves: PerKind::new(&moves),
-            games_live: PerKind::new(&games_live),
-            games_started: PerKind::new(&games_started),
-            rooms_open: PerKind::new(&rooms_open),
+            connections_open: register(&mut r, series::CONNECTIONS_OPEN, Gauge::default()),
+            connections: register(&mut r, series::CONNECTIONS, Counter::default()),
+            connections_refused: register(&mut r, series::CONNECTIONS_REFUSED, Counter::default()),
+            slow_consumers_dropped: register(
+                &mut r,
+                series::SLOW_CONSUMERS_DROPPED,
+                Counter::default(),
+            ),
+            messages_in: register(&mut r, series::MESSAGES_IN, Counter::default()),
+            messages_out: register(&mut r, series::MESSAGES_OUT, Counter::default()),
+            rate_limited: register(&mut r, series::RATE_LIMITED, Counter::default()),
+            moves: per_kind(&mut r, series::MOVES),
+            games_live: per_kind(&mut r, series::GAMES_LIVE),
+            games_started: per_kind(&mut r, series::GAMES_STARTED),
+            games_ended: register(&mut r, series::GAMES_ENDED, Family::default()),
+            rooms_open: per_kind(&mut r, series::ROOMS_OPEN),
+            store_latency: register(
+                &mut r,
+                series::STORE_LATENCY,
+                Histogram::new(STORE_BUCKETS_S),
+            ),
+            store_errors: register(&mut r, series::STORE_ERRORS, Counter::default()),
+            lease_takeovers: register(&mut r, series::LEASE_TAKEOVERS, Counter::default()),
+            bus_lag: register(&mut r, series::BUS_LAG, Histogram::new(BUS_BUCKETS_S)),
+            cluster_nodes: register(&mut r, series::CLUSTER_NODES, Gauge::default()),
+            cluster_owned: register(&mut r, series::CLUSTER_OWNED, Family::default()),
+            cluster_matchmaker: register(&mut r, series::CLUSTER_MATCHMAKER, Family::default()),
+            queues: QueueMetrics::new(&mut r),
             registry: r,
-            connections_open,
-            connections,
-            connections_refused,
-            slow_consumers_dropped,
-            messages_in,
-            messages_out,
-            rate_limited,
-            games_ended,
-            store_latency,
-            store_errors,
-            lease_takeovers,
-            bus_lag,
-            cluster_nodes,
-            cluster_owned,
-            cluster_matchmaker,
-            queues,
         }
     }
+}
+
+/// Registers `metric` and returns it: a metric is a shared handle, so the registry's copy
+/// and the one kept here count the same series.
+fn register<M: Metric + Clone>(r: &mut Registry, (name, help): Series, metric: M) -> M {
+    r.register(name, help, metric.clone());
+    metric
+}
+
+/// Registers a family labelled by kind and keeps a handle per kind, so the hot paths
+/// never look a series up in the family's map.
+fn per_kind<M>(r: &mut Registry, series: Series) -> PerKind<M>
+where
+    M: Metric + Clone + Default,
+    Family<KindLabel, M>: Metric,
+{
+    PerKind::new(&register(r, series, Family::default()))
 }
 
 impl Metrics {

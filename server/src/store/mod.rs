@@ -1,5 +1,5 @@
 //! Persistence behind one async trait, so the in-memory store (the embedded default) and
-//! Redis (its own issue, `redis.rs`) are interchangeable.
+//! Redis (its own issue, `redis/`) are interchangeable.
 //!
 //! Why this shape: the live state of a game is owned by its actor; the store only records
 //! what must survive the actor (players and their token hashes, rooms, each game's setup,

@@ -13,31 +13,34 @@
 //! people coming and going never move `seq` nor evict the replay buffer.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use stoa_protocol::clock::TimeControl;
-use stoa_protocol::wire::{ErrorCode, Rid, ServerMessage, Visibility};
+use stoa_protocol::wire::ErrorCode;
 use stoa_protocol::{AnyGame, Reason};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::capabilities::Capabilities;
 use super::clock_driver::ClockDriver;
-use super::core::{Core, Decision, PatchOp};
+use super::core::{Core, Decision};
 use super::replay::Replay;
 use super::{Act, Answer, Command, NewGame};
 use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
 use crate::ids;
-use crate::outbound::{ConnHandle, SendOutcome};
+use crate::outbound::ConnHandle;
 use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
 
+mod crowd;
 mod follower;
+mod frames;
 mod owner;
+mod subscribers;
+mod summary;
 
 use follower::Follower;
 use owner::{Doubt, Owner};
@@ -410,27 +413,6 @@ impl Actor {
         }
     }
 
-    fn code_matches(&self, code: Option<&str>) -> bool {
-        match (self.core.code(), code) {
-            (Some(mine), Some(given)) => mine == ids::normalize_code(given),
-            _ => false,
-        }
-    }
-
-    /// The one rule for who may see this game (watch it, read its legal moves, fetch it):
-    /// anyone when it is public; its players; whoever gives its room code, now or earlier
-    /// on this game.
-    fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
-        self.core.visibility() == Visibility::Public
-            || self.is_player(player_id)
-            || self.code_matches(code)
-            || player_id.is_some_and(|p| self.code_viewers.contains(p))
-    }
-
-    fn is_player(&self, player_id: Option<&str>) -> bool {
-        player_id.is_some_and(|p| self.core.side_of(p).is_some())
-    }
-
     /// Applies a logged event, publishes its patch, and runs the reactions that belong
     /// outside the core: ratings at a rated end (before the end's diff, so a player who
     /// sees the end finds the new ratings stored), the final document, the rematch game.
@@ -494,45 +476,6 @@ impl Actor {
         }
     }
 
-    /// Encodes the diff once (the `game.diff` message, written around the typed patch),
-    /// buffers it for `since` and queues the same bytes for every subscriber.
-    fn publish(&mut self, patch: Vec<PatchOp>) {
-        let bytes = Utf8Bytes::from(diff_frame(self.core.id(), self.core.seq(), &patch));
-        self.replay.push(self.core.seq(), bytes.clone());
-        self.broadcast(bytes);
-    }
-
-    fn broadcast(&mut self, bytes: Utf8Bytes) {
-        let mut gone = Vec::new();
-        // The players first: their writers wake before thousands of spectators' do, so a
-        // crowd never delays the opponent's diff.
-        for players_pass in [true, false] {
-            for (id, conn) in &self.subs {
-                if self.is_player(conn.player_id()) != players_pass {
-                    continue;
-                }
-                if conn.send(bytes.clone()) != SendOutcome::Sent {
-                    gone.push(*id);
-                }
-            }
-        }
-        for id in gone {
-            self.unsubscribe(id);
-        }
-    }
-
-    fn unsubscribe(&mut self, conn_id: u64) {
-        if let Some(conn) = self.subs.remove(&conn_id) {
-            conn.remove_sub(self.core.id());
-            if !self.is_player(conn.player_id()) {
-                self.watchers -= 1;
-            }
-        }
-        if let (true, Role::Follower(f)) = (self.subs.is_empty(), &mut self.role) {
-            f.idle_since.get_or_insert_with(Instant::now);
-        }
-    }
-
     fn mark_ended(&mut self) {
         self.ended_at = Some(Instant::now());
         self.caps.directory.ended(self.core.id());
@@ -553,219 +496,6 @@ impl Actor {
                 "game ended"
             );
         }
-    }
-
-    /// Publishes the lobby summary: public games while they are on, nothing otherwise.
-    fn update_summary(&self) {
-        // Only the owner speaks for a game in the lobby (a follower's view may lag).
-        let summary = (self.core.visibility() == Visibility::Public
-            && self.core.result().is_none()
-            && matches!(self.role, Role::Owner(_)))
-        .then(|| {
-            let doc_players = self.players_json();
-            json!({
-                "kind": self.core.kind(),
-                "players": doc_players,
-                "clock": self.core.clock().time_control().kind(),
-                // Additions: the whole time control and the options, so a lobby line can
-                // say `5+3` and the board size as rooms do.
-                "time_control": self.core.clock().request_json(),
-                "options": self.core.options(),
-                "rated": self.core.rated(),
-                "spectators": self.spectators,
-            })
-        });
-        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
-    }
-
-    fn players_json(&self) -> Value {
-        let names = self.core.side_names();
-        let mut players = Map::new();
-        for (i, p) in self.core.players().iter().enumerate() {
-            players.insert(
-                names[i].to_string(),
-                serde_json::to_value(p).unwrap_or(Value::Null),
-            );
-        }
-        Value::Object(players)
-    }
-
-    fn watch(
-        &mut self,
-        conn: Arc<ConnHandle>,
-        rid: Option<Rid>,
-        since: Option<u64>,
-        code: Option<String>,
-    ) -> Result<Answer, ApiError> {
-        let seated = self.is_player(conn.player_id());
-        let by_code = self.code_matches(code.as_deref());
-        if !self.may_see(conn.player_id(), code.as_deref()) {
-            return Err(ApiError::private_game());
-        }
-        if let (true, Some(p)) = (by_code, conn.player_id()) {
-            // A spectator let in by the code may send `game.watch` again (a gap, a
-            // reconnect) without it.
-            self.code_viewers.insert(p.to_string());
-        }
-        if self.subs.insert(conn.id, conn.clone()).is_none() && !seated {
-            self.watchers += 1;
-        }
-        if let Role::Follower(f) = &mut self.role {
-            f.idle_since = None;
-        }
-        conn.add_sub(self.core.id());
-        let seq = self.core.seq();
-        let replayed = since.and_then(|since| self.replay.since(since, seq));
-        let answer = match replayed {
-            Some(diffs) => {
-                for d in diffs {
-                    if conn.send(d) != SendOutcome::Sent {
-                        self.unsubscribe(conn.id);
-                        return Ok(Answer::Sent);
-                    }
-                }
-                Answer::Ok { seq }
-            }
-            None => {
-                let frame = self.snapshot_frame(rid.as_ref());
-                if conn.send(frame) != SendOutcome::Sent {
-                    self.unsubscribe(conn.id);
-                    return Ok(Answer::Sent);
-                }
-                Answer::Sent
-            }
-        };
-        let crowd = match &self.role {
-            Role::Follower(Follower {
-                last_crowd: Some(frame),
-                ..
-            }) => frame.clone(),
-            _ => self.crowd_frame(self.total_watchers()),
-        };
-        if conn.send(crowd) != SendOutcome::Sent {
-            self.unsubscribe(conn.id);
-        }
-        Ok(answer)
-    }
-
-    /// The `game.snapshot` frame: the document is encoded once per seq and shared by
-    /// every watcher who asks for that seq; only the envelope (the rid) differs.
-    fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Utf8Bytes {
-        let seq = self.core.seq();
-        let doc = match &self.snapshot {
-            Some((s, doc)) if *s == seq => doc.clone(),
-            _ => {
-                let doc: Arc<str> = self.core.document().to_string().into();
-                self.snapshot = Some((seq, doc.clone()));
-                doc
-            }
-        };
-        let id = Value::from(self.core.id());
-        let mut frame = String::with_capacity(doc.len() + 96);
-        frame.push_str("{\"t\":\"game.snapshot\",");
-        if let Some(rid) = rid {
-            let rid = serde_json::to_string(rid).unwrap_or_else(|_| "null".into());
-            let _ = write!(frame, "\"rid\":{rid},");
-        }
-        let _ = write!(frame, "\"game_id\":{id},\"seq\":{seq},\"doc\":{doc}}}");
-        Utf8Bytes::from(frame)
-    }
-
-    fn crowd_frame(&self, spectators: u64) -> Utf8Bytes {
-        let names = self.core.side_names();
-        let mut online = Map::new();
-        for (i, p) in self.core.player_ids().iter().enumerate() {
-            online.insert(names[i].to_string(), Value::Bool(self.is_online(p)));
-        }
-        let msg = ServerMessage::GameCrowd {
-            game_id: self.core.id().to_string(),
-            spectators,
-            online,
-        };
-        Utf8Bytes::from(msg.to_json())
-    }
-
-    /// Publishes a changed spectator count (batched: called on every tick).
-    async fn flush_crowd(&mut self) {
-        if self.total_watchers() != self.spectators {
-            self.crowd_out().await;
-            if self.core.visibility() == Visibility::Public && self.core.result().is_none() {
-                self.update_summary();
-            }
-        }
-    }
-
-    /// Spectators here and, for an owner, on every other node.
-    fn total_watchers(&self) -> u64 {
-        let remote = match &self.role {
-            Role::Owner(o) => o.remote_watchers.values().sum::<u64>(),
-            Role::Follower(_) => 0,
-        };
-        self.watchers + remote
-    }
-
-    /// Whether a player has a connection on this node or (as the owner knows) another.
-    fn is_online(&self, player_id: &str) -> bool {
-        let elsewhere = match &self.role {
-            Role::Owner(o) => o
-                .remote_online
-                .get(player_id)
-                .is_some_and(|nodes| !nodes.is_empty()),
-            Role::Follower(_) => false,
-        };
-        self.online.get(player_id).copied().unwrap_or(false) || elsewhere
-    }
-
-    /// The crowd goes out: to this node's subscribers and, from an owner, to every
-    /// follower's.
-    async fn crowd_out(&mut self) {
-        self.spectators = self.total_watchers();
-        let frame = self.crowd_frame(self.spectators);
-        self.broadcast(frame.clone());
-        if let Some(peers) = &self.caps.peers {
-            peers
-                .publish(&BusMessage::Crowd {
-                    game: self.core.id().to_string(),
-                    frame: frame.as_str().to_string(),
-                })
-                .await;
-        }
-    }
-
-    /// A seated player's first connection or last disconnection here (`node: None`) or on
-    /// another node: published at once when it changes whether the player is online.
-    async fn presence(&mut self, player_id: &str, node: Option<&str>, online: bool) {
-        if self.core.side_of(player_id).is_none() {
-            return;
-        }
-        let before = self.is_online(player_id);
-        match node {
-            None => {
-                self.online.insert(player_id.to_string(), online);
-            }
-            Some(node) => {
-                let Role::Owner(o) = &mut self.role else {
-                    return;
-                };
-                let nodes = o.remote_online.entry(player_id.to_string()).or_default();
-                if online {
-                    nodes.insert(node.to_string());
-                } else {
-                    nodes.remove(node);
-                }
-            }
-        }
-        let after = self.is_online(player_id);
-        if before == after {
-            return;
-        }
-        if after {
-            self.offline_since.remove(player_id);
-        } else {
-            self.offline_since
-                .insert(player_id.to_string(), self.caps.time.now_ms());
-        }
-        self.crowd_out().await;
     }
 
     /// A message from another node about this game.
@@ -809,56 +539,5 @@ impl Actor {
             }
         }
         true
-    }
-}
-
-/// The `game.diff` frame, byte for byte what [`ServerMessage::GameDiff`] encodes.
-fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
-    let patch = serde_json::to_string(patch).unwrap_or_else(|_| "[]".into());
-    let id = Value::from(game_id);
-    let mut frame = String::with_capacity(patch.len() + 64);
-    let _ = write!(
-        frame,
-        "{{\"t\":\"game.diff\",\"game_id\":{id},\"seq\":{seq},\"patch\":{patch}}}"
-    );
-    frame
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn diff_envelope_matches_the_wire_type() {
-        let patch = vec![PatchOp {
-            op: "add",
-            path: "/moves/-".into(),
-            value: json!("a\"1"),
-        }];
-        let msg = ServerMessage::GameDiff {
-            game_id: "g1".into(),
-            seq: 3,
-            patch: json!(patch),
-        };
-        assert_eq!(diff_frame("g1", 3, &patch), msg.to_json());
-    }
-
-    #[test]
-    fn snapshot_envelope_matches_the_wire_type() {
-        let doc = json!({"a": [1, 2], "b": "x"});
-        let msg = ServerMessage::GameSnapshot {
-            rid: Some(Rid::Str("r\"1".into())),
-            game_id: "g1".into(),
-            seq: 7,
-            doc: doc.clone(),
-        };
-        let mut frame = String::from("{\"t\":\"game.snapshot\",");
-        let rid = serde_json::to_string(&Rid::Str("r\"1".into())).unwrap();
-        let _ = write!(
-            frame,
-            "\"rid\":{rid},\"game_id\":{},\"seq\":7,\"doc\":{doc}}}",
-            Value::from("g1")
-        );
-        assert_eq!(frame, msg.to_json());
     }
 }

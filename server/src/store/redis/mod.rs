@@ -1,54 +1,24 @@
 //! The Redis store: everything that must survive a crash or restart, written so that one
 //! logged move costs one round trip.
 //!
-//! Key layout (every key under the deployment's prefix `P`, `--redis-prefix`, so several
-//! deployments share one Redis without seeing each other). Every hash field holds one JSON
-//! value, so a record round-trips through serde and stays readable with `HGETALL`:
-//!
-//! | key | type | what |
-//! |---|---|---|
-//! | `P:player:{id}` | hash | a [`PlayerRecord`] (the token only as its SHA-256) |
-//! | `P:token:<sha256>` | string | the player id owning that token hash |
-//! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
-//! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
-//! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
-//! | `P:ratings:<kind>` | sorted set | players by rating in a kind (a leaderboard index) |
-//! | `P:room:{code}` | hash | a [`RoomRecord`] |
-//! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
-//! | `P:game:{id}` | hash | a [`GameRecord`] plus `last_seq` |
-//! | `P:game:{id}:log` | list | the action log, one JSON [`ActionRecord`] per entry |
-//! | `P:game:{id}:final` | string | the JSON [`FinishedGame`] once ended |
-//! | `P:game:{id}:lease` | string | the node owning the live game (cluster mode, with a TTL) |
-//! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
-//! | `P:games:finished` | sorted set | every finished game, by end ms |
-//! | `P:deployment` | string | the deployment's id (`welcome.deployment`), set once with `SET NX` |
-//!
-//! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys
-//! (and a player's, and a room's) live in one slot and the append script (game hash, log,
-//! lease) runs on a cluster too. No script or transaction spans two records; the indexes are
-//! written beside the records, one command each. The cluster mode adds `P:nodes` (sorted
-//! set of heartbeats), `P:matchmaker` (the matchmaking node's lease), `P:lobby:<node>` (each
-//! node's part of the lobby) and `P:ratinglock:<player>`; its pub/sub channels are
-//! `P:bus:game:<id>`, `P:bus:node:<node>` and `P:bus:push`.
-//!
-//! Why Lua scripts: appending an action must check the seq, push the entry and raise the
-//! seq reservation atomically, in one round trip; a script does all three, and Redis replays
-//! it from its AOF as one unit. Why a connection manager plus a health flag: the manager
-//! reconnects with exponential backoff on its own; the flag (kept by a 250 ms ping task)
-//! lets calls fail at once with `unavailable` while Redis is known to be down, instead of
-//! each waiting out a timeout.
+//! The parts, one concept each: `keys` (the key layout, every key under the deployment's
+//! prefix), `encoding` (records as hash fields of JSON values), `scripts` (the Lua scripts
+//! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
+//! Redis is known to be down). This file connects and implements [`Store`] with them.
+
+mod encoding;
+mod keys;
+mod outage;
+mod scripts;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncCommands, ErrorKind, RedisError, Script};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 use super::{
@@ -57,52 +27,10 @@ use super::{
 };
 use crate::ids;
 use crate::rating::Rating;
-
-/// Creates a player hash unless it exists.
-/// KEYS: player hash. ARGV: field/value pairs.
-const CREATE_PLAYER: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-";
-
-/// Creates a game hash unless its id is taken.
-/// KEYS: game hash. ARGV: field/value pairs.
-const CREATE_GAME: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'last_seq', '0', unpack(ARGV))
-return 1
-";
-
-/// Appends one action: 1 appended, 2 already the last entry (a retried write), -1 no such
-/// game, -2 seq not exactly one above the last one (the check that makes the log the one
-/// order of a game's changes: a writer with a stale view cannot append), -3 the writer is
-/// not the node holding the game's lease (cluster mode: a node that lost its lease, paused
-/// or cut off, can never write the game again).
-/// KEYS: game hash, log, lease. ARGV: seq, entry, the writing node ('' outside a cluster).
-const APPEND_ACTION: &str = r"
-if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then
-  return -3
-end
-local last = redis.call('HGET', KEYS[1], 'last_seq')
-if not last then
-  return -1
-end
-local seq = tonumber(ARGV[1])
-if seq ~= tonumber(last) + 1 then
-  if seq == tonumber(last) and redis.call('LINDEX', KEYS[2], -1) == ARGV[2] then
-    return 2
-  end
-  return -2
-end
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'last_seq', ARGV[1])
-return 1
-";
+use encoding::{decode, encode, flat, from_fields, to_fields};
+use keys::key_safe;
+use outage::health_task;
+use scripts::Scripts;
 
 /// How to reach Redis.
 #[derive(Clone, Debug)]
@@ -122,25 +50,6 @@ pub struct RedisOptions {
     /// good.
     pub finished_retention: Option<Duration>,
 }
-
-struct Scripts {
-    create_player: Script,
-    create_game: Script,
-    append_action: Script,
-    claim_room: Script,
-}
-
-/// Saves a room record only while the stored room still waits: 1 saved, 0 not (it started
-/// or closed meanwhile, perhaps on another node).
-/// KEYS: room hash. ARGV: field/value pairs.
-const CLAIM_ROOM: &str = r#"
-if redis.call('HGET', KEYS[1], 'status') ~= '"waiting"' then
-  return 0
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
-"#;
 
 struct Inner {
     conn: RedisConn,
@@ -166,9 +75,6 @@ impl std::fmt::Debug for RedisStore {
             .finish_non_exhaustive()
     }
 }
-
-/// How often the health task pings Redis.
-const PING_PERIOD: Duration = Duration::from_millis(250);
 
 impl RedisStore {
     /// Connects (retrying with backoff for a few seconds) and starts the health task.
@@ -213,12 +119,7 @@ impl RedisStore {
             prefix,
             timeout: options.timeout,
             up: AtomicBool::new(true),
-            scripts: Scripts {
-                create_player: Script::new(CREATE_PLAYER),
-                create_game: Script::new(CREATE_GAME),
-                append_action: Script::new(APPEND_ACTION),
-                claim_room: Script::new(CLAIM_ROOM),
-            },
+            scripts: Scripts::new(),
             fence: options.fence,
             finished_retention: options.finished_retention,
         });
@@ -226,90 +127,9 @@ impl RedisStore {
         Ok(RedisStore { inner })
     }
 
-    /// Whether Redis answered the last call or ping.
-    pub fn is_up(&self) -> bool {
-        self.inner.up.load(Ordering::Relaxed)
-    }
-
-    /// A key under this deployment's prefix (the cluster keeps its keys beside the store's).
-    pub fn key(&self, parts: &[&str]) -> String {
-        let mut k = self.inner.prefix.clone();
-        for p in parts {
-            k.push(':');
-            k.push_str(p);
-        }
-        k
-    }
-
-    fn game_key(&self, id: &str) -> String {
-        self.key(&["game", &format!("{{{id}}}")])
-    }
-
-    fn log_key(&self, id: &str) -> String {
-        self.key(&["game", &format!("{{{id}}}"), "log"])
-    }
-
-    fn final_key(&self, id: &str) -> String {
-        self.key(&["game", &format!("{{{id}}}"), "final"])
-    }
-
-    /// A player's keys (`P:player:{id}` and its sets), in the player's hash slot.
-    fn player_key(&self, id: &str, suffix: Option<&str>) -> String {
-        let tagged = format!("{{{id}}}");
-        match suffix {
-            Some(suffix) => self.key(&["player", &tagged, suffix]),
-            None => self.key(&["player", &tagged]),
-        }
-    }
-
-    fn room_key(&self, code: &str) -> String {
-        self.key(&["room", &format!("{{{code}}}")])
-    }
-
-    /// The key holding the id of the node that owns a live game (cluster mode).
-    pub fn lease_key(&self, id: &str) -> String {
-        self.key(&["game", &format!("{{{id}}}"), "lease"])
-    }
-
     /// A connection for the cluster's own commands (leases, membership).
     pub fn connection(&self) -> RedisConn {
         self.conn()
-    }
-
-    /// Runs a command with this store's timeout and outage bookkeeping.
-    pub async fn call<T, F>(&self, op: F) -> StoreResult<T>
-    where
-        F: std::future::Future<Output = Result<T, RedisError>>,
-    {
-        self.run(op).await
-    }
-
-    /// Runs one Redis operation with the timeout, failing at once while Redis is known to
-    /// be down (the health task notices when it is back).
-    async fn run<T, F>(&self, op: F) -> StoreResult<T>
-    where
-        F: std::future::Future<Output = Result<T, RedisError>>,
-    {
-        if !self.is_up() {
-            return Err(StoreError::Unavailable("redis is unreachable".into()));
-        }
-        match tokio::time::timeout(self.inner.timeout, op).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => {
-                if is_outage(&e) {
-                    self.mark_down(&e.to_string());
-                    // Sent (or maybe sent) before the connection failed: it may have run.
-                    Err(StoreError::InDoubt(e.to_string()))
-                } else {
-                    Err(StoreError::Unavailable(e.to_string()))
-                }
-            }
-            Err(_) => {
-                self.mark_down("timeout");
-                // The command may still run: Redis executes it when it can.
-                Err(StoreError::InDoubt("redis timed out".into()))
-            }
-        }
     }
 
     /// Adds a room to (or removes it from) the waiting index, which recovery and the lobby
@@ -336,116 +156,9 @@ impl RedisStore {
         Ok(r == 1)
     }
 
-    /// Runs a pipeline of writes: as one transaction on a single server; on a Redis Cluster,
-    /// whose transactions cannot span hash slots, command by command (each is idempotent, and
-    /// the caller retries the whole on failure).
-    async fn run_writes(&self, pipe: redis::Pipeline) -> StoreResult<()> {
-        let mut conn = self.conn();
-        if !conn.is_cluster() {
-            let mut pipe = pipe;
-            pipe.atomic();
-            return self.run(pipe.query_async::<()>(&mut conn)).await;
-        }
-        for cmd in pipe.cmd_iter() {
-            self.run(cmd.query_async::<()>(&mut conn)).await?;
-        }
-        Ok(())
-    }
-
-    fn mark_down(&self, why: &str) {
-        if self.inner.up.swap(false, Ordering::Relaxed) {
-            tracing::warn!(
-                reason = why,
-                "redis unreachable: refusing writes until it answers"
-            );
-        }
-    }
-
     fn conn(&self) -> RedisConn {
         self.inner.conn.clone()
     }
-}
-
-/// Errors that mean Redis cannot serve now (rather than a bad request or bad data).
-fn is_outage(e: &RedisError) -> bool {
-    e.is_io_error()
-        || e.is_timeout()
-        || e.is_connection_dropped()
-        || e.is_connection_refusal()
-        || matches!(
-            e.kind(),
-            ErrorKind::BusyLoadingError
-                | ErrorKind::TryAgain
-                | ErrorKind::MasterDown
-                | ErrorKind::ReadOnly
-                | ErrorKind::ClusterDown
-        )
-}
-
-/// Pings Redis every [`PING_PERIOD`] and keeps the `up` flag; stops with the store.
-async fn health_task(inner: Weak<Inner>) {
-    loop {
-        tokio::time::sleep(PING_PERIOD).await;
-        let Some(inner) = inner.upgrade() else {
-            return;
-        };
-        let mut conn = inner.conn.clone();
-        let ping = tokio::time::timeout(
-            inner.timeout,
-            redis::cmd("PING").query_async::<String>(&mut conn),
-        )
-        .await;
-        let ok = matches!(ping, Ok(Ok(_)));
-        let was = inner.up.swap(ok, Ordering::Relaxed);
-        if ok && !was {
-            tracing::info!("redis is reachable again");
-        } else if !ok && was {
-            tracing::warn!("redis unreachable: refusing writes until it answers");
-        }
-    }
-}
-
-/// A record as hash fields, each one JSON value.
-fn to_fields<T: Serialize>(record: &T) -> StoreResult<Vec<(String, String)>> {
-    match serde_json::to_value(record) {
-        Ok(Value::Object(m)) => Ok(m.into_iter().map(|(k, v)| (k, v.to_string())).collect()),
-        Ok(_) => Err(StoreError::Corrupt("record is not an object".into())),
-        Err(e) => Err(StoreError::Corrupt(e.to_string())),
-    }
-}
-
-/// A record from hash fields (`None` for a missing key); unknown fields are ignored.
-fn from_fields<T: DeserializeOwned>(fields: HashMap<String, String>) -> StoreResult<Option<T>> {
-    if fields.is_empty() {
-        return Ok(None);
-    }
-    let mut m = Map::new();
-    for (k, v) in fields {
-        let value =
-            serde_json::from_str(&v).map_err(|e| StoreError::Corrupt(format!("field {k}: {e}")))?;
-        m.insert(k, value);
-    }
-    serde_json::from_value(Value::Object(m))
-        .map(Some)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-fn decode<T: DeserializeOwned>(text: &str) -> StoreResult<T> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-fn encode<T: Serialize>(v: &T) -> StoreResult<String> {
-    serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()))
-}
-
-/// Whether an id or code from a client may be part of a key (they are generated as short
-/// alphanumerics; anything else cannot exist, and must not reach into other keys).
-fn key_safe(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
-}
-
-fn flat(fields: Vec<(String, String)>) -> Vec<String> {
-    fields.into_iter().flat_map(|(k, v)| [k, v]).collect()
 }
 
 #[async_trait]
@@ -827,36 +540,5 @@ impl Store for RedisStore {
             }
         }
         Ok(rooms)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fields_round_trip() {
-        let p = PlayerRecord {
-            id: "pabc".into(),
-            name: "Zoë \"x\"".into(),
-            token_hash: "00ff".into(),
-            created_ms: 7,
-            bot: false,
-        };
-        let fields: HashMap<String, String> = to_fields(&p).unwrap().into_iter().collect();
-        assert_eq!(fields["name"], "\"Zoë \\\"x\\\"\"");
-        assert_eq!(fields["created_ms"], "7");
-        let back: PlayerRecord = from_fields(fields).unwrap().unwrap();
-        assert_eq!(back, p);
-        assert_eq!(from_fields::<PlayerRecord>(HashMap::new()).unwrap(), None);
-    }
-
-    #[test]
-    fn unsafe_ids_never_reach_keys() {
-        assert!(key_safe("gabc123"));
-        assert!(!key_safe("g:log"));
-        assert!(!key_safe(""));
-        assert!(!key_safe("a b"));
-        assert!(!key_safe(&"a".repeat(65)));
     }
 }

@@ -1,0 +1,75 @@
+//! The frames a game sends whose bulk is already encoded: diffs and snapshots.
+//!
+//! Why written by hand around pre-encoded parts: a diff goes to every subscriber and a
+//! snapshot's document is shared by every watcher of a seq, so each is encoded once and
+//! only the envelope is written per frame; the tests hold it byte for byte to what the
+//! typed [`stoa_protocol::wire::ServerMessage`] encodes.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+use stoa_protocol::wire::Rid;
+
+use crate::game::core::PatchOp;
+
+/// The `game.diff` frame, byte for byte what
+/// [`stoa_protocol::wire::ServerMessage::GameDiff`] encodes.
+pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
+    let patch = serde_json::to_string(patch).unwrap_or_else(|_| "[]".into());
+    let id = Value::from(game_id);
+    let mut frame = String::with_capacity(patch.len() + 64);
+    let _ = write!(
+        frame,
+        "{{\"t\":\"game.diff\",\"game_id\":{id},\"seq\":{seq},\"patch\":{patch}}}"
+    );
+    frame
+}
+
+/// The `game.snapshot` frame around an encoded document, byte for byte what
+/// [`stoa_protocol::wire::ServerMessage::GameSnapshot`] encodes.
+pub(super) fn snapshot_frame(game_id: &str, seq: u64, rid: Option<&Rid>, doc: &str) -> String {
+    let id = Value::from(game_id);
+    let mut frame = String::with_capacity(doc.len() + 96);
+    frame.push_str("{\"t\":\"game.snapshot\",");
+    if let Some(rid) = rid {
+        let rid = serde_json::to_string(rid).unwrap_or_else(|_| "null".into());
+        let _ = write!(frame, "\"rid\":{rid},");
+    }
+    let _ = write!(frame, "\"game_id\":{id},\"seq\":{seq},\"doc\":{doc}}}");
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use stoa_protocol::wire::ServerMessage;
+
+    #[test]
+    fn diff_envelope_matches_the_wire_type() {
+        let patch = vec![PatchOp {
+            op: "add",
+            path: "/moves/-".into(),
+            value: json!("a\"1"),
+        }];
+        let msg = ServerMessage::GameDiff {
+            game_id: "g1".into(),
+            seq: 3,
+            patch: json!(patch),
+        };
+        assert_eq!(diff_frame("g1", 3, &patch), msg.to_json());
+    }
+
+    #[test]
+    fn snapshot_envelope_matches_the_wire_type() {
+        let doc = json!({"a": [1, 2], "b": "x"});
+        let msg = ServerMessage::GameSnapshot {
+            rid: Some(Rid::Str("r\"1".into())),
+            game_id: "g1".into(),
+            seq: 7,
+            doc: doc.clone(),
+        };
+        let frame = snapshot_frame("g1", 7, Some(&Rid::Str("r\"1".into())), &doc.to_string());
+        assert_eq!(frame, msg.to_json());
+    }
+}

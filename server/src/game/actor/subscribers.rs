@@ -1,0 +1,163 @@
+//! The game's subscribers: who may watch, the snapshot or replayed diffs a new watcher
+//! gets, and the one encoded diff every subscriber is sent.
+//!
+//! Why in one place: the rule for who may see a private game and the bookkeeping of who
+//! is watching (spectator counts, a follower's idle time) change together.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::ws::Utf8Bytes;
+use stoa_protocol::wire::{Rid, Visibility};
+
+use super::follower::Follower;
+use super::{frames, Actor, Role};
+use crate::error::ApiError;
+use crate::game::core::PatchOp;
+use crate::game::Answer;
+use crate::ids;
+use crate::outbound::{ConnHandle, SendOutcome};
+
+impl Actor {
+    /// Whether `code` is this private game's room code (as typed: it is normalized first).
+    pub(super) fn code_matches(&self, code: Option<&str>) -> bool {
+        match (self.core.code(), code) {
+            (Some(mine), Some(given)) => mine == ids::normalize_code(given),
+            _ => false,
+        }
+    }
+
+    /// The one rule for who may see this game (watch it, read its legal moves, fetch it):
+    /// anyone when it is public; its players; whoever gives its room code, now or earlier
+    /// on this game.
+    pub(super) fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
+        self.core.visibility() == Visibility::Public
+            || self.is_player(player_id)
+            || self.code_matches(code)
+            || player_id.is_some_and(|p| self.code_viewers.contains(p))
+    }
+
+    /// Whether the player holds a seat here (seated players are never counted as
+    /// spectators and get diffs first).
+    pub(super) fn is_player(&self, player_id: Option<&str>) -> bool {
+        player_id.is_some_and(|p| self.core.side_of(p).is_some())
+    }
+
+    /// Subscribes a connection: the diffs it missed since `since` when the replay buffer
+    /// still holds them, a snapshot otherwise, then the crowd as this node knows it.
+    pub(super) fn watch(
+        &mut self,
+        conn: Arc<ConnHandle>,
+        rid: Option<Rid>,
+        since: Option<u64>,
+        code: Option<String>,
+    ) -> Result<Answer, ApiError> {
+        let seated = self.is_player(conn.player_id());
+        let by_code = self.code_matches(code.as_deref());
+        if !self.may_see(conn.player_id(), code.as_deref()) {
+            return Err(ApiError::private_game());
+        }
+        if let (true, Some(p)) = (by_code, conn.player_id()) {
+            // A spectator let in by the code may send `game.watch` again (a gap, a
+            // reconnect) without it.
+            self.code_viewers.insert(p.to_string());
+        }
+        if self.subs.insert(conn.id, conn.clone()).is_none() && !seated {
+            self.watchers += 1;
+        }
+        if let Role::Follower(f) = &mut self.role {
+            f.idle_since = None;
+        }
+        conn.add_sub(self.core.id());
+        let seq = self.core.seq();
+        let replayed = since.and_then(|since| self.replay.since(since, seq));
+        let answer = match replayed {
+            Some(diffs) => {
+                for d in diffs {
+                    if conn.send(d) != SendOutcome::Sent {
+                        self.unsubscribe(conn.id);
+                        return Ok(Answer::Sent);
+                    }
+                }
+                Answer::Ok { seq }
+            }
+            None => {
+                let frame = self.snapshot_frame(rid.as_ref());
+                if conn.send(frame) != SendOutcome::Sent {
+                    self.unsubscribe(conn.id);
+                    return Ok(Answer::Sent);
+                }
+                Answer::Sent
+            }
+        };
+        let crowd = match &self.role {
+            Role::Follower(Follower {
+                last_crowd: Some(frame),
+                ..
+            }) => frame.clone(),
+            _ => self.crowd_frame(self.total_watchers()),
+        };
+        if conn.send(crowd) != SendOutcome::Sent {
+            self.unsubscribe(conn.id);
+        }
+        Ok(answer)
+    }
+
+    /// The `game.snapshot` frame: the document is encoded once per seq and shared by
+    /// every watcher who asks for that seq; only the envelope (the rid) differs.
+    pub(super) fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Utf8Bytes {
+        let seq = self.core.seq();
+        let doc = match &self.snapshot {
+            Some((s, doc)) if *s == seq => doc.clone(),
+            _ => {
+                let doc: Arc<str> = self.core.document().to_string().into();
+                self.snapshot = Some((seq, doc.clone()));
+                doc
+            }
+        };
+        Utf8Bytes::from(frames::snapshot_frame(self.core.id(), seq, rid, &doc))
+    }
+
+    /// Encodes the diff once (the `game.diff` message, written around the typed patch),
+    /// buffers it for `since` and queues the same bytes for every subscriber.
+    pub(super) fn publish(&mut self, patch: Vec<PatchOp>) {
+        let bytes = Utf8Bytes::from(frames::diff_frame(self.core.id(), self.core.seq(), &patch));
+        self.replay.push(self.core.seq(), bytes.clone());
+        self.broadcast(bytes);
+    }
+
+    /// Queues the same bytes for every subscriber, dropping those whose queue is full
+    /// (a slow subscriber is kicked, never waited for).
+    pub(super) fn broadcast(&mut self, bytes: Utf8Bytes) {
+        let mut gone = Vec::new();
+        // The players first: their writers wake before thousands of spectators' do, so a
+        // crowd never delays the opponent's diff.
+        for players_pass in [true, false] {
+            for (id, conn) in &self.subs {
+                if self.is_player(conn.player_id()) != players_pass {
+                    continue;
+                }
+                if conn.send(bytes.clone()) != SendOutcome::Sent {
+                    gone.push(*id);
+                }
+            }
+        }
+        for id in gone {
+            self.unsubscribe(id);
+        }
+    }
+
+    /// Ends a connection's subscription; a follower left without subscribers starts
+    /// counting down to stopping.
+    pub(super) fn unsubscribe(&mut self, conn_id: u64) {
+        if let Some(conn) = self.subs.remove(&conn_id) {
+            conn.remove_sub(self.core.id());
+            if !self.is_player(conn.player_id()) {
+                self.watchers -= 1;
+            }
+        }
+        if let (true, Role::Follower(f)) = (self.subs.is_empty(), &mut self.role) {
+            f.idle_since.get_or_insert_with(Instant::now);
+        }
+    }
+}

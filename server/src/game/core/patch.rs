@@ -1,0 +1,111 @@
+//! RFC 6902 patches: the operations that turn one JSON value into another.
+//!
+//! Why a diff of our own: it compares the few fields an event can change member by
+//! member, so a move replaces single board cells instead of the whole board, and the
+//! operations are typed so a patch is encoded straight to text.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One RFC 6902 operation, typed so that a patch is encoded straight to text (no JSON
+/// object per operation); the fields serialize in the order RFC 6902 shows them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PatchOp {
+    /// `replace` or `add`.
+    pub op: &'static str,
+    /// JSON Pointer.
+    pub path: String,
+    /// The new value.
+    pub value: Value,
+}
+
+impl PatchOp {
+    /// A `replace` of the value at `path`.
+    pub(super) fn replace(path: String, value: Value) -> PatchOp {
+        PatchOp {
+            op: "replace",
+            path,
+            value,
+        }
+    }
+}
+
+/// Appends to `ops` the operations that turn `old` into `new` at `path`: objects with the
+/// same keys and arrays of the same length are compared member by member (so a move
+/// replaces single board cells), anything else that differs is replaced whole.
+pub(super) fn diff_into(path: &mut String, old: &Value, new: &Value, ops: &mut Vec<PatchOp>) {
+    // Equal subtrees (most of a board) are skipped by one comparison that stops at the
+    // first difference, before any path is built.
+    if old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(a), Value::Object(b))
+            if a.len() == b.len() && a.keys().zip(b.keys()).all(|(x, y)| x == y) =>
+        {
+            for ((key, x), y) in a.iter().zip(b.values()) {
+                if x == y {
+                    continue;
+                }
+                let len = path.len();
+                path.push('/');
+                push_escaped(path, key);
+                diff_into(path, x, y, ops);
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if x == y {
+                    continue;
+                }
+                let len = path.len();
+                path.push('/');
+                let _ = write!(path, "{i}");
+                diff_into(path, x, y, ops);
+                path.truncate(len);
+            }
+        }
+        _ => ops.push(PatchOp::replace(path.clone(), new.clone())),
+    }
+}
+
+/// JSON Pointer escaping (RFC 6901): `~` is `~0`, `/` is `~1`.
+fn push_escaped(path: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn diff_replaces_only_changed_members() {
+        let old = json!({"a": [1, 2, 3], "b": {"x/y": 1, "z": "k"}, "c": [1]});
+        let new = json!({"a": [1, 5, 3], "b": {"x/y": 2, "z": "k"}, "c": [1, 2]});
+        let mut ops = Vec::new();
+        let mut path = String::new();
+        diff_into(&mut path, &old, &new, &mut ops);
+        assert_eq!(
+            json!(ops),
+            json!([
+                {"op":"replace","path":"/a/1","value":5},
+                {"op":"replace","path":"/b/x~1y","value":2},
+                {"op":"replace","path":"/c","value":[1,2]},
+            ])
+        );
+        let mut patched = old.clone();
+        let ops: json_patch::Patch = serde_json::from_value(json!(ops)).unwrap();
+        json_patch::patch(&mut patched, &ops).unwrap();
+        assert_eq!(patched, new);
+    }
+}

@@ -1,0 +1,98 @@
+//! The key layout (every key under the deployment's prefix `P`, `--redis-prefix`, so several
+//! deployments share one Redis without seeing each other). Every hash field holds one JSON
+//! value, so a record round-trips through serde and stays readable with `HGETALL`:
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `P:player:{id}` | hash | a [`PlayerRecord`](crate::store::PlayerRecord) (the token only as its SHA-256) |
+//! | `P:token:<sha256>` | string | the player id owning that token hash |
+//! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
+//! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
+//! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
+//! | `P:ratings:<kind>` | sorted set | players by rating in a kind (a leaderboard index) |
+//! | `P:room:{code}` | hash | a [`RoomRecord`](crate::store::RoomRecord) |
+//! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
+//! | `P:game:{id}` | hash | a [`GameRecord`](crate::store::GameRecord) plus `last_seq` |
+//! | `P:game:{id}:log` | list | the action log, one JSON [`ActionRecord`](crate::store::ActionRecord) per entry |
+//! | `P:game:{id}:final` | string | the JSON [`FinishedGame`](crate::store::FinishedGame) once ended |
+//! | `P:game:{id}:lease` | string | the node owning the live game (cluster mode, with a TTL) |
+//! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
+//! | `P:games:finished` | sorted set | every finished game, by end ms |
+//! | `P:deployment` | string | the deployment's id (`welcome.deployment`), set once with `SET NX` |
+//!
+//! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys
+//! (and a player's, and a room's) live in one slot and the append script (game hash, log,
+//! lease) runs on a cluster too. No script or transaction spans two records; the indexes are
+//! written beside the records, one command each. The cluster mode adds `P:nodes` (sorted
+//! set of heartbeats), `P:matchmaker` (the matchmaking node's lease), `P:lobby:<node>` (each
+//! node's part of the lobby) and `P:ratinglock:<player>`; its pub/sub channels are
+//! `P:bus:game:<id>`, `P:bus:node:<node>` and `P:bus:push`.
+//!
+//!
+//! Why every key is built here: a key names a record in every deployment that shares the
+//! Redis, so a typo'd key is silent data loss; one function per kind of key keeps the
+//! layout in one place, and [`key_safe`] keeps a client's id from reaching into other keys.
+
+use super::RedisStore;
+
+impl RedisStore {
+    /// A key under this deployment's prefix (the cluster keeps its keys beside the store's).
+    pub fn key(&self, parts: &[&str]) -> String {
+        let mut k = self.inner.prefix.clone();
+        for p in parts {
+            k.push(':');
+            k.push_str(p);
+        }
+        k
+    }
+
+    pub(super) fn game_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}")])
+    }
+
+    pub(super) fn log_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}"), "log"])
+    }
+
+    pub(super) fn final_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}"), "final"])
+    }
+
+    /// A player's keys (`P:player:{id}` and its sets), in the player's hash slot.
+    pub(super) fn player_key(&self, id: &str, suffix: Option<&str>) -> String {
+        let tagged = format!("{{{id}}}");
+        match suffix {
+            Some(suffix) => self.key(&["player", &tagged, suffix]),
+            None => self.key(&["player", &tagged]),
+        }
+    }
+
+    pub(super) fn room_key(&self, code: &str) -> String {
+        self.key(&["room", &format!("{{{code}}}")])
+    }
+
+    /// The key holding the id of the node that owns a live game (cluster mode).
+    pub fn lease_key(&self, id: &str) -> String {
+        self.key(&["game", &format!("{{{id}}}"), "lease"])
+    }
+}
+
+/// Whether an id or code from a client may be part of a key (they are generated as short
+/// alphanumerics; anything else cannot exist, and must not reach into other keys).
+pub(super) fn key_safe(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_ids_never_reach_keys() {
+        assert!(key_safe("gabc123"));
+        assert!(!key_safe("g:log"));
+        assert!(!key_safe(""));
+        assert!(!key_safe("a b"));
+        assert!(!key_safe(&"a".repeat(65)));
+    }
+}
