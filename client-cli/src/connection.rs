@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use serde_json::Value;
+use stoa_protocol::wire::{ClientMessage, Rid, ServerMessage, PROTOCOL_VERSION};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
@@ -67,6 +68,9 @@ pub enum RequestError {
     /// The connection dropped before the answer came (the request may or may not have
     /// been applied; the session resynchronises from the document).
     Disconnected,
+    /// The answer is not a message of the protocol (a server that does not follow it): the
+    /// reason serde gave.
+    Unreadable(String),
 }
 
 impl RequestError {
@@ -75,6 +79,7 @@ impl RequestError {
         match self {
             RequestError::Server { code, .. } => code,
             RequestError::Disconnected => "disconnected",
+            RequestError::Unreadable(_) => "unreadable_answer",
         }
     }
 
@@ -83,6 +88,7 @@ impl RequestError {
         match self {
             RequestError::Server { message, .. } => message,
             RequestError::Disconnected => "the connection dropped before the server answered",
+            RequestError::Unreadable(why) => why,
         }
     }
 }
@@ -92,7 +98,7 @@ impl RequestError {
 pub enum ConnEvent {
     /// A server message: every push, and also every `game.snapshot`, `game.diff`, `lobby`
     /// and `lobby.diff` even when it answers a request, so documents are kept in one place.
-    Message(Value),
+    Message(ServerMessage),
     /// The link dropped; reconnection is under way.
     Disconnected(String),
     /// The link is back, as the same player.
@@ -101,11 +107,11 @@ pub enum ConnEvent {
     Closed(String),
 }
 
-type Reply = oneshot::Sender<Result<Value, RequestError>>;
+type Reply = oneshot::Sender<Result<ServerMessage, RequestError>>;
 
 enum Command {
-    Request(Value, Reply),
-    Send(Value),
+    Request(ClientMessage, Reply),
+    Send(ClientMessage),
 }
 
 /// A handle to the connection task; cheap to clone.
@@ -220,7 +226,7 @@ impl Connection {
     }
 
     /// Sends a request (a `rid` is added) and waits for its one direct answer.
-    pub async fn request(&self, msg: Value) -> Result<Value, RequestError> {
+    pub async fn request(&self, msg: ClientMessage) -> Result<ServerMessage, RequestError> {
         let (tx, rx) = oneshot::channel();
         if self.commands.send(Command::Request(msg, tx)).is_err() {
             return Err(RequestError::Disconnected);
@@ -229,7 +235,7 @@ impl Connection {
     }
 
     /// Sends a message without waiting for anything.
-    pub fn send(&self, msg: Value) {
+    pub fn send(&self, msg: ClientMessage) {
         let _ = self.commands.send(Command::Send(msg));
     }
 
@@ -277,17 +283,14 @@ async fn handshake(
                 announced.as_deref().unwrap_or("unnamed")
             )));
         }
-        let mut hello = json!({"t": "hello", "protocol": 1});
-        if let Some(token) = &token {
-            hello["token"] = json!(token);
-        }
-        if let Some(name) = &target.name {
-            hello["name"] = json!(name);
-        }
-        if target.bot {
-            hello["bot"] = json!(true);
-        }
-        ws.send(Message::text(hello.to_string()))
+        let hello = ClientMessage::Hello {
+            rid: None,
+            protocol: PROTOCOL_VERSION,
+            token: token.clone(),
+            name: target.name.clone(),
+            bot: target.bot,
+        };
+        ws.send(Message::text(encode(&hello, None)))
             .await
             .map_err(|e| ConnectError::Network(e.to_string()))?;
         loop {
@@ -300,38 +303,36 @@ async fn handshake(
             let Message::Text(text) = frame else {
                 continue;
             };
-            let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) else {
+            let Ok(msg) = serde_json::from_str::<ServerMessage>(text.as_str()) else {
                 continue;
             };
-            match msg["t"].as_str() {
-                Some("welcome") => {
+            match msg {
+                ServerMessage::Welcome {
+                    player,
+                    token,
+                    games,
+                    server_time,
+                    deployment,
+                    ..
+                } => {
                     let welcome = Welcome {
-                        id: str_field(&msg["player"], "id"),
-                        name: str_field(&msg["player"], "name"),
-                        token: str_field(&msg, "token"),
-                        games: msg["games"]
-                            .as_array()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|g| g.as_str().map(String::from))
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                        deployment: msg["deployment"]
-                            .as_str()
+                        id: player.id,
+                        name: player.name,
+                        token,
+                        games,
+                        deployment: Some(deployment)
                             .filter(|d| !d.is_empty())
-                            .map(String::from)
                             .or(announced)
                             .unwrap_or_default(),
                         url: url.to_string(),
                     };
-                    let server_time = msg["server_time"].as_i64().unwrap_or_else(local_now_ms);
+                    let server_time = i64::try_from(server_time).unwrap_or_else(|_| local_now_ms());
                     return Ok((ws, welcome, server_time));
                 }
-                Some("error") => {
+                ServerMessage::Error { code, message, .. } => {
                     return Err(ConnectError::Refused {
-                        code: str_field(&msg, "code"),
-                        message: str_field(&msg, "message"),
+                        code: code.as_str().to_string(),
+                        message,
                         offered: token,
                     })
                 }
@@ -348,13 +349,60 @@ async fn handshake(
     }
 }
 
-fn str_field(v: &Value, key: &str) -> String {
-    v[key].as_str().unwrap_or_default().to_string()
+/// One frame for the server: the message, with our `rid` when it is a request.
+///
+/// Why through a `Value`: the typed message's own `rid` stays `None` everywhere in the
+/// client, and the connection numbers requests itself, so the rid is set on the way out.
+fn encode(msg: &ClientMessage, rid: Option<i64>) -> String {
+    // Serialising these types cannot fail: every map key is a string.
+    let mut frame = serde_json::to_value(msg).unwrap_or(Value::Null);
+    if let (Some(rid), Some(obj)) = (rid, frame.as_object_mut()) {
+        obj.insert("rid".into(), Value::from(rid));
+    }
+    frame.to_string()
 }
 
-/// Message types that always go to the event stream, answer or not.
-fn is_document_message(t: &str) -> bool {
-    matches!(t, "game.snapshot" | "game.diff" | "lobby" | "lobby.diff")
+/// Messages that always go to the event stream, answer or not.
+fn is_document_message(msg: &ServerMessage) -> bool {
+    matches!(
+        msg,
+        ServerMessage::GameSnapshot { .. }
+            | ServerMessage::GameDiff { .. }
+            | ServerMessage::Lobby { .. }
+            | ServerMessage::LobbyDiff { .. }
+    )
+}
+
+/// The rid a server message echoes, if any (pushes have none).
+fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
+    match msg {
+        ServerMessage::Welcome { rid, .. }
+        | ServerMessage::Pong { rid, .. }
+        | ServerMessage::Ok { rid, .. }
+        | ServerMessage::Error { rid, .. }
+        | ServerMessage::GameSnapshot { rid, .. }
+        | ServerMessage::Legal { rid, .. }
+        | ServerMessage::Room { rid, .. }
+        | ServerMessage::Queued { rid, .. }
+        | ServerMessage::Lobby { rid, .. }
+        | ServerMessage::Record { rid, .. }
+        | ServerMessage::History { rid, .. } => rid.as_ref(),
+        ServerMessage::GameDiff { .. }
+        | ServerMessage::GameCrowd { .. }
+        | ServerMessage::GameStarted { .. }
+        | ServerMessage::LobbyDiff { .. }
+        | ServerMessage::BotInvite { .. }
+        | ServerMessage::Shutdown { .. }
+        | ServerMessage::QueueStatus { .. } => None,
+    }
+}
+
+/// The integer rid of a message, the only kind this client sends.
+fn int_rid(rid: Option<&Rid>) -> Option<i64> {
+    match rid {
+        Some(Rid::Int(i)) => Some(*i),
+        _ => None,
+    }
 }
 
 struct Task {
@@ -472,20 +520,19 @@ impl Task {
             tokio::select! {
                 cmd = self.commands.recv() => {
                     let Some(cmd) = cmd else { return Ended::Shutdown };
-                    let msg = match cmd {
-                        Command::Request(mut msg, reply) => {
+                    let frame = match cmd {
+                        Command::Request(msg, reply) => {
                             let rid = self.next_rid;
                             self.next_rid += 1;
-                            msg["rid"] = json!(rid);
                             self.pending.insert(rid, reply);
-                            msg
+                            encode(&msg, Some(rid))
                         }
-                        Command::Send(msg) => msg,
+                        Command::Send(msg) => encode(&msg, None),
                     };
                     if self.trace {
-                        eprintln!(">> {msg}");
+                        eprintln!(">> {frame}");
                     }
-                    if let Err(e) = ws.send(Message::text(msg.to_string())).await {
+                    if let Err(e) = ws.send(Message::text(frame)).await {
                         return Ended::Dropped(e.to_string());
                     }
                 }
@@ -501,16 +548,21 @@ impl Task {
                             if self.trace {
                                 eprintln!("<< {}", text.as_str());
                             }
-                            if let Ok(msg) = serde_json::from_str::<Value>(text.as_str()) {
-                                if msg["t"] == "pong" {
-                                    if let (Some(sent), Some(server)) = (ping_sent.take(), msg["server_time"].as_i64()) {
-                                        let now = local_now_ms();
-                                        self.offset.store(server - (sent + now) / 2, Ordering::Relaxed);
+                            // The one place a server frame is parsed: the rest of the client
+                            // sees typed messages only.
+                            match serde_json::from_str::<ServerMessage>(text.as_str()) {
+                                Ok(msg) => {
+                                    if let ServerMessage::Pong { server_time, .. } = &msg {
+                                        if let (Some(sent), Ok(server)) = (ping_sent.take(), i64::try_from(*server_time)) {
+                                            let now = local_now_ms();
+                                            self.offset.store(server - (sent + now) / 2, Ordering::Relaxed);
+                                        }
+                                    }
+                                    if self.dispatch(msg).is_err() {
+                                        return Ended::Shutdown;
                                     }
                                 }
-                                if self.dispatch(msg).is_err() {
-                                    return Ended::Shutdown;
-                                }
+                                Err(e) => self.unreadable(text.as_str(), e),
                             }
                         }
                         Message::Close(frame) => {
@@ -527,7 +579,8 @@ impl Task {
                         return Ended::Dropped(format!("no answer from the server for {} s", SILENCE_LIMIT.as_secs()));
                     }
                     ping_sent = Some(local_now_ms());
-                    if let Err(e) = ws.send(Message::text(r#"{"t":"ping"}"#)).await {
+                    let ping = encode(&ClientMessage::Ping { rid: None }, None);
+                    if let Err(e) = ws.send(Message::text(ping)).await {
                         return Ended::Dropped(e.to_string());
                     }
                 }
@@ -537,25 +590,23 @@ impl Task {
 
     /// Routes one server message: answers to their requester, documents and pushes to the
     /// event stream. `Err` when the front-end is gone.
-    fn dispatch(&mut self, msg: Value) -> Result<(), ()> {
-        let t = msg["t"].as_str().unwrap_or_default().to_string();
-        let rid = msg.get("rid").and_then(Value::as_i64);
-        let mut to_events = is_document_message(&t);
+    fn dispatch(&mut self, msg: ServerMessage) -> Result<(), ()> {
+        let rid = int_rid(rid_of(&msg));
+        let mut to_events = is_document_message(&msg);
         match rid.and_then(|r| self.pending.remove(&r)) {
             Some(reply) => {
-                let answer = if t == "error" {
-                    Err(RequestError::Server {
-                        code: str_field(&msg, "code"),
-                        message: str_field(&msg, "message"),
-                    })
-                } else {
-                    Ok(msg.clone())
+                let answer = match &msg {
+                    ServerMessage::Error { code, message, .. } => Err(RequestError::Server {
+                        code: code.as_str().to_string(),
+                        message: message.clone(),
+                    }),
+                    _ => Ok(msg.clone()),
                 };
                 let _ = reply.send(answer);
             }
             None => {
                 // A push, or an answer nobody waits for (e.g. our own liveness pong).
-                if t != "pong" {
+                if !matches!(msg, ServerMessage::Pong { .. }) {
                     to_events = true;
                 }
             }
@@ -564,5 +615,18 @@ impl Task {
             self.events.send(ConnEvent::Message(msg)).map_err(|_| ())?;
         }
         Ok(())
+    }
+
+    /// A frame that is no message of the protocol: it says nothing to the session, but a
+    /// request it answers fails rather than waits for ever.
+    fn unreadable(&mut self, text: &str, e: serde_json::Error) {
+        let rid = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|v| stoa_protocol::wire::extract_rid(&v));
+        if let Some(reply) = int_rid(rid.as_ref()).and_then(|r| self.pending.remove(&r)) {
+            let _ = reply.send(Err(RequestError::Unreadable(format!(
+                "the server's answer is not a protocol message: {e}"
+            ))));
+        }
     }
 }
