@@ -75,3 +75,30 @@ impl QueueStatus {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_status_in_words() {
+        let alone = QueueStatus {
+            position: 1,
+            same_queue: 0,
+            other_queues: 3,
+        };
+        assert_eq!(
+            alone.line(),
+            "in the queue: position 1; nobody else waits for the same settings; 3 in other queues"
+        );
+        let two = QueueStatus {
+            position: 2,
+            same_queue: 2,
+            other_queues: 0,
+        };
+        assert_eq!(
+            two.line(),
+            "in the queue: position 2; 2 other players wait for the same settings; 0 in other queues"
+        );
+    }
+}
