@@ -96,6 +96,9 @@ async fn await_welcome(
             continue;
         };
         let Ok(msg) = serde_json::from_str::<ServerMessage>(text.as_str()) else {
+            if let Some(refused) = unknown_refusal(text.as_str(), &offered) {
+                return Err(refused);
+            }
             continue;
         };
         match msg {
@@ -131,4 +134,18 @@ async fn await_welcome(
             _ => continue,
         }
     }
+}
+
+/// An `error` answering the hello with a code this client does not know yet (a newer
+/// server): still a refusal, in the server's words.
+fn unknown_refusal(text: &str, offered: &Option<String>) -> Option<ConnectError> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    if value["t"] != "error" {
+        return None;
+    }
+    Some(ConnectError::Refused {
+        code: value["code"].as_str()?.to_string(),
+        message: value["message"].as_str()?.to_string(),
+        offered: offered.clone(),
+    })
 }

@@ -263,13 +263,24 @@ impl Task {
     /// A frame that is no message of the protocol: it says nothing to the session, but a
     /// request it answers fails rather than waits for ever.
     fn unreadable(&mut self, text: &str, e: serde_json::Error) {
-        let rid = serde_json::from_str::<Value>(text)
-            .ok()
-            .and_then(|v| stoa_protocol::wire::extract_rid(&v));
-        if let Some(reply) = int_rid(rid.as_ref()).and_then(|r| self.pending.remove(&r)) {
-            let _ = reply.send(Err(RequestError::Unreadable(format!(
+        let value = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+        let rid = stoa_protocol::wire::extract_rid(&value);
+        let Some(reply) = int_rid(rid.as_ref()).and_then(|r| self.pending.remove(&r)) else {
+            return;
+        };
+        let answer = match (&value["t"], &value["code"], &value["message"]) {
+            // An error whose code this client does not know yet (a newer server) still
+            // says why, in the server's words.
+            (Value::String(t), Value::String(code), Value::String(message)) if t == "error" => {
+                RequestError::Server {
+                    code: code.clone(),
+                    message: message.clone(),
+                }
+            }
+            _ => RequestError::Unreadable(format!(
                 "the server's answer is not a protocol message: {e}"
-            ))));
-        }
+            )),
+        };
+        let _ = reply.send(Err(answer));
     }
 }
