@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use crate::board;
 use crate::connection::ConnEvent;
 use crate::present;
-use crate::session::{Answer, Note, Phase, Session};
+use crate::session::{Answer, Note, Session};
 
 /// Reads stdin on a plain thread (a blocking read must not hold up the runtime), one line
 /// per message; `None` marks EOF.
@@ -88,15 +88,15 @@ pub async fn run(
         }
         flush(&mut session, &mut printed);
         let done_with_game = session.game_over() && (session.spectating() || !stdin_open);
-        let done_with_lobby = session.phase == Phase::Lobby && !stdin_open;
-        if session.quit || done_with_game || done_with_lobby {
-            if session.quit {
+        let done_with_lobby = session.phase().is_lobby() && !stdin_open;
+        if session.quitting() || done_with_game || done_with_lobby {
+            if session.quitting() {
                 if let Some(note) = session.leaving_note() {
                     println!("{note}");
                 }
             }
             let _ = std::io::stdout().flush();
-            return if session.failed {
+            return if session.failed() {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
@@ -121,8 +121,8 @@ fn flush(session: &mut Session, printed: &mut Printed) {
         out.push_str(n.text());
         out.push('\n');
     }
-    if session.board_changed {
-        session.board_changed = false;
+    if session.redraw.board {
+        session.redraw.board = false;
         if let Some(g) = session.doc() {
             let me = session.my_side();
             let now = session.server_now();
@@ -160,8 +160,8 @@ fn flush(session: &mut Session, printed: &mut Printed) {
                 .collect();
         }
     }
-    if session.doc_changed {
-        session.doc_changed = false;
+    if session.redraw.doc {
+        session.redraw.doc = false;
         if let Some(g) = session.doc() {
             if printed.spectators != Some(g.spectators()) {
                 printed.spectators = Some(g.spectators());
@@ -183,9 +183,9 @@ fn flush(session: &mut Session, printed: &mut Printed) {
             }
         }
     }
-    if session.lobby_changed {
-        session.lobby_changed = false;
-        if let Some(l) = &session.lobby {
+    if session.redraw.lobby {
+        session.redraw.lobby = false;
+        if let Some(l) = session.lobby() {
             out.push_str(&format!("{}\n", present::lobby_summary(&l.doc)));
             let entries = present::lobby_entries(&l.doc);
             if entries.is_empty() {

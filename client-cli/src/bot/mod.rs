@@ -18,6 +18,7 @@ use stoa_protocol::akron::Akron;
 use stoa_protocol::akunur::Akunur;
 use stoa_protocol::staku::Staku;
 use stoa_protocol::unane::Unane;
+use stoa_protocol::wire::{ClientMessage, DrawAction, ServerMessage, Visibility};
 
 use crate::commands::{block_on, connect, parse_options, resolved, Global};
 use crate::connection::ConnEvent;
@@ -186,7 +187,11 @@ impl BotArgs {
                 }
             }
         };
-        let serve = json!({"t":"bot.serve","kinds":kinds,"levels":offered});
+        let serve = ClientMessage::BotServe {
+            rid: None,
+            kinds: kinds.clone(),
+            levels: offered,
+        };
         let mut level = self.level;
         let mut rng = Rng::new(self.seed);
         let mut played = 0u32;
@@ -202,12 +207,25 @@ impl BotArgs {
                 level = self.level;
                 serve.clone()
             } else if let Some(code) = &self.join {
-                json!({"t":"room.join","code":code})
+                room_join(code.clone())
             } else if self.host {
-                json!({"t":"room.create","kind":kind,"options":options,"clock":clock,
-                       "rated":false,"visibility":"public","side":"random"})
+                ClientMessage::RoomCreate {
+                    rid: None,
+                    kind,
+                    options: options.clone(),
+                    clock: Some(clock.clone()),
+                    rated: false,
+                    visibility: Visibility::Public,
+                    side: "random".into(),
+                }
             } else {
-                json!({"t":"queue.join","kind":kind,"options":options,"clock":clock,"rated":false})
+                ClientMessage::QueueJoin {
+                    rid: None,
+                    kind,
+                    options: options.clone(),
+                    clock: Some(clock.clone()),
+                    rated: false,
+                }
             };
             if let Err(e) = conn.request(request).await {
                 eprintln!("error {}: {}", e.code(), e.message());
@@ -231,17 +249,15 @@ impl BotArgs {
                         Some(ConnEvent::Disconnected(why)) => eprintln!("disconnected: {why}; reconnecting"),
                         Some(ConnEvent::Reconnected(_)) => {
                             if let Some((id, doc)) = &game {
-                                conn.send(json!({"t":"game.watch","game_id":id,"since":doc.seq}));
+                                conn.send(watch_since(id, doc.seq));
                             } else if self.serve {
                                 conn.send(serve.clone());
                             }
                         }
                         Some(ConnEvent::Message(msg)) => {
-                            let id = msg["game_id"].as_str().unwrap_or_default().to_string();
-                            match msg["t"].as_str().unwrap_or_default() {
-                                "bot.invite" if game.is_none() => {
-                                    let code = msg["code"].as_str().unwrap_or_default().to_string();
-                                    level = msg["level"].as_u64().map_or(self.level, |l| l.clamp(1, 5) as u8);
+                            match msg {
+                                ServerMessage::BotInvite { code, level: asked, .. } if game.is_none() => {
+                                    level = asked.clamp(1, 5);
                                     println!("invited to room {code} at level {level}");
                                     if auto_name && me.name != level_name(level) {
                                         g.name = Some(level_name(level));
@@ -249,26 +265,25 @@ impl BotArgs {
                                         (conn, me, events) = (c, m, e);
                                         println!("bot {} ({}) level {level}", me.name, me.id);
                                     }
-                                    if let Err(e) = conn.request(json!({"t":"room.join","code":code})).await {
+                                    if let Err(e) = conn.request(room_join(code.clone())).await {
                                         eprintln!("note: could not join room {code}: {} {}", e.code(), e.message());
                                         conn.send(serve.clone());
                                     }
                                 }
-                                "game.started" => {
-                                    println!("game started {id} side {}", msg["side"].as_str().unwrap_or("?"));
+                                ServerMessage::GameStarted { game_id: id, side, .. } => {
+                                    println!("game started {id} side {side}");
                                     game = Some((id, Versioned::new(0, Value::Null)));
                                     asked_at = None;
                                     rematch_until = None;
                                     rematch_sent = false;
                                 }
-                                "game.snapshot" if game.as_ref().is_some_and(|(g, _)| *g == id) => {
-                                    let seq = msg["seq"].as_u64().unwrap_or(0);
-                                    game = Some((id, Versioned::new(seq, msg["doc"].clone())));
+                                ServerMessage::GameSnapshot { game_id: id, seq, doc, .. } if game.as_ref().is_some_and(|(g, _)| *g == id) => {
+                                    game = Some((id, Versioned::new(seq, doc)));
                                 }
-                                "game.diff" if game.as_ref().is_some_and(|(g, _)| *g == id) => {
+                                ServerMessage::GameDiff { game_id: id, seq, patch } if game.as_ref().is_some_and(|(g, _)| *g == id) => {
                                     let (_, doc) = game.as_mut().expect("game");
-                                    if doc.doc.is_null() || doc.apply(msg["seq"].as_u64().unwrap_or(0), &msg["patch"]) == Applied::Gap {
-                                        conn.send(json!({"t":"game.watch","game_id":id,"since":doc.seq}));
+                                    if doc.doc.is_null() || doc.apply(seq, &patch) == Applied::Gap {
+                                        conn.send(watch_since(&id, doc.seq));
                                     }
                                 }
                                 _ => {}
@@ -278,7 +293,7 @@ impl BotArgs {
                     () = wait_until(rematch_until) => {
                         // Nobody asked for a rematch in time: on to the next game.
                         if let Some((id, _)) = &game {
-                            conn.send(json!({"t":"game.unwatch","game_id":id}));
+                            conn.send(ClientMessage::GameUnwatch { rid: None, game_id: id.clone() });
                         }
                         continue 'games;
                     }
@@ -286,7 +301,13 @@ impl BotArgs {
                         let Some((id, doc)) = &game else { continue };
                         match result {
                             Ok(Some(mv)) if doc.seq == seq => {
-                                let answer = conn.request(json!({"t":"game.move","game_id":id,"move":mv,"seq":seq})).await;
+                                let mv_msg = ClientMessage::GameMove {
+                                    rid: None,
+                                    game_id: id.clone(),
+                                    mv: mv.clone(),
+                                    seq: Some(seq),
+                                };
+                                let answer = conn.request(mv_msg).await;
                                 if let Err(e) = answer {
                                     // A stale seq (a draw offer came in) is thought over again.
                                     eprintln!("note: {mv} not played: {} {}", e.code(), e.message());
@@ -315,7 +336,10 @@ impl BotArgs {
                         played += 1;
                         let more = self.games == 0 || played < self.games;
                         if self.join.is_some() || !more {
-                            conn.send(json!({"t":"game.unwatch","game_id":id}));
+                            conn.send(ClientMessage::GameUnwatch {
+                                rid: None,
+                                game_id: id.clone(),
+                            });
                             if self.join.is_some() {
                                 return Ok(ExitCode::SUCCESS);
                             }
@@ -332,14 +356,21 @@ impl BotArgs {
                     if asked && !rematch_sent {
                         rematch_sent = true;
                         println!("rematch asked: accepting");
-                        conn.send(json!({"t":"game.rematch","game_id":id}));
+                        conn.send(ClientMessage::GameRematch {
+                            rid: None,
+                            game_id: id.clone(),
+                        });
                     }
                     continue;
                 }
                 let mine = doc.side_of(&me.id);
                 if let (Some(side), Some(offer)) = (&mine, doc.draw_offer()) {
                     if offer != side {
-                        conn.send(json!({"t":"game.draw","game_id":id,"action":"decline"}));
+                        conn.send(ClientMessage::GameDraw {
+                            rid: None,
+                            game_id: id.clone(),
+                            action: DrawAction::Decline,
+                        });
                     }
                 }
                 let my_turn = mine.is_some() && doc.to_act() == mine.as_deref();
@@ -361,6 +392,21 @@ impl BotArgs {
                 }
             }
         }
+    }
+}
+
+/// `room.join` of room `code`.
+fn room_join(code: String) -> ClientMessage {
+    ClientMessage::RoomJoin { rid: None, code }
+}
+
+/// `game.watch` of a game we follow, from the seq we have (the missed diffs, or a snapshot).
+fn watch_since(game_id: &str, seq: u64) -> ClientMessage {
+    ClientMessage::GameWatch {
+        rid: None,
+        game_id: game_id.to_string(),
+        since: Some(seq),
+        code: None,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::json;
+use stoa_protocol::wire::{ClientMessage, ServerMessage};
 
 use super::{block_on, connect, resolved, Global};
 
@@ -47,12 +47,15 @@ pub async fn fetch_record(
 ) -> Result<String, ExitCode> {
     let global = resolved(global)?;
     let (conn, _, _) = connect(&global).await?;
-    let mut msg = json!({"t": "game.record", "game_id": game_id});
-    if let Some(c) = code {
-        msg["code"] = json!(c);
-    }
+    let msg = ClientMessage::GameRecord {
+        rid: None,
+        game_id: game_id.to_string(),
+        code: code.map(String::from),
+    };
     match conn.request(msg).await {
-        Ok(answer) => Ok(answer["text"].as_str().unwrap_or_default().to_string()),
+        Ok(ServerMessage::Record { text, .. }) => Ok(text),
+        // No other answer to `game.record` exists: an empty record.
+        Ok(_) => Ok(String::new()),
         Err(e) => {
             eprintln!(
                 "error {}: cannot {verb} '{game_id}': {}",

@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::{json, Value};
+use serde_json::Value;
 use stoa_protocol::record::utc;
+use stoa_protocol::wire::{ClientMessage, ServerMessage};
 
 use super::{block_on, connect, resolved, Global};
 use crate::clock_spec;
@@ -32,22 +33,23 @@ impl HistoryArgs {
         block_on(async {
             let global = resolved(global)?;
             let (conn, me, _) = connect(&global).await?;
-            let mut msg = json!({"t": "history", "limit": self.limit});
-            if let Some(b) = self.before {
-                msg["before"] = json!(b);
-            }
-            if let Some(p) = &self.player {
-                msg["player_id"] = json!(p);
-            }
-            let answer = match conn.request(msg).await {
-                Ok(a) => a,
+            let msg = ClientMessage::History {
+                rid: None,
+                player_id: self.player.clone(),
+                before: self.before,
+                limit: Some(self.limit),
+            };
+            let (games, next) = match conn.request(msg).await {
+                Ok(ServerMessage::History {
+                    games, next_before, ..
+                }) => (games, next_before),
+                // No other answer to `history` exists: nothing to list.
+                Ok(_) => (Vec::new(), None),
                 Err(e) => {
                     eprintln!("error {}: {}", e.code(), e.message());
                     return Err(ExitCode::FAILURE);
                 }
             };
-            let games = answer["games"].as_array().cloned().unwrap_or_default();
-            let next = answer["next_before"].as_u64();
             if games.is_empty() && next.is_none() {
                 println!("no finished games");
             }

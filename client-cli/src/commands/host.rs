@@ -2,6 +2,7 @@
 //! opponent, then play.
 
 use clap::Args;
+use stoa_protocol::wire::Visibility;
 
 use super::GameSettings;
 use crate::session::Start;
@@ -43,7 +44,11 @@ impl HostArgs {
             options,
             clock,
             rated: self.settings.rated,
-            visibility: if self.public { "public" } else { "private" }.into(),
+            visibility: if self.public {
+                Visibility::Public
+            } else {
+                Visibility::Private
+            },
             side,
         })
     }

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::connection::ConnEvent;
 use crate::present;
-use crate::session::{Answer, Note, Phase, Session};
+use crate::session::{Answer, Note, Session};
 
 /// UI state that is not the session's: the input line, the note log, the lobby cursor,
 /// the window of long output, a question waiting for its answer.
@@ -115,13 +115,13 @@ pub async fn run(
             let excess = view.log.len() - LOG_KEEP;
             view.log.drain(..excess);
         }
-        session.board_changed = false;
-        session.doc_changed = false;
-        session.lobby_changed = false;
+        session.redraw.board = false;
+        session.redraw.doc = false;
+        session.redraw.lobby = false;
         if let Err(e) = terminal.draw(|f| ui::draw(f, &session, &view)) {
             break Err(e.to_string());
         }
-        if session.quit {
+        if session.quitting() {
             break Ok(());
         }
         tokio::select! {
@@ -142,7 +142,7 @@ pub async fn run(
     if let Some(note) = session.leaving_note() {
         println!("{note}");
     }
-    let failed = session.failed;
+    let failed = session.failed();
     for n in session
         .take_notes()
         .iter()
@@ -172,7 +172,7 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
             (Confirm::Resign, true) => session.on_input("resign"),
             (Confirm::Leave, true) => {
                 session.leave();
-                session.quit = true;
+                session.quit();
             }
             (Confirm::Resign, false) => session.note_info("not resigned: the game goes on"),
             (Confirm::Leave, false) => session.note_info("still here: the game goes on"),
@@ -202,7 +202,7 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
                 view.confirm = Some(Confirm::Leave);
             } else {
                 session.leave();
-                session.quit = true;
+                session.quit();
             }
         }
         KeyCode::Char('u') if ctrl => view.input.clear(),
@@ -229,10 +229,10 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
                 }
             }
         }
-        KeyCode::Up if session.phase == Phase::Lobby => {
+        KeyCode::Up if session.phase().is_lobby() => {
             view.lobby_selected = view.lobby_selected.saturating_sub(1);
         }
-        KeyCode::Down if session.phase == Phase::Lobby => {
+        KeyCode::Down if session.phase().is_lobby() => {
             view.lobby_selected += 1;
         }
         KeyCode::Enter => {
@@ -245,10 +245,9 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
                 && session.in_running_game()
             {
                 view.confirm = Some(Confirm::Leave);
-            } else if line.trim().is_empty() && session.phase == Phase::Lobby {
+            } else if line.trim().is_empty() && session.phase().is_lobby() {
                 let entries = session
-                    .lobby
-                    .as_ref()
+                    .lobby()
                     .map(|l| present::lobby_entries(&l.doc))
                     .unwrap_or_default();
                 if let Some(e) =

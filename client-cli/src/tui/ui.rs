@@ -52,8 +52,8 @@ pub fn draw(f: &mut Frame, session: &Session, view: &View) {
     let [left, right] =
         Layout::horizontal([Constraint::Min(40), Constraint::Length(SIDE_WIDTH)]).areas(main);
     let mut too_small = None;
-    match (session.phase, session.doc()) {
-        (Phase::Lobby, _) => draw_lobby(f, left, session, view),
+    match (session.phase(), session.doc()) {
+        (Phase::Lobby { .. }, _) => draw_lobby(f, left, session, view),
         (_, Some(g)) => {
             let (w, h) = draw_board(f, left, g);
             // What the whole screen needs for this board: its pane plus the side column
@@ -184,7 +184,7 @@ fn draw_board(f: &mut Frame, area: Rect, g: GameDoc) -> (u16, u16) {
 
 fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
     let mut lines = Vec::new();
-    match (&session.phase, &session.room_code, &session.start) {
+    match (session.phase(), &session.room_code, &session.start) {
         (Phase::Hosting, _, Start::Computer { kind, level, .. }) => {
             lines.push(Line::raw(""));
             lines.push(Line::raw(format!(
@@ -206,41 +206,38 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
             lines.push(Line::raw(""));
             lines.push(Line::raw("  Waiting for an opponent…"));
         }
-        (Phase::Queued, _, Start::Queue { kind, clock, .. }) => {
+        (Phase::Queued { since, status }, _, Start::Queue { kind, clock, .. }) => {
             lines.push(Line::raw(""));
             lines.push(Line::raw(format!(
                 "  In the queue for {kind} ({}); waiting for an opponent…",
                 crate::clock_spec::label(clock)
             )));
             lines.push(Line::raw(""));
-            if let Some(st) = &session.queue_status {
-                let n = |k: &str| st[k].as_u64().unwrap_or(0);
-                let same = match n("same_queue") {
+            if let Some(st) = status {
+                let same = match st.same_queue {
                     0 => "nobody yet".to_string(),
                     k => k.to_string(),
                 };
                 lines.push(Line::raw(format!(
                     "  Your place in the queue:      {}",
-                    n("position")
+                    st.position
                 )));
                 lines.push(Line::raw(format!(
                     "  Others with the same settings: {same}"
                 )));
                 lines.push(Line::raw(format!(
                     "  Players in other queues:      {}",
-                    n("other_queues")
+                    st.other_queues
                 )));
             }
-            if let Some(at) = session.queued_at {
-                let secs = at.elapsed().as_secs() as i64;
-                lines.push(Line::styled(
-                    format!(
-                        "  Waiting for {}",
-                        crate::clock_spec::format_ms(secs * 1000)
-                    ),
-                    Style::default().fg(Color::DarkGray),
-                ));
-            }
+            let secs = since.elapsed().as_secs() as i64;
+            lines.push(Line::styled(
+                format!(
+                    "  Waiting for {}",
+                    crate::clock_spec::format_ms(secs * 1000)
+                ),
+                Style::default().fg(Color::DarkGray),
+            ));
         }
         _ => {
             lines.push(Line::raw(""));
@@ -255,7 +252,7 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
 
 fn draw_lobby(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     let mut lines = Vec::new();
-    match &session.lobby {
+    match session.lobby() {
         None => lines.push(Line::raw("loading the lobby…")),
         Some(l) => {
             lines.push(Line::raw(present::lobby_summary(&l.doc)));
@@ -509,10 +506,10 @@ fn draw_status(
                 ));
             }
         }
-        None => spans.push(Span::raw(match session.phase {
-            Phase::Queued => "in the queue",
+        None => spans.push(Span::raw(match session.phase() {
+            Phase::Queued { .. } => "in the queue",
             Phase::Hosting => "waiting for an opponent",
-            Phase::Lobby => "lobby",
+            Phase::Lobby { .. } => "lobby",
             _ => "connecting",
         })),
     }
@@ -555,9 +552,9 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
                 c.iter().take(12).cloned().collect::<Vec<_>>().join(" ")
             )
         }
-    } else if session.phase == Phase::Queued {
+    } else if session.phase().is_queued() {
         "waiting for an opponent with the same settings: Ctrl-C leaves the queue".to_string()
-    } else if session.phase == Phase::Hosting {
+    } else if matches!(session.phase(), Phase::Hosting) {
         "waiting for your opponent to join: Ctrl-C closes the room".to_string()
     } else if session.game_over() && !session.spectating() {
         "game over: type rematch, or quit".to_string()
@@ -565,7 +562,7 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         format!("{side} is offline: once gone past the abandonment timeout you may type claim")
     } else if session.my_turn() {
         "your turn: type a move (Tab completes), or resign / draw offer".to_string()
-    } else if session.phase == Phase::Lobby {
+    } else if session.phase().is_lobby() {
         LOBBY_HELP.to_string()
     } else if moves_none(session) {
         WATCH_HELP.to_string()
@@ -580,7 +577,7 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
 
 /// Whether nothing typed here can be a move: in the lobby, or watching a game.
 fn moves_none(session: &Session) -> bool {
-    session.phase == Phase::Lobby || (session.phase == Phase::Game && session.spectating())
+    session.phase().is_lobby() || (matches!(session.phase(), Phase::Game) && session.spectating())
 }
 
 /// The opponent's side when we play and the opponent has no connection.

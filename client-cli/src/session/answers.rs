@@ -1,0 +1,137 @@
+//! The answers to the session's requests: each request is sent with what it was for
+//! ([`Pending`]), and its answer comes back with it.
+
+use std::time::Duration;
+
+use stoa_protocol::wire::{ClientMessage, ServerMessage};
+
+use super::{Note, Session};
+use crate::connection::RequestError;
+use crate::present;
+
+/// How many times the rating change of a rated game is asked again while its record is
+/// not written yet.
+const RATING_ASKS: u8 = 10;
+
+/// What a request was for, so its answer can be handled.
+#[derive(Clone, Debug)]
+pub enum Pending {
+    /// The start request.
+    Start,
+    /// `game.watch` (resync or fallback).
+    Watch,
+    /// `game.legal` at a seq.
+    Legal,
+    /// `game.move`.
+    Move(String),
+    /// Any other game action, by name.
+    Action(&'static str),
+    /// `lobby.watch`.
+    LobbyWatch,
+    /// `history` (the newest game) after a rated game ended, for the rating change: the
+    /// game's id and how many times it was asked before (its record is written just after
+    /// the end).
+    RatingChange(String, u8),
+}
+
+/// A request's answer, delivered back to the front-end loop.
+pub type Answer = (Pending, Result<ServerMessage, RequestError>);
+
+/// `history` of our newest game, for its rating change.
+pub(super) fn rating_request() -> ClientMessage {
+    ClientMessage::History {
+        rid: None,
+        player_id: None,
+        before: None,
+        limit: Some(1),
+    }
+}
+
+impl Session {
+    /// Handles the answer to one of our requests.
+    pub fn on_answer(&mut self, (pending, answer): Answer) {
+        match pending {
+            Pending::Start => self.on_start_answer(answer),
+            Pending::Watch => {
+                self.watch_in_flight = false;
+                if let Err(e) = answer {
+                    // A rematch that is not there yet is asked for again on the tick.
+                    let early_rematch = self.following_rematch.is_some() && e.code() == "not_found";
+                    if e != RequestError::Disconnected && !early_rematch {
+                        self.error(&e);
+                    }
+                }
+            }
+            Pending::Legal => {
+                if let Ok(ServerMessage::Legal { seq, moves, .. }) = answer {
+                    self.game.legal = Some((seq, moves));
+                }
+            }
+            Pending::Move(mv) => {
+                if let Err(e) = answer {
+                    // One error line, so the reason stays the last thing shown.
+                    let hint = if e.code() == "illegal_move" {
+                        " (type legal to list the legal moves)"
+                    } else {
+                        ""
+                    };
+                    self.notes.push(Note::Error(format!(
+                        "error {}: {mv} not played: {}{hint}",
+                        e.code(),
+                        e.message()
+                    )));
+                }
+            }
+            Pending::Action(what) => match answer {
+                Ok(_) => match what {
+                    "rematch" => self.info("rematch requested; waiting for the opponent"),
+                    "draw offer" => self.info("draw offered"),
+                    "draw decline" => self.info("draw declined"),
+                    _ => {}
+                },
+                Err(e) => self.error(&e),
+            },
+            Pending::LobbyWatch => {
+                if let Err(e) = answer {
+                    self.error(&e);
+                }
+            }
+            Pending::RatingChange(game_id, asked) => {
+                // A failure only loses this line: the result itself is already shown.
+                match answer {
+                    Ok(ServerMessage::History { games, .. }) => {
+                        self.on_history(game_id, asked, games.first())
+                    }
+                    Ok(_) => self.on_history(game_id, asked, None),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+
+    /// Says our rating change when the newest finished game is `game_id`, else asks again
+    /// a little later (its record is written just after the end).
+    fn on_history(&mut self, game_id: String, asked: u8, newest: Option<&serde_json::Value>) {
+        // A game summary is a JSON document of the protocol, read as such.
+        let newest = newest.unwrap_or(&serde_json::Value::Null);
+        if newest["id"] == game_id.as_str() {
+            let players = newest["players"].as_object().cloned().unwrap_or_default();
+            let mine = players.iter().find(|(_, p)| p["id"] == self.me.id.as_str());
+            if let Some((side, p)) = mine {
+                let before = p["rating"].as_f64();
+                let after = newest["ratings_after"][side.as_str()].as_f64();
+                if let (Some(before), Some(after)) = (before, after) {
+                    self.info(format!("your {}", present::rating_change(before, after)));
+                    return;
+                }
+            }
+        }
+        if asked < RATING_ASKS {
+            self.request_later(
+                Pending::RatingChange(game_id, asked + 1),
+                rating_request(),
+                Duration::from_millis(300),
+            );
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! What the connection tells the session unasked: the server's pushes (games starting, game
+//! and lobby documents, the queue), drops and reconnections, and the periodic tick.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use stoa_protocol::wire::{ClientMessage, ServerMessage};
+
+use super::answers::Pending;
+use super::followed::Followed;
+use super::start::watch_request;
+use super::{Note, Phase, QueueStatus, Session, Start};
+use crate::connection::{ConnEvent, RequestError};
+use crate::document::{Applied, Versioned};
+
+impl Session {
+    /// Handles one connection event.
+    pub fn on_event(&mut self, ev: ConnEvent) {
+        match ev {
+            ConnEvent::Message(msg) => self.on_message(msg),
+            ConnEvent::Disconnected(why) => {
+                self.connected = false;
+                self.watch_in_flight = false;
+                self.info(format!("disconnected: {why}; reconnecting"));
+            }
+            ConnEvent::Reconnected(me) => {
+                self.connected = true;
+                self.me = me;
+                self.info("reconnected");
+                self.resubscribe();
+            }
+            ConnEvent::Closed(why) => {
+                self.connected = false;
+                self.notes
+                    .push(Note::Error(format!("error connection: {why}")));
+                self.fail();
+            }
+        }
+    }
+
+    /// After a reconnect: subscriptions ended with the old connection, so ask again.
+    fn resubscribe(&mut self) {
+        if self.phase.is_lobby() {
+            self.request(Pending::LobbyWatch, ClientMessage::LobbyWatch { rid: None });
+        }
+        if self.game_id.is_some() {
+            self.watch_game();
+        }
+        if self.phase.is_queued() || self.take_cut_off() {
+            // Dropping every connection left the queue (join it again), or the start request
+            // itself was cut off.
+            self.begin();
+        }
+    }
+
+    /// Whether the start request was cut off by a drop; it is sent again only once.
+    fn take_cut_off(&mut self) -> bool {
+        match &mut self.phase {
+            Phase::Starting { cut_off } => std::mem::take(cut_off),
+            _ => false,
+        }
+    }
+
+    /// Asks for the followed game again: the missed diffs when the server still has them,
+    /// else a snapshot.
+    pub(super) fn watch_game(&mut self) {
+        let Some(id) = self.game_id.clone() else {
+            return;
+        };
+        if self.watch_in_flight {
+            return;
+        }
+        self.watch_in_flight = true;
+        // Wire addition: the code lets a spectator of a private game resume by it.
+        let code = self.room_code.clone().filter(|_| self.spectating());
+        let msg = ClientMessage::GameWatch {
+            rid: None,
+            game_id: id,
+            since: self.game.doc.as_ref().map(|v| v.seq),
+            code,
+        };
+        self.request(Pending::Watch, msg);
+    }
+
+    fn on_message(&mut self, msg: ServerMessage) {
+        match msg {
+            ServerMessage::GameStarted { game_id, side, .. } => self.on_game_started(game_id, side),
+            ServerMessage::GameSnapshot {
+                game_id, seq, doc, ..
+            } => self.on_snapshot(game_id, seq, doc),
+            ServerMessage::GameCrowd { ref game_id, .. }
+                if self.game_id.as_deref() == Some(game_id.as_str()) =>
+            {
+                // Kept as the message's JSON: the document reader takes it beside the
+                // document (spectators, online flags).
+                self.game.crowd = serde_json::to_value(&msg).unwrap_or(Value::Null);
+                self.redraw.doc = true;
+            }
+            ServerMessage::GameDiff {
+                game_id,
+                seq,
+                patch,
+            } => self.on_diff(&game_id, seq, &patch),
+            ServerMessage::Lobby { seq, doc, .. } => {
+                if let Phase::Lobby { doc: lobby } = &mut self.phase {
+                    *lobby = Some(Versioned::new(seq, doc));
+                    self.redraw.lobby = true;
+                }
+            }
+            ServerMessage::LobbyDiff { seq, patch } => self.on_lobby_diff(seq, &patch),
+            ServerMessage::Error { code, message, .. } => {
+                let e = RequestError::Server {
+                    code: code.as_str().into(),
+                    message,
+                };
+                self.error(&e);
+            }
+            ServerMessage::QueueStatus {
+                position,
+                same_queue,
+                other_queues,
+                ..
+            } => {
+                if let Phase::Queued { status, .. } = &mut self.phase {
+                    let now = QueueStatus {
+                        position,
+                        same_queue,
+                        other_queues,
+                    };
+                    *status = Some(now);
+                    self.info(now.line());
+                }
+            }
+            ServerMessage::Shutdown { message } => {
+                self.info(format!("server shutting down: {message}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn on_game_started(&mut self, id: String, side: String) {
+        if self.game_id.as_deref() != Some(id.as_str()) {
+            if let Some(old) = &self.game_id {
+                // A rematch: the finished game is of no more interest.
+                self.conn.send(ClientMessage::GameUnwatch {
+                    rid: None,
+                    game_id: old.clone(),
+                });
+            }
+            self.game = Followed::default();
+        }
+        if self.phase.is_starting() {
+            // The game can start before the answer to our join arrives: say we joined
+            // first, in the order it happened (the late answer says nothing).
+            if let Start::Join { code } = &self.start {
+                let line = format!("joined room {code}");
+                self.info(line);
+            }
+        }
+        self.game_id = Some(id.clone());
+        self.started_side = Some(side.clone());
+        self.phase = Phase::Game;
+        self.started_at = Some(Instant::now());
+        self.info(format!("game started {id} side {side}"));
+    }
+
+    fn on_snapshot(&mut self, id: String, seq: u64, doc: Value) {
+        self.watch_retry_at = None;
+        if self.game_id.is_none() && self.awaiting_room_game() {
+            self.game_id = Some(id.clone());
+        }
+        if let Start::Watch { target } = &self.start {
+            if self.game.doc.is_none()
+                && self.game_id.as_deref() == Some(target.as_str())
+                && id != *target
+            {
+                // `watch <room-code>`: the server resolved the code to its game; keep the
+                // code to watch again (reconnects) and follow the real id.
+                self.room_code = Some(target.clone());
+                self.game_id = Some(id.clone());
+            }
+        }
+        if self.game_id.as_deref() != Some(id.as_str()) {
+            return;
+        }
+        if self.game.doc.as_ref().is_some_and(|g| g.seq > seq) {
+            return;
+        }
+        self.watch_in_flight = false;
+        self.following_rematch = None;
+        self.game.doc = Some(Versioned::new(seq, doc));
+        self.phase = Phase::Game;
+        self.after_game_change(true);
+    }
+
+    fn on_diff(&mut self, id: &str, seq: u64, patch: &Value) {
+        if self.game_id.as_deref() != Some(id) {
+            return;
+        }
+        let Some(game) = self.game.doc.as_mut() else {
+            self.watch_game();
+            return;
+        };
+        match game.apply(seq, patch) {
+            Applied::Changed => self.after_game_change(false),
+            Applied::Stale => {}
+            Applied::Gap => {
+                self.watch_in_flight = false;
+                self.watch_game();
+            }
+        }
+    }
+
+    fn on_lobby_diff(&mut self, seq: u64, patch: &Value) {
+        let Phase::Lobby { doc } = &mut self.phase else {
+            return;
+        };
+        let gap = match doc.as_mut() {
+            Some(l) => match l.apply(seq, patch) {
+                Applied::Changed => {
+                    self.redraw.lobby = true;
+                    false
+                }
+                Applied::Stale => false,
+                Applied::Gap => true,
+            },
+            None => false,
+        };
+        if gap {
+            self.request(Pending::LobbyWatch, ClientMessage::LobbyWatch { rid: None });
+        }
+    }
+
+    /// Periodic work: if a game started but no snapshot came, ask for it; watch a waiting
+    /// room's game again.
+    pub fn on_tick(&mut self) {
+        if self
+            .watch_retry_at
+            .is_some_and(|at| Instant::now() >= at && self.connected)
+        {
+            self.watch_retry_at = Some(Instant::now() + Duration::from_secs(60));
+            if let Start::Watch { target } = &self.start {
+                self.request(Pending::Start, watch_request(target.clone()));
+            }
+        }
+        if matches!(self.phase, Phase::Game) && self.game.doc.is_none() && self.connected {
+            let wait = if self.following_rematch.is_some() {
+                Duration::from_millis(300)
+            } else {
+                Duration::from_secs(2)
+            };
+            if let Some(t) = self.started_at {
+                if t.elapsed() > wait {
+                    self.started_at = Some(Instant::now());
+                    self.watch_game();
+                }
+            }
+        }
+    }
+}

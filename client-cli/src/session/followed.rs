@@ -1,0 +1,39 @@
+//! What the session knows of the game it follows, and what it already said about games.
+
+use serde_json::Value;
+
+use crate::document::Versioned;
+
+/// The followed game's document and what was seen of it; a new game starts from
+/// [`Followed::default`].
+#[derive(Default)]
+pub(super) struct Followed {
+    /// The game document.
+    pub doc: Option<Versioned>,
+    /// The game's last `game.crowd` (spectators, online flags): unversioned and outside the
+    /// document. `Null` until one comes.
+    pub crowd: Value,
+    /// Legal moves at a seq, for completion and `legal`.
+    pub legal: Option<(u64, Vec<String>)>,
+    /// The draw offer last seen (its side) and the number of moves then.
+    pub offer_seen: Option<(String, usize)>,
+    /// Before both first actions: the side to act and its first-move deadline, to tell a
+    /// window that ran out from a player's abort (the document says `aborted` for both).
+    pub first_move_seen: Option<(String, u64)>,
+    /// This session asked to abort the game.
+    pub abort_sent: bool,
+}
+
+/// What was already said, so nothing is said twice: each keyed by its game's id, since a
+/// late message of the game before (a rematch) must not be said again.
+#[derive(Default)]
+pub(super) struct Announced {
+    /// The moves said so far.
+    pub moves: Option<(String, usize)>,
+    /// The last `your turn`, at a number of moves.
+    pub turn: Option<(String, usize)>,
+    /// The game whose end was said.
+    pub end: Option<String>,
+    /// Rematch requests said, by game and side.
+    pub rematch: Vec<(String, String)>,
+}

@@ -1,0 +1,300 @@
+//! The client's state machine, shared by plain mode and the terminal UI: what we asked the
+//! server for (queue, room, watch, lobby), the game document we follow, whose side we are,
+//! and the text commands a person types (`resign`, `draw offer`, a move …).
+//!
+//! Why front-end agnostic: both front-ends feed it the same inputs (connection events,
+//! request results, typed lines, ticks) and read the same state and notes, so a behaviour
+//! tested in plain mode holds in the terminal UI.
+//!
+//! One concept per file: [`start`] (what the user asked for and its answer), [`events`]
+//! (the server's pushes), [`announce`] (what a change of the game says), [`answers`] (the
+//! answers to our other requests), [`input`] (typed commands), [`phase`] (where we are),
+//! [`followed`] (the game we follow) and [`note`] (the lines for the user).
+
+mod announce;
+mod answers;
+mod events;
+mod followed;
+mod input;
+mod note;
+mod phase;
+mod start;
+
+use std::time::{Duration, Instant};
+
+use stoa_protocol::wire::ClientMessage;
+use tokio::sync::mpsc;
+
+use crate::connection::{Connection, RequestError, Welcome};
+use crate::document::{GameDoc, Versioned};
+
+pub use answers::Answer;
+use answers::Pending;
+use followed::{Announced, Followed};
+pub use input::{HELP, LOBBY_HELP, WATCH_HELP};
+pub use note::Note;
+pub use phase::{Phase, QueueStatus};
+pub use start::Start;
+
+/// What the front-end must draw again since it last drew.
+///
+/// Why flags and not state: they say what changed, for the front-end to clear once drawn.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Redraw {
+    /// The position (moves or status) changed.
+    pub board: bool,
+    /// Anything in the document changed (clocks, spectators …).
+    pub doc: bool,
+    /// The lobby changed.
+    pub lobby: bool,
+}
+
+/// Why the session ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The user asked to quit (exit status 0).
+    Quit,
+    /// Something failed, or the connection is gone for good (exit status 1).
+    Failed,
+}
+
+/// The client's state.
+pub struct Session {
+    conn: Connection,
+    answers: mpsc::UnboundedSender<Answer>,
+    /// Who we are.
+    pub me: Welcome,
+    /// What was asked.
+    pub start: Start,
+    /// The server's address when it is not the default (the share line names it).
+    pub server: Option<String>,
+    /// Where we are, with the state only that phase has.
+    phase: Phase,
+    /// The room code we host or joined (or the code a game is watched by).
+    pub room_code: Option<String>,
+    /// The id of the game followed (or asked for).
+    pub game_id: Option<String>,
+    /// The followed game's document and what was seen of it.
+    game: Followed,
+    /// Our side from `game.started` (the document decides after a swap).
+    started_side: Option<String>,
+    /// When the followed game started (or was switched to), to ask for a snapshot that
+    /// does not come.
+    started_at: Option<Instant>,
+    /// Watching a game whose rematch started: its id, until the new game's snapshot comes
+    /// (the rematch may not exist yet when the finished game names it, so ask again).
+    following_rematch: Option<String>,
+    /// When to ask again to watch a room that was still waiting for its second player.
+    watch_retry_at: Option<Instant>,
+    /// A `game.watch` of the followed game is on its way: do not ask twice.
+    watch_in_flight: bool,
+    /// What was already said, across games.
+    announced: Announced,
+    /// Whether the link is up.
+    pub connected: bool,
+    /// What to draw again.
+    pub redraw: Redraw,
+    /// Set once the session should end.
+    exit: Option<Exit>,
+    notes: Vec<Note>,
+}
+
+impl Session {
+    /// A session over an open connection; answers to requests arrive on the returned
+    /// receiver and must be passed to [`Session::on_answer`].
+    pub fn new(
+        conn: Connection,
+        me: Welcome,
+        start: Start,
+    ) -> (Session, mpsc::UnboundedReceiver<Answer>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (
+            Session {
+                conn,
+                answers: tx,
+                me,
+                start,
+                server: None,
+                phase: Phase::Starting { cut_off: false },
+                room_code: None,
+                game_id: None,
+                game: Followed::default(),
+                started_side: None,
+                started_at: None,
+                following_rematch: None,
+                watch_retry_at: None,
+                watch_in_flight: false,
+                announced: Announced::default(),
+                connected: true,
+                redraw: Redraw::default(),
+                exit: None,
+                notes: Vec::new(),
+            },
+            rx,
+        )
+    }
+
+    /// Where the session is.
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// The lobby document, while browsing the lobby and once it came.
+    pub fn lobby(&self) -> Option<&Versioned> {
+        match &self.phase {
+            Phase::Lobby { doc } => doc.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The server's clock now.
+    pub fn server_now(&self) -> i64 {
+        self.conn.server_now_ms()
+    }
+
+    /// Notes produced since the last call.
+    pub fn take_notes(&mut self) -> Vec<Note> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Whether the session should end now (the user quit, or something failed).
+    pub fn quitting(&self) -> bool {
+        self.exit.is_some()
+    }
+
+    /// Whether the session ends because something failed (exit status 1).
+    pub fn failed(&self) -> bool {
+        self.exit == Some(Exit::Failed)
+    }
+
+    /// Ends the session at the user's wish.
+    pub fn quit(&mut self) {
+        // A failure already noted stays the reason.
+        self.exit.get_or_insert(Exit::Quit);
+    }
+
+    fn fail(&mut self) {
+        self.exit = Some(Exit::Failed);
+    }
+
+    fn info(&mut self, s: impl Into<String>) {
+        self.notes.push(Note::Info(s.into()));
+    }
+
+    /// Adds an informational note (for the front-end's own messages).
+    pub fn note_info(&mut self, s: impl Into<String>) {
+        self.info(s);
+    }
+
+    fn error(&mut self, e: &RequestError) {
+        self.notes
+            .push(Note::Error(format!("error {}: {}", e.code(), e.message())));
+    }
+
+    /// As [`Session::request`], sent after `delay`.
+    fn request_later(&self, pending: Pending, msg: ClientMessage, delay: Duration) {
+        let conn = self.conn.clone();
+        let tx = self.answers.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            let answer = conn.request(msg).await;
+            let _ = tx.send((pending, answer));
+        });
+    }
+
+    /// Sends a request; its answer comes back through [`Session::on_answer`] with `pending`.
+    fn request(&self, pending: Pending, msg: ClientMessage) {
+        let conn = self.conn.clone();
+        let tx = self.answers.clone();
+        tokio::spawn(async move {
+            let answer = conn.request(msg).await;
+            let _ = tx.send((pending, answer));
+        });
+    }
+
+    /// The game document, if we have one.
+    pub fn doc(&self) -> Option<GameDoc<'_>> {
+        self.game
+            .doc
+            .as_ref()
+            .map(|v| GameDoc::with_crowd(&v.doc, &self.game.crowd))
+    }
+
+    /// Our side in the followed game: the document's seat of our id (it changes after a
+    /// swap), else the side `game.started` gave. `None` for a spectator.
+    pub fn my_side(&self) -> Option<String> {
+        self.doc()
+            .and_then(|g| g.side_of(&self.me.id))
+            .or_else(|| self.started_side.clone())
+    }
+
+    /// Watching, not playing (a seated player running `stoa watch` plays).
+    pub fn spectating(&self) -> bool {
+        self.my_side().is_none()
+    }
+
+    /// Whether the followed game has ended.
+    pub fn game_over(&self) -> bool {
+        self.doc().is_some_and(|g| g.status().ended)
+    }
+
+    /// Whether we are to act now.
+    pub fn my_turn(&self) -> bool {
+        match (self.doc(), self.my_side()) {
+            (Some(g), Some(side)) => !g.status().ended && g.to_act() == Some(side.as_str()),
+            _ => false,
+        }
+    }
+
+    /// The command an invited opponent runs to join room `code` (it names the server when
+    /// it is not the default one).
+    pub fn share_line(&self, code: &str) -> String {
+        match &self.server {
+            Some(s) => format!("stoa --server {s} join {code}"),
+            None => format!("stoa join {code}"),
+        }
+    }
+
+    /// What to tell a player who leaves a game that goes on: how to come back.
+    pub fn leaving_note(&self) -> Option<String> {
+        let id = self.game_id.as_ref()?;
+        if self.spectating() || self.game_over() || self.game.doc.is_none() {
+            return None;
+        }
+        Some(format!(
+            "game {id} goes on without you and your clock runs; resume with: stoa watch {id}"
+        ))
+    }
+
+    /// Whether leaving now would walk away from a game we play that is still running.
+    pub fn in_running_game(&self) -> bool {
+        self.game.doc.is_some() && !self.spectating() && !self.game_over()
+    }
+
+    /// Best-effort goodbye: leave a queue or close a waiting room.
+    pub fn leave(&mut self) {
+        match self.phase {
+            Phase::Queued { .. } => self.conn.send(ClientMessage::QueueLeave { rid: None }),
+            Phase::Hosting => {
+                if let Some(code) = &self.room_code {
+                    self.conn.send(ClientMessage::RoomLeave {
+                        rid: None,
+                        code: code.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Asks for the legal moves of the side to act.
+    pub fn fetch_legal(&mut self) {
+        if let Some(id) = &self.game_id {
+            let msg = ClientMessage::GameLegal {
+                rid: None,
+                game_id: id.clone(),
+            };
+            self.request(Pending::Legal, msg);
+        }
+    }
+}
