@@ -244,8 +244,9 @@ impl Session {
             ClientMessage::GameRematch { rid, game_id } => {
                 self.act(rid, game_id, Act::Rematch).await
             }
-            // Rooms, bots, queues, the lobby and records: the less frequent requests.
-            other => self.dispatch_more(other).await,
+            // Rooms, bots, queues, the lobby and records: the less frequent requests, boxed
+            // so that their state does not grow every idle connection's task.
+            other => Box::pin(self.dispatch_more(other)).await,
         }
     }
 
