@@ -30,6 +30,7 @@
 //! - [`store`]: the persistence trait, the in-memory store and the Redis store.
 //! - [`recovery`]: rebuilding games from their logs (start-up, takeover, following) and
 //!   reloading waiting rooms.
+//! - [`visibility`]: the one rule for who may see a game.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 
@@ -67,6 +68,7 @@ pub mod starter;
 pub mod store;
 pub mod time;
 pub mod topology;
+pub mod visibility;
 pub mod web;
 
 pub use config::Config;

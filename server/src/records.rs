@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
-use crate::ids;
 use crate::metrics::Metrics;
 use crate::store::{FinishedGame, GameRecord, Store, StoreResult};
+use crate::visibility::Access;
 
 /// How many games one history page holds by default, and at most.
 pub const PAGE: u64 = 20;
@@ -66,10 +66,12 @@ impl Records {
                 format!("no finished game '{game_id}'"),
             ));
         };
-        let player = viewer.is_some_and(|v| setup.players.iter().any(|p| p.id == v));
-        let code_ok =
-            matches!((&setup.code, code), (Some(a), Some(b)) if *a == ids::normalize_code(b));
-        if setup.visibility == Visibility::Public || player || code_ok {
+        let access = Access {
+            visibility: setup.visibility,
+            players: [setup.players[0].id.as_str(), setup.players[1].id.as_str()],
+            code: setup.code.as_deref(),
+        };
+        if access.may_see(viewer, code) {
             Ok((setup, finished))
         } else {
             Err(ApiError::private_game())

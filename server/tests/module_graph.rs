@@ -36,6 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "rating",
             "pairing",
             "rate_limit",
+            "visibility",
         ],
     ),
     ("store", &["store", "metrics", "outbound"]),

@@ -8,32 +8,36 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::ws::Utf8Bytes;
-use stoa_protocol::wire::{Rid, Visibility};
+use stoa_protocol::wire::Rid;
 
 use super::follower::Follower;
 use super::{frames, Actor, Role};
 use crate::error::ApiError;
 use crate::game::core::PatchOp;
 use crate::game::Answer;
-use crate::ids;
 use crate::outbound::{ConnHandle, SendOutcome};
+use crate::visibility::Access;
 
 impl Actor {
-    /// Whether `code` is this private game's room code (as typed: it is normalized first).
-    pub(super) fn code_matches(&self, code: Option<&str>) -> bool {
-        match (self.core.code(), code) {
-            (Some(mine), Some(given)) => mine == ids::normalize_code(given),
-            _ => false,
+    /// Who may see this game ([`crate::visibility`]).
+    fn access(&self) -> Access<'_> {
+        let players = self.core.players();
+        Access {
+            visibility: self.core.visibility(),
+            players: [players[0].id.as_str(), players[1].id.as_str()],
+            code: self.core.code(),
         }
     }
 
-    /// The one rule for who may see this game (watch it, read its legal moves, fetch it):
-    /// anyone when it is public; its players; whoever gives its room code, now or earlier
-    /// on this game.
+    /// Whether `code` is this private game's room code (as typed: it is normalized first).
+    pub(super) fn code_matches(&self, code: Option<&str>) -> bool {
+        self.access().code_matches(code)
+    }
+
+    /// Who may see this game (watch it, read its legal moves, fetch it): the one rule of
+    /// [`crate::visibility`], and whoever gave its room code earlier on this game.
     pub(super) fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
-        self.core.visibility() == Visibility::Public
-            || self.is_player(player_id)
-            || self.code_matches(code)
+        self.access().may_see(player_id, code)
             || player_id.is_some_and(|p| self.code_viewers.contains(p))
     }
 
