@@ -9,6 +9,7 @@ use stoa_protocol::wire::{SeatPlayer, Visibility};
 use stoa_server::game::clock_driver::ClockDriver;
 use stoa_server::game::core::{Core, Decision};
 use stoa_server::game::{Act, NewGame};
+use stoa_server::setup::GameSetup;
 
 const PLAYERS: [&str; 2] = ["pa", "pb"];
 
@@ -30,9 +31,11 @@ fn core() -> Core {
     };
     let new = NewGame {
         id: "gbenchgame001".into(),
-        kind: "unane".into(),
-        options,
-        clock: serde_json::to_value(tc).expect("clock"),
+        setup: GameSetup {
+            kind: k,
+            options,
+            clock: tc,
+        },
         rated: false,
         visibility: Visibility::Public,
         code: None,

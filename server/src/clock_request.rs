@@ -43,6 +43,11 @@ pub fn validate_clock(clock: Option<&Value>) -> Result<(TimeControl, Value), Api
     Ok((tc, canonical))
 }
 
+/// A time control as a canonical JSON object (`{"kind":"none"}` for none).
+pub fn clock_json(tc: &TimeControl) -> Value {
+    serde_json::to_value(tc).unwrap_or_else(|_| serde_json::json!({"kind": "none"}))
+}
+
 /// The time control of a clock object (a request's, or a canonical one from a room, a
 /// queue or the store), validated.
 pub fn time_control(clock: &Value) -> Result<TimeControl, ApiError> {

@@ -18,6 +18,7 @@ use crate::queues::Matchmaker;
 use crate::ratings::Ratings;
 use crate::recovery::Recovery;
 use crate::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
+use crate::setup::GameSetup;
 use crate::starter::Starter;
 use crate::store::Store;
 use crate::topology::Topology;
@@ -126,6 +127,15 @@ impl Hosting {
                 return Err(ApiError::new(ErrorCode::Conflict, "the room is not full"));
             }
         };
+        // Checked again as the game is made: the room may have been stored under other
+        // rules or bounds.
+        let setup = match GameSetup::stored(&room.kind, &room.options, &room.clock) {
+            Ok(setup) => setup,
+            Err(e) => {
+                self.rooms.revert_start(code, joiner);
+                return Err(e);
+            }
+        };
         // The seat is taken in the store first: only one joiner, on whichever node, starts
         // the room's game.
         match timed_store_call(&self.metrics, self.store.claim_room(&room.record())).await {
@@ -141,9 +151,7 @@ impl Hosting {
         }
         let new = NewGame {
             id: game_id,
-            kind: room.kind.clone(),
-            options: room.options.clone(),
-            clock: room.clock.clone(),
+            setup,
             rated: room.rated,
             visibility: room.visibility,
             code: Some(room.code.clone()),

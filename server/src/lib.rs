@@ -30,7 +30,8 @@
 //! - [`store`]: the persistence trait, the in-memory store and the Redis store.
 //! - [`recovery`]: rebuilding games from their logs (start-up, takeover, following) and
 //!   reloading waiting rooms.
-//! - [`visibility`]: the one rule for who may see a game.
+//! - [`visibility`]: the one rule for who may see a game; [`setup`]: a game's settings,
+//!   checked once where they come in.
 //! - [`rate_limit`], [`metrics`], [`ids`], [`error`].
 #![forbid(unsafe_code)]
 
@@ -64,6 +65,7 @@ pub mod registries;
 pub mod rooms;
 pub mod rtt;
 pub mod session;
+pub mod setup;
 pub mod starter;
 pub mod store;
 pub mod time;

@@ -41,6 +41,7 @@ use crate::pairing::QueueKey;
 use crate::players::Players;
 use crate::queues::{describe, Made, Matchmaker};
 use crate::ratings::{self, Ratings};
+use crate::setup::GameSetup;
 use crate::starter::Starter;
 use crate::store::PlayerRecord;
 use crate::topology::Topology;
@@ -182,18 +183,22 @@ impl Matchmaking {
     /// (they lose their waiting time).
     async fn start(&self, made: Made) {
         let desc = describe(&made.key);
-        let new = NewGame {
-            id: ids::game_id(),
-            kind: made.key.kind.clone(),
-            options: desc["options"].clone(),
-            clock: desc["clock"].clone(),
-            rated: made.key.rated,
-            visibility: Visibility::Public,
-            code: None,
-            players: made.players.clone(),
-            rematch_of: None,
+        let started = match GameSetup::stored(&made.key.kind, &desc["options"], &desc["clock"]) {
+            Ok(setup) => {
+                let new = NewGame {
+                    id: ids::game_id(),
+                    setup,
+                    rated: made.key.rated,
+                    visibility: Visibility::Public,
+                    code: None,
+                    players: made.players.clone(),
+                    rematch_of: None,
+                };
+                self.starter.start_game(new).await
+            }
+            Err(e) => Err(e),
         };
-        match self.starter.start_game(new).await {
+        match started {
             Ok(handle) => {
                 self.metrics
                     .queues

@@ -293,11 +293,21 @@ impl Recovery {
             rating: p.rating,
             bot: p.bot,
         });
+        // The stored options as they are (checked when the game was made: the document
+        // must come back byte for byte); a stored clock that no longer validates (the
+        // bounds changed) plays without one rather than losing the game.
+        let clock = crate::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
+            tracing::error!(game = %id, error = %e, "invalid stored clock: playing without one");
+            stoa_protocol::clock::TimeControl::None
+        });
+        let setup = crate::setup::GameSetup {
+            kind,
+            options: record.options.clone(),
+            clock,
+        };
         let new = NewGame {
             id: record.id.clone(),
-            kind: record.kind.clone(),
-            options: record.options.clone(),
-            clock: record.clock.clone(),
+            setup,
             rated: record.rated,
             visibility: record.visibility,
             code: record.code.clone(),

@@ -93,11 +93,9 @@ impl Starter {
         }
         // Seats show each player's current rating in this kind.
         for seat in new.players.iter_mut() {
-            p.ratings.fill_seat(seat, &new.kind).await?;
+            p.ratings.fill_seat(seat, new.setup.kind_id()).await?;
         }
-        let kind = stoa_protocol::kind(&new.kind).map_err(invalid)?;
-        let game = kind.start(&new.options).map_err(invalid)?;
-        crate::clock_request::time_control(&new.clock)?;
+        let game = new.setup.kind.start(&new.setup.options).map_err(invalid)?;
         // The lease first: the game is listed unfinished from its creation on, and no
         // other node may take it over in between.
         if !timed_store_call(&p.metrics, p.topology.acquire(&new.id)).await? {
@@ -108,7 +106,7 @@ impl Starter {
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle {
             id: new.id.clone(),
-            kind: new.kind.clone(),
+            kind: new.setup.kind_id().to_string(),
             tx,
             players: [new.players[0].id.clone(), new.players[1].id.clone()],
             summary: Arc::new(std::sync::Mutex::new(None)),
@@ -120,7 +118,7 @@ impl Starter {
             p.players.is_online(&new.players[0].id),
             p.players.is_online(&new.players[1].id),
         ];
-        p.metrics.game_started(&new.kind);
+        p.metrics.game_started(new.setup.kind_id());
         actor::spawn(
             self.capabilities(),
             new,
@@ -143,9 +141,9 @@ impl Starter {
         };
         GameRecord {
             id: new.id.clone(),
-            kind: new.kind.clone(),
-            options: new.options.clone(),
-            clock: new.clock.clone(),
+            kind: new.setup.kind_id().to_string(),
+            options: new.setup.options.clone(),
+            clock: new.setup.clock_json(),
             rated: new.rated,
             visibility: new.visibility,
             code: new.code.clone(),
@@ -163,9 +161,7 @@ impl Starter {
     /// two players outside a room. `new.players` are by side index (first-acting side
     /// first).
     pub async fn start_game(&self, new: NewGame) -> Result<GameHandle, ApiError> {
-        let side_names = stoa_protocol::kind(&new.kind)
-            .map(|k| k.side_names)
-            .map_err(invalid)?;
+        let side_names = new.setup.kind.side_names;
         let handle = self.create_game(new).await?;
         self.announce(&handle, side_names).await;
         Ok(handle)

@@ -12,6 +12,7 @@ use stoa_server::config::Config;
 use stoa_server::game::{Act, Answer, Command, GameHandle, NewGame};
 use stoa_server::hub::Hub;
 use stoa_server::outbound::{ConnHandle, Outbound};
+use stoa_server::setup::GameSetup;
 use stoa_server::store::memory::MemoryStore;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
@@ -60,9 +61,7 @@ impl Fixture {
         let game = hub
             .create_game(NewGame {
                 id: format!("g-{kind}"),
-                kind: kind.to_string(),
-                options,
-                clock,
+                setup: GameSetup::stored(kind, &options, &clock).expect("valid settings"),
                 rated: false,
                 visibility: Visibility::Public,
                 code: None,

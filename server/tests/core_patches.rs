@@ -10,6 +10,7 @@ use stoa_protocol::wire::{DrawAction, SeatPlayer, Visibility};
 use stoa_server::game::clock_driver::ClockDriver;
 use stoa_server::game::core::{Core, Decision};
 use stoa_server::game::{Act, NewGame};
+use stoa_server::setup::GameSetup;
 use stoa_server::store::ActionRecord;
 
 const PLAYERS: [&str; 2] = ["pa", "pb"];
@@ -64,9 +65,8 @@ fn core(kind: &str, variant: u8, timed: bool) -> Core {
     };
     let new = NewGame {
         id: "g1".into(),
-        kind: kind.into(),
-        options,
-        clock: serde_json::to_value(tc).expect("clock"),
+        setup: GameSetup::stored(kind, &options, &serde_json::to_value(tc).expect("clock"))
+            .expect("valid settings"),
         rated: true,
         visibility: Visibility::Public,
         code: None,

@@ -37,6 +37,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "pairing",
             "rate_limit",
             "visibility",
+            "setup",
         ],
     ),
     ("store", &["store", "metrics", "outbound"]),

@@ -27,12 +27,8 @@ use crate::outbound::ConnHandle;
 pub struct NewGame {
     /// The id to use (pre-generated so rooms can point at it).
     pub id: String,
-    /// Game kind.
-    pub kind: String,
-    /// Options, already validated by the game.
-    pub options: Value,
-    /// Clock request object (`kind` validated).
-    pub clock: Value,
+    /// The checked settings: kind, options, time control.
+    pub setup: crate::setup::GameSetup,
     /// Rated flag.
     pub rated: bool,
     /// Visibility.

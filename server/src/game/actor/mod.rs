@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Value};
-use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::ErrorCode;
 use stoa_protocol::{AnyGame, Reason};
 use tokio::sync::mpsc;
@@ -98,17 +97,12 @@ struct Actor {
     summary: Arc<std::sync::Mutex<Option<Value>>>,
 }
 
-/// The game's clock driver for its setup. `Hub::create_game` validated the clock request;
-/// one that no longer validates (a stored game after the bounds changed) falls back to no
-/// clock rather than losing the game.
+/// The game's clock driver for its setup (whose time control was checked where it came
+/// in: a request, or the store).
 pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
     let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
     let first_action_ms = caps.settings.first_action_ms;
-    let tc = crate::clock_request::time_control(&new.clock).unwrap_or_else(|e| {
-        tracing::error!(error = %e, "invalid stored clock: playing without one");
-        TimeControl::None
-    });
-    ClockDriver::new(tc, players, first_action_ms)
+    ClockDriver::new(new.setup.clock, players, first_action_ms)
         .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms))
 }
 

@@ -181,8 +181,8 @@ impl Core {
         let f = &self.fields;
         json!({
             "id": self.id,
-            "kind": self.kind,
-            "options": self.options,
+            "kind": self.kind(),
+            "options": self.options(),
             "clock": f.clock,
             "rated": f.rated,
             "visibility": self.visibility.as_str(),

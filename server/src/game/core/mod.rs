@@ -30,6 +30,7 @@ use stoa_protocol::{AnyGame, Reason, Side};
 use super::clock_driver::{ClockDriver, Expiry};
 use super::NewGame;
 use crate::error::ApiError;
+use crate::setup::GameSetup;
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
 pub use patch::PatchOp;
@@ -60,8 +61,7 @@ pub struct ApplyError {
 #[derive(Debug)]
 pub struct Core {
     id: String,
-    kind: String,
-    options: Value,
+    setup: GameSetup,
     visibility: Visibility,
     code: Option<String>,
     /// The rated flag as set up (an abort unrates the game, not its rematch).
@@ -99,8 +99,7 @@ impl Core {
     ) -> Core {
         let mut core = Core {
             id: new.id,
-            kind: new.kind,
-            options: new.options,
+            setup: new.setup,
             visibility: new.visibility,
             code: new.code,
             rated_setting: new.rated,
@@ -141,12 +140,12 @@ impl Core {
 
     /// The game kind.
     pub fn kind(&self) -> &str {
-        &self.kind
+        self.setup.kind_id()
     }
 
     /// The game's options (every field filled in).
     pub fn options(&self) -> &Value {
-        &self.options
+        &self.setup.options
     }
 
     /// The seq of the current document.
@@ -235,9 +234,7 @@ impl Core {
     pub fn rematch_setup(&self, game_id: String) -> NewGame {
         NewGame {
             id: game_id,
-            kind: self.kind.clone(),
-            options: self.options.clone(),
-            clock: self.clock.request_json(),
+            setup: self.setup.clone(),
             rated: self.rated_setting,
             visibility: self.visibility,
             code: self.code.clone(),
@@ -367,9 +364,11 @@ mod tests {
         let driver = ClockDriver::new(tc, ["pa", "pb"], 30_000).unwrap();
         let new = NewGame {
             id: "g1".into(),
-            kind: "unane".into(),
-            options: options.clone(),
-            clock,
+            setup: GameSetup {
+                kind,
+                options: options.clone(),
+                clock: tc,
+            },
             rated: false,
             visibility: Visibility::Public,
             code: None,
