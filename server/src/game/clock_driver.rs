@@ -93,9 +93,9 @@ impl ClockDriver {
         &self.clock
     }
 
-    /// The time control as a request object (for a rematch: same settings).
+    /// The time control as a request object (the lobby shows it).
     pub fn request_json(&self) -> Value {
-        serde_json::to_value(self.clock.time_control()).unwrap_or_else(|_| json!({"kind":"none"}))
+        crate::clock_request::clock_json(self.clock.time_control())
     }
 
     /// Both sides made their first action (abort is no longer allowed, clocks run).
