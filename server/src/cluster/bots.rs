@@ -55,21 +55,8 @@ impl Cluster {
     /// Takes `player` (a bot) for one game; `false` when another node (or this one) already
     /// did, or Redis cannot say.
     pub(super) async fn claim_bot(&self, player: &str) -> bool {
-        let mut conn = self.store.connection();
         let key = self.store.key(&["botclaim", player]);
-        let set: Result<Option<String>, _> = self
-            .store
-            .call(
-                redis::cmd("SET")
-                    .arg(&key)
-                    .arg(&self.node)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(CLAIM_MS)
-                    .query_async(&mut conn),
-            )
-            .await;
-        matches!(set, Ok(Some(_)))
+        matches!(self.take_key(&key, &self.node, CLAIM_MS).await, Ok(true))
     }
 
     /// `player` (a bot) is free again: it said `bot.serve`, or the game it was claimed for

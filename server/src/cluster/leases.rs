@@ -44,20 +44,9 @@ return out
 impl Cluster {
     /// Takes a game's lease if nobody holds it (a new game, or one whose owner died).
     pub(super) async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
-        let mut conn = self.store.connection();
-        let set: Option<String> = self
-            .store
-            .call(
-                redis::cmd("SET")
-                    .arg(self.store.lease_key(game))
-                    .arg(&self.node)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(self.lease_ms)
-                    .query_async(&mut conn),
-            )
+        let got = self
+            .take_key(&self.store.lease_key(game), &self.node, self.lease_ms)
             .await?;
-        let got = set.is_some();
         if got {
             lock(&self.owned).insert(game.to_string());
         }

@@ -178,6 +178,30 @@ impl Cluster {
         self.events.is_closed()
     }
 
+    /// `SET key value NX PX ttl_ms`: takes a key nobody holds (a lease, a claim, a lock)
+    /// for `ttl_ms`; whether this call took it.
+    pub(super) async fn take_key(
+        &self,
+        key: &str,
+        value: &str,
+        ttl_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.store.connection();
+        let set: Option<String> = self
+            .store
+            .call(
+                redis::cmd("SET")
+                    .arg(key)
+                    .arg(value)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(ttl_ms)
+                    .query_async(&mut conn),
+            )
+            .await?;
+        Ok(set.is_some())
+    }
+
     /// Whether this node runs the cluster's matchmaking now.
     pub(super) fn is_matchmaker(&self) -> bool {
         self.matchmaker.load(Ordering::Relaxed)

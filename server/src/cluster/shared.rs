@@ -21,21 +21,11 @@ impl Cluster {
             return;
         };
         let holds = lost.is_empty();
-        let holds = holds || {
-            let set: Result<Option<String>, _> = self
-                .store
-                .call(
-                    redis::cmd("SET")
-                        .arg(&key)
-                        .arg(&self.node)
-                        .arg("NX")
-                        .arg("PX")
-                        .arg(self.lease_ms)
-                        .query_async(&mut conn),
-                )
-                .await;
-            matches!(set, Ok(Some(_)))
-        };
+        let holds = holds
+            || matches!(
+                self.take_key(&key, &self.node, self.lease_ms).await,
+                Ok(true)
+            );
         let was = self.matchmaker.swap(holds, Ordering::Relaxed);
         let leader = if holds {
             Some(self.node.clone())
@@ -165,21 +155,11 @@ impl Cluster {
             let key = self.store.key(&["ratinglock", id]);
             let deadline = tokio::time::Instant::now() + crate::topology::PLAYER_LOCK_WAIT;
             loop {
-                let mut conn = self.store.connection();
-                let set: Option<String> = self
-                    .store
-                    .call(
-                        redis::cmd("SET")
-                            .arg(&key)
-                            .arg(&token)
-                            .arg("NX")
-                            .arg("PX")
-                            .arg(5_000)
-                            .query_async(&mut conn),
-                    )
+                let taken = self
+                    .take_key(&key, &token, 5_000)
                     .await
                     .map_err(crate::error::ApiError::store)?;
-                if set.is_some() {
+                if taken {
                     keys.push(key);
                     break;
                 }
