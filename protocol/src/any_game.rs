@@ -63,6 +63,23 @@ pub trait AnyGame: Debug + Send + Sync {
     fn perft_divide(&self, depth: u32) -> Vec<(String, u64)>;
     /// A boxed copy.
     fn clone_box(&self) -> Box<dyn AnyGame>;
+    /// As [`AnyGame::play`], also returning what the action changed in [`AnyGame::view`]
+    /// when the engine can tell (see [`Game::view_changes`]).
+    fn play_tracked(&mut self, notation: &str) -> Result<Tracked, RulesError> {
+        Ok(Tracked {
+            played: self.play(notation)?,
+            view_changes: None,
+        })
+    }
+}
+
+/// An action played by [`AnyGame::play_tracked`].
+#[derive(Clone, Debug)]
+pub struct Tracked {
+    /// What was played.
+    pub played: Played,
+    /// The view's changed members (JSON pointer below the view, new value), when known.
+    pub view_changes: Option<Vec<(String, Value)>>,
 }
 
 impl Clone for Box<dyn AnyGame> {
@@ -166,5 +183,15 @@ impl<G: Game> AnyGame for Instance<G> {
 
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
+    }
+
+    fn play_tracked(&mut self, notation: &str) -> Result<Tracked, RulesError> {
+        let before = G::VIEW_CHANGES.then(|| self.state.clone());
+        let played = self.play(notation)?;
+        let view_changes = before.and_then(|b| self.state.view_changes(&b));
+        Ok(Tracked {
+            played,
+            view_changes,
+        })
     }
 }

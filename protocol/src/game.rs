@@ -244,6 +244,21 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// static geometry are elsewhere), so a move's patch is a few replaced members.
     fn view(&self) -> serde_json::Value;
 
+    /// Whether [`Game::view_changes`] is implemented: only then does a caller keep the
+    /// state before an action to ask for them.
+    const VIEW_CHANGES: bool = false;
+
+    /// The members of [`Game::view`] whose values differ from `before`'s view (an earlier
+    /// state of this game), each as a JSON pointer below the view (`/rows/3/5`) and its new
+    /// value: what an action changed, found from the compact state instead of building and
+    /// comparing two whole views, so its cost does not grow with the board. Replacing
+    /// exactly these members in `before.view()` gives `self.view()`. `None` (the default):
+    /// the engine cannot tell; compare the views.
+    fn view_changes(&self, before: &Self) -> Option<Vec<(String, serde_json::Value)>> {
+        let _ = before;
+        None
+    }
+
     /// The static geometry clients draw the view on (cell names and coordinates, layout,
     /// special cells), for these options: the same for every game with them, so it is not
     /// in any game document. Its objects and arrays line up with the view's: merging the

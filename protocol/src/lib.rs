@@ -16,7 +16,7 @@ pub mod staku;
 pub mod unane;
 pub mod wire;
 
-pub use any_game::{AnyGame, Instance, Played};
+pub use any_game::{AnyGame, Instance, Played, Tracked};
 pub use game::{Game, Outcome, Reason, RulesError, Side};
 pub use guide::guide;
 pub use registry::{kind, GameKind, KINDS};

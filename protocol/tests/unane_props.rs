@@ -360,3 +360,29 @@ proptest! {
         prop_assert_eq!(k.validate_options(&v).is_ok(), (3..=16).contains(&b));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random playouts (swaps included): after every action, replacing the reported view
+    /// changes in the view before it gives exactly the view after it, and every reported
+    /// member did change (nothing missing, nothing extra).
+    #[test]
+    fn view_changes_turn_the_old_view_into_the_new((w, h) in size(), seed in any::<u64>()) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = Unane::start(&Options { width: w, height: h });
+        while game.outcome().is_none() {
+            let actions = legal(&game);
+            let before = game.clone();
+            game.apply(actions[rng.gen_range(0..actions.len())]);
+            let changes = game.view_changes(&before).expect("Ūnane reports its changes");
+            let mut view = before.view();
+            for (pointer, value) in changes {
+                let slot = view.pointer_mut(&pointer).expect("an existing member");
+                prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
+                *slot = value;
+            }
+            prop_assert_eq!(view, game.view());
+        }
+    }
+}

@@ -99,10 +99,9 @@ pub struct Config {
     #[arg(long, env = "STOA_HELLO_TIMEOUT_MS", default_value_t = 10_000)]
     pub hello_timeout_ms: u64,
 
-    /// Interval of server websocket pings to a connection that watches a game, in
-    /// milliseconds. Their round trips feed the players' lag compensation, so they are
-    /// frequent enough to measure a fresh game. A connection that watches no game is pinged
-    /// every third of `--idle-timeout-ms` (if longer), just enough to keep it open.
+    /// A player whose clock starts running is pinged for a round trip (its lag
+    /// compensation) at most once per this many milliseconds. Otherwise connections are
+    /// pinged only every half of `--idle-timeout-ms` (if longer), to keep them open.
     #[arg(long, env = "STOA_PING_INTERVAL_MS", default_value_t = 5_000)]
     pub ping_interval_ms: u64,
 

@@ -153,12 +153,12 @@ async fn read_loop(
     tokio::pin!(hello_deadline);
     let ping_every = Duration::from_millis(hub.config.ping_interval_ms.max(100));
     let idle = Duration::from_millis(hub.config.idle_timeout_ms);
-    // Round trips only matter to players in a game (lag compensation): a connection that
-    // watches none wakes and is pinged only often enough to keep it from the idle timeout,
-    // which spares an idle server most of its timer wake-ups, pings and pongs. It goes
-    // back to the short period as soon as it watches a game.
-    let bare_every = ping_every.max(idle / 3);
-    let ping = tokio::time::sleep(bare_every);
+    // The connection's own pings only keep it from the idle timeout (and proxies from
+    // closing it): every half of it, so one late pong is no disconnection. Round trips
+    // for lag compensation are asked by the games, of the player whose clock starts
+    // running (`Actor::ping_runner`): an idle server sends almost nothing.
+    let keepalive = ping_every.max(idle / 2);
+    let ping = tokio::time::sleep(keepalive);
     tokio::pin!(ping);
     let mut last_seen = Instant::now();
 
@@ -187,8 +187,7 @@ async fn read_loop(
                     return Ending::close(1001, "idle timeout");
                 }
                 let _ = conn.send_ping();
-                let next = if conn.watches_a_game() { ping_every } else { bare_every };
-                ping.as_mut().reset(tokio::time::Instant::now() + next);
+                ping.as_mut().reset(tokio::time::Instant::now() + keepalive);
             }
             // Answers to this connection's own requests need room in its queue: read the
             // next request only when there is some (see `ConnHandle::room`).
@@ -207,11 +206,6 @@ async fn read_loop(
                 last_seen = Instant::now();
                 if let Some(ending) = on_message(hub, conn, session, msg).await {
                     return ending;
-                }
-                let soon = tokio::time::Instant::now() + ping_every;
-                if ping.deadline() > soon && conn.watches_a_game() {
-                    // It just started watching a game: measure its round trips.
-                    ping.as_mut().reset(soon);
                 }
             }
         }

@@ -574,6 +574,7 @@ async fn shutdown_pauses_the_clock() {
         f.play(p, &mv).await;
     }
     assert_eq!(f.doc["clock"]["running"], "white");
+    f.pings();
     f._shutdown.send(true).unwrap();
     // No flag falls while paused, and the pause itself is no document change (no event
     // is logged for it: a restart logs how long the clock stood still).
@@ -584,4 +585,76 @@ async fn shutdown_pauses_the_clock() {
     assert_eq!(refused.code, ErrorCode::Unavailable);
     assert!(f.rx.try_recv().is_err());
     assert_eq!(f.doc["status"]["state"], "playing");
+}
+
+impl Fixture {
+    /// Pings queued to the watching connection (Alice's) since the last look; other
+    /// frames left queued are crowd updates, skipped.
+    fn pings(&mut self) -> usize {
+        let mut n = 0;
+        while let Ok(frame) = self.rx.try_recv() {
+            match frame {
+                Outbound::Ping => n += 1,
+                Outbound::Text(t) => assert!(t.as_str().contains("game.crowd"), "{t}"),
+                _ => {}
+            }
+        }
+        n
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_player_whose_clock_starts_is_pinged_at_most_once_per_interval() {
+    let mut f = Fixture::new("staku", json!({}), fischer(600_000, 0), Config::default()).await;
+    let ping_interval = Duration::from_millis(Config::default().ping_interval_ms);
+    // First actions: no clock runs yet, nobody is measured.
+    let mv = f.legal().await[0].clone();
+    f.play(ALICE, &mv).await;
+    assert_eq!(
+        f.pings(),
+        0,
+        "no clock runs after the first side's first action"
+    );
+    let mv = f.legal().await[0].clone();
+    f.play(BOB, &mv).await;
+    assert_eq!(f.doc["clock"]["running"], "white");
+    assert_eq!(
+        f.pings(),
+        1,
+        "Alice's clock started: her connection is pinged"
+    );
+    // A quick exchange: her clock starts again within the interval, no second ping.
+    for p in [ALICE, BOB] {
+        let mv = f.legal().await[0].clone();
+        f.play(p, &mv).await;
+    }
+    assert_eq!(f.pings(), 0, "pinged at most once per interval");
+    // Nothing happens while she thinks: no ping, whatever the time.
+    tokio::time::sleep(ping_interval * 3).await;
+    assert_eq!(f.pings(), 0, "a game nobody moves in sends nothing");
+    for p in [ALICE, BOB] {
+        let mv = f.legal().await[0].clone();
+        f.play(p, &mv).await;
+    }
+    assert_eq!(
+        f.pings(),
+        1,
+        "her next turn after the interval: pinged again"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_untimed_game_pings_nobody() {
+    let mut f = Fixture::new(
+        "staku",
+        json!({}),
+        json!({"kind":"none"}),
+        Config::default(),
+    )
+    .await;
+    for p in [ALICE, BOB, ALICE, BOB] {
+        let mv = f.legal().await[0].clone();
+        f.play(p, &mv).await;
+    }
+    assert_eq!(f.pings(), 0, "no clock, no lag compensation to measure for");
 }

@@ -1,7 +1,8 @@
-//! Server pings: a connection watching a game is pinged every `--ping-interval-ms` (the
-//! round trips feed its players' lag compensation); one that watches no game only often
-//! enough to stay clear of the idle timeout, so thousands of idle sessions cost the server
-//! almost nothing.
+//! Server pings: a connection is pinged only often enough to stay clear of the idle
+//! timeout (every half of it), whether it sits in the lobby or watches a game, so thousands
+//! of idle sessions cost the server almost nothing. Round trips for lag compensation are
+//! measured when a player's clock starts running, at most once per `--ping-interval-ms`
+//! (`server/tests/clock_actor.rs`).
 
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ async fn pings_during(ws: &mut Ws, d: Duration) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_connections_in_a_game_are_pinged_often() {
+async fn lobby_and_spectator_connections_are_pinged_only_to_keep_them_open() {
     let mut args: Vec<&str> = LOOSE.to_vec();
     args.extend(["--ping-interval-ms", "200", "--idle-timeout-ms", "60000"]);
     let server = Server::start_with(&args);
@@ -44,13 +45,14 @@ async fn only_connections_in_a_game_are_pinged_often() {
     ))
     .await
     .expect("hello");
-    // In the lobby: the next ping is due only a third of the idle timeout (20 s) away.
+    // In the lobby: the next ping is due only half the idle timeout (30 s) away.
     let bare = pings_during(&mut ws, Duration::from_millis(1_500)).await;
     assert_eq!(
         bare, 0,
         "a connection watching no game was pinged {bare} times in 1.5 s"
     );
-    // Watching a game: pinged every 200 ms from now on, without waiting out the long wait.
+    // Watching a game as a spectator: still only the keep-alive (a spectator's round trip
+    // feeds no clock), although the ping interval is 200 ms.
     ws.send(Message::Text(
         json!({"t":"game.watch","game_id":t.game_id})
             .to_string()
@@ -59,8 +61,31 @@ async fn only_connections_in_a_game_are_pinged_often() {
     .await
     .expect("watch");
     let watching = pings_during(&mut ws, Duration::from_millis(1_500)).await;
+    assert_eq!(
+        watching, 0,
+        "a spectator was pinged {watching} times in 1.5 s"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keep_alive_comes_every_half_idle_timeout_and_keeps_an_answering_client() {
+    let mut args: Vec<&str> = LOOSE.to_vec();
+    args.extend(["--ping-interval-ms", "100", "--idle-timeout-ms", "1000"]);
+    let server = Server::start_with(&args);
+    let tcp = TcpStream::connect(server.addr).await.expect("connect");
+    let (mut ws, _) = tokio_tungstenite::client_async(server.ws_url(), MaybeTlsStream::Plain(tcp))
+        .await
+        .expect("a websocket");
+    ws.send(Message::Text(
+        json!({"t":"hello","protocol":1}).to_string().into(),
+    ))
+    .await
+    .expect("hello");
+    // Every 500 ms: 5 or 6 in 2.8 s; a client that answers them (tungstenite does) stays
+    // connected well past the 1 s idle timeout.
+    let pings = pings_during(&mut ws, Duration::from_millis(2_800)).await;
     assert!(
-        watching >= 4,
-        "a connection watching a game was pinged {watching} times in 1.5 s"
+        (4..=6).contains(&pings),
+        "{pings} keep-alive pings in 2.8 s at a 1 s idle timeout"
     );
 }

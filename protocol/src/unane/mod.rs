@@ -379,6 +379,41 @@ impl Game for Unane {
         })
     }
 
+    const VIEW_CHANGES: bool = true;
+
+    fn view_changes(&self, before: &Self) -> Option<Vec<(String, Value)>> {
+        let mut out = Vec::new();
+        if (self.width, self.height) != (before.width, before.height) {
+            return None;
+        }
+        // Rows run from the top rank down, as in `view`.
+        for (row, rank) in (0..self.height).rev().enumerate() {
+            for file in 0..self.width {
+                let cell = Cell::from_index(rank * STRIDE + file);
+                let now = self.stone(cell);
+                if now != before.stone(cell) {
+                    let value = now.map_or(Value::Null, |s| Value::from(Self::colour(s)));
+                    out.push((format!("/rows/{row}/{file}"), value));
+                }
+            }
+        }
+        for (key, count) in [
+            ("stones", Self::stone_count as fn(&Self, Side) -> u32),
+            ("groups", Self::group_count),
+        ] {
+            for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
+                let now = count(self, side);
+                if now != count(before, side) {
+                    out.push((format!("/{key}/{name}"), Value::from(now)));
+                }
+            }
+        }
+        if self.swap_available() != before.swap_available() {
+            out.push(("/swap_available".into(), Value::from(self.swap_available())));
+        }
+        Some(out)
+    }
+
     fn geometry(&self) -> Value {
         let names: Vec<Vec<String>> = (0..self.height)
             .rev()

@@ -99,6 +99,9 @@ pub struct Settings {
     pub abandon_timeout_ms: u64,
     /// The first-action window (ms).
     pub first_action_ms: u64,
+    /// A player whose clock starts running is pinged for a round trip (its lag
+    /// compensation) at most this often (ms).
+    pub ping_interval_ms: u64,
 }
 
 impl From<&Config> for Settings {
@@ -109,6 +112,7 @@ impl From<&Config> for Settings {
             linger_ms: c.finished_linger_ms,
             abandon_timeout_ms: c.abandon_timeout_ms,
             first_action_ms: c.first_action_ms,
+            ping_interval_ms: c.ping_interval_ms,
         }
     }
 }

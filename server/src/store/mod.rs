@@ -233,6 +233,13 @@ pub trait Store: Send + Sync + 'static {
         true
     }
 
+    /// Changes of [`Store::available`], for whoever must react to an outage when it starts
+    /// rather than find it on a periodic check (an idle game pauses its clock); `None` for
+    /// a backend that is always available.
+    fn availability(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        None
+    }
+
     /// The deployment's id (`welcome.deployment`): the id stored with the data if there is
     /// one, else `fresh`, stored now for the next start and every other node. Tokens are
     /// valid wherever the players they name are, so the id names the set of players: Redis

@@ -70,6 +70,9 @@ struct Actor {
     core: Core,
     /// Players who presented the room code: they may watch again without it.
     code_viewers: HashSet<String>,
+    /// When each side's player was last pinged as its clock started (see
+    /// [`Actor::ping_runner`]).
+    pinged_at: [Option<tokio::time::Instant>; 2],
     subs: HashMap<u64, Arc<ConnHandle>>,
     /// Subscribers that are not the seated players, counted as they come and go.
     watchers: u64,
@@ -216,6 +219,7 @@ impl Actor {
             caps,
             core,
             code_viewers: HashSet::new(),
+            pinged_at: [None; 2],
             subs: HashMap::new(),
             watchers: 0,
             spectators: 0,
@@ -266,12 +270,19 @@ impl Actor {
                 .await;
         }
         let period = Duration::from_millis(self.caps.settings.batch_ms.clamp(10, 60_000));
-        let mut tick = tokio::time::interval(period);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The upkeep runs only while it has something to do (see `upkeep_due`), `period`
+        // after it became due: an idle game sets no timer and is never woken.
+        let mut upkeep_at: Option<tokio::time::Instant> = None;
         let linger = Duration::from_millis(self.caps.settings.linger_ms);
         let mut shutdown = self.caps.shutdown.clone();
         self.shutting_down = *shutdown.borrow();
+        let mut availability = self.caps.store.availability();
         loop {
+            upkeep_at = match upkeep_at {
+                _ if !self.upkeep_due() => None,
+                None => Some(tokio::time::Instant::now() + period),
+                due => due,
+            };
             // The one clock timer: the first-action deadline or the running side's flag
             // (plus its lag grace), re-armed after every event. Off while a write is in
             // doubt: the log must say what happened first.
@@ -298,7 +309,20 @@ impl Actor {
                         self.core.pause(self.caps.time.now_ms());
                     }
                 }
-                _ = tick.tick() => {
+                changed = async { availability.as_mut()?.changed().await.ok() },
+                    if availability.is_some() =>
+                {
+                    // The store went down or came back: the upkeep pauses or resumes the
+                    // clock now, not at some later check.
+                    if changed.is_none() {
+                        availability = None;
+                    }
+                    upkeep_at = Some(tokio::time::Instant::now());
+                }
+                _ = tokio::time::sleep_until(upkeep_at.unwrap_or_else(tokio::time::Instant::now)),
+                    if upkeep_at.is_some() =>
+                {
+                    upkeep_at = None;
                     match self.role {
                         Role::Follower(_) => self.follower_upkeep().await,
                         Role::Owner(_) => {
@@ -325,6 +349,26 @@ impl Actor {
             peers.set_owned(self.core.id(), false);
         }
         tracing::info!("game actor stopped");
+    }
+
+    /// Whether the periodic upkeep has work: a follower's (answers it waits for, the
+    /// owner's freshness); an owner's only with a write in doubt, the store down, a paused
+    /// clock to resume, an unsaved final document, players or spectators on other nodes
+    /// (whose nodes may die), a changed spectator count to publish, or an ended game to
+    /// stop once nobody watches it.
+    fn upkeep_due(&self) -> bool {
+        let Role::Owner(o) = &self.role else {
+            return true;
+        };
+        self.in_doubt.is_some()
+            || o.store_paused
+            || o.finish_unsaved
+            || !o.remote_online.is_empty()
+            || !o.remote_watchers.is_empty()
+            || !self.caps.store.available()
+            || (self.core.paused() && !self.shutting_down)
+            || self.total_watchers() != self.spectators
+            || (self.ended_at.is_some() && self.subs.is_empty())
     }
 
     /// Whether nobody needs this actor any more: an owner's game ended `linger` ago with
@@ -446,6 +490,7 @@ impl Actor {
         let swapped = touches("/players");
         let lobby_visible = swapped || touches("/status");
         self.publish(patch);
+        self.ping_runner();
         if lobby_visible {
             self.update_summary();
         }

@@ -73,6 +73,10 @@ impl Actor {
             f.idle_since = None;
         }
         conn.add_sub(self.core.id());
+        if seated {
+            // A player back on the board: measure the link it came back on.
+            self.pinged_at = [None; 2];
+        }
         let seq = self.core.seq();
         let replayed = since.and_then(|since| self.replay.since(since, seq));
         let answer = match replayed {
@@ -103,8 +107,36 @@ impl Actor {
         };
         if conn.send(crowd) != SendOutcome::Sent {
             self.unsubscribe(conn.id);
+        } else if seated {
+            self.ping_runner();
         }
         Ok(answer)
+    }
+
+    /// Pings the connections here of the player whose clock runs, at most once per ping
+    /// interval per side: its round trip feeds that player's lag compensation just when a
+    /// move of theirs is next (a game nobody moves in sends nothing, and a fast game
+    /// measures each player about once per interval). No clock running (untimed, not yet
+    /// started, paused), no ping.
+    pub(super) fn ping_runner(&mut self) {
+        let Some(side) = self.core.clock().clock().running() else {
+            return;
+        };
+        let player = self.core.player_ids()[side.index()];
+        if self.core.clock().lag(player).is_none() {
+            return;
+        }
+        let now = tokio::time::Instant::now();
+        let every = std::time::Duration::from_millis(self.caps.settings.ping_interval_ms);
+        if self.pinged_at[side.index()].is_some_and(|t| now.duration_since(t) < every) {
+            return;
+        }
+        self.pinged_at[side.index()] = Some(now);
+        for conn in self.subs.values() {
+            if conn.player_id() == Some(player) {
+                conn.send_ping();
+            }
+        }
     }
 
     /// The `game.snapshot` frame: the document is encoded once per seq and shared by

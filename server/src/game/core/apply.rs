@@ -47,6 +47,8 @@ impl Core {
         let seated = || side.ok_or_else(|| fail(format!("{} is not seated", record.player_id)));
         let at = record.at_ms;
         let moves_before = self.moves.len();
+        // Only this event's move may report view changes.
+        self.view_changes = None;
         let players_before = self.player_ids().map(str::to_string);
         let mut touched = Touched::default();
         match &record.action {
@@ -119,7 +121,12 @@ impl Core {
             return Err(fail(format!("{player_id} moved out of turn")));
         }
         // `play` changes nothing when it refuses the move.
-        let played = self.game.play(notation).map_err(|e| fail(e.to_string()))?;
+        let tracked = self
+            .game
+            .play_tracked(notation)
+            .map_err(|e| fail(e.to_string()))?;
+        let played = tracked.played;
+        self.view_changes = tracked.view_changes;
         let (next_side, ends_turn) = self.turn_after(self.game.as_ref(), player_id, played.swap);
         // A logged move was on time when it was decided: a replay applies its credit and
         // never flags it.

@@ -41,7 +41,14 @@ impl Core {
     /// The patch from the fields as they were to the fields now, plus the moves appended
     /// since `moves_before`. Parts the event cannot have changed are not rebuilt.
     pub(super) fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<PatchOp> {
-        let new = self.update_fields(touched);
+        // A move whose engine said what it changed: those members are replaced in the
+        // cached view below, and the view is neither rebuilt nor compared.
+        let changes = if touched.game {
+            self.view_changes.take()
+        } else {
+            None
+        };
+        let mut new = self.update_fields(touched, changes.is_none());
         let mut ops = Vec::new();
         let mut path = String::with_capacity(64);
         let old = &self.fields;
@@ -67,7 +74,23 @@ impl Core {
                 value: json!(mv),
             });
         }
-        field("state", &old.state, &new.state, &mut ops);
+        match changes {
+            Some(changes) => {
+                new.state = std::mem::take(&mut self.fields.state);
+                for (pointer, value) in changes {
+                    let path = format!("/state{pointer}");
+                    match new.state.pointer_mut(&pointer) {
+                        Some(slot) => *slot = value.clone(),
+                        // Never for a correct engine; the client gets a bad patch,
+                        // so say so.
+                        None => tracing::error!(path, "a view change names no member"),
+                    }
+                    ops.push(PatchOp::replace(path, value));
+                }
+            }
+            None => field("state", &old.state, &new.state, &mut ops),
+        }
+        let old = &self.fields;
         field("status", &old.status, &new.status, &mut ops);
         field("draw_offer", &old.draw_offer, &new.draw_offer, &mut ops);
         field("rematch", &old.rematch, &new.rematch, &mut ops);
@@ -76,8 +99,9 @@ impl Core {
     }
 
     /// The fields after an event: the small ones rebuilt, the costly ones only when
-    /// `touched` says the event may have changed them.
-    fn update_fields(&self, touched: Touched) -> Fields {
+    /// `touched` says the event may have changed them; the view (`state`) is left `Null`
+    /// when `!rebuild_view` and the event moved (the caller updates it in place).
+    fn update_fields(&self, touched: Touched, rebuild_view: bool) -> Fields {
         let names = self.game.side_names();
         let (status, to_act) = self.status_fields(names);
         let old = &self.fields;
@@ -95,10 +119,10 @@ impl Core {
                 old.position.clone()
             },
             to_act,
-            state: if touched.game {
-                self.game.view()
-            } else {
-                old.state.clone()
+            state: match (touched.game, rebuild_view) {
+                (true, true) => self.game.view(),
+                (true, false) => Value::Null,
+                (false, _) => old.state.clone(),
             },
             status,
             draw_offer: self.draw_offer_field(names),

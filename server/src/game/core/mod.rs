@@ -85,6 +85,10 @@ pub struct Core {
     /// The configured abandonment timeout (ms) before a claim is allowed.
     abandon_timeout_ms: u64,
     fields: Fields,
+    /// What the last move changed in the engine's view, when the engine can tell (see
+    /// [`stoa_protocol::Game::view_changes`]): the patch then replaces those members of the
+    /// cached view instead of building the whole view and comparing.
+    view_changes: Option<Vec<(String, Value)>>,
 }
 
 impl Core {
@@ -116,6 +120,7 @@ impl Core {
             seq: 0,
             last_ms: created_ms,
             abandon_timeout_ms,
+            view_changes: None,
             fields: Fields {
                 clock: Value::Null,
                 rated: false,

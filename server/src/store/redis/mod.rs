@@ -12,7 +12,6 @@ mod outage;
 mod scripts;
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,8 +54,9 @@ struct Inner {
     conn: RedisConn,
     prefix: String,
     timeout: Duration,
-    /// Whether Redis answered the last call or ping.
-    up: AtomicBool,
+    /// Whether Redis answered the last call or ping; a watch so that games learn of an
+    /// outage when it starts (see [`Store::availability`]).
+    up: tokio::sync::watch::Sender<bool>,
     scripts: Scripts,
     fence: Option<String>,
     finished_retention: Option<Duration>,
@@ -118,7 +118,7 @@ impl RedisStore {
             conn,
             prefix,
             timeout: options.timeout,
-            up: AtomicBool::new(true),
+            up: tokio::sync::watch::Sender::new(true),
             scripts: Scripts::new(),
             fence: options.fence,
             finished_retention: options.finished_retention,
@@ -179,6 +179,10 @@ impl Store for RedisStore {
 
     fn available(&self) -> bool {
         self.is_up()
+    }
+
+    fn availability(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        Some(self.inner.up.subscribe())
     }
 
     async fn deployment(&self, fresh: &str) -> StoreResult<String> {

@@ -6,7 +6,6 @@
 //! lets calls fail at once with `unavailable` while Redis is known to be down, instead of
 //! each waiting out a timeout.
 
-use std::sync::atomic::Ordering;
 use std::sync::Weak;
 use std::time::Duration;
 
@@ -21,7 +20,7 @@ const PING_PERIOD: Duration = Duration::from_millis(250);
 impl RedisStore {
     /// Whether Redis answered the last call or ping.
     pub fn is_up(&self) -> bool {
-        self.inner.up.load(Ordering::Relaxed)
+        *self.inner.up.borrow()
     }
 
     /// Runs a command with this store's timeout and outage bookkeeping.
@@ -78,13 +77,18 @@ impl RedisStore {
 
     /// Notes that Redis stopped answering (logged once per outage).
     pub(super) fn mark_down(&self, why: &str) {
-        if self.inner.up.swap(false, Ordering::Relaxed) {
+        if set_up(&self.inner.up, false) {
             tracing::warn!(
                 reason = why,
                 "redis unreachable: refusing writes until it answers"
             );
         }
     }
+}
+
+/// Sets the health flag; `true` when that changed it (watchers are woken only then).
+fn set_up(up: &tokio::sync::watch::Sender<bool>, now: bool) -> bool {
+    up.send_if_modified(|v| std::mem::replace(v, now) != now)
 }
 
 /// Errors that mean Redis cannot serve now (rather than a bad request or bad data).
@@ -117,11 +121,12 @@ pub(super) async fn health_task(inner: Weak<Inner>) {
         )
         .await;
         let ok = matches!(ping, Ok(Ok(_)));
-        let was = inner.up.swap(ok, Ordering::Relaxed);
-        if ok && !was {
-            tracing::info!("redis is reachable again");
-        } else if !ok && was {
-            tracing::warn!("redis unreachable: refusing writes until it answers");
+        if set_up(&inner.up, ok) {
+            if ok {
+                tracing::info!("redis is reachable again");
+            } else {
+                tracing::warn!("redis unreachable: refusing writes until it answers");
+            }
         }
     }
 }

@@ -36,6 +36,10 @@ struct Cli {
     /// Game options (JSON).
     #[arg(long, default_value = r#"{"width":8,"height":7}"#, global = true)]
     options: String,
+    /// The games' clock (JSON, as in `room.create`), e.g.
+    /// `{"kind":"fischer","initial_ms":600000,"increment_ms":5000}`.
+    #[arg(long, default_value = r#"{"kind":"none"}"#, global = true)]
+    clock: String,
     /// CPU the server is pinned to.
     #[arg(long, default_value_t = 0, global = true)]
     cpu_server: usize,
@@ -64,6 +68,16 @@ pub enum Scenario {
         /// Connections.
         #[arg(long, default_value_t = 10_000)]
         conns: usize,
+        /// Seconds to hold them.
+        #[arg(long, default_value_t = 10)]
+        hold_s: u64,
+    },
+    /// G games of four connections (two players who made a move each, two spectators),
+    /// held idle: server CPU and RSS per connection while nothing happens.
+    IdleGames {
+        /// Games.
+        #[arg(long, default_value_t = 2_500)]
+        games: usize,
         /// Seconds to hold them.
         #[arg(long, default_value_t = 10)]
         hold_s: u64,
@@ -138,6 +152,10 @@ async fn main() {
                 conns: 10_000,
                 hold_s: 10,
             },
+            Scenario::IdleGames {
+                games: 2_500,
+                hold_s: 10,
+            },
             Scenario::Fanout {
                 spectators: 5_000,
                 moves: 40,
@@ -199,10 +217,12 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         pid: server.pid(),
         kind: cli.kind.clone(),
         options: options.clone(),
+        clock: serde_json::from_str(&cli.clock).expect("--clock is JSON"),
         nodes: servers.iter().map(|s| (s.addr, s.pid())).collect(),
     };
     let report = match scenario.clone() {
         Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
+        Scenario::IdleGames { games, hold_s } => scenarios::idle_games(&ctx, games, hold_s).await,
         Scenario::Fanout {
             spectators,
             moves,
@@ -213,10 +233,11 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         Scenario::All => unreachable_all(),
     };
     println!(
-        "\n{:?} · {} {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
+        "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
         scenario,
         cli.kind,
         cli.options,
+        cli.clock,
         match (cluster, redis.is_some()) {
             (true, _) => format!("{} cluster nodes over redis", cli.nodes),
             (false, true) => "redis (AOF, appendfsync always)".to_string(),

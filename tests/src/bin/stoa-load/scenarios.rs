@@ -23,6 +23,8 @@ pub struct Ctx {
     pub kind: String,
     /// Game options.
     pub options: Value,
+    /// The games' clock (as in `room.create`).
+    pub clock: Value,
     /// Every node's address and pid (one entry unless `--nodes` asked for a cluster).
     pub nodes: Vec<(SocketAddr, u32)>,
 }
@@ -89,9 +91,86 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     r
 }
 
+/// `idle-games`: G games, each with its two players (a move each played, so the game is
+/// under way) and two spectators, then held: RSS per connection and CPU while nothing
+/// happens. A game nobody moves in should cost the server nothing but memory.
+pub async fn idle_games(ctx: &Ctx, games: usize, hold_s: u64) -> Report {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let rss0 = rss_kib(ctx.pid);
+    let mut set = JoinSet::new();
+    let mut errors = 0u64;
+    let mut held = 0usize;
+    let mut g = 0;
+    while g < games {
+        let mut batch = JoinSet::new();
+        for i in g..(g + 100).min(games) {
+            let (addr, kind, options) = (ctx.addr, ctx.kind.clone(), ctx.options.clone());
+            let clock = ctx.clock.clone();
+            batch.spawn(async move {
+                let mut t = Table::open(addr, i * 2, &kind, &options, &clock, "private").await?;
+                // Both sides' first moves: a side that never moved is aborted after the
+                // first-move window, and the game would not be idle but ending.
+                for _ in 0..2 {
+                    t.step(|_| {})
+                        .await
+                        .ok_or_else(|| std::io::Error::other("a first move was refused"))?;
+                }
+                let mut conns = Vec::with_capacity(4);
+                for s in 0..2 {
+                    let mut w = Conn::open(addr, source(i * 4 + 2 + s)).await?;
+                    w.request(json!({"t":"game.watch","game_id":t.game_id,"code":t.code}))
+                        .await;
+                    conns.push(w);
+                }
+                let Table { seats, .. } = t;
+                conns.extend(seats);
+                Ok::<_, std::io::Error>(conns)
+            });
+        }
+        g = (g + 100).min(games);
+        while let Some(r) = batch.join_next().await {
+            match r {
+                Ok(Ok(conns)) => {
+                    for mut c in conns {
+                        held += 1;
+                        // Held, answering the server's pings (tungstenite answers on read).
+                        set.spawn(async move { while c.next().await.is_some() {} });
+                    }
+                }
+                Ok(Err(e)) => {
+                    errors += 1;
+                    eprintln!("game set-up failed: {e}");
+                }
+                Err(_) => errors += 1,
+            }
+        }
+    }
+    // Let the server settle (spectator counts published, first pings answered).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let rss1 = rss_kib(ctx.pid);
+    let cpu0 = ctx.cpu();
+    tokio::time::sleep(Duration::from_secs(hold_s)).await;
+    let cpu = ctx.cpu() - cpu0;
+    let rss2 = rss_kib(ctx.pid);
+    set.abort_all();
+    let mut r = Report::default();
+    r.add("games (2 players + 2 spectators each)", games);
+    r.add("connections held", held);
+    r.add("set-up errors", errors);
+    r.add(
+        "RSS per connection in a game, KiB",
+        format!("{:.1}", (rss1.max(rss2) - rss0) as f64 / held.max(1) as f64),
+    );
+    r.add(
+        "server CPU while idle, % of a core",
+        format!("{:.2}", 100.0 * cpu / hold_s as f64),
+    );
+    r
+}
+
 /// `fanout`: one game, `spectators` watchers; move → last spectator.
 pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64) -> Report {
-    let mut table = Table::open(ctx.addr, 0, &ctx.kind, &ctx.options, "public")
+    let mut table = Table::open(ctx.addr, 0, &ctx.kind, &ctx.options, &ctx.clock, "public")
         .await
         .expect("a game");
     let game_id = table.game_id.clone();
@@ -230,10 +309,12 @@ async fn play_games(
     let per_game = 2 + spectators_per_game;
     for g in 0..games {
         let (addr, kind, options) = (ctx.addr, ctx.kind.clone(), ctx.options.clone());
+        let clock = ctx.clock.clone();
         let (budget, go) = (budget.clone(), go.clone());
         set.spawn(async move {
             let mut out = Played::default();
-            let table = Table::open(addr, g * per_game / 2, &kind, &options, "private").await;
+            let table =
+                Table::open(addr, g * per_game / 2, &kind, &options, &clock, "private").await;
             let mut watchers = Vec::new();
             if let Ok(t) = &table {
                 for s in 0..spectators_per_game {

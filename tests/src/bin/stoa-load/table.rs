@@ -31,12 +31,13 @@ pub struct MoveTiming {
 
 impl Table {
     /// Two new guests (connections `index*2` and `index*2+1` for source addresses) and a
-    /// room of `kind`/`options` without a clock; the host takes the first side.
+    /// room of `kind`/`options` with `clock`; the host takes the first side.
     pub async fn open(
         server: SocketAddr,
         index: usize,
         kind: &str,
         options: &Value,
+        clock: &Value,
         visibility: &str,
     ) -> std::io::Result<Table> {
         let engine = stoa_protocol::kind(kind).map_err(std::io::Error::other)?;
@@ -49,7 +50,7 @@ impl Table {
         let mut guest = Conn::open(server, source(index * 2 + 1)).await?;
         let room = host
             .request(json!({"t":"room.create","kind":kind,"options":options,
-                "clock":{"kind":"none"},"rated":false,"visibility":visibility,"side":first}))
+                "clock":clock,"rated":false,"visibility":visibility,"side":first}))
             .await;
         let code = room["room"]["code"]
             .as_str()
