@@ -184,7 +184,7 @@ impl Cluster {
             | BusMessage::Owner { game, .. }
             | BusMessage::Reply { game, .. } => {
                 if let Some(h) = games.get(game) {
-                    let _ = h.tx.send(Command::Bus(msg)).await;
+                    let _ = h.tx.send(Command::Bus(Box::new(msg))).await;
                 }
             }
             BusMessage::Request { .. } => self.on_request(msg).await,
@@ -243,7 +243,7 @@ impl Cluster {
         let games = &self.registries.games;
         match games.get(game) {
             Some(h) => {
-                let _ = h.tx.send(Command::Bus(msg)).await;
+                let _ = h.tx.send(Command::Bus(Box::new(msg))).await;
             }
             None => {
                 let reply = BusMessage::Reply {

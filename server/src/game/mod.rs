@@ -97,8 +97,9 @@ pub enum Command {
         /// Ping sent → pong received, server ms.
         rtt_ms: u64,
     },
-    /// From another node of the cluster (see [`crate::cluster`]).
-    Bus(crate::cluster::messages::BusMessage),
+    /// From another node of the cluster (see [`crate::cluster`]). Boxed: the bus formats
+    /// are large, and every slot of every game's queue is as big as the largest command.
+    Bus(Box<crate::cluster::messages::BusMessage>),
     /// A follower catches up from the log (after the bus reconnected).
     Heal,
     /// This node now holds the game's lease: take the game over from the log.

@@ -20,7 +20,9 @@ impl Replay {
     pub fn new(capacity: usize) -> Self {
         Replay {
             capacity,
-            diffs: VecDeque::with_capacity(capacity.min(1024)),
+            // Grown as diffs come (not allocated up front): most live games at any
+            // moment are short or idle, and a full buffer costs ~10 KiB per game.
+            diffs: VecDeque::new(),
         }
     }
 
