@@ -191,3 +191,82 @@ proptest! {
         }
     }
 }
+
+/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
+/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
+/// extra).
+fn check_view_changes(before: &Akron, after: &Akron) -> Result<(), TestCaseError> {
+    let changes = after
+        .view_changes(before)
+        .expect("Akron reports its changes");
+    let mut view = before.view();
+    for (pointer, value) in changes {
+        let slot = view.pointer_mut(&pointer).expect("an existing member");
+        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
+        *slot = value;
+    }
+    prop_assert_eq!(view, after.view());
+    Ok(())
+}
+
+/// A random playout preferring moves (as [`playout`]), checking the view changes of every
+/// action played and, every 16th ply, of every legal action.
+fn view_changes_playout(
+    size: u32,
+    pieces: u32,
+    nodelay: bool,
+    seed: u64,
+    plies: usize,
+) -> Result<(), TestCaseError> {
+    let opts = options(size, pieces, nodelay);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut g = Akron::start(&opts);
+    let other = Akron::start(&options(size, pieces + 1, nodelay));
+    prop_assert_eq!(g.view_changes(&other), None);
+    for ply in 0..plies {
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        if legal.is_empty() {
+            break;
+        }
+        if ply % 16 == 0 {
+            for &a in &legal {
+                let mut next = g.clone();
+                next.apply(a);
+                check_view_changes(&g, &next)?;
+            }
+        }
+        let moves: Vec<Action> = legal
+            .iter()
+            .copied()
+            .filter(|a| matches!(a, Action::Move { .. }))
+            .collect();
+        let a = if !moves.is_empty() && rng.gen_bool(0.6) {
+            moves[rng.gen_range(0..moves.len())]
+        } else {
+            legal[rng.gen_range(0..legal.len())]
+        };
+        let before = g.clone();
+        g.apply(a);
+        check_view_changes(&before, &g)?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random playouts (adds, moves with drop chains, swaps, connections): the reported
+    /// changes turn the view before each action into the view after it.
+    #[test]
+    fn view_changes_turn_the_old_view_into_the_new_small(
+        size in 3u32..=5, extra in 0u32..20, nodelay: bool, seed: u64,
+    ) {
+        view_changes_playout(size, size + extra, nodelay, seed, 120)?;
+    }
+
+    #[test]
+    fn view_changes_turn_the_old_view_into_the_new_large(size in 6u32..=9, nodelay: bool, seed: u64) {
+        view_changes_playout(size, size * size / 2, nodelay, seed, 90)?;
+    }
+}

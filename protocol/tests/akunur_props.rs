@@ -295,3 +295,56 @@ fn greedy_games_reach_tokens_bonuses_and_endings() {
         "captures {captures}, tokens {tokens}, bonuses {bonuses}, ended {ended}"
     );
 }
+
+/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
+/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
+/// extra).
+fn check_view_changes(before: &Akunur, after: &Akunur) -> Result<(), TestCaseError> {
+    let changes = after
+        .view_changes(before)
+        .expect("Akunur reports its changes");
+    let mut view = before.view();
+    for (pointer, value) in changes {
+        let slot = view.pointer_mut(&pointer).expect("an existing member");
+        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
+        *slot = value;
+    }
+    prop_assert_eq!(view, after.view());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Random and greedy playouts (placements, moves, captures, tokens, bonus placements,
+    /// passes, endings): the reported changes turn the view before each action into the
+    /// view after it; every legal action is checked every 16th ply.
+    #[test]
+    fn view_changes_turn_the_old_view_into_the_new(
+        choices in prop::collection::vec(any::<u16>(), 0..600), greedy: bool,
+    ) {
+        let mut g = Akunur::start(&Options::default());
+        let other = Akunur::start(&Options { corners_to_win: 4 });
+        prop_assert_eq!(g.view_changes(&other), None);
+        for (ply, &c) in choices.iter().enumerate() {
+            let actions = legal(&g);
+            if actions.is_empty() {
+                break;
+            }
+            if ply % 16 == 0 {
+                for &a in &actions {
+                    let mut next = g.clone();
+                    next.apply(a);
+                    check_view_changes(&g, &next)?;
+                }
+            }
+            let a = greedy
+                .then(|| aggressive(&g, &actions, c))
+                .flatten()
+                .unwrap_or(actions[c as usize % actions.len()]);
+            let before = g.clone();
+            g.apply(a);
+            check_view_changes(&before, &g)?;
+        }
+    }
+}

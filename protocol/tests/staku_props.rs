@@ -225,3 +225,56 @@ fn many_seeded_games_end() {
     reasons.sort();
     assert_eq!(reasons, ["no_capture_limit", "no_moves", "palace"]);
 }
+
+/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
+/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
+/// extra).
+fn check_view_changes(before: &Staku, after: &Staku) -> Result<(), TestCaseError> {
+    let changes = after
+        .view_changes(before)
+        .expect("Staku reports its changes");
+    let mut view = before.view();
+    for (pointer, value) in changes {
+        let slot = view.pointer_mut(&pointer).expect("an existing member");
+        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
+        *slot = value;
+    }
+    prop_assert_eq!(view, after.view());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Random playouts (from the start or a random position, both stacking limits): every
+    /// action played, and every legal action of some positions on the way, turns the old
+    /// view into the new one through the reported changes alone.
+    #[test]
+    fn view_changes_turn_the_old_view_into_the_new(seed: u64, three: bool, from_start: bool) {
+        let max_stack = if three { 3 } else { 2 };
+        let options = Options { max_stack };
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut game = if from_start {
+            Staku::start(&options)
+        } else {
+            Staku::from_position(&options, &random_position(&mut rng, max_stack)).unwrap()
+        };
+        let other = Staku::start(&Options { max_stack: 5 - max_stack });
+        prop_assert_eq!(game.view_changes(&other), None);
+        let mut turns = 0;
+        while game.outcome().is_none() {
+            let actions = legal(&game);
+            if turns % 32 == 0 {
+                for &a in &actions {
+                    let mut next = game;
+                    next.apply(a);
+                    check_view_changes(&game, &next)?;
+                }
+            }
+            let before = game;
+            game.apply(actions[rng.gen_range(0..actions.len())]);
+            check_view_changes(&before, &game)?;
+            turns += 1;
+        }
+    }
+}

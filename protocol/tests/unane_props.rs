@@ -373,7 +373,7 @@ proptest! {
         let mut game = Unane::start(&Options { width: w, height: h });
         while game.outcome().is_none() {
             let actions = legal(&game);
-            let before = game.clone();
+            let before = game;
             game.apply(actions[rng.gen_range(0..actions.len())]);
             let changes = game.view_changes(&before).expect("Ūnane reports its changes");
             let mut view = before.view();

@@ -431,6 +431,15 @@ impl Game for Akron {
         view::view(self)
     }
 
+    const VIEW_CHANGES: bool = true;
+
+    /// From the two boards and their connection analyses, not from their views: the changed
+    /// points, piles and flags, and the changed entries of `balls` and `links` (the whole
+    /// list when its length changed).
+    fn view_changes(&self, before: &Self) -> Option<Vec<(String, serde_json::Value)>> {
+        view::view_changes(self, before)
+    }
+
     fn geometry(&self) -> serde_json::Value {
         view::geometry(self)
     }

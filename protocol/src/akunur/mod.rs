@@ -215,6 +215,14 @@ impl Game for Akunur {
         view::view(self)
     }
 
+    const VIEW_CHANGES: bool = true;
+
+    /// From the bitboards and counters of the two states, not from their views: the changed
+    /// cells, the token list when it shrank and the changed counters.
+    fn view_changes(&self, before: &Self) -> Option<Vec<(String, serde_json::Value)>> {
+        view::view_changes(self, before)
+    }
+
     fn geometry(&self) -> serde_json::Value {
         view::geometry(self)
     }

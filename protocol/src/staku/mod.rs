@@ -166,6 +166,14 @@ impl Game for Staku {
         self.build_view()
     }
 
+    const VIEW_CHANGES: bool = true;
+
+    /// From the cells and counters of the two states, not from their views: the changed
+    /// cells' `tokens`, the counter and the changed token counts.
+    fn view_changes(&self, before: &Self) -> Option<Vec<(String, serde_json::Value)>> {
+        self.build_view_changes(before)
+    }
+
     fn geometry(&self) -> serde_json::Value {
         self.build_geometry()
     }
