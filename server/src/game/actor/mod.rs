@@ -425,7 +425,7 @@ impl Actor {
                 };
                 let _ = reply.send(answer);
             }
-            Command::Bus(msg) => self.bus(msg).await,
+            Command::Bus(msg) => self.bus(*msg).await,
             Command::Promote => self.take_over().await,
             Command::Demote => self.demote("the lease lapsed").await,
             Command::Act { .. }
