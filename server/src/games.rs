@@ -162,7 +162,7 @@ mod tests {
         let (tx, rx) = mpsc::channel(4);
         let h = GameHandle {
             id: id.into(),
-            kind: "unane".into(),
+            kind: stoa_protocol::kind("unane").expect("a kind"),
             tx,
             players: ["a".into(), "b".into()],
             summary: Arc::new(std::sync::Mutex::new(None)),

@@ -18,7 +18,6 @@ use crate::queues::Matchmaker;
 use crate::ratings::Ratings;
 use crate::recovery::Recovery;
 use crate::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
-use crate::setup::GameSetup;
 use crate::starter::Starter;
 use crate::store::Store;
 use crate::topology::Topology;
@@ -74,7 +73,9 @@ impl Hosting {
     pub async fn join(&self, code: &str, mut me: SeatPlayer) -> Result<Joined, ApiError> {
         self.load(code).await?;
         if let Some(room) = self.rooms.get(code) {
-            self.ratings.fill_seat(&mut me, &room.kind).await?;
+            self.ratings
+                .fill_seat(&mut me, room.setup.kind_id())
+                .await?;
         }
         match self.rooms.join(code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
@@ -129,7 +130,7 @@ impl Hosting {
         };
         // Checked again as the game is made: the room may have been stored under other
         // rules or bounds.
-        let setup = match GameSetup::stored(&room.kind, &room.options, &room.clock) {
+        let setup = match room.setup.recheck() {
             Ok(setup) => setup,
             Err(e) => {
                 self.rooms.revert_start(code, joiner);

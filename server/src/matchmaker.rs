@@ -79,21 +79,17 @@ pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
     crate::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
 }
 
-/// A `queue.join` request's settings, as the client sent them.
+/// A `queue.join` request's settings, checked where the request came in.
 #[derive(Clone, Debug)]
 pub struct JoinRequest {
-    /// The game kind.
-    pub kind: String,
-    /// Its options.
-    pub options: Value,
-    /// The clock request (missing: no clock).
-    pub clock: Option<Value>,
+    /// The game's settings (kind, options with defaults filled in, clock).
+    pub setup: GameSetup,
     /// Rated or casual.
     pub rated: bool,
 }
 
 impl Matchmaking {
-    /// Handles `queue.join`: validates and normalises the settings, looks the player's
+    /// Handles `queue.join` (settings already checked): looks the player's
     /// rating up, queues the player and answers `queued` (the pairing task then makes the
     /// game).
     pub async fn join(
@@ -103,13 +99,9 @@ impl Matchmaking {
         rid: Option<Rid>,
         request: JoinRequest,
     ) -> Result<(), ApiError> {
-        let (_, options, clock) = crate::clock_request::validate_settings(
-            &request.kind,
-            &request.options,
-            request.clock.as_ref(),
-        )?;
-        let rating = self.ratings.of(&player.id, &request.kind).await?;
-        let key = QueueKey::new(&request.kind, &options, &clock, request.rated);
+        let kind = request.setup.kind_id();
+        let rating = self.ratings.of(&player.id, kind).await?;
+        let key = QueueKey::of(&request.setup, request.rated);
         let seat = SeatPlayer {
             id: player.id.clone(),
             name: player.name.clone(),

@@ -33,6 +33,7 @@ use crate::games::Games;
 use crate::metrics::Metrics;
 use crate::players::Players;
 use crate::rooms::{Room, RoomStatus, Rooms};
+use crate::setup::GameSetup;
 use crate::starter::Starter;
 use crate::store::{ActionRecord, RoomRecord, Store, StoreError};
 use crate::topology::Topology;
@@ -300,7 +301,7 @@ impl Recovery {
             tracing::error!(game = %id, error = %e, "invalid stored clock: playing without one");
             stoa_protocol::clock::TimeControl::None
         });
-        let setup = crate::setup::GameSetup {
+        let setup = GameSetup {
             kind,
             options: record.options.clone(),
             clock,
@@ -317,7 +318,7 @@ impl Recovery {
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
         let handle = GameHandle {
             id: record.id.clone(),
-            kind: record.kind.clone(),
+            kind,
             tx,
             players: [players[0].id.clone(), players[1].id.clone()],
             summary: Arc::new(std::sync::Mutex::new(None)),
@@ -379,12 +380,15 @@ impl Recovery {
             ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
             _ => RoomStatus::Closed,
         };
+        // As stored, not checked again here: the room must show what it was created with;
+        // its settings are checked again when its game is made.
+        let Some(setup) = GameSetup::unchecked(kind, record.options, &record.clock) else {
+            tracing::warn!(room = %record.code, clock = %record.clock, "stored room with no clock object");
+            return Ok(None);
+        };
         Ok(Some(Room {
             code: record.code,
-            kind: record.kind,
-            side_names: kind.side_names,
-            options: record.options,
-            clock: record.clock,
+            setup,
             rated: record.rated,
             visibility: record.visibility,
             host,

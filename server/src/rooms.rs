@@ -16,6 +16,7 @@ use crate::game::capabilities::timed_store_call;
 use crate::ids;
 use crate::metrics::Metrics;
 use crate::players::Players;
+use crate::setup::GameSetup;
 use crate::store::{RoomRecord, Store};
 
 /// Where a room is in its life.
@@ -34,14 +35,10 @@ pub enum RoomStatus {
 pub struct Room {
     /// Code.
     pub code: String,
-    /// Game kind.
-    pub kind: String,
-    /// Side names of the kind.
-    pub side_names: [&'static str; 2],
-    /// Validated options.
-    pub options: Value,
-    /// Clock request object.
-    pub clock: Value,
+    /// The game's settings (kind, options, clock), checked when the room was created; a
+    /// room from the store holds them as stored and has them checked again when its game
+    /// is made ([`GameSetup::recheck`]).
+    pub setup: GameSetup,
     /// Rated flag.
     pub rated: bool,
     /// Visibility.
@@ -55,12 +52,17 @@ pub struct Room {
 }
 
 impl Room {
-    /// The wire form.
+    /// The side names of the room's kind, by side index.
+    pub fn side_names(&self) -> [&'static str; 2] {
+        self.setup.side_names()
+    }
+
+    /// The wire form (the settings as strings and JSON, as the protocol has them).
     pub fn info(&self) -> RoomInfo {
         let mut seats = Map::new();
         for i in 0..2 {
             seats.insert(
-                self.side_names[i].to_string(),
+                self.side_names()[i].to_string(),
                 self.seats[i]
                     .as_ref()
                     .and_then(|p| serde_json::to_value(p).ok())
@@ -74,9 +76,9 @@ impl Room {
         };
         RoomInfo {
             code: self.code.clone(),
-            kind: self.kind.clone(),
-            options: self.options.clone(),
-            clock: self.clock.clone(),
+            kind: self.setup.kind_id().to_string(),
+            options: self.setup.options.clone(),
+            clock: self.setup.clock_json(),
             rated: self.rated,
             visibility: self.visibility,
             host: self.host.clone(),
@@ -86,14 +88,14 @@ impl Room {
         }
     }
 
-    /// The persisted form.
+    /// The persisted form (the same JSON as the wire's settings).
     pub fn record(&self) -> RoomRecord {
         let info = self.info();
         RoomRecord {
             code: self.code.clone(),
-            kind: self.kind.clone(),
-            options: self.options.clone(),
-            clock: self.clock.clone(),
+            kind: info.kind,
+            options: info.options,
+            clock: info.clock,
             rated: self.rated,
             visibility: self.visibility,
             host: self.host.id.clone(),
@@ -234,7 +236,7 @@ impl Rooms {
         self.lock()
             .values()
             .filter(|r| r.status == RoomStatus::Waiting)
-            .map(|r| r.kind.clone())
+            .map(|r| r.setup.kind_id().to_string())
             .collect()
     }
 

@@ -106,7 +106,7 @@ impl Starter {
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle {
             id: new.id.clone(),
-            kind: new.setup.kind_id().to_string(),
+            kind: new.setup.kind,
             tx,
             players: [new.players[0].id.clone(), new.players[1].id.clone()],
             summary: Arc::new(std::sync::Mutex::new(None)),
@@ -190,7 +190,7 @@ impl Starter {
             .topology
             .started(StartedGame {
                 game: handle.id.clone(),
-                kind: handle.kind.clone(),
+                kind: handle.kind,
                 players: handle.players.clone(),
                 side_names: side_names.map(str::to_string),
                 room,
@@ -202,7 +202,7 @@ impl Starter {
     pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
         conn.send_msg(&ServerMessage::GameStarted {
             game_id: handle.id.clone(),
-            kind: handle.kind.clone(),
+            kind: handle.kind.id.to_string(),
             side: side.to_string(),
         });
         let _ = handle

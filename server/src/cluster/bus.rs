@@ -40,7 +40,7 @@ impl Cluster {
     pub(super) async fn announce_started(&self, started: StartedGame) {
         let msg = BusMessage::Started {
             game: started.game,
-            kind: started.kind,
+            kind: started.kind.id.to_string(),
             players: started.players,
             side_names: started.side_names,
             room: started.room,
@@ -215,6 +215,11 @@ impl Cluster {
         if origin == self.node {
             return;
         }
+        // A kind this node does not know (a newer node's): it could not follow the game.
+        let Ok(kind) = stoa_protocol::kind(&kind) else {
+            tracing::warn!(game = %game, kind = %kind, "a game of an unknown kind started elsewhere");
+            return;
+        };
         let (done, handled) = oneshot::channel();
         let event = ClusterEvent::Started {
             game: StartedGame {

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use stoa_protocol::wire::{Rid, SeatPlayer, Visibility};
+use stoa_protocol::GameKind;
 use tokio::sync::{mpsc, oneshot};
 
 pub use act::{Act, Answer};
@@ -115,16 +116,26 @@ pub enum Command {
 }
 
 /// How the rest of the server reaches a live game.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GameHandle {
     /// Game id.
     pub id: String,
-    /// Game kind.
-    pub kind: String,
+    /// Game kind (its engine; the wire and the store have its id).
+    pub kind: &'static GameKind,
     /// The actor's command queue.
     pub tx: mpsc::Sender<Command>,
     /// Player ids by initial side index.
     pub players: [String; 2],
     /// The lobby's summary of the game while it is public and on (kept by the actor).
     pub summary: Arc<std::sync::Mutex<Option<Value>>>,
+}
+
+impl std::fmt::Debug for GameHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameHandle")
+            .field("id", &self.id)
+            .field("kind", &self.kind.id)
+            .field("players", &self.players)
+            .finish_non_exhaustive()
+    }
 }
