@@ -3,12 +3,19 @@
 //! Why an actor: one task alone mutates a game, so validation, `seq`, the patch and the
 //! broadcast happen in one order for everyone without locks; everything else talks to it
 //! through [`Command`]s.
+//!
+//! The game layer also holds the node-local registries the actors live in and report to:
+//! [`games`] (live actors by id), [`players`] (who is connected) and [`queues`] (the
+//! matchmaking queues), so that the services above share them without naming each other.
 
 pub mod act;
 pub mod actor;
 pub mod capabilities;
 pub mod clock_driver;
 pub mod core;
+pub mod games;
+pub mod players;
+pub mod queues;
 pub mod replay;
 
 use std::sync::Arc;
@@ -21,7 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 pub use act::{Act, Answer};
 
 use crate::error::ApiError;
-use crate::outbound::ConnHandle;
+use crate::net::outbound::ConnHandle;
 
 /// What a new game is made of (from a room, a rematch or, later, matchmaking).
 #[derive(Clone, Debug)]
@@ -29,7 +36,7 @@ pub struct NewGame {
     /// The id to use (pre-generated so rooms can point at it).
     pub id: String,
     /// The checked settings: kind, options, time control.
-    pub setup: crate::setup::GameSetup,
+    pub setup: crate::domain::setup::GameSetup,
     /// Rated flag.
     pub rated: bool,
     /// Visibility.

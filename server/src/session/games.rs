@@ -240,7 +240,7 @@ impl Finished {
     /// The live game's rule (`game::actor`'s `may_see`) for a stored one: anyone when it
     /// is public, its players, whoever gives its room code.
     pub(super) fn may_see(&self, me: &str, code: Option<&str>) -> bool {
-        crate::visibility::Access {
+        crate::domain::visibility::Access {
             visibility: self.visibility,
             players: [self.players[0].as_str(), self.players[1].as_str()],
             code: self.code.as_deref(),

@@ -14,14 +14,14 @@ use stoa_protocol::wire::{
 };
 use tokio::sync::oneshot;
 
+use crate::domain::rate_limit::{ConnLimiter, Verdict};
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::{Act, Answer, Command};
-use crate::hub::Hub;
 use crate::ids;
-use crate::outbound::ConnHandle;
-use crate::rate_limit::{ConnLimiter, Verdict};
-use crate::rooms::{Room, RoomStatus};
-use crate::setup::GameSetup;
+use crate::net::outbound::ConnHandle;
+use crate::services::hub::Hub;
+use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod bots;
@@ -292,7 +292,7 @@ impl Session {
                 rated,
             } => {
                 let me = self.me()?.clone();
-                let request = crate::matchmaker::JoinRequest {
+                let request = crate::services::matchmaker::JoinRequest {
                     setup: GameSetup::parse(&kind, &options, clock.as_ref())?,
                     rated,
                 };

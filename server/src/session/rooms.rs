@@ -1,7 +1,7 @@
 //! The room requests of a session: create a waiting room, join one by its code.
 
 use super::*;
-use crate::hosting::Joined;
+use crate::services::hosting::Joined;
 
 impl Session {
     /// `room.create`: a waiting room with these (checked) settings, the host seated on

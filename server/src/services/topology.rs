@@ -21,9 +21,9 @@ use serde_json::Value;
 use stoa_protocol::wire::{ErrorCode, SeatPlayer};
 use stoa_protocol::GameKind;
 
+use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
-use crate::pairing::QueueKey;
-use crate::queues::Matchmaker;
+use crate::game::queues::Matchmaker;
 use crate::store::StoreError;
 
 /// One owner per live game: the right to run (and write) it.

@@ -12,15 +12,15 @@ use stoa_protocol::wire::{ErrorCode, SeatPlayer};
 
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
+use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
 use crate::metrics::Metrics;
-use crate::queues::Matchmaker;
-use crate::ratings::Ratings;
-use crate::recovery::Recovery;
-use crate::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
-use crate::starter::Starter;
+use crate::services::ratings::Ratings;
+use crate::services::recovery::Recovery;
+use crate::services::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::Store;
-use crate::topology::Topology;
 
 /// What a join came to.
 pub enum Joined {

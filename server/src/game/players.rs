@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::outbound::ConnHandle;
+use crate::net::outbound::ConnHandle;
 
 /// The live connections of every connected player.
 #[derive(Debug, Default)]

@@ -16,15 +16,15 @@ use tokio::sync::{mpsc, watch};
 
 use crate::error::ApiError;
 use crate::game::capabilities::{timed_store_call, Capabilities, Peers, Reactions, Settings};
+use crate::game::games::Games;
+use crate::game::players::Players;
+use crate::game::queues::Matchmaker;
 use crate::game::{actor, Command, GameHandle, NewGame};
-use crate::games::Games;
 use crate::metrics::Metrics;
-use crate::outbound::ConnHandle;
-use crate::players::Players;
-use crate::queues::Matchmaker;
-use crate::ratings::Ratings;
+use crate::net::outbound::ConnHandle;
+use crate::services::ratings::Ratings;
+use crate::services::topology::{StartedGame, Topology};
 use crate::store::{GameRecord, SeatRecord, Store};
-use crate::topology::{StartedGame, Topology};
 
 /// What starting a game takes.
 pub struct StarterParts {

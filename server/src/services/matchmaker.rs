@@ -1,7 +1,7 @@
 //! Matchmaking in the running server: `queue.join` / `queue.leave`, the pairing task, and
 //! starting the games it makes.
 //!
-//! The queues are [`crate::queues`]; this service validates joins, routes them to the node
+//! The queues are [`crate::game::queues`]; this service validates joins, routes them to the node
 //! that runs matchmaking ([`QueueRouting`]), and turns each pairing into a game through the
 //! same path rooms and rematches use ([`Starter::start_game`]), so a paired player gets
 //! `game.started` and a snapshot exactly as a room player does.
@@ -32,19 +32,19 @@ use stoa_protocol::wire::{Rid, SeatPlayer, ServerMessage, Visibility};
 use tokio::sync::watch;
 use tracing::Instrument;
 
+use crate::domain::pairing::QueueKey;
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
+use crate::game::players::Players;
+use crate::game::queues::{describe, Made, Matchmaker};
 use crate::game::NewGame;
 use crate::ids;
 use crate::metrics::Metrics;
-use crate::outbound::ConnHandle;
-use crate::pairing::QueueKey;
-use crate::players::Players;
-use crate::queues::{describe, Made, Matchmaker};
-use crate::ratings::{self, Ratings};
-use crate::setup::GameSetup;
-use crate::starter::Starter;
+use crate::net::outbound::ConnHandle;
+use crate::services::ratings::{self, Ratings};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::PlayerRecord;
-use crate::topology::Topology;
 
 /// Matchmaking: what it takes to queue players and to start their games.
 pub struct Matchmaking {
@@ -74,9 +74,9 @@ impl std::fmt::Debug for Matchmaking {
 
 /// Validates a queue's clock request and returns it normalised (only the fields of its
 /// kind, so equal clocks written differently share a queue). Missing means no clock. The
-/// rules are the rooms' ones: see [`crate::clock_request::validate_clock`].
+/// rules are the rooms' ones: see [`crate::domain::clock_request::validate_clock`].
 pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    crate::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
+    crate::domain::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
 }
 
 /// A `queue.join` request's settings, checked where the request came in.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::PairingKey;
-use crate::setup::GameSetup;
+use crate::domain::setup::GameSetup;
 
 /// Which queue a `queue.join` request goes to. Two players are compatible
 /// exactly when their keys are equal.

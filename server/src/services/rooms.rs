@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
 
+use crate::domain::setup::GameSetup;
 use crate::game::capabilities::timed_store_call;
+use crate::game::players::Players;
 use crate::ids;
 use crate::metrics::Metrics;
-use crate::players::Players;
-use crate::setup::GameSetup;
 use crate::store::{RoomRecord, Store};
 
 /// Where a room is in its life.

@@ -44,8 +44,9 @@ impl GameSetup {
     /// options (defaults filled in) and the clock (missing: no clock); `invalid_options`
     /// otherwise.
     pub fn parse(kind: &str, options: &Value, clock: Option<&Value>) -> Result<Self, ApiError> {
-        let (kind, options, _) = crate::clock_request::validate_settings(kind, options, None)?;
-        let (clock, _) = crate::clock_request::validate_clock(clock)?;
+        let (kind, options, _) =
+            crate::domain::clock_request::validate_settings(kind, options, None)?;
+        let (clock, _) = crate::domain::clock_request::validate_clock(clock)?;
         Ok(GameSetup {
             kind,
             options,
@@ -90,7 +91,7 @@ impl GameSetup {
 
     /// The clock as a canonical JSON object, as on the wire and in the store.
     pub fn clock_json(&self) -> Value {
-        crate::clock_request::clock_json(&self.clock)
+        crate::domain::clock_request::clock_json(&self.clock)
     }
 }
 

@@ -25,18 +25,18 @@ use stoa_protocol::wire::SeatPlayer;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::actor;
 use crate::game::core::Core;
+use crate::game::games::Games;
+use crate::game::players::Players;
 use crate::game::{Command, GameHandle, NewGame};
-use crate::games::Games;
 use crate::metrics::Metrics;
-use crate::players::Players;
-use crate::rooms::{Room, RoomStatus, Rooms};
-use crate::setup::GameSetup;
-use crate::starter::Starter;
+use crate::services::rooms::{Room, RoomStatus, Rooms};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::{ActionRecord, RoomRecord, Store, StoreError};
-use crate::topology::Topology;
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -297,7 +297,7 @@ impl Recovery {
         // The stored options as they are (checked when the game was made: the document
         // must come back byte for byte); a stored clock that no longer validates (the
         // bounds changed) plays without one rather than losing the game.
-        let clock = crate::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
+        let clock = crate::domain::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
             tracing::error!(game = %id, error = %e, "invalid stored clock: playing without one");
             stoa_protocol::clock::TimeControl::None
         });
@@ -418,7 +418,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::game::Command;
-    use crate::hub::Hub;
+    use crate::services::hub::Hub;
     use crate::store::memory::MemoryStore;
     use crate::store::{ActionKind, ActionRecord, GameRecord, SeatRecord, Store};
 
