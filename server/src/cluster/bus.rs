@@ -39,11 +39,11 @@ impl Cluster {
     /// Announces a game started on this node to the others (they tell its players).
     pub(super) async fn announce_started(&self, started: StartedGame) {
         let msg = BusMessage::Started {
-            game: started.game,
+            game: started.game.into_string(),
             kind: started.kind.id.to_string(),
-            players: started.players,
+            players: started.players.map(String::from),
             side_names: started.side_names,
-            room: started.room,
+            room: started.room.map(String::from),
             origin: self.node.clone(),
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
@@ -223,11 +223,11 @@ impl Cluster {
         let (done, handled) = oneshot::channel();
         let event = ClusterEvent::Started {
             game: StartedGame {
-                game,
+                game: game.into(),
                 kind,
-                players,
+                players: players.map(Into::into),
                 side_names,
-                room,
+                room: room.map(Into::into),
             },
             done,
         };

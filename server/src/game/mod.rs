@@ -28,6 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 pub use act::{Act, Answer};
 
 use crate::error::ApiError;
+use crate::ids::{GameId, PlayerId};
 use crate::net::outbound::ConnHandle;
 
 /// What a new game is made of (from a room, a rematch or, later, matchmaking).
@@ -126,13 +127,13 @@ pub enum Command {
 #[derive(Clone)]
 pub struct GameHandle {
     /// Game id.
-    pub id: String,
+    pub id: GameId,
     /// Game kind (its engine; the wire and the store have its id).
     pub kind: &'static GameKind,
     /// The actor's command queue.
     pub tx: mpsc::Sender<Command>,
     /// Player ids by initial side index.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// The lobby's summary of the game while it is public and on (kept by the actor).
     pub summary: Arc<std::sync::Mutex<Option<Value>>>,
 }

@@ -14,6 +14,7 @@ use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
+use crate::ids::GameId;
 use crate::metrics::Metrics;
 use crate::services::ratings::Ratings;
 use crate::services::recovery::Recovery;
@@ -27,7 +28,7 @@ pub enum Joined {
     /// The joiner sits in a room that still waits for its second player.
     Waiting(Room),
     /// The room's game had started already: the joiner may watch it (with the code).
-    Started(String),
+    Started(GameId),
     /// The joiner filled the room and its game started now: tell the players.
     Start {
         /// The room, now started.
@@ -118,7 +119,7 @@ impl Hosting {
         &self,
         code: &str,
         room: Room,
-        game_id: String,
+        game_id: GameId,
         joiner: &str,
     ) -> Result<Joined, ApiError> {
         let players = match (&room.seats[0], &room.seats[1]) {
@@ -151,11 +152,11 @@ impl Hosting {
             }
         }
         let new = NewGame {
-            id: game_id,
+            id: game_id.into_string(),
             setup,
             rated: room.rated,
             visibility: room.visibility,
-            code: Some(room.code.clone()),
+            code: Some(room.code.to_string()),
             players,
             rematch_of: None,
         };

@@ -22,6 +22,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
+use crate::ids::RoomCode;
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::bots::Bots;
@@ -202,7 +203,7 @@ impl Hub {
         &self,
         handle: &GameHandle,
         side_names: [&'static str; 2],
-        room: Option<String>,
+        room: Option<RoomCode>,
     ) {
         self.starter
             .announce_from_room(handle, side_names, room)

@@ -243,11 +243,11 @@ impl Lobby {
             if let Value::Object(m) = &mut info {
                 m.remove("code");
             }
-            rooms.insert(room.code.clone(), info);
+            rooms.insert(room.code.to_string(), info);
         }
         let mut games = Map::new();
         for (id, summary) in src.games.public_summaries() {
-            games.insert(id, summary);
+            games.insert(id.into_string(), summary);
         }
         let mut queues = Map::new();
         for (key, n) in src.queues.counts() {

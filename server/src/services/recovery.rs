@@ -257,8 +257,8 @@ impl Recovery {
     pub async fn follow(&self, id: &str) -> Result<GameHandle, RecoveryError> {
         let (handle, rx, core, _) = self.rebuild(id).await?;
         let online = [
-            self.players.is_online(&handle.players[0]),
-            self.players.is_online(&handle.players[1]),
+            self.players.is_online(handle.players[0].as_str()),
+            self.players.is_online(handle.players[1].as_str()),
         ];
         let summary = handle.summary.clone();
         // An actor that started for the game meanwhile (a takeover) serves it.
@@ -317,10 +317,10 @@ impl Recovery {
         };
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
         let handle = GameHandle {
-            id: record.id.clone(),
+            id: record.id.as_str().into(),
             kind,
             tx,
-            players: [players[0].id.clone(), players[1].id.clone()],
+            players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         let caps = self.starter.capabilities();
@@ -377,7 +377,7 @@ impl Recovery {
         }
         let status = match (record.status.as_str(), &record.game_id) {
             ("waiting", _) => RoomStatus::Waiting,
-            ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
+            ("started", Some(game_id)) => RoomStatus::Started(game_id.as_str().into()),
             _ => RoomStatus::Closed,
         };
         // As stored, not checked again here: the room must show what it was created with;
@@ -387,7 +387,7 @@ impl Recovery {
             return Ok(None);
         };
         Ok(Some(Room {
-            code: record.code,
+            code: record.code.into(),
             setup,
             rated: record.rated,
             visibility: record.visibility,

@@ -15,7 +15,7 @@ use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
 use crate::domain::setup::GameSetup;
 use crate::game::capabilities::timed_store_call;
 use crate::game::players::Players;
-use crate::ids;
+use crate::ids::{self, GameId, RoomCode};
 use crate::metrics::Metrics;
 use crate::store::{RoomRecord, Store};
 
@@ -25,7 +25,7 @@ pub enum RoomStatus {
     /// The host waits for an opponent.
     Waiting,
     /// Both seats filled; the game has this id.
-    Started(String),
+    Started(GameId),
     /// The host left before anyone joined.
     Closed,
 }
@@ -34,7 +34,7 @@ pub enum RoomStatus {
 #[derive(Clone, Debug)]
 pub struct Room {
     /// Code.
-    pub code: String,
+    pub code: RoomCode,
     /// The game's settings (kind, options, clock), checked when the room was created; a
     /// room from the store holds them as stored and has them checked again when its game
     /// is made ([`GameSetup::recheck`]).
@@ -71,11 +71,11 @@ impl Room {
         }
         let (status, game_id) = match &self.status {
             RoomStatus::Waiting => ("waiting", None),
-            RoomStatus::Started(id) => ("started", Some(id.clone())),
+            RoomStatus::Started(id) => ("started", Some(id.to_string())),
             RoomStatus::Closed => ("closed", None),
         };
         RoomInfo {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             kind: self.setup.kind_id().to_string(),
             options: self.setup.options.clone(),
             clock: self.setup.clock_json(),
@@ -92,7 +92,7 @@ impl Room {
     pub fn record(&self) -> RoomRecord {
         let info = self.info();
         RoomRecord {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             kind: info.kind,
             options: info.options,
             clock: info.clock,
@@ -117,21 +117,21 @@ pub enum JoinOutcome {
     /// The room was closed.
     Closed,
     /// The joiner took the free seat: start a game with this id.
-    Start(Room, String),
+    Start(Room, GameId),
     /// The joiner is the waiting host: nothing changes.
     Waiting(Room),
     /// The room's game runs (or ran): watch it.
-    Started(String),
+    Started(GameId),
 }
 
 /// All rooms by code.
 #[derive(Debug, Default)]
 pub struct Rooms {
-    rooms: Mutex<HashMap<String, Room>>,
+    rooms: Mutex<HashMap<RoomCode, Room>>,
 }
 
 impl Rooms {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Room>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RoomCode, Room>> {
         self.rooms.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -139,7 +139,7 @@ impl Rooms {
     pub fn create(&self, mut room: Room) -> Room {
         let mut rooms = self.lock();
         loop {
-            let code = ids::room_code();
+            let code = RoomCode::from(ids::room_code());
             if let std::collections::hash_map::Entry::Vacant(slot) = rooms.entry(code.clone()) {
                 room.code = code;
                 slot.insert(room.clone());
@@ -161,7 +161,7 @@ impl Rooms {
     /// A room's game started on another node: it waits no more.
     pub fn started(&self, code: &str, game_id: &str) {
         if let Some(room) = self.lock().get_mut(code) {
-            room.status = RoomStatus::Started(game_id.to_string());
+            room.status = RoomStatus::Started(game_id.into());
         }
     }
 
@@ -192,7 +192,7 @@ impl Rooms {
                     return JoinOutcome::Closed;
                 };
                 room.seats[free] = Some(player.clone());
-                let game_id = ids::game_id();
+                let game_id = GameId::from(ids::game_id());
                 room.status = RoomStatus::Started(game_id.clone());
                 JoinOutcome::Start(room.clone(), game_id)
             }
@@ -223,7 +223,7 @@ impl Rooms {
     }
 
     /// Codes of the rooms `player_id` hosts that still wait for an opponent.
-    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<String> {
+    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<RoomCode> {
         self.lock()
             .values()
             .filter(|r| r.status == RoomStatus::Waiting && r.host.id == player_id)

@@ -20,6 +20,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
 use crate::game::{actor, Command, GameHandle, NewGame};
+use crate::ids::RoomCode;
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
@@ -105,10 +106,13 @@ impl Starter {
         timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle {
-            id: new.id.clone(),
+            id: new.id.as_str().into(),
             kind: new.setup.kind,
             tx,
-            players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            players: [
+                new.players[0].id.as_str().into(),
+                new.players[1].id.as_str().into(),
+            ],
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
@@ -179,10 +183,10 @@ impl Starter {
         &self,
         handle: &GameHandle,
         side_names: [&'static str; 2],
-        room: Option<String>,
+        room: Option<RoomCode>,
     ) {
         for (i, pid) in handle.players.iter().enumerate() {
-            for conn in self.parts.players.connections(pid) {
+            for conn in self.parts.players.connections(pid.as_str()) {
                 self.announce_to(handle, side_names[i], &conn).await;
             }
         }
@@ -201,7 +205,7 @@ impl Starter {
     /// Tells one connection of a player that a game started, and subscribes it.
     pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
         conn.send_msg(&ServerMessage::GameStarted {
-            game_id: handle.id.clone(),
+            game_id: handle.id.to_string(),
             kind: handle.kind.id.to_string(),
             side: side.to_string(),
         });

@@ -24,6 +24,7 @@ use stoa_protocol::GameKind;
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::queues::Matchmaker;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::store::StoreError;
 
 /// One owner per live game: the right to run (and write) it.
@@ -65,15 +66,15 @@ pub trait QueueRouting: Send + Sync {
 #[derive(Clone)]
 pub struct StartedGame {
     /// The game's id.
-    pub game: String,
+    pub game: GameId,
     /// Its kind.
     pub kind: &'static GameKind,
     /// Its players by side index.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// The names of the sides by index.
     pub side_names: [String; 2],
     /// The room that started it, if any (its node learns the room no longer waits).
-    pub room: Option<String>,
+    pub room: Option<RoomCode>,
 }
 
 impl std::fmt::Debug for StartedGame {

@@ -74,7 +74,7 @@ impl Session {
             .invite(
                 &bot,
                 &ServerMessage::BotInvite {
-                    code,
+                    code: code.into_string(),
                     kind: kind.to_string(),
                     level,
                 },

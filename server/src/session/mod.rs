@@ -18,7 +18,7 @@ use crate::domain::rate_limit::{ConnLimiter, Verdict};
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::{Act, Answer, Command};
-use crate::ids;
+use crate::ids::{self, GameId, RoomCode};
 use crate::net::outbound::ConnHandle;
 use crate::services::hub::Hub;
 use crate::services::rooms::{Room, RoomStatus};

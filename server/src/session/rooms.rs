@@ -13,7 +13,7 @@ impl Session {
         rated: bool,
         visibility: Visibility,
         side: String,
-    ) -> Result<String, ApiError> {
+    ) -> Result<RoomCode, ApiError> {
         let side_names = setup.side_names();
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
@@ -42,7 +42,7 @@ impl Session {
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
-            code: String::new(),
+            code: RoomCode::default(),
             setup,
             rated,
             visibility,
@@ -83,7 +83,7 @@ impl Session {
                     room: Box::new(room.info()),
                 });
                 self.hub
-                    .announce_from_room(&game, room.side_names(), Some(code))
+                    .announce_from_room(&game, room.side_names(), Some(code.into()))
                     .await;
                 Ok(())
             }
