@@ -283,3 +283,59 @@ pub struct HostAway {
     /// Metrics (store call timings).
     pub metrics: Arc<Metrics>,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn host() -> SeatPlayer {
+        SeatPlayer {
+            id: "pa".into(),
+            name: "a".into(),
+            rating: None,
+            bot: false,
+        }
+    }
+
+    #[test]
+    fn a_room_writes_its_settings_as_they_came_in() {
+        let kind = stoa_protocol::kind("staku").unwrap();
+        let options = kind.validate_options(&json!({})).unwrap();
+        let clock = json!({"kind": "fischer", "initial_ms": 60000, "increment_ms": 0});
+        let room = Room {
+            code: "ABC".into(),
+            setup: GameSetup::unchecked(kind, options.clone(), &clock).unwrap(),
+            rated: false,
+            visibility: Visibility::Public,
+            host: host(),
+            seats: [Some(host()), None],
+            status: RoomStatus::Waiting,
+        };
+        let record = room.record();
+        assert_eq!(
+            (record.kind.as_str(), &record.code),
+            ("staku", &"ABC".to_string())
+        );
+        assert_eq!(record.options, options);
+        assert_eq!(
+            record.clock.to_string(),
+            clock.to_string(),
+            "same JSON, same order"
+        );
+        assert_eq!(room.info().clock.to_string(), clock.to_string());
+        assert_eq!(room.side_names(), kind.side_names);
+    }
+
+    #[test]
+    fn a_stored_room_keeps_settings_no_longer_accepted_until_its_game_is_made() {
+        let kind = stoa_protocol::kind("staku").unwrap();
+        let options = kind.validate_options(&json!({})).unwrap();
+        let odd = json!({"kind": "correspondence", "days_per_turn": 99});
+        let setup = GameSetup::unchecked(kind, options.clone(), &odd).unwrap();
+        assert_eq!(setup.clock_json(), odd, "shown as stored");
+        assert!(setup.recheck().is_err(), "refused when the game is made");
+        assert!(GameSetup::unchecked(kind, options, &json!("5+3")).is_none());
+    }
+}
