@@ -15,6 +15,114 @@ pub const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /// Length of room codes (private codes need at least 10 characters).
 pub const ROOM_CODE_LEN: usize = 10;
 
+/// Defines an id newtype over `String`.
+///
+/// Why newtypes: a game id, a player id and a room code are all strings, and a function
+/// taking three of them is easy to call in the wrong order; typed, the compiler checks it.
+/// They serialise as the bare string (`#[serde(transparent)]`), so every JSON, Redis and
+/// bus format is unchanged, and a map keyed by them is looked up with a `&str`
+/// ([`std::borrow::Borrow`]).
+macro_rules! string_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+            serde::Serialize, serde::Deserialize,
+        )]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The id's text, owned (for a wire message or a record).
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        // The id reads as its text where text is wanted (a `&str` lookup, a log line),
+        // without a conversion at every call; the other direction needs `from`.
+        impl std::ops::Deref for $name {
+            type Target = str;
+
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                $name(s)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                $name(s.to_string())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                &self.0 == other
+            }
+        }
+    };
+}
+
+string_id!(
+    /// A game's public id (`g` and 12 base32 letters when made here).
+    GameId
+);
+string_id!(
+    /// A player's public id (`p` and 12 base32 letters when made here).
+    PlayerId
+);
+string_id!(
+    /// A room's code, normalised ([`normalize_code`]).
+    RoomCode
+);
+
 fn random_base32(len: usize) -> String {
     let mut rng = OsRng;
     (0..len)
@@ -113,5 +221,17 @@ mod tests {
         assert_ne!(token(), token());
         assert_eq!(token_hash("a"), token_hash("a"));
         assert_eq!(normalize_code("abc-ilo"), "ABC110");
+    }
+
+    #[test]
+    fn ids_are_written_as_bare_strings_and_found_by_str() {
+        let id = GameId::from("g1");
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"g1\"");
+        assert_eq!(serde_json::from_str::<GameId>("\"g1\"").unwrap(), id);
+        let mut map = std::collections::HashMap::new();
+        map.insert(PlayerId::from("pa"), 1);
+        assert_eq!(map.get("pa"), Some(&1));
+        assert_eq!(RoomCode::from("ABC").to_string(), "ABC");
+        assert!(id == "g1");
     }
 }

@@ -18,13 +18,13 @@ use tokio::sync::{mpsc, watch};
 use crate::cluster::{Cluster, ClusterEvent};
 use crate::config::Config;
 use crate::game::capabilities::Peers;
-use crate::hub::Hub;
 use crate::ids;
-use crate::registries::Registries;
+use crate::services::hub::Hub;
+use crate::services::registries::Registries;
+use crate::services::topology::{SingleNode, Topology};
 use crate::store::memory::MemoryStore;
 use crate::store::redis::{RedisOptions, RedisStore};
 use crate::store::Store;
-use crate::topology::{SingleNode, Topology};
 
 /// Handles the cluster's requests to this node's services until the node stops. Each runs
 /// in its own task: a takeover reading a long log must not hold up a game start.
@@ -54,7 +54,7 @@ async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>)
 
 /// A game started on another node: its room (if it waited here) no longer waits, and its
 /// players connected here are told and subscribed, through a follower of the game.
-async fn started_elsewhere(hub: &Hub, started: crate::topology::StartedGame) {
+async fn started_elsewhere(hub: &Hub, started: crate::services::topology::StartedGame) {
     if let Some(code) = &started.room {
         hub.rooms.started(code, &started.game);
     }
@@ -200,7 +200,7 @@ async fn serve(
         .await
         .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
-    let app = crate::app::router(hub.clone(), guard);
+    let app = crate::net::app::router(hub.clone(), guard);
     tokio::spawn(hub.lobby.clone().run());
     println!("stoa-server listening on {addr}");
     tracing::info!(%addr, "listening");
@@ -221,7 +221,7 @@ async fn serve(
         }
         stop_tx
     });
-    crate::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;
+    crate::net::listener::serve(listener, app, limits, hub.shutdown.clone(), grace).await;
     // The router (and its guard) is dropped with the server; wait for live connections to
     // flush their last frames and close.
     let _ = tokio::time::timeout(grace + Duration::from_secs(1), guards_done.recv()).await;
@@ -274,9 +274,9 @@ async fn join(
 }
 
 /// The listener's limits from the configuration.
-fn limits(config: &Config) -> crate::listener::Limits {
-    let max_connections = crate::listener::connection_cap(config.max_connections);
-    crate::listener::Limits {
+fn limits(config: &Config) -> crate::net::listener::Limits {
+    let max_connections = crate::net::listener::connection_cap(config.max_connections);
+    crate::net::listener::Limits {
         header_timeout: Duration::from_millis(config.header_timeout_ms.max(1)),
         max_connections,
         // Behind a proxy every socket comes from the proxy: the per-IP count at the
@@ -286,7 +286,7 @@ fn limits(config: &Config) -> crate::listener::Limits {
         max_per_ip: if config.trust_proxy {
             usize::MAX
         } else {
-            crate::listener::per_ip_cap(config.max_connections_per_ip, max_connections)
+            crate::net::listener::per_ip_cap(config.max_connections_per_ip, max_connections)
         },
         send_buffer: config.socket_send_buffer,
     }

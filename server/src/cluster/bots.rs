@@ -1,4 +1,4 @@
-//! Computer opponents across the cluster ([`crate::topology::Listings`]): a person may ask for a bot on any node, whichever
+//! Computer opponents across the cluster ([`crate::services::topology::Listings`]): a person may ask for a bot on any node, whichever
 //! node the serving `stoa bot` process is connected to.
 //!
 //! Why a claim key per bot: two nodes may pick the same free bot at once; the first `SET NX`
@@ -8,7 +8,7 @@
 //! whose bot vanished lapses after [`CLAIM_MS`].
 
 use super::Cluster;
-use crate::topology::ServedBot;
+use crate::services::topology::ServedBot;
 
 /// How long a claimed bot stays taken without saying `bot.serve` again (a long game's
 /// length; a bot that finishes earlier frees itself at once).

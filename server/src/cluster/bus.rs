@@ -39,11 +39,11 @@ impl Cluster {
     /// Announces a game started on this node to the others (they tell its players).
     pub(super) async fn announce_started(&self, started: StartedGame) {
         let msg = BusMessage::Started {
-            game: started.game,
-            kind: started.kind,
-            players: started.players,
+            game: started.game.into_string(),
+            kind: started.kind.id.to_string(),
+            players: started.players.map(String::from),
             side_names: started.side_names,
-            room: started.room,
+            room: started.room.map(String::from),
             origin: self.node.clone(),
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
@@ -215,14 +215,19 @@ impl Cluster {
         if origin == self.node {
             return;
         }
+        // A kind this node does not know (a newer node's): it could not follow the game.
+        let Ok(kind) = stoa_protocol::kind(&kind) else {
+            tracing::warn!(game = %game, kind = %kind, "a game of an unknown kind started elsewhere");
+            return;
+        };
         let (done, handled) = oneshot::channel();
         let event = ClusterEvent::Started {
             game: StartedGame {
-                game,
+                game: game.into(),
                 kind,
-                players,
+                players: players.map(Into::into),
                 side_names,
-                room,
+                room: room.map(Into::into),
             },
             done,
         };

@@ -12,9 +12,9 @@ use stoa_protocol::wire::ErrorCode;
 
 use stoa_protocol::wire::SeatPlayer;
 
+use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::act::{Act, Answer};
-use crate::pairing::QueueKey;
 use crate::store::ActionRecord;
 
 /// One message on the bus.

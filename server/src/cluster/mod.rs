@@ -29,13 +29,13 @@ use redis::{AsyncCommands, Script};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use self::messages::BusMessage;
+use crate::domain::pairing::QueueKey;
 use crate::game::capabilities::Peers;
 use crate::game::Command;
-use crate::pairing::QueueKey;
-use crate::registries::Registries;
+use crate::services::registries::Registries;
+use crate::services::topology::{PlayersLock, StartedGame};
 use crate::store::redis::RedisStore;
 use crate::store::{Store, StoreError};
-use crate::topology::{PlayersLock, StartedGame};
 use stoa_protocol::wire::SeatPlayer;
 
 /// What the cluster asks of this node's services, through the composition root's router

@@ -153,7 +153,8 @@ impl Cluster {
         let mut keys = Vec::new();
         for id in &ids {
             let key = self.store.key(&["ratinglock", id]);
-            let deadline = tokio::time::Instant::now() + crate::topology::PLAYER_LOCK_WAIT;
+            let deadline =
+                tokio::time::Instant::now() + crate::services::topology::PLAYER_LOCK_WAIT;
             loop {
                 let taken = self
                     .take_key(&key, &token, 5_000)
@@ -169,7 +170,7 @@ impl Cluster {
                         token: token.clone(),
                     })
                     .await;
-                    return Err(crate::topology::ratings_busy());
+                    return Err(crate::services::topology::ratings_busy());
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }

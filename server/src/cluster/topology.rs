@@ -1,4 +1,4 @@
-//! The cluster as the seam between nodes ([`crate::topology`]): each trait answered over
+//! The cluster as the seam between nodes ([`crate::services::topology`]): each trait answered over
 //! Redis by the parts of this module that own the mechanism (leases, bus, shared state).
 
 use std::net::IpAddr;
@@ -8,14 +8,14 @@ use serde_json::Value;
 use stoa_protocol::wire::SeatPlayer;
 
 use super::{lock, Cluster};
+use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
-use crate::pairing::QueueKey;
-use crate::store::StoreError;
-use crate::topology::{
+use crate::services::topology::{
     Delivery, GameChannels, IpQuota, Leases, Listings, Members, Membership, PlayerLocks,
     PlayersLock, QueueRouting, ServedBot, StartedGame,
 };
+use crate::store::StoreError;
 
 #[async_trait]
 impl Leases for Cluster {

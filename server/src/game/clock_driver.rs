@@ -95,7 +95,7 @@ impl ClockDriver {
 
     /// The time control as a request object (the lobby shows it).
     pub fn request_json(&self) -> Value {
-        crate::clock_request::clock_json(self.clock.time_control())
+        crate::domain::clock_request::clock_json(self.clock.time_control())
     }
 
     /// Both sides made their first action (abort is no longer allowed, clocks run).

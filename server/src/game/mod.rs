@@ -3,24 +3,33 @@
 //! Why an actor: one task alone mutates a game, so validation, `seq`, the patch and the
 //! broadcast happen in one order for everyone without locks; everything else talks to it
 //! through [`Command`]s.
+//!
+//! The game layer also holds the node-local registries the actors live in and report to:
+//! [`games`] (live actors by id), [`players`] (who is connected) and [`queues`] (the
+//! matchmaking queues), so that the services above share them without naming each other.
 
 pub mod act;
 pub mod actor;
 pub mod capabilities;
 pub mod clock_driver;
 pub mod core;
+pub mod games;
+pub mod players;
+pub mod queues;
 pub mod replay;
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use stoa_protocol::wire::{Rid, SeatPlayer, Visibility};
+use stoa_protocol::GameKind;
 use tokio::sync::{mpsc, oneshot};
 
 pub use act::{Act, Answer};
 
 use crate::error::ApiError;
-use crate::outbound::ConnHandle;
+use crate::ids::{GameId, PlayerId};
+use crate::net::outbound::ConnHandle;
 
 /// What a new game is made of (from a room, a rematch or, later, matchmaking).
 #[derive(Clone, Debug)]
@@ -28,7 +37,7 @@ pub struct NewGame {
     /// The id to use (pre-generated so rooms can point at it).
     pub id: String,
     /// The checked settings: kind, options, time control.
-    pub setup: crate::setup::GameSetup,
+    pub setup: crate::domain::setup::GameSetup,
     /// Rated flag.
     pub rated: bool,
     /// Visibility.
@@ -116,16 +125,26 @@ pub enum Command {
 }
 
 /// How the rest of the server reaches a live game.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GameHandle {
     /// Game id.
-    pub id: String,
-    /// Game kind.
-    pub kind: String,
+    pub id: GameId,
+    /// Game kind (its engine; the wire and the store have its id).
+    pub kind: &'static GameKind,
     /// The actor's command queue.
     pub tx: mpsc::Sender<Command>,
     /// Player ids by initial side index.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// The lobby's summary of the game while it is public and on (kept by the actor).
     pub summary: Arc<std::sync::Mutex<Option<Value>>>,
+}
+
+impl std::fmt::Debug for GameHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameHandle")
+            .field("id", &self.id)
+            .field("kind", &self.kind.id)
+            .field("players", &self.players)
+            .finish_non_exhaustive()
+    }
 }

@@ -14,7 +14,7 @@ use prometheus_client::registry::Registry;
 use stoa_protocol::KINDS;
 
 use super::KindLabel;
-use crate::pairing::QueueKey;
+use crate::domain::pairing::QueueKey;
 
 /// Upper bounds of the waiting-time histogram buckets, seconds.
 const WAIT_BUCKETS_S: [f64; 9] = [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0];

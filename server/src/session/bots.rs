@@ -46,9 +46,10 @@ impl Session {
         }
         let me = self.me()?.id.clone();
         // Settings are checked before a bot is taken off the list.
-        crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
-        let Some(bot) = self.hub.bots.pick_anywhere(&kind, level, &me).await else {
-            let offered = self.hub.bots.offered_levels(&kind).await;
+        let setup = GameSetup::parse(&kind, &options, clock.as_ref())?;
+        let kind = setup.kind_id();
+        let Some(bot) = self.hub.bots.pick_anywhere(kind, level, &me).await else {
+            let offered = self.hub.bots.offered_levels(kind).await;
             return Err(ApiError::new(
                 ErrorCode::Unavailable,
                 if offered.is_empty() {
@@ -59,15 +60,7 @@ impl Session {
             ));
         };
         let code = match self
-            .room_create(
-                rid,
-                kind.clone(),
-                options,
-                clock,
-                false,
-                Visibility::Private,
-                side,
-            )
+            .room_create(rid, setup, false, Visibility::Private, side)
             .await
         {
             Ok(code) => code,
@@ -78,7 +71,14 @@ impl Session {
         };
         self.hub
             .bots
-            .invite(&bot, &ServerMessage::BotInvite { code, kind, level })
+            .invite(
+                &bot,
+                &ServerMessage::BotInvite {
+                    code: code.into_string(),
+                    kind: kind.to_string(),
+                    level,
+                },
+            )
             .await;
         Ok(())
     }

@@ -26,7 +26,7 @@ impl Session {
     }
 
     /// The game id and code of a started room, when `id` is a room code and not a game id.
-    pub(super) fn room_game(&self, id: &str) -> Option<(String, String)> {
+    pub(super) fn room_game(&self, id: &str) -> Option<(GameId, RoomCode)> {
         if self.hub.games.get(id).is_some() {
             return None;
         }
@@ -48,7 +48,7 @@ impl Session {
         // the key: a spectator of a private game then needs only the code it was given and,
         // unlike `room.join`, can never take a free seat by accident.
         let (game_id, code) = match self.room_game(game_id) {
-            Some((id, room_code)) => (id, Some(room_code)),
+            Some((id, room_code)) => (id.into_string(), Some(room_code.into_string())),
             None => (game_id.to_string(), code),
         };
         if self.hub.game(&game_id).await?.is_none() {
@@ -240,7 +240,7 @@ impl Finished {
     /// The live game's rule (`game::actor`'s `may_see`) for a stored one: anyone when it
     /// is public, its players, whoever gives its room code.
     pub(super) fn may_see(&self, me: &str, code: Option<&str>) -> bool {
-        crate::visibility::Access {
+        crate::domain::visibility::Access {
             visibility: self.visibility,
             players: [self.players[0].as_str(), self.players[1].as_str()],
             code: self.code.as_deref(),

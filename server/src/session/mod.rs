@@ -14,13 +14,14 @@ use stoa_protocol::wire::{
 };
 use tokio::sync::oneshot;
 
+use crate::domain::rate_limit::{ConnLimiter, Verdict};
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::{Act, Answer, Command};
-use crate::hub::Hub;
-use crate::ids;
-use crate::outbound::ConnHandle;
-use crate::rate_limit::{ConnLimiter, Verdict};
-use crate::rooms::{Room, RoomStatus};
+use crate::ids::{self, GameId, RoomCode};
+use crate::net::outbound::ConnHandle;
+use crate::services::hub::Hub;
+use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod bots;
@@ -262,9 +263,13 @@ impl Session {
                 rated,
                 visibility,
                 side,
-            } => Box::pin(self.room_create(rid, kind, options, clock, rated, visibility, side))
-                .await
-                .map(|_| ()),
+            } => {
+                // Parsed here, at the edge: from now on the settings travel typed.
+                let setup = GameSetup::parse(&kind, &options, clock.as_ref())?;
+                Box::pin(self.room_create(rid, setup, rated, visibility, side))
+                    .await
+                    .map(|_| ())
+            }
             // Boxed: a rare request's state must not grow every idle connection's task.
             ClientMessage::BotServe { rid, kinds, levels } => {
                 Box::pin(self.bot_serve(rid, kinds, levels)).await
@@ -287,10 +292,8 @@ impl Session {
                 rated,
             } => {
                 let me = self.me()?.clone();
-                let request = crate::matchmaker::JoinRequest {
-                    kind,
-                    options,
-                    clock,
+                let request = crate::services::matchmaker::JoinRequest {
+                    setup: GameSetup::parse(&kind, &options, clock.as_ref())?,
                     rated,
                 };
                 Box::pin(self.hub.matchmaking.join(&self.conn, &me, rid, request)).await

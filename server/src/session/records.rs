@@ -21,7 +21,7 @@ impl Session {
         self.send(&ServerMessage::Record {
             rid,
             game_id,
-            text: crate::records::record(&setup, &finished).to_text(),
+            text: crate::services::records::record(&setup, &finished).to_text(),
         });
         Ok(())
     }

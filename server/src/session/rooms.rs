@@ -1,37 +1,31 @@
 //! The room requests of a session: create a waiting room, join one by its code.
 
 use super::*;
-use crate::hosting::Joined;
+use crate::services::hosting::Joined;
 
 impl Session {
-    #[allow(clippy::too_many_arguments)]
+    /// `room.create`: a waiting room with these (checked) settings, the host seated on
+    /// `side` (a side name or `random`); its code.
     pub(super) async fn room_create(
         &mut self,
         rid: Option<Rid>,
-        kind: String,
-        options: Value,
-        clock: Option<Value>,
+        setup: GameSetup,
         rated: bool,
         visibility: Visibility,
         side: String,
-    ) -> Result<String, ApiError> {
-        let (game_kind, options, clock) =
-            crate::clock_request::validate_settings(&kind, &options, clock.as_ref())?;
+    ) -> Result<RoomCode, ApiError> {
+        let side_names = setup.side_names();
         let side_index = match side.as_str() {
             "random" => usize::from(rand::random::<bool>()),
-            name => game_kind
-                .side_names
-                .iter()
-                .position(|n| *n == name)
-                .ok_or_else(|| {
-                    ApiError::new(
-                        ErrorCode::InvalidOptions,
-                        format!(
-                            "side must be 'random', '{}' or '{}'",
-                            game_kind.side_names[0], game_kind.side_names[1]
-                        ),
-                    )
-                })?,
+            name => side_names.iter().position(|n| *n == name).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::InvalidOptions,
+                    format!(
+                        "side must be 'random', '{}' or '{}'",
+                        side_names[0], side_names[1]
+                    ),
+                )
+            })?,
         };
         let mut host = self.seat_player()?;
         let open = self.hub.rooms.waiting_hosted_by(&host.id).len();
@@ -41,15 +35,15 @@ impl Session {
                 format!("you already host {open} open rooms: close one (room.leave) first"),
             ));
         }
-        self.hub.ratings.fill_seat(&mut host, &kind).await?;
+        self.hub
+            .ratings
+            .fill_seat(&mut host, setup.kind_id())
+            .await?;
         let mut seats = [None, None];
         seats[side_index] = Some(host.clone());
         let room = self.hub.rooms.create(Room {
-            code: String::new(),
-            kind,
-            side_names: game_kind.side_names,
-            options,
-            clock,
+            code: RoomCode::default(),
+            setup,
             rated,
             visibility,
             host,
@@ -89,7 +83,7 @@ impl Session {
                     room: Box::new(room.info()),
                 });
                 self.hub
-                    .announce_from_room(&game, room.side_names, Some(code))
+                    .announce_from_room(&game, room.side_names(), Some(code.into()))
                     .await;
                 Ok(())
             }

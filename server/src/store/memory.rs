@@ -12,7 +12,7 @@ use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
     StoreError, StoreResult,
 };
-use crate::rating::Rating;
+use crate::domain::rating::Rating;
 
 #[derive(Default)]
 struct Inner {

@@ -7,7 +7,7 @@
 //! action only after [`Store::append_action`] succeeded, so an acknowledged move is durable
 //! as far as the store is.
 //!
-//! Two more rules make recovery exact (see `crate::recovery`): each logged action carries
+//! Two more rules make recovery exact (see `crate::services::recovery`): each logged action carries
 //! the position it produced, so a replay is checked move by move against what was stored;
 //! and every change of a game document is one logged entry whose seq is exactly one above
 //! the last, so a game reloaded after a crash continues at the seq it had (protocol/docs/PROTOCOL.md
@@ -23,7 +23,7 @@ use serde_json::Value;
 use stoa_protocol::wire::Visibility;
 use thiserror::Error;
 
-use crate::rating::Rating;
+use crate::domain::rating::Rating;
 
 /// Why a store call failed.
 #[derive(Debug, Error)]
@@ -64,7 +64,7 @@ pub struct PlayerRecord {
     pub bot: bool,
 }
 
-/// A room as persisted (the live room lives in [`crate::rooms::Rooms`]).
+/// A room as persisted (the live room lives in [`crate::services::rooms::Rooms`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoomRecord {
     /// Room code.
@@ -309,7 +309,7 @@ pub trait Store: Send + Sync + 'static {
     async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind>;
     /// Stores new ratings in one game kind for several players (the two players of a rated
     /// game) all at once: either every rating is written or none is, so a game never rates
-    /// one side only. The caller serialises read-compute-write (see `crate::ratings`).
+    /// one side only. The caller serialises read-compute-write (see `crate::services::ratings`).
     async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()>;
 }
 

@@ -31,7 +31,7 @@ use super::{Act, Answer, Command, NewGame};
 use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
 use crate::ids;
-use crate::outbound::ConnHandle;
+use crate::net::outbound::ConnHandle;
 use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
 
 mod crowd;
@@ -145,7 +145,7 @@ pub fn spawn(
     actor.start(rx);
 }
 
-/// Starts the actor of a game rebuilt from its log (see [`crate::recovery`]). Nobody is
+/// Starts the actor of a game rebuilt from its log (see [`crate::services::recovery`]). Nobody is
 /// connected after a restart: both players count as offline from now. The clock stood
 /// still since the last logged event; the actor logs that as a `resume` event as soon as
 /// it runs. A game the log ended has its final document stored.

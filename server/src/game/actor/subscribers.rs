@@ -12,14 +12,14 @@ use stoa_protocol::wire::Rid;
 
 use super::follower::Follower;
 use super::{frames, Actor, Role};
+use crate::domain::visibility::Access;
 use crate::error::ApiError;
 use crate::game::core::PatchOp;
 use crate::game::Answer;
-use crate::outbound::{ConnHandle, SendOutcome};
-use crate::visibility::Access;
+use crate::net::outbound::{ConnHandle, SendOutcome};
 
 impl Actor {
-    /// Who may see this game ([`crate::visibility`]).
+    /// Who may see this game ([`crate::domain::visibility`]).
     fn access(&self) -> Access<'_> {
         let players = self.core.players();
         Access {
@@ -35,7 +35,7 @@ impl Actor {
     }
 
     /// Who may see this game (watch it, read its legal moves, fetch it): the one rule of
-    /// [`crate::visibility`], and whoever gave its room code earlier on this game.
+    /// [`crate::domain::visibility`], and whoever gave its room code earlier on this game.
     pub(super) fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
         self.access().may_see(player_id, code)
             || player_id.is_some_and(|p| self.code_viewers.contains(p))

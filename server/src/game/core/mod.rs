@@ -29,8 +29,8 @@ use stoa_protocol::{AnyGame, Reason, Side};
 
 use super::clock_driver::{ClockDriver, Expiry};
 use super::NewGame;
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
-use crate::setup::GameSetup;
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
 pub use patch::PatchOp;
@@ -365,7 +365,7 @@ mod tests {
             rating: None,
             bot: false,
         };
-        let tc = crate::clock_request::time_control(&clock).unwrap();
+        let tc = crate::domain::clock_request::time_control(&clock).unwrap();
         let driver = ClockDriver::new(tc, ["pa", "pb"], 30_000).unwrap();
         let new = NewGame {
             id: "g1".into(),

@@ -24,8 +24,8 @@ use super::{
     ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
     StoreError, StoreResult,
 };
+use crate::domain::rating::Rating;
 use crate::ids;
-use crate::rating::Rating;
 use encoding::{decode, encode, flat, from_fields, to_fields};
 use keys::key_safe;
 use outage::health_task;

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use stoa_protocol::wire::ServerMessage;
 
-use crate::outbound::ConnHandle;
-use crate::topology::{ServedBot, Topology};
+use crate::net::outbound::ConnHandle;
+use crate::services::topology::{ServedBot, Topology};
 
 /// The bot chosen for a person's game.
 pub enum Picked {

@@ -12,23 +12,23 @@ use stoa_protocol::wire::{ErrorCode, SeatPlayer};
 
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
+use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
+use crate::ids::GameId;
 use crate::metrics::Metrics;
-use crate::queues::Matchmaker;
-use crate::ratings::Ratings;
-use crate::recovery::Recovery;
-use crate::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
-use crate::setup::GameSetup;
-use crate::starter::Starter;
+use crate::services::ratings::Ratings;
+use crate::services::recovery::Recovery;
+use crate::services::rooms::{JoinOutcome, Room, RoomStatus, Rooms};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::Store;
-use crate::topology::Topology;
 
 /// What a join came to.
 pub enum Joined {
     /// The joiner sits in a room that still waits for its second player.
     Waiting(Room),
     /// The room's game had started already: the joiner may watch it (with the code).
-    Started(String),
+    Started(GameId),
     /// The joiner filled the room and its game started now: tell the players.
     Start {
         /// The room, now started.
@@ -74,7 +74,9 @@ impl Hosting {
     pub async fn join(&self, code: &str, mut me: SeatPlayer) -> Result<Joined, ApiError> {
         self.load(code).await?;
         if let Some(room) = self.rooms.get(code) {
-            self.ratings.fill_seat(&mut me, &room.kind).await?;
+            self.ratings
+                .fill_seat(&mut me, room.setup.kind_id())
+                .await?;
         }
         match self.rooms.join(code, &me) {
             JoinOutcome::NotFound => Err(ApiError::new(
@@ -117,7 +119,7 @@ impl Hosting {
         &self,
         code: &str,
         room: Room,
-        game_id: String,
+        game_id: GameId,
         joiner: &str,
     ) -> Result<Joined, ApiError> {
         let players = match (&room.seats[0], &room.seats[1]) {
@@ -129,7 +131,7 @@ impl Hosting {
         };
         // Checked again as the game is made: the room may have been stored under other
         // rules or bounds.
-        let setup = match GameSetup::stored(&room.kind, &room.options, &room.clock) {
+        let setup = match room.setup.recheck() {
             Ok(setup) => setup,
             Err(e) => {
                 self.rooms.revert_start(code, joiner);
@@ -150,11 +152,11 @@ impl Hosting {
             }
         }
         let new = NewGame {
-            id: game_id,
+            id: game_id.into_string(),
             setup,
             rated: room.rated,
             visibility: room.visibility,
-            code: Some(room.code.clone()),
+            code: Some(room.code.to_string()),
             players,
             rematch_of: None,
         };

@@ -11,40 +11,40 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 /// The page every client route serves.
-const SHELL: &str = include_str!("../web/index.html");
+const SHELL: &str = include_str!("../../web/index.html");
 
 /// The files under `/assets/`: name, content type, body.
 const ASSETS: &[(&str, &str, &str)] = &[
     (
         "app.js",
         "text/javascript; charset=utf-8",
-        include_str!("../web/app.js"),
+        include_str!("../../web/app.js"),
     ),
     (
         "board.js",
         "text/javascript; charset=utf-8",
-        include_str!("../web/board.js"),
+        include_str!("../../web/board.js"),
     ),
     (
         "style.css",
         "text/css; charset=utf-8",
-        include_str!("../web/style.css"),
+        include_str!("../../web/style.css"),
     ),
     ("icon.svg", ICON_TYPE, ICON),
     (
         "vendor/fast-json-patch/core.mjs",
         "text/javascript; charset=utf-8",
-        include_str!("../web/vendor/fast-json-patch/core.mjs"),
+        include_str!("../../web/vendor/fast-json-patch/core.mjs"),
     ),
     (
         "vendor/fast-json-patch/helpers.mjs",
         "text/javascript; charset=utf-8",
-        include_str!("../web/vendor/fast-json-patch/helpers.mjs"),
+        include_str!("../../web/vendor/fast-json-patch/helpers.mjs"),
     ),
 ];
 
 /// The site's icon (the page links it; browsers also ask `/favicon.ico` by themselves).
-const ICON: &str = include_str!("../web/icon.svg");
+const ICON: &str = include_str!("../../web/icon.svg");
 const ICON_TYPE: &str = "image/svg+xml";
 
 /// The page for a path that is nothing here: a person who mistyped a link gets words and
@@ -88,12 +88,21 @@ pub async fn not_found(uri: axum::http::Uri) -> Response {
 
 /// How to play each game: the guides of `protocol/docs/games/`, by kind.
 const RULES: &[(&str, &str)] = &[
-    ("unane", include_str!("../../protocol/docs/games/unane.md")),
-    ("staku", include_str!("../../protocol/docs/games/staku.md")),
-    ("akron", include_str!("../../protocol/docs/games/akron.md")),
+    (
+        "unane",
+        include_str!("../../../protocol/docs/games/unane.md"),
+    ),
+    (
+        "staku",
+        include_str!("../../../protocol/docs/games/staku.md"),
+    ),
+    (
+        "akron",
+        include_str!("../../../protocol/docs/games/akron.md"),
+    ),
     (
         "akunur",
-        include_str!("../../protocol/docs/games/akunur.md"),
+        include_str!("../../../protocol/docs/games/akunur.md"),
     ),
 ];
 

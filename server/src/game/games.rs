@@ -10,11 +10,13 @@ use serde_json::Value;
 
 use crate::game::capabilities::Directory;
 use crate::game::GameHandle;
+use crate::ids::{GameId, PlayerId};
 
+/// Keyed by typed ids, looked up with any `&str` (the ids borrow as `str`).
 #[derive(Debug, Default)]
 struct Inner {
-    live: HashMap<String, GameHandle>,
-    by_player: HashMap<String, HashSet<String>>,
+    live: HashMap<GameId, GameHandle>,
+    by_player: HashMap<PlayerId, HashSet<GameId>>,
 }
 
 /// Live games.
@@ -68,10 +70,10 @@ impl Games {
         let players = g.live.get(id).map(|h| h.players.clone());
         if let Some(players) = players {
             for p in players {
-                if let Some(set) = g.by_player.get_mut(&p) {
+                if let Some(set) = g.by_player.get_mut(p.as_str()) {
                     set.remove(id);
                     if set.is_empty() {
-                        g.by_player.remove(&p);
+                        g.by_player.remove(p.as_str());
                     }
                 }
             }
@@ -112,9 +114,9 @@ impl Games {
     }
 
     /// Lobby summaries of live public games, by id.
-    pub fn public_summaries(&self) -> Vec<(String, serde_json::Value)> {
+    pub fn public_summaries(&self) -> Vec<(GameId, serde_json::Value)> {
         let g = self.lock();
-        let mut out: Vec<(String, serde_json::Value)> = g
+        let mut out: Vec<(GameId, serde_json::Value)> = g
             .live
             .values()
             .filter_map(|h| {
@@ -162,7 +164,7 @@ mod tests {
         let (tx, rx) = mpsc::channel(4);
         let h = GameHandle {
             id: id.into(),
-            kind: "unane".into(),
+            kind: stoa_protocol::kind("unane").expect("a kind"),
             tx,
             players: ["a".into(), "b".into()],
             summary: Arc::new(std::sync::Mutex::new(None)),

@@ -14,28 +14,29 @@ use std::sync::Arc;
 use stoa_protocol::clock::TimeSource;
 use tokio::sync::watch;
 
-use crate::bots::Bots;
 use crate::config::Config;
+use crate::domain::rate_limit::IpLimiter;
 use crate::error::ApiError;
 use crate::game::capabilities::{Capabilities, Peers, Settings};
+use crate::game::games::Games;
+use crate::game::players::Players;
+use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
-use crate::games::Games;
-use crate::hosting::Hosting;
-use crate::lobby::Lobby;
-use crate::matchmaker::Matchmaking;
+use crate::ids::RoomCode;
 use crate::metrics::Metrics;
-use crate::outbound::ConnHandle;
-use crate::players::Players;
-use crate::queues::Matchmaker;
-use crate::rate_limit::IpLimiter;
-use crate::ratings::Ratings;
-use crate::records::Records;
-use crate::recovery::{Recovery, RecoveryParts};
-use crate::registries::Registries;
-use crate::rooms::{HostAway, Rooms};
-use crate::starter::{Starter, StarterParts};
+use crate::net::outbound::ConnHandle;
+use crate::services::bots::Bots;
+use crate::services::hosting::Hosting;
+use crate::services::lobby::Lobby;
+use crate::services::matchmaker::Matchmaking;
+use crate::services::ratings::Ratings;
+use crate::services::records::Records;
+use crate::services::recovery::{Recovery, RecoveryParts};
+use crate::services::registries::Registries;
+use crate::services::rooms::{HostAway, Rooms};
+use crate::services::starter::{Starter, StarterParts};
+use crate::services::topology::{SingleNode, Topology};
 use crate::store::{Store, StoreResult};
-use crate::topology::{SingleNode, Topology};
 
 /// The services of one node.
 pub struct Hub {
@@ -202,7 +203,7 @@ impl Hub {
         &self,
         handle: &GameHandle,
         side_names: [&'static str; 2],
-        room: Option<String>,
+        room: Option<RoomCode>,
     ) {
         self.starter
             .announce_from_room(handle, side_names, room)
@@ -227,7 +228,7 @@ impl Hub {
     /// A host's last connection closed: its waiting rooms close unless it is back within
     /// the grace period.
     pub fn close_rooms_when_host_stays_away(&self, host: String) {
-        crate::rooms::close_when_host_stays_away(
+        crate::services::rooms::close_when_host_stays_away(
             self.rooms.clone(),
             HostAway {
                 grace: std::time::Duration::from_millis(self.config.room_host_grace_ms),
@@ -307,7 +308,7 @@ impl Base<'_> {
     }
 
     fn lobby(&self, rooms: &Arc<Rooms>, bots: &Arc<Bots>) -> Arc<Lobby> {
-        Arc::new(Lobby::new(crate::lobby::Sources {
+        Arc::new(Lobby::new(crate::services::lobby::Sources {
             rooms: rooms.clone(),
             games: self.games.clone(),
             queues: self.queues.clone(),

@@ -16,15 +16,16 @@ use tokio::sync::{mpsc, watch};
 
 use crate::error::ApiError;
 use crate::game::capabilities::{timed_store_call, Capabilities, Peers, Reactions, Settings};
+use crate::game::games::Games;
+use crate::game::players::Players;
+use crate::game::queues::Matchmaker;
 use crate::game::{actor, Command, GameHandle, NewGame};
-use crate::games::Games;
+use crate::ids::RoomCode;
 use crate::metrics::Metrics;
-use crate::outbound::ConnHandle;
-use crate::players::Players;
-use crate::queues::Matchmaker;
-use crate::ratings::Ratings;
+use crate::net::outbound::ConnHandle;
+use crate::services::ratings::Ratings;
+use crate::services::topology::{StartedGame, Topology};
 use crate::store::{GameRecord, SeatRecord, Store};
-use crate::topology::{StartedGame, Topology};
 
 /// What starting a game takes.
 pub struct StarterParts {
@@ -105,10 +106,13 @@ impl Starter {
         timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle {
-            id: new.id.clone(),
-            kind: new.setup.kind_id().to_string(),
+            id: new.id.as_str().into(),
+            kind: new.setup.kind,
             tx,
-            players: [new.players[0].id.clone(), new.players[1].id.clone()],
+            players: [
+                new.players[0].id.as_str().into(),
+                new.players[1].id.as_str().into(),
+            ],
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
@@ -179,10 +183,10 @@ impl Starter {
         &self,
         handle: &GameHandle,
         side_names: [&'static str; 2],
-        room: Option<String>,
+        room: Option<RoomCode>,
     ) {
         for (i, pid) in handle.players.iter().enumerate() {
-            for conn in self.parts.players.connections(pid) {
+            for conn in self.parts.players.connections(pid.as_str()) {
                 self.announce_to(handle, side_names[i], &conn).await;
             }
         }
@@ -190,7 +194,7 @@ impl Starter {
             .topology
             .started(StartedGame {
                 game: handle.id.clone(),
-                kind: handle.kind.clone(),
+                kind: handle.kind,
                 players: handle.players.clone(),
                 side_names: side_names.map(str::to_string),
                 room,
@@ -201,8 +205,8 @@ impl Starter {
     /// Tells one connection of a player that a game started, and subscribes it.
     pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
         conn.send_msg(&ServerMessage::GameStarted {
-            game_id: handle.id.clone(),
-            kind: handle.kind.clone(),
+            game_id: handle.id.to_string(),
+            kind: handle.kind.id.to_string(),
             side: side.to_string(),
         });
         let _ = handle

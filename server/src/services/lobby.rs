@@ -31,13 +31,13 @@ use axum::extract::ws::Utf8Bytes;
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::{Rid, ServerMessage};
 
-use crate::bots::Bots;
-use crate::games::Games;
-use crate::outbound::{ConnHandle, SendOutcome};
-use crate::players::Players;
-use crate::queues::{self, Matchmaker};
-use crate::rooms::Rooms;
-use crate::topology::Topology;
+use crate::game::games::Games;
+use crate::game::players::Players;
+use crate::game::queues::{self, Matchmaker};
+use crate::net::outbound::{ConnHandle, SendOutcome};
+use crate::services::bots::Bots;
+use crate::services::rooms::Rooms;
+use crate::services::topology::Topology;
 
 #[derive(Default)]
 struct Inner {
@@ -243,11 +243,11 @@ impl Lobby {
             if let Value::Object(m) = &mut info {
                 m.remove("code");
             }
-            rooms.insert(room.code.clone(), info);
+            rooms.insert(room.code.to_string(), info);
         }
         let mut games = Map::new();
         for (id, summary) in src.games.public_summaries() {
-            games.insert(id, summary);
+            games.insert(id.into_string(), summary);
         }
         let mut queues = Map::new();
         for (key, n) in src.queues.counts() {

@@ -1,10 +1,10 @@
 //! The matchmaking queues of the node that runs matchmaking: who waits in which queue,
 //! with what seat, and what each was last told.
 //!
-//! The queue model itself is pure and lives in [`crate::pairing`]; this module keeps one
+//! The queue model itself is pure and lives in [`crate::domain::pairing`]; this module keeps one
 //! [`Pairing`] behind a mutex with the waiting players' seats, and wakes the pairing task
-//! ([`crate::matchmaker`]) when a join makes a pair possible. It is state without I/O, so
-//! both the single node's and the cluster's queue routing ([`crate::topology::QueueRouting`])
+//! ([`crate::services::matchmaker`]) when a join makes a pair possible. It is state without I/O, so
+//! both the single node's and the cluster's queue routing ([`crate::services::topology::QueueRouting`])
 //! can hold it.
 
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ use stoa_protocol::wire::{SeatPlayer, ServerMessage};
 use tokio::sync::Notify;
 
 use crate::config::Config;
-use crate::pairing::{Joined, Pairing, PairingConfig, QueueKey, Widening};
+use crate::domain::pairing::{Joined, Pairing, PairingConfig, QueueKey, Widening};
 
 /// A pairing made by a wave, with what is needed to start its game.
 #[derive(Clone, Debug, PartialEq)]

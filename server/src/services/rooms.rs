@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
 
+use crate::domain::setup::GameSetup;
 use crate::game::capabilities::timed_store_call;
-use crate::ids;
+use crate::game::players::Players;
+use crate::ids::{self, GameId, RoomCode};
 use crate::metrics::Metrics;
-use crate::players::Players;
 use crate::store::{RoomRecord, Store};
 
 /// Where a room is in its life.
@@ -24,7 +25,7 @@ pub enum RoomStatus {
     /// The host waits for an opponent.
     Waiting,
     /// Both seats filled; the game has this id.
-    Started(String),
+    Started(GameId),
     /// The host left before anyone joined.
     Closed,
 }
@@ -33,15 +34,11 @@ pub enum RoomStatus {
 #[derive(Clone, Debug)]
 pub struct Room {
     /// Code.
-    pub code: String,
-    /// Game kind.
-    pub kind: String,
-    /// Side names of the kind.
-    pub side_names: [&'static str; 2],
-    /// Validated options.
-    pub options: Value,
-    /// Clock request object.
-    pub clock: Value,
+    pub code: RoomCode,
+    /// The game's settings (kind, options, clock), checked when the room was created; a
+    /// room from the store holds them as stored and has them checked again when its game
+    /// is made ([`GameSetup::recheck`]).
+    pub setup: GameSetup,
     /// Rated flag.
     pub rated: bool,
     /// Visibility.
@@ -55,12 +52,17 @@ pub struct Room {
 }
 
 impl Room {
-    /// The wire form.
+    /// The side names of the room's kind, by side index.
+    pub fn side_names(&self) -> [&'static str; 2] {
+        self.setup.side_names()
+    }
+
+    /// The wire form (the settings as strings and JSON, as the protocol has them).
     pub fn info(&self) -> RoomInfo {
         let mut seats = Map::new();
         for i in 0..2 {
             seats.insert(
-                self.side_names[i].to_string(),
+                self.side_names()[i].to_string(),
                 self.seats[i]
                     .as_ref()
                     .and_then(|p| serde_json::to_value(p).ok())
@@ -69,14 +71,14 @@ impl Room {
         }
         let (status, game_id) = match &self.status {
             RoomStatus::Waiting => ("waiting", None),
-            RoomStatus::Started(id) => ("started", Some(id.clone())),
+            RoomStatus::Started(id) => ("started", Some(id.to_string())),
             RoomStatus::Closed => ("closed", None),
         };
         RoomInfo {
-            code: self.code.clone(),
-            kind: self.kind.clone(),
-            options: self.options.clone(),
-            clock: self.clock.clone(),
+            code: self.code.to_string(),
+            kind: self.setup.kind_id().to_string(),
+            options: self.setup.options.clone(),
+            clock: self.setup.clock_json(),
             rated: self.rated,
             visibility: self.visibility,
             host: self.host.clone(),
@@ -86,14 +88,14 @@ impl Room {
         }
     }
 
-    /// The persisted form.
+    /// The persisted form (the same JSON as the wire's settings).
     pub fn record(&self) -> RoomRecord {
         let info = self.info();
         RoomRecord {
-            code: self.code.clone(),
-            kind: self.kind.clone(),
-            options: self.options.clone(),
-            clock: self.clock.clone(),
+            code: self.code.to_string(),
+            kind: info.kind,
+            options: info.options,
+            clock: info.clock,
             rated: self.rated,
             visibility: self.visibility,
             host: self.host.id.clone(),
@@ -115,21 +117,21 @@ pub enum JoinOutcome {
     /// The room was closed.
     Closed,
     /// The joiner took the free seat: start a game with this id.
-    Start(Room, String),
+    Start(Room, GameId),
     /// The joiner is the waiting host: nothing changes.
     Waiting(Room),
     /// The room's game runs (or ran): watch it.
-    Started(String),
+    Started(GameId),
 }
 
 /// All rooms by code.
 #[derive(Debug, Default)]
 pub struct Rooms {
-    rooms: Mutex<HashMap<String, Room>>,
+    rooms: Mutex<HashMap<RoomCode, Room>>,
 }
 
 impl Rooms {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Room>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RoomCode, Room>> {
         self.rooms.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -137,7 +139,7 @@ impl Rooms {
     pub fn create(&self, mut room: Room) -> Room {
         let mut rooms = self.lock();
         loop {
-            let code = ids::room_code();
+            let code = RoomCode::from(ids::room_code());
             if let std::collections::hash_map::Entry::Vacant(slot) = rooms.entry(code.clone()) {
                 room.code = code;
                 slot.insert(room.clone());
@@ -159,7 +161,7 @@ impl Rooms {
     /// A room's game started on another node: it waits no more.
     pub fn started(&self, code: &str, game_id: &str) {
         if let Some(room) = self.lock().get_mut(code) {
-            room.status = RoomStatus::Started(game_id.to_string());
+            room.status = RoomStatus::Started(game_id.into());
         }
     }
 
@@ -190,7 +192,7 @@ impl Rooms {
                     return JoinOutcome::Closed;
                 };
                 room.seats[free] = Some(player.clone());
-                let game_id = ids::game_id();
+                let game_id = GameId::from(ids::game_id());
                 room.status = RoomStatus::Started(game_id.clone());
                 JoinOutcome::Start(room.clone(), game_id)
             }
@@ -221,7 +223,7 @@ impl Rooms {
     }
 
     /// Codes of the rooms `player_id` hosts that still wait for an opponent.
-    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<String> {
+    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<RoomCode> {
         self.lock()
             .values()
             .filter(|r| r.status == RoomStatus::Waiting && r.host.id == player_id)
@@ -234,7 +236,7 @@ impl Rooms {
         self.lock()
             .values()
             .filter(|r| r.status == RoomStatus::Waiting)
-            .map(|r| r.kind.clone())
+            .map(|r| r.setup.kind_id().to_string())
             .collect()
     }
 
@@ -280,4 +282,60 @@ pub struct HostAway {
     pub store: Arc<dyn Store>,
     /// Metrics (store call timings).
     pub metrics: Arc<Metrics>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn host() -> SeatPlayer {
+        SeatPlayer {
+            id: "pa".into(),
+            name: "a".into(),
+            rating: None,
+            bot: false,
+        }
+    }
+
+    #[test]
+    fn a_room_writes_its_settings_as_they_came_in() {
+        let kind = stoa_protocol::kind("staku").unwrap();
+        let options = kind.validate_options(&json!({})).unwrap();
+        let clock = json!({"kind": "fischer", "initial_ms": 60000, "increment_ms": 0});
+        let room = Room {
+            code: "ABC".into(),
+            setup: GameSetup::unchecked(kind, options.clone(), &clock).unwrap(),
+            rated: false,
+            visibility: Visibility::Public,
+            host: host(),
+            seats: [Some(host()), None],
+            status: RoomStatus::Waiting,
+        };
+        let record = room.record();
+        assert_eq!(
+            (record.kind.as_str(), &record.code),
+            ("staku", &"ABC".to_string())
+        );
+        assert_eq!(record.options, options);
+        assert_eq!(
+            record.clock.to_string(),
+            clock.to_string(),
+            "same JSON, same order"
+        );
+        assert_eq!(room.info().clock.to_string(), clock.to_string());
+        assert_eq!(room.side_names(), kind.side_names);
+    }
+
+    #[test]
+    fn a_stored_room_keeps_settings_no_longer_accepted_until_its_game_is_made() {
+        let kind = stoa_protocol::kind("staku").unwrap();
+        let options = kind.validate_options(&json!({})).unwrap();
+        let odd = json!({"kind": "correspondence", "days_per_turn": 99});
+        let setup = GameSetup::unchecked(kind, options.clone(), &odd).unwrap();
+        assert_eq!(setup.clock_json(), odd, "shown as stored");
+        assert!(setup.recheck().is_err(), "refused when the game is made");
+        assert!(GameSetup::unchecked(kind, options, &json!("5+3")).is_none());
+    }
 }

@@ -19,10 +19,12 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+use stoa_protocol::GameKind;
 
+use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
-use crate::pairing::QueueKey;
-use crate::queues::Matchmaker;
+use crate::game::queues::Matchmaker;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::store::StoreError;
 
 /// One owner per live game: the right to run (and write) it.
@@ -61,18 +63,30 @@ pub trait QueueRouting: Send + Sync {
 }
 
 /// A game start as the other nodes hear of it (they tell its players connected there).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StartedGame {
     /// The game's id.
-    pub game: String,
+    pub game: GameId,
     /// Its kind.
-    pub kind: String,
+    pub kind: &'static GameKind,
     /// Its players by side index.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// The names of the sides by index.
     pub side_names: [String; 2],
     /// The room that started it, if any (its node learns the room no longer waits).
-    pub room: Option<String>,
+    pub room: Option<RoomCode>,
+}
+
+impl std::fmt::Debug for StartedGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartedGame")
+            .field("game", &self.game)
+            .field("kind", &self.kind.id)
+            .field("players", &self.players)
+            .field("side_names", &self.side_names)
+            .field("room", &self.room)
+            .finish()
+    }
 }
 
 /// Reaching players connected to other nodes.

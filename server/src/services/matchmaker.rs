@@ -1,7 +1,7 @@
 //! Matchmaking in the running server: `queue.join` / `queue.leave`, the pairing task, and
 //! starting the games it makes.
 //!
-//! The queues are [`crate::queues`]; this service validates joins, routes them to the node
+//! The queues are [`crate::game::queues`]; this service validates joins, routes them to the node
 //! that runs matchmaking ([`QueueRouting`]), and turns each pairing into a game through the
 //! same path rooms and rematches use ([`Starter::start_game`]), so a paired player gets
 //! `game.started` and a snapshot exactly as a room player does.
@@ -32,19 +32,19 @@ use stoa_protocol::wire::{Rid, SeatPlayer, ServerMessage, Visibility};
 use tokio::sync::watch;
 use tracing::Instrument;
 
+use crate::domain::pairing::QueueKey;
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
+use crate::game::players::Players;
+use crate::game::queues::{describe, Made, Matchmaker};
 use crate::game::NewGame;
 use crate::ids;
 use crate::metrics::Metrics;
-use crate::outbound::ConnHandle;
-use crate::pairing::QueueKey;
-use crate::players::Players;
-use crate::queues::{describe, Made, Matchmaker};
-use crate::ratings::{self, Ratings};
-use crate::setup::GameSetup;
-use crate::starter::Starter;
+use crate::net::outbound::ConnHandle;
+use crate::services::ratings::{self, Ratings};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::PlayerRecord;
-use crate::topology::Topology;
 
 /// Matchmaking: what it takes to queue players and to start their games.
 pub struct Matchmaking {
@@ -74,26 +74,22 @@ impl std::fmt::Debug for Matchmaking {
 
 /// Validates a queue's clock request and returns it normalised (only the fields of its
 /// kind, so equal clocks written differently share a queue). Missing means no clock. The
-/// rules are the rooms' ones: see [`crate::clock_request::validate_clock`].
+/// rules are the rooms' ones: see [`crate::domain::clock_request::validate_clock`].
 pub fn validate_clock(clock: Option<Value>) -> Result<Value, ApiError> {
-    crate::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
+    crate::domain::clock_request::validate_clock(clock.as_ref()).map(|(_, canonical)| canonical)
 }
 
-/// A `queue.join` request's settings, as the client sent them.
+/// A `queue.join` request's settings, checked where the request came in.
 #[derive(Clone, Debug)]
 pub struct JoinRequest {
-    /// The game kind.
-    pub kind: String,
-    /// Its options.
-    pub options: Value,
-    /// The clock request (missing: no clock).
-    pub clock: Option<Value>,
+    /// The game's settings (kind, options with defaults filled in, clock).
+    pub setup: GameSetup,
     /// Rated or casual.
     pub rated: bool,
 }
 
 impl Matchmaking {
-    /// Handles `queue.join`: validates and normalises the settings, looks the player's
+    /// Handles `queue.join` (settings already checked): looks the player's
     /// rating up, queues the player and answers `queued` (the pairing task then makes the
     /// game).
     pub async fn join(
@@ -103,13 +99,9 @@ impl Matchmaking {
         rid: Option<Rid>,
         request: JoinRequest,
     ) -> Result<(), ApiError> {
-        let (_, options, clock) = crate::clock_request::validate_settings(
-            &request.kind,
-            &request.options,
-            request.clock.as_ref(),
-        )?;
-        let rating = self.ratings.of(&player.id, &request.kind).await?;
-        let key = QueueKey::new(&request.kind, &options, &clock, request.rated);
+        let kind = request.setup.kind_id();
+        let rating = self.ratings.of(&player.id, kind).await?;
+        let key = QueueKey::of(&request.setup, request.rated);
         let seat = SeatPlayer {
             id: player.id.clone(),
             name: player.name.clone(),

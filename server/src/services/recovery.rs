@@ -25,17 +25,18 @@ use stoa_protocol::wire::SeatPlayer;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
+use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::actor;
 use crate::game::core::Core;
+use crate::game::games::Games;
+use crate::game::players::Players;
 use crate::game::{Command, GameHandle, NewGame};
-use crate::games::Games;
 use crate::metrics::Metrics;
-use crate::players::Players;
-use crate::rooms::{Room, RoomStatus, Rooms};
-use crate::starter::Starter;
+use crate::services::rooms::{Room, RoomStatus, Rooms};
+use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::{ActionRecord, RoomRecord, Store, StoreError};
-use crate::topology::Topology;
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -256,8 +257,8 @@ impl Recovery {
     pub async fn follow(&self, id: &str) -> Result<GameHandle, RecoveryError> {
         let (handle, rx, core, _) = self.rebuild(id).await?;
         let online = [
-            self.players.is_online(&handle.players[0]),
-            self.players.is_online(&handle.players[1]),
+            self.players.is_online(handle.players[0].as_str()),
+            self.players.is_online(handle.players[1].as_str()),
         ];
         let summary = handle.summary.clone();
         // An actor that started for the game meanwhile (a takeover) serves it.
@@ -296,11 +297,11 @@ impl Recovery {
         // The stored options as they are (checked when the game was made: the document
         // must come back byte for byte); a stored clock that no longer validates (the
         // bounds changed) plays without one rather than losing the game.
-        let clock = crate::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
+        let clock = crate::domain::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
             tracing::error!(game = %id, error = %e, "invalid stored clock: playing without one");
             stoa_protocol::clock::TimeControl::None
         });
-        let setup = crate::setup::GameSetup {
+        let setup = GameSetup {
             kind,
             options: record.options.clone(),
             clock,
@@ -316,10 +317,10 @@ impl Recovery {
         };
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
         let handle = GameHandle {
-            id: record.id.clone(),
-            kind: record.kind.clone(),
+            id: record.id.as_str().into(),
+            kind,
             tx,
-            players: [players[0].id.clone(), players[1].id.clone()],
+            players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         let caps = self.starter.capabilities();
@@ -376,15 +377,18 @@ impl Recovery {
         }
         let status = match (record.status.as_str(), &record.game_id) {
             ("waiting", _) => RoomStatus::Waiting,
-            ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
+            ("started", Some(game_id)) => RoomStatus::Started(game_id.as_str().into()),
             _ => RoomStatus::Closed,
         };
+        // As stored, not checked again here: the room must show what it was created with;
+        // its settings are checked again when its game is made.
+        let Some(setup) = GameSetup::unchecked(kind, record.options, &record.clock) else {
+            tracing::warn!(room = %record.code, clock = %record.clock, "stored room with no clock object");
+            return Ok(None);
+        };
         Ok(Some(Room {
-            code: record.code,
-            kind: record.kind,
-            side_names: kind.side_names,
-            options: record.options,
-            clock: record.clock,
+            code: record.code.into(),
+            setup,
             rated: record.rated,
             visibility: record.visibility,
             host,
@@ -414,7 +418,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::game::Command;
-    use crate::hub::Hub;
+    use crate::services::hub::Hub;
     use crate::store::memory::MemoryStore;
     use crate::store::{ActionKind, ActionRecord, GameRecord, SeatRecord, Store};
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::PairingKey;
+use crate::domain::setup::GameSetup;
 
 /// Which queue a `queue.join` request goes to. Two players are compatible
 /// exactly when their keys are equal.
@@ -29,6 +30,16 @@ pub struct QueueKey {
 }
 
 impl QueueKey {
+    /// The key of a game's checked settings.
+    ///
+    /// Why the key keeps the kind as text: it is the pairing model's key (compared and
+    /// hashed as written, by a model that does not know the games) and it travels between
+    /// nodes in the bus's JSON; the matchmaker turns it back into a setup when it starts
+    /// the game of a pairing.
+    pub fn of(setup: &GameSetup, rated: bool) -> Self {
+        Self::new(setup.kind_id(), &setup.options, &setup.clock_json(), rated)
+    }
+
     /// The key for these settings, normalising the JSON parts.
     pub fn new(kind: &str, options: &Value, clock: &Value, rated: bool) -> Self {
         QueueKey {

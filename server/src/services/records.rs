@@ -13,11 +13,11 @@ use stoa_protocol::wire::{ErrorCode, Visibility};
 
 use std::sync::Arc;
 
+use crate::domain::visibility::Access;
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::metrics::Metrics;
 use crate::store::{FinishedGame, GameRecord, Store, StoreResult};
-use crate::visibility::Access;
 
 /// How many games one history page holds by default, and at most.
 pub const PAGE: u64 = 20;

@@ -44,8 +44,9 @@ impl GameSetup {
     /// options (defaults filled in) and the clock (missing: no clock); `invalid_options`
     /// otherwise.
     pub fn parse(kind: &str, options: &Value, clock: Option<&Value>) -> Result<Self, ApiError> {
-        let (kind, options, _) = crate::clock_request::validate_settings(kind, options, None)?;
-        let (clock, _) = crate::clock_request::validate_clock(clock)?;
+        let (kind, options, _) =
+            crate::domain::clock_request::validate_settings(kind, options, None)?;
+        let (clock, _) = crate::domain::clock_request::validate_clock(clock)?;
         Ok(GameSetup {
             kind,
             options,
@@ -59,6 +60,30 @@ impl GameSetup {
         Self::parse(kind, options, Some(clock))
     }
 
+    /// A stored room's settings as they were written, not checked again: a room must read
+    /// back (and show) exactly what was stored, and [`GameSetup::recheck`] checks them when
+    /// its game is made. `None` when the clock is not a clock object at all (the server only
+    /// ever writes canonical ones).
+    pub fn unchecked(kind: &'static GameKind, options: Value, clock: &Value) -> Option<Self> {
+        let clock = serde_json::from_value(clock.clone()).ok()?;
+        Some(GameSetup {
+            kind,
+            options,
+            clock,
+        })
+    }
+
+    /// The settings checked again, as [`GameSetup::stored`] does, for settings held since
+    /// they were stored (the rules or bounds may have changed since).
+    pub fn recheck(&self) -> Result<Self, ApiError> {
+        Self::stored(self.kind.id, &self.options, &self.clock_json())
+    }
+
+    /// The kind's side names, by side index.
+    pub fn side_names(&self) -> [&'static str; 2] {
+        self.kind.side_names
+    }
+
     /// The kind's id, as on the wire and in the store.
     pub fn kind_id(&self) -> &'static str {
         self.kind.id
@@ -66,7 +91,7 @@ impl GameSetup {
 
     /// The clock as a canonical JSON object, as on the wire and in the store.
     pub fn clock_json(&self) -> Value {
-        crate::clock_request::clock_json(&self.clock)
+        crate::domain::clock_request::clock_json(&self.clock)
     }
 }
 

@@ -18,10 +18,10 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-use crate::connection::{self, ConnGuard};
 use crate::game::Command;
-use crate::hub::Hub;
 use crate::ids;
+use crate::net::connection::{self, ConnGuard};
+use crate::services::hub::Hub;
 
 #[derive(Clone)]
 struct AppState {
@@ -40,15 +40,15 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/games/{id}", get(api_game))
         .route("/api/games/{id}/record", get(api_record))
         .route("/api/games/{id}/replay", get(api_replay))
-        .route("/rules/{kind}", get(crate::web::rules))
+        .route("/rules/{kind}", get(crate::net::web::rules))
         .route("/api/players/{id}/games", get(api_player_games))
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
         .route("/g/{id}", get(shell))
         .route("/r/{code}", get(shell))
-        .route("/assets/{*path}", get(crate::web::asset))
-        .route("/favicon.ico", get(crate::web::favicon))
-        .fallback(crate::web::not_found)
+        .route("/assets/{*path}", get(crate::net::web::asset))
+        .route("/favicon.ico", get(crate::net::web::favicon))
+        .fallback(crate::net::web::not_found)
         .with_state(AppState { hub, guard })
 }
 
@@ -126,7 +126,7 @@ pub const DEPLOYMENT_HEADER: &str = "stoa-deployment";
 
 /// The web client's page, naming the deployment the page keeps its token under.
 async fn shell(State(state): State<AppState>) -> Response {
-    crate::web::shell(&state.hub.deployment)
+    crate::net::web::shell(&state.hub.deployment)
 }
 
 async fn health(State(state): State<AppState>) -> Response {
@@ -254,7 +254,7 @@ async fn api_record(
     {
         Ok((setup, finished)) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            crate::records::record(&setup, &finished).to_text(),
+            crate::services::records::record(&setup, &finished).to_text(),
         )
             .into_response(),
         Err(e) => api_error(e),
@@ -275,7 +275,7 @@ async fn api_replay(
         .records
         .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
         .await;
-    match found.and_then(|(setup, finished)| crate::records::replay(&setup, &finished)) {
+    match found.and_then(|(setup, finished)| crate::services::records::replay(&setup, &finished)) {
         Ok(body) => Json(body).into_response(),
         Err(e) => api_error(e),
     }
@@ -358,7 +358,7 @@ async fn api_game(
         .await
     {
         Ok((setup, finished)) => {
-            return Json(crate::records::full_json(&setup, &finished)).into_response()
+            return Json(crate::services::records::full_json(&setup, &finished)).into_response()
         }
         Err(e) if e.code == stoa_protocol::wire::ErrorCode::Forbidden => return not_found(),
         Err(_) => {}

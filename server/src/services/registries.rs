@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use crate::config::Config;
-use crate::games::Games;
+use crate::game::games::Games;
+use crate::game::players::Players;
+use crate::game::queues::Matchmaker;
 use crate::metrics::Metrics;
-use crate::players::Players;
-use crate::queues::Matchmaker;
 
 /// The node-local registries, made before the services and the topology because both hold
 /// them (a cluster's bus delivers into the games and players registries).
@@ -33,7 +33,7 @@ impl Registries {
         Registries {
             games: Arc::new(Games::default()),
             players: Arc::new(Players::default()),
-            queues: Arc::new(Matchmaker::new(crate::queues::widening(config))),
+            queues: Arc::new(Matchmaker::new(crate::game::queues::widening(config))),
             metrics: Arc::new(Metrics::default()),
         }
     }

@@ -18,8 +18,8 @@
 use axum::body::Bytes;
 use stoa_protocol::clock::TimeSource;
 
+use crate::game::games::Games;
 use crate::game::Command;
-use crate::games::Games;
 
 /// The payload of a ping sent at `now_ms`.
 pub fn ping_payload(now_ms: u64) -> Bytes {

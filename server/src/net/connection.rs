@@ -17,8 +17,8 @@ use stoa_protocol::wire::ServerMessage;
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-use crate::hub::Hub;
-use crate::outbound::{ConnHandle, Outbound};
+use crate::net::outbound::{ConnHandle, Outbound};
+use crate::services::hub::Hub;
 use crate::session::{Flow, Session};
 
 /// Queue slots kept free for the answers to one request (an answer, a snapshot and its
@@ -101,7 +101,7 @@ async fn write_loop(
                 }
                 Outbound::Ping => {
                     // Stamped as it leaves, so the round trip excludes our queue.
-                    let payload = crate::rtt::ping_payload(time.now_ms());
+                    let payload = crate::services::rtt::ping_payload(time.now_ms());
                     if sink.feed(Message::Ping(payload)).await.is_err() {
                         return;
                     }
@@ -223,7 +223,12 @@ async fn on_message(
         Message::Text(text) => session.on_text(text.as_str()).await,
         Message::Binary(_) => session.on_binary(),
         Message::Pong(payload) => {
-            crate::rtt::on_pong(hub.time.as_ref(), &hub.games, conn.player_id(), &payload);
+            crate::services::rtt::on_pong(
+                hub.time.as_ref(),
+                &hub.games,
+                conn.player_id(),
+                &payload,
+            );
             Flow::Continue
         }
         Message::Ping(_) => Flow::Continue,

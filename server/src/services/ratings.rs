@@ -2,7 +2,7 @@
 //! the store, showing it (`welcome`, seats in rooms and game documents, the lobby), and
 //! updating both players when a rated game ends with a result.
 //!
-//! [`crate::rating`] is the pure maths; this module is where it meets the store.
+//! [`crate::domain::rating`] is the pure maths; this module is where it meets the store.
 //!
 //! Why locks around updates: an update is read–compute–write over two players, and one
 //! player may finish two rated games of the same kind at nearly the same moment (two
@@ -12,7 +12,7 @@
 //! in index order, so two updates never wait on each other in a cycle). Games between
 //! other players end in parallel. The store writes both players in one atomic call
 //! ([`crate::store::Store::save_ratings`]). The deployment's player locks
-//! ([`crate::topology::PlayerLocks`]: a short lock per player in Redis in a cluster) are
+//! ([`crate::services::topology::PlayerLocks`]: a short lock per player in Redis in a cluster) are
 //! taken around the same read–compute–write too, since the two games may end on two nodes.
 //!
 //! Wire forms (documented in the README):
@@ -30,12 +30,12 @@ use stoa_protocol::wire::SeatPlayer;
 use stoa_protocol::{Side, KINDS};
 use tokio::sync::Mutex;
 
+use crate::domain::rating::{Glicko2, Outcome, Rating};
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::metrics::Metrics;
-use crate::rating::{Glicko2, Outcome, Rating};
+use crate::services::topology::PlayerLocks;
 use crate::store::Store;
-use crate::topology::PlayerLocks;
 
 /// How many locks the players' ids are spread over.
 pub const STRIPES: usize = 64;
@@ -178,9 +178,9 @@ impl Ratings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queues::Matchmaker;
+    use crate::game::queues::Matchmaker;
+    use crate::services::topology::SingleNode;
     use crate::store::memory::MemoryStore;
-    use crate::topology::SingleNode;
 
     fn ratings() -> Ratings {
         let queues = Arc::new(Matchmaker::new(Default::default()));

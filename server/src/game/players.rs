@@ -7,19 +7,21 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::outbound::ConnHandle;
+use crate::ids::PlayerId;
+use crate::net::outbound::ConnHandle;
 
-/// The live connections of every connected player.
+/// The live connections of every connected player (keyed by the typed id, looked up with
+/// any `&str`: the id borrows as `str`).
 #[derive(Debug, Default)]
 pub struct Players {
-    conns: Mutex<HashMap<String, Vec<Arc<ConnHandle>>>>,
+    conns: Mutex<HashMap<PlayerId, Vec<Arc<ConnHandle>>>>,
 }
 
 impl Players {
     /// Registers a connection; `true` when it is the player's first.
     pub fn connect(&self, player_id: &str, conn: Arc<ConnHandle>) -> bool {
         let mut m = self.conns.lock().unwrap_or_else(|e| e.into_inner());
-        let v = m.entry(player_id.to_string()).or_default();
+        let v = m.entry(PlayerId::from(player_id)).or_default();
         v.push(conn);
         v.len() == 1
     }

@@ -1,0 +1,20 @@
+//! The services layer: the server's use cases, each built with the handles it needs.
+//!
+//! Why here: services sit over the game layer (actors and the registries they live in) and
+//! under the sessions that turn requests into service calls. They reach other nodes only
+//! through the [`topology`] seam, answered by a single node or by the cluster; [`hub`]
+//! bundles them for the sessions and the HTTP edge.
+
+pub mod bots;
+pub mod hosting;
+pub mod hub;
+pub mod lobby;
+pub mod matchmaker;
+pub mod ratings;
+pub mod records;
+pub mod recovery;
+pub mod registries;
+pub mod rooms;
+pub mod rtt;
+pub mod starter;
+pub mod topology;
