@@ -258,8 +258,8 @@ impl Actor {
         tracing::info!(seq = self.core.seq(), follower = following, "game running");
         if following {
             // Events logged before this follower was registered are in the log.
-            self.heal().await;
-            self.report_local_presence().await;
+            Box::pin(self.heal()).await;
+            Box::pin(self.report_local_presence()).await;
         } else if let Some(peers) = self.caps.peers.clone() {
             // Followers elsewhere (a takeover, a restart) learn who decides now.
             peers
@@ -294,11 +294,13 @@ impl Actor {
                 crate::time::instant_at(self.caps.time.as_ref(), deadline.unwrap_or(u64::MAX));
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    // Boxed: the future of a command's handling is several KiB, and kept
+                    // inline it would be part of every idle game's task for its whole life.
+                    Some(cmd) => Box::pin(self.handle(cmd)).await,
                     None => break,
                 },
                 _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
-                    self.on_timer().await;
+                    Box::pin(self.on_timer()).await;
                 }
                 changed = shutdown.changed(), if !self.shutting_down => {
                     // Commands are refused while the server shuts down: nobody may lose on
@@ -324,10 +326,10 @@ impl Actor {
                 {
                     upkeep_at = None;
                     match self.role {
-                        Role::Follower(_) => self.follower_upkeep().await,
+                        Role::Follower(_) => Box::pin(self.follower_upkeep()).await,
                         Role::Owner(_) => {
-                            self.upkeep().await;
-                            self.flush_crowd().await;
+                            Box::pin(self.upkeep()).await;
+                            Box::pin(self.flush_crowd()).await;
                         }
                     }
                     if self.may_stop(linger) {
@@ -393,7 +395,7 @@ impl Actor {
     async fn handle(&mut self, cmd: Command) {
         if self.in_doubt.is_some() && matches!(cmd, Command::Watch { .. } | Command::Legal { .. }) {
             // Reads show what the log says happened, when the store can tell.
-            let _ = self.settle().await;
+            let _ = Box::pin(self.settle()).await;
         }
         match cmd {
             Command::Watch {
@@ -406,7 +408,7 @@ impl Actor {
                 if let Role::Follower(_) = self.role {
                     // Never a snapshot behind what the owner acknowledged: the bus may have
                     // lost an event (a publish that died with its owner).
-                    self.catch_up().await;
+                    Box::pin(self.catch_up()).await;
                 }
                 let r = self.watch(conn, rid, since, code);
                 if let Some(reply) = reply {
@@ -425,15 +427,15 @@ impl Actor {
                 };
                 let _ = reply.send(answer);
             }
-            Command::Bus(msg) => self.bus(*msg).await,
-            Command::Promote => self.take_over().await,
-            Command::Demote => self.demote("the lease lapsed").await,
+            Command::Bus(msg) => Box::pin(self.bus(*msg)).await,
+            Command::Promote => Box::pin(self.take_over()).await,
+            Command::Demote => Box::pin(self.demote("the lease lapsed")).await,
             Command::Act { .. }
             | Command::Presence { .. }
             | Command::Rtt { .. }
             | Command::Heal => match self.role {
                 Role::Owner(_) => self.owner_command(cmd).await,
-                Role::Follower(_) => self.follower_command(cmd).await,
+                Role::Follower(_) => Box::pin(self.follower_command(cmd)).await,
             },
             Command::Snapshot { code, reply } => {
                 let visible = self.may_see(None, code.as_deref());
@@ -476,7 +478,7 @@ impl Actor {
         }
         let ended = !was_over && self.core.result().is_some();
         if ended && owner {
-            self.rate().await;
+            Box::pin(self.rate()).await;
         }
         if let (true, Some(peers)) = (owner, &self.caps.peers) {
             peers
@@ -497,7 +499,7 @@ impl Actor {
         if swapped && owner {
             // The crowd is keyed by side and follows the person: after a swap its two
             // entries trade places.
-            self.crowd_out().await;
+            Box::pin(self.crowd_out()).await;
         }
         if ended {
             self.mark_ended();
@@ -507,11 +509,11 @@ impl Actor {
         }
         if !had_rematch {
             if let Some(game_id) = self.core.rematch_game() {
-                self.start_rematch(game_id.to_string()).await;
+                Box::pin(self.start_rematch(game_id.to_string())).await;
             }
         }
         if ended || matches!(event.action, ActionKind::Rematch { .. }) {
-            self.save_finished().await;
+            Box::pin(self.save_finished()).await;
         }
     }
 
