@@ -272,7 +272,9 @@ impl Actor {
         let period = Duration::from_millis(self.caps.settings.batch_ms.clamp(10, 60_000));
         // The upkeep runs only while it has something to do (see `upkeep_due`), `period`
         // after it became due: an idle game sets no timer and is never woken.
-        let mut upkeep_at: Option<tokio::time::Instant> = None;
+        // The first runs at once, as the actor starts: a game recovered after a restart
+        // resumes its paused clock before the first move arrives.
+        let mut upkeep_at = Some(tokio::time::Instant::now());
         let linger = Duration::from_millis(self.caps.settings.linger_ms);
         let mut shutdown = self.caps.shutdown.clone();
         self.shutting_down = *shutdown.borrow();
