@@ -6,6 +6,10 @@ use std::io::IsTerminal;
 use clap::Parser;
 use stoa_server::Config;
 
+/// See `server/Cargo.toml` for why not the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let config = Config::parse();
