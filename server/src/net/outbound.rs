@@ -171,15 +171,6 @@ impl ConnHandle {
             .remove(game_id);
     }
 
-    /// Whether this connection watches any game.
-    pub fn watches_a_game(&self) -> bool {
-        !self
-            .subs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_empty()
-    }
-
     /// The games this connection watches.
     pub fn subs(&self) -> Vec<String> {
         self.subs
