@@ -10,6 +10,9 @@ use rand::{Rng, SeedableRng};
 use stoa_protocol::akron::{Action, Akron, Options};
 use stoa_protocol::{Game, RulesError};
 
+mod common;
+use common::check_view_changes;
+
 fn points(size: u32) -> u16 {
     (1..=size).map(|m| m * m).sum::<u32>() as u16
 }
@@ -190,23 +193,6 @@ proptest! {
             }
         }
     }
-}
-
-/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
-/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
-/// extra).
-fn check_view_changes(before: &Akron, after: &Akron) -> Result<(), TestCaseError> {
-    let changes = after
-        .view_changes(before)
-        .expect("Akron reports its changes");
-    let mut view = before.view();
-    for (pointer, value) in changes {
-        let slot = view.pointer_mut(&pointer).expect("an existing member");
-        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
-        *slot = value;
-    }
-    prop_assert_eq!(view, after.view());
-    Ok(())
 }
 
 /// A random playout preferring moves (as [`playout`]), checking the view changes of every

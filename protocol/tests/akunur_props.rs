@@ -5,6 +5,9 @@ use proptest::prelude::*;
 use stoa_protocol::akunur::{Action, Akunur, Cell, Options};
 use stoa_protocol::{kind, Game, RulesError, Side};
 
+mod common;
+use common::check_view_changes;
+
 /// Every action that can be written down: 61 placements, 61 x 61 moves and the pass.
 fn universe() -> Vec<Action> {
     let cells: Vec<Cell> = (0..61).filter_map(Cell::from_index).collect();
@@ -294,23 +297,6 @@ fn greedy_games_reach_tokens_bonuses_and_endings() {
         captures > 0 && tokens > 0 && bonuses > 0 && ended > 0,
         "captures {captures}, tokens {tokens}, bonuses {bonuses}, ended {ended}"
     );
-}
-
-/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
-/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
-/// extra).
-fn check_view_changes(before: &Akunur, after: &Akunur) -> Result<(), TestCaseError> {
-    let changes = after
-        .view_changes(before)
-        .expect("Akunur reports its changes");
-    let mut view = before.view();
-    for (pointer, value) in changes {
-        let slot = view.pointer_mut(&pointer).expect("an existing member");
-        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
-        *slot = value;
-    }
-    prop_assert_eq!(view, after.view());
-    Ok(())
 }
 
 proptest! {

@@ -9,6 +9,9 @@ use rand::{Rng, SeedableRng};
 use stoa_protocol::staku::{Options, Staku};
 use stoa_protocol::{kind, Game, Outcome, Reason, RulesError};
 
+mod common;
+use common::check_view_changes;
+
 const ROW_LEN: [usize; 7] = [6, 7, 8, 7, 8, 7, 6];
 
 /// Each capture removes at least one enemy coloured token (26 in all) and at most 20
@@ -224,23 +227,6 @@ fn many_seeded_games_end() {
     let mut reasons: Vec<_> = reasons.into_iter().collect();
     reasons.sort();
     assert_eq!(reasons, ["no_capture_limit", "no_moves", "palace"]);
-}
-
-/// Replaces the members `after.view_changes(before)` reports in `before.view()`: that gives
-/// exactly `after.view()`, and every reported member did change (nothing missing, nothing
-/// extra).
-fn check_view_changes(before: &Staku, after: &Staku) -> Result<(), TestCaseError> {
-    let changes = after
-        .view_changes(before)
-        .expect("Staku reports its changes");
-    let mut view = before.view();
-    for (pointer, value) in changes {
-        let slot = view.pointer_mut(&pointer).expect("an existing member");
-        prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
-        *slot = value;
-    }
-    prop_assert_eq!(view, after.view());
-    Ok(())
 }
 
 proptest! {

@@ -10,6 +10,9 @@ use rand::{Rng, SeedableRng};
 use stoa_protocol::unane::{Action, Cell, Options, Unane};
 use stoa_protocol::{kind, Game, Reason, Side};
 
+mod common;
+use common::check_view_changes;
+
 /// A legal board size: both in 3..=16, at least one even.
 fn size() -> impl Strategy<Value = (u32, u32)> {
     (3..=16u32, 3..=16u32).prop_map(|(w, h)| {
@@ -375,14 +378,7 @@ proptest! {
             let actions = legal(&game);
             let before = game;
             game.apply(actions[rng.gen_range(0..actions.len())]);
-            let changes = game.view_changes(&before).expect("Ūnane reports its changes");
-            let mut view = before.view();
-            for (pointer, value) in changes {
-                let slot = view.pointer_mut(&pointer).expect("an existing member");
-                prop_assert_ne!(&*slot, &value, "{} did not change", pointer);
-                *slot = value;
-            }
-            prop_assert_eq!(view, game.view());
+            check_view_changes(&before, &game)?;
         }
     }
 }
