@@ -30,12 +30,8 @@ async fn pings_during(ws: &mut Ws, d: Duration) -> usize {
     pings
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lobby_and_spectator_connections_are_pinged_only_to_keep_them_open() {
-    let mut args: Vec<&str> = LOOSE.to_vec();
-    args.extend(["--ping-interval-ms", "200", "--idle-timeout-ms", "60000"]);
-    let server = Server::start_with(&args);
-    let t = Table::open(&server, "unane", json!({"width":6,"height":5}), "public").await;
+/// A raw websocket (so pings can be counted) that has said `hello`.
+async fn connect_with_hello(server: &Server) -> Ws {
     let tcp = TcpStream::connect(server.addr).await.expect("connect");
     let (mut ws, _) = tokio_tungstenite::client_async(server.ws_url(), MaybeTlsStream::Plain(tcp))
         .await
@@ -45,6 +41,16 @@ async fn lobby_and_spectator_connections_are_pinged_only_to_keep_them_open() {
     ))
     .await
     .expect("hello");
+    ws
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lobby_and_spectator_connections_are_pinged_only_to_keep_them_open() {
+    let mut args: Vec<&str> = LOOSE.to_vec();
+    args.extend(["--ping-interval-ms", "200", "--idle-timeout-ms", "60000"]);
+    let server = Server::start_with(&args);
+    let t = Table::open(&server, "unane", json!({"width":6,"height":5}), "public").await;
+    let mut ws = connect_with_hello(&server).await;
     // In the lobby: the next ping is due only half the idle timeout (30 s) away.
     let bare = pings_during(&mut ws, Duration::from_millis(1_500)).await;
     assert_eq!(
@@ -72,15 +78,7 @@ async fn the_keep_alive_comes_every_half_idle_timeout_and_keeps_an_answering_cli
     let mut args: Vec<&str> = LOOSE.to_vec();
     args.extend(["--ping-interval-ms", "100", "--idle-timeout-ms", "1000"]);
     let server = Server::start_with(&args);
-    let tcp = TcpStream::connect(server.addr).await.expect("connect");
-    let (mut ws, _) = tokio_tungstenite::client_async(server.ws_url(), MaybeTlsStream::Plain(tcp))
-        .await
-        .expect("a websocket");
-    ws.send(Message::Text(
-        json!({"t":"hello","protocol":1}).to_string().into(),
-    ))
-    .await
-    .expect("hello");
+    let mut ws = connect_with_hello(&server).await;
     // Every 500 ms: 5 or 6 in 2.8 s; a client that answers them (tungstenite does) stays
     // connected well past the 1 s idle timeout.
     let pings = pings_during(&mut ws, Duration::from_millis(2_800)).await;
