@@ -3,7 +3,8 @@
 //!
 //! Why cached fields: an event changes a few small fields, so the patch compares only
 //! those (the costly ones only when the event may have touched them) against the fields
-//! as of the previous event; the whole document is built only for a snapshot.
+//! as of the previous event; the engine's view and the whole document are built only for
+//! a snapshot, since a move's engine says which members of its view it changed.
 
 use serde_json::{json, Map, Value};
 
@@ -23,7 +24,9 @@ pub(super) struct Touched {
 }
 
 /// The parts of the document an event can change, as of the last applied event (the
-/// others — id, kind, options, visibility — never change, and `moves` only grows).
+/// others — id, kind, options, visibility — never change, `moves` only grows, and the
+/// engine's view is built only for a snapshot: a move's patch comes from the engine's
+/// own list of what it changed).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Fields {
     pub(super) clock: Value,
@@ -31,7 +34,6 @@ pub(super) struct Fields {
     pub(super) players: Value,
     pub(super) position: String,
     pub(super) to_act: Value,
-    pub(super) state: Value,
     pub(super) status: Value,
     pub(super) draw_offer: Value,
     pub(super) rematch: Value,
@@ -39,34 +41,38 @@ pub(super) struct Fields {
 
 impl Core {
     /// The patch from the fields as they were to the fields now, plus the moves appended
-    /// since `moves_before`. Parts the event cannot have changed are not rebuilt.
+    /// since `moves_before`, in the document's member order. Parts the event cannot have
+    /// changed are neither rebuilt nor compared.
     pub(super) fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<PatchOp> {
-        // A move whose engine said what it changed: those members are replaced in the
-        // cached view below, and the view is neither rebuilt nor compared.
-        let changes = if touched.game {
-            self.view_changes.take()
-        } else {
-            None
-        };
-        let mut new = self.update_fields(touched, changes.is_none());
+        let names = self.game.side_names();
         let mut ops = Vec::new();
         let mut path = String::with_capacity(64);
-        let old = &self.fields;
-        let mut field = |name: &str, old: &Value, new: &Value, ops: &mut Vec<PatchOp>| {
+        let mut field = |name: &str, old: &mut Value, new: Value, ops: &mut Vec<PatchOp>| {
             path.clear();
             path.push('/');
             path.push_str(name);
-            diff_into(&mut path, old, new, ops);
+            diff_into(&mut path, old, &new, ops);
+            *old = new;
         };
-        field("clock", &old.clock, &new.clock, &mut ops);
-        if old.rated != new.rated {
-            ops.push(PatchOp::replace("/rated".into(), json!(new.rated)));
+        let clock = self.clock.to_json(names);
+        field("clock", &mut self.fields.clock, clock, &mut ops);
+        if self.fields.rated != self.rated {
+            self.fields.rated = self.rated;
+            ops.push(PatchOp::replace("/rated".into(), json!(self.rated)));
         }
-        field("players", &old.players, &new.players, &mut ops);
-        if old.position != new.position {
-            ops.push(PatchOp::replace("/position".into(), json!(new.position)));
+        if touched.players {
+            let players = self.players_field(names);
+            field("players", &mut self.fields.players, players, &mut ops);
         }
-        field("to_act", &old.to_act, &new.to_act, &mut ops);
+        if touched.game {
+            let position = self.game.position();
+            if position != self.fields.position {
+                ops.push(PatchOp::replace("/position".into(), json!(position)));
+            }
+            self.fields.position = position;
+        }
+        let (status, to_act) = self.status_fields(names);
+        field("to_act", &mut self.fields.to_act, to_act, &mut ops);
         for mv in &self.moves[moves_before..] {
             ops.push(PatchOp {
                 op: "add",
@@ -74,64 +80,25 @@ impl Core {
                 value: json!(mv),
             });
         }
-        match changes {
-            Some(changes) => {
-                new.state = std::mem::take(&mut self.fields.state);
-                for (pointer, value) in changes {
-                    let path = format!("/state{pointer}");
-                    match new.state.pointer_mut(&pointer) {
-                        Some(slot) => *slot = value.clone(),
-                        // Never for a correct engine; the client gets a bad patch,
-                        // so say so.
-                        None => tracing::error!(path, "a view change names no member"),
-                    }
-                    ops.push(PatchOp::replace(path, value));
-                }
+        if touched.game {
+            match self.view_changes.take() {
+                Some(changes) => ops.extend(
+                    changes
+                        .into_iter()
+                        .map(|(pointer, value)| PatchOp::replace(format!("/state{pointer}"), value)),
+                ),
+                // An engine that cannot tell what its move changed: the whole view.
+                None => ops.push(PatchOp::replace("/state".into(), self.game.view())),
             }
-            None => field("state", &old.state, &new.state, &mut ops),
         }
-        let old = &self.fields;
-        field("status", &old.status, &new.status, &mut ops);
-        field("draw_offer", &old.draw_offer, &new.draw_offer, &mut ops);
-        field("rematch", &old.rematch, &new.rematch, &mut ops);
-        self.fields = new;
+        field("status", &mut self.fields.status, status, &mut ops);
+        let draw_offer = self.draw_offer_field(names);
+        field("draw_offer", &mut self.fields.draw_offer, draw_offer, &mut ops);
+        if touched.rematch {
+            let rematch = self.rematch_field(names);
+            field("rematch", &mut self.fields.rematch, rematch, &mut ops);
+        }
         ops
-    }
-
-    /// The fields after an event: the small ones rebuilt, the costly ones only when
-    /// `touched` says the event may have changed them; the view (`state`) is left `Null`
-    /// when `!rebuild_view` and the event moved (the caller updates it in place).
-    fn update_fields(&self, touched: Touched, rebuild_view: bool) -> Fields {
-        let names = self.game.side_names();
-        let (status, to_act) = self.status_fields(names);
-        let old = &self.fields;
-        Fields {
-            clock: self.clock.to_json(names),
-            rated: self.rated,
-            players: if touched.players {
-                self.players_field(names)
-            } else {
-                old.players.clone()
-            },
-            position: if touched.game {
-                self.game.position()
-            } else {
-                old.position.clone()
-            },
-            to_act,
-            state: match (touched.game, rebuild_view) {
-                (true, true) => self.game.view(),
-                (true, false) => Value::Null,
-                (false, _) => old.state.clone(),
-            },
-            status,
-            draw_offer: self.draw_offer_field(names),
-            rematch: if touched.rematch {
-                self.rematch_field(names)
-            } else {
-                old.rematch.clone()
-            },
-        }
     }
 
     fn players_field(&self, names: [&str; 2]) -> Value {
@@ -193,7 +160,6 @@ impl Core {
             players: self.players_field(names),
             position: self.game.position(),
             to_act,
-            state: self.game.view(),
             status,
             draw_offer: self.draw_offer_field(names),
             rematch: self.rematch_field(names),
@@ -214,7 +180,7 @@ impl Core {
             "position": f.position,
             "to_act": f.to_act,
             "moves": self.moves,
-            "state": f.state,
+            "state": self.game.view(),
             "status": f.status,
             "draw_offer": f.draw_offer,
             "rematch": f.rematch,
@@ -232,7 +198,6 @@ impl Core {
             ("players", f.players),
             ("position", json!(f.position)),
             ("to_act", f.to_act),
-            ("state", f.state),
             ("status", f.status),
             ("draw_offer", f.draw_offer),
             ("rematch", f.rematch),

@@ -86,8 +86,8 @@ pub struct Core {
     abandon_timeout_ms: u64,
     fields: Fields,
     /// What the last move changed in the engine's view, when the engine can tell (see
-    /// [`stoa_protocol::Game::view_changes`]): the patch then replaces those members of the
-    /// cached view instead of building the whole view and comparing.
+    /// [`stoa_protocol::Game::view_changes`]): the patch replaces just those members of
+    /// the view, which is never built or compared per move.
     view_changes: Option<Vec<(String, Value)>>,
 }
 
@@ -127,7 +127,6 @@ impl Core {
                 players: Value::Null,
                 position: String::new(),
                 to_act: Value::Null,
-                state: Value::Null,
                 status: Value::Null,
                 draw_offer: Value::Null,
                 rematch: Value::Null,
