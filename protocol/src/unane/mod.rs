@@ -386,26 +386,36 @@ impl Game for Unane {
         if (self.width, self.height) != (before.width, before.height) {
             return None;
         }
-        // Rows run from the top rank down, as in `view`.
-        for (row, rank) in (0..self.height).rev().enumerate() {
-            for file in 0..self.width {
-                let cell = Cell::from_index(rank * STRIDE + file);
-                let now = self.stone(cell);
-                if now != before.stone(cell) {
-                    let value = now.map_or(Value::Null, |s| Value::from(Self::colour(s)));
-                    out.push((format!("/rows/{row}/{file}"), value));
-                }
+        // Only the cells whose stone changed (a placement and its captures), in the view's
+        // order: rows from the top rank down, files left to right.
+        let changed = (self.stones[0] ^ before.stones[0]) | (self.stones[1] ^ before.stones[1]);
+        let mut cells: Vec<u8> = changed.iter().collect();
+        cells.sort_unstable_by_key(|&i| (std::cmp::Reverse(i / STRIDE), i % STRIDE));
+        for index in cells {
+            let (rank, file) = (index / STRIDE, index % STRIDE);
+            let row = self.height - 1 - rank;
+            let value = self
+                .stone(Cell::from_index(index))
+                .map_or(Value::Null, |s| Value::from(Self::colour(s)));
+            out.push((format!("/rows/{row}/{file}"), value));
+        }
+        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
+            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
+            if now == was {
+                continue;
+            }
+            if now.count() != was.count() {
+                out.push((format!("/stones/{name}"), Value::from(now.count())));
             }
         }
-        for (key, count) in [
-            ("stones", Self::stone_count as fn(&Self, Side) -> u32),
-            ("groups", Self::group_count),
-        ] {
-            for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
-                let now = count(self, side);
-                if now != count(before, side) {
-                    out.push((format!("/{key}/{name}"), Value::from(now)));
-                }
+        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
+            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
+            if now == was {
+                continue;
+            }
+            let groups = now.groups();
+            if groups != was.groups() {
+                out.push((format!("/groups/{name}"), Value::from(groups)));
             }
         }
         if self.swap_available() != before.swap_available() {

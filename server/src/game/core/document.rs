@@ -54,8 +54,13 @@ impl Core {
             diff_into(&mut path, old, &new, ops);
             *old = new;
         };
-        let clock = self.clock.to_json(names);
-        field("clock", &mut self.fields.clock, clock, &mut ops);
+        // The clock's member is a function of the clock's state: rebuilt only when that
+        // changed (every move of a timed game, never in an untimed one).
+        if self.clock_shown.as_ref() != Some(self.clock.clock()) {
+            let clock = self.clock.to_json(names);
+            field("clock", &mut self.fields.clock, clock, &mut ops);
+            self.clock_shown = Some(self.clock.clock().clone());
+        }
         if self.fields.rated != self.rated {
             self.fields.rated = self.rated;
             ops.push(PatchOp::replace("/rated".into(), json!(self.rated)));

@@ -89,6 +89,8 @@ pub struct Core {
     /// [`stoa_protocol::Game::view_changes`]): the patch replaces just those members of
     /// the view, which is never built or compared per move.
     view_changes: Option<Vec<(String, Value)>>,
+    /// The clock's state as of `fields.clock` (`None`: not known, rebuild it).
+    clock_shown: Option<stoa_protocol::clock::Clock>,
 }
 
 impl Core {
@@ -121,6 +123,7 @@ impl Core {
             last_ms: created_ms,
             abandon_timeout_ms,
             view_changes: None,
+            clock_shown: None,
             fields: Fields {
                 clock: Value::Null,
                 rated: false,
