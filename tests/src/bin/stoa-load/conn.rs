@@ -10,6 +10,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -23,6 +24,10 @@ const PER_SOURCE: usize = 1_000;
 pub fn source(i: usize) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1 + (i / PER_SOURCE) as u8))
 }
+
+/// Bytes read per `read` call: the server's frames are mostly under 1 KiB; a snapshot
+/// just takes a few reads.
+const READ_BUFFER: usize = 8 * 1024;
 
 /// One websocket connection.
 pub struct Conn {
@@ -64,7 +69,11 @@ impl Conn {
         let tcp = socket.connect(server).await?;
         tcp.set_nodelay(true)?;
         let url = format!("ws://{server}/ws");
-        let (ws, _) = tokio_tungstenite::client_async(url, tcp)
+        // A small read buffer: tungstenite zero-fills its whole read buffer before every
+        // read, and at the default 128 KiB that memset was half of the generator's CPU,
+        // which made the generator, not the server, the bottleneck of every scenario.
+        let config = WebSocketConfig::default().read_buffer_size(READ_BUFFER);
+        let (ws, _) = tokio_tungstenite::client_async_with_config(url, tcp, Some(config))
             .await
             .map_err(std::io::Error::other)?;
         let mut c = Conn {
@@ -116,12 +125,21 @@ impl Conn {
 
     /// Reads until a frame satisfies `pred` (on its text); returns it parsed.
     pub async fn until(&mut self, pred: impl Fn(&str) -> bool) -> Value {
+        match self.until_text(pred).await {
+            Some(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+            None => Value::Null,
+        }
+    }
+
+    /// Like [`Conn::until`] but the frame's text, unparsed (`None`: the connection ended):
+    /// the move loop reads only a prefix and the seq of each frame.
+    pub async fn until_text(&mut self, pred: impl Fn(&str) -> bool) -> Option<String> {
         while let Some(t) = self.next().await {
             if pred(&t) {
-                return serde_json::from_str(&t).unwrap_or(Value::Null);
+                return Some(t);
             }
         }
-        Value::Null
+        None
     }
 
     /// Sends a request and waits for its answer.

@@ -99,11 +99,11 @@ impl Table {
             .send(json!({"t":"game.move","game_id":self.game_id,"move":mv}))
             .await;
         sent(start);
-        let diff = other.until(|t| is_type(t, "game.diff")).await;
+        let diff = other.until_text(|t| is_type(t, "game.diff")).await?;
         let to_opponent = start.elapsed();
         let tag = format!("\"rid\":{rid},");
-        let answer = mover.until(|t| t.contains(&tag)).await;
-        if answer["t"] != "ok" {
+        let answer = mover.until_text(|t| t.contains(&tag)).await?;
+        if !is_type(&answer, "ok") {
             eprintln!("move refused: {answer}");
             return None;
         }
@@ -113,7 +113,7 @@ impl Table {
         }
         Some(MoveTiming {
             to_opponent,
-            seq: diff["seq"].as_u64().or_else(|| seq_of(&diff.to_string()))?,
+            seq: seq_of(&diff)?,
         })
     }
 }
