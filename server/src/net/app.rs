@@ -73,9 +73,10 @@ fn client_ip(peer: SocketAddr, headers: &HeaderMap, trust_proxy: bool) -> IpAddr
 
 /// Bytes read from a socket at a time. tungstenite's default (128 KiB) is allocated and
 /// zero-filled on a connection's first read and kept for its life: most of an idle
-/// connection's memory. Requests are small JSON objects; a larger frame (up to the 16 KiB
-/// limit) just takes a few reads.
-const READ_BUFFER: usize = 4 * 1024;
+/// connection's memory, and zero-filled again before every read. Requests are small JSON
+/// objects (a move is under 100 bytes); a larger frame (up to the 16 KiB limit) just takes
+/// a few reads.
+const READ_BUFFER: usize = 1024;
 
 /// Frames are buffered up to this many bytes before a write; the writer flushes after
 /// everything queued (see `connection`), so a burst of frames is one write.
