@@ -278,7 +278,82 @@ async fn contract(store: &dyn Store) {
     assert_eq!(pa["staku"], r(1600.5, 1));
     assert_eq!(pa["akron"], r(1510.0, 3));
     assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
+    leaderboard_contract(store).await;
     store.ping().await.unwrap();
+}
+
+/// The leaderboard index: established ratings only, highest first (equal ones by id, the
+/// greater first), kept in step by `save_ratings`, cut at the limit.
+async fn leaderboard_contract(store: &dyn Store) {
+    let at = |rating: f64, deviation: f64, games: u32| Rating {
+        rating,
+        deviation,
+        volatility: 0.059,
+        games,
+    };
+    // Provisional ratings (deviation above 110) are not listed.
+    assert!(store.leaderboard("staku", 100).await.unwrap().is_empty());
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pa".into(), at(1620.5, 80.0, 14)),
+                ("pb".into(), at(1680.25, 95.5, 16)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pz".into(), at(1900.0, 110.5, 9)),
+                ("py".into(), at(1400.0, 110.0, 20)),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.leaderboard("unane", 100).await.unwrap(),
+        vec![
+            ("pb".to_string(), at(1680.25, 95.5, 16)),
+            ("pa".to_string(), at(1620.5, 80.0, 14)),
+            ("py".to_string(), at(1400.0, 110.0, 20)),
+        ]
+    );
+    assert_eq!(
+        store.leaderboard("unane", 1).await.unwrap(),
+        vec![("pb".to_string(), at(1680.25, 95.5, 16))]
+    );
+    assert!(store.leaderboard("unane", 0).await.unwrap().is_empty());
+    // Other kinds have their own boards.
+    assert!(store.leaderboard("akron", 100).await.unwrap().is_empty());
+    assert!(store.leaderboard("no-such-kind", 100).await.unwrap().is_empty());
+    // A new rating moves a player; a provisional one takes the player off; equal ratings
+    // are ordered by id, the greater first.
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pb".into(), at(1600.0, 90.0, 17)),
+                ("pa".into(), at(1590.0, 111.0, 15)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings("unane", &[("pc".into(), at(1600.0, 70.0, 30))])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.leaderboard("unane", 100).await.unwrap(),
+        vec![
+            ("pc".to_string(), at(1600.0, 70.0, 30)),
+            ("pb".to_string(), at(1600.0, 90.0, 17)),
+            ("py".to_string(), at(1400.0, 110.0, 20)),
+        ]
+    );
+    assert_eq!(store.ratings("pa").await.unwrap()["unane"], at(1590.0, 111.0, 15));
 }
 
 #[tokio::test]

@@ -521,8 +521,42 @@ impl Store for RedisStore {
             .ignore()
             .zadd(self.key(&["ratings", kind]), player, rating.rating)
             .ignore();
+            // The leaderboard holds established ratings only: in the same transaction, so
+            // it never shows a rating the player no longer has.
+            let board = self.key(&["leaderboard", kind]);
+            if rating.provisional() {
+                pipe.zrem(board, player).ignore();
+            } else {
+                pipe.zadd(board, player, rating.rating).ignore();
+            }
         }
         self.run_writes(pipe).await
+    }
+
+    async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>> {
+        if !key_safe(kind) || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn();
+        let last = isize::try_from(limit - 1).unwrap_or(isize::MAX);
+        let ids: Vec<String> = self
+            .run(conn.zrevrange(self.key(&["leaderboard", kind]), 0, last))
+            .await?;
+        // Each row's full rating from the player's own hash (the index holds the number
+        // only), asked all at once over the multiplexed connection.
+        let reads = ids.iter().map(|id| {
+            let mut conn = self.conn();
+            let key = self.player_key(id, Some("ratings"));
+            async move { self.run(conn.hget::<_, _, Option<String>>(key, kind)).await }
+        });
+        let texts = futures_util::future::try_join_all(reads).await?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for (id, text) in ids.into_iter().zip(texts) {
+            if let Some(text) = text {
+                rows.push((id, decode::<Rating>(&text)?));
+            }
+        }
+        Ok(rows)
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
