@@ -118,6 +118,40 @@ async fn players_pages_and_leaderboards_show_the_ratings_games_made() {
     let (_, board) = get_json(&server, "/api/leaderboard/unane", None);
     assert_eq!(board["players"][0]["name"], "anna");
 
+    // The same over the websocket (`player`, `leaderboard`), for clients without HTTP.
+    let board_now = get_json(&server, "/api/leaderboard/unane", None).1;
+    let ws_board = cy
+        .request(json!({"t":"leaderboard","kind":"unane"}))
+        .await;
+    assert_eq!(ws_board["t"], "leaderboard", "{ws_board}");
+    assert_eq!(ws_board["kind"], "unane");
+    assert_eq!(ws_board["players"], board_now["players"]);
+    let ws_page = cy
+        .request(json!({"t":"player","player_id":bob.player_id}))
+        .await;
+    assert_eq!(ws_page["t"], "player", "{ws_page}");
+    assert_eq!(ws_page["player"], page(&bob.player_id, None));
+    // Without an id: the asker's own page.
+    let own = cy.request(json!({"t":"player"})).await;
+    assert_eq!(own["player"]["id"], cy.player_id.as_str());
+    let e = cy.request(json!({"t":"leaderboard","kind":"chess"})).await;
+    assert_eq!(
+        (e["t"].as_str(), e["code"].as_str()),
+        (Some("error"), Some("not_found")),
+        "{e}"
+    );
+    assert_eq!(
+        e["message"],
+        "no game kind 'chess' (the kinds are unane, staku, akron, akunur)"
+    );
+    let e = cy
+        .request(json!({"t":"player","player_id":"nobody"}))
+        .await;
+    assert_eq!(e["code"], "not_found", "{e}");
+    assert_eq!(e["message"], "no player 'nobody'");
+    let e = cy.request(json!({"t":"leaderboard"})).await;
+    assert_eq!(e["code"], "bad_request", "{e}");
+
     // What does not exist is a 404 that says what is missing.
     assert_eq!(
         get_json(&server, "/api/players/nobody", None),

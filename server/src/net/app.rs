@@ -176,7 +176,7 @@ async fn api_player(
 /// unknown kind.
 async fn api_leaderboard(State(state): State<AppState>, Path(kind): Path<String>) -> Response {
     match state.hub.profiles.leaderboard(&kind).await {
-        Ok(board) => Json(board).into_response(),
+        Ok(board) => Json(board.to_json()).into_response(),
         Err(e) => api_error(e),
     }
 }

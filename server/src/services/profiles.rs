@@ -25,6 +25,22 @@ pub const LEADERBOARD_SIZE: usize = 100;
 /// How many finished games a player's page lists.
 pub const RECENT_GAMES: u64 = 10;
 
+/// A kind's leaderboard, best first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Leaderboard {
+    /// The game kind.
+    pub kind: &'static str,
+    /// `{"rank","id","name","rating","deviation","games"}` each.
+    pub players: Vec<Value>,
+}
+
+impl Leaderboard {
+    /// The body of `GET /api/leaderboard/<kind>`: `{"kind","players"}`.
+    pub fn to_json(&self) -> Value {
+        json!({"kind": self.kind, "players": self.players})
+    }
+}
+
 /// Players' pages and the leaderboards, read from the store.
 pub struct Profiles {
     store: Arc<dyn Store>,
@@ -79,10 +95,9 @@ impl Profiles {
         }))
     }
 
-    /// The leaderboard of `kind`: `{"kind","players":[{"rank","id","name","rating",
-    /// "deviation","games"}]}`, at most [`LEADERBOARD_SIZE`] players whose rating is
+    /// The leaderboard of `kind`: at most [`LEADERBOARD_SIZE`] players whose rating is
     /// established, highest first; `not_found` for a kind that does not exist.
-    pub async fn leaderboard(&self, kind: &str) -> Result<Value, ApiError> {
+    pub async fn leaderboard(&self, kind: &str) -> Result<Leaderboard, ApiError> {
         let k = stoa_protocol::kind(kind).map_err(|_| {
             ApiError::new(
                 ErrorCode::NotFound,
@@ -123,7 +138,10 @@ impl Profiles {
                 })
             })
             .collect();
-        Ok(json!({"kind": k.id, "players": players}))
+        Ok(Leaderboard {
+            kind: k.id,
+            players,
+        })
     }
 }
 
@@ -189,14 +207,14 @@ mod tests {
             .unwrap();
         let board = profiles.leaderboard("akron").await.unwrap();
         assert_eq!(
-            board,
+            board.to_json(),
             json!({"kind": "akron", "players": [
                 {"rank": 1, "id": "pc", "name": "cy", "rating": 1651, "deviation": 99, "games": 15},
                 {"rank": 2, "id": "pa", "name": "ann", "rating": 1612, "deviation": 80, "games": 20},
             ]})
         );
         assert_eq!(
-            profiles.leaderboard("staku").await.unwrap(),
+            profiles.leaderboard("staku").await.unwrap().to_json(),
             json!({"kind": "staku", "players": []})
         );
         let e = profiles.leaderboard("chess").await.unwrap_err();
