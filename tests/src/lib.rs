@@ -901,11 +901,7 @@ pub async fn resigned_game(
     loop {
         let (_, full) = server.api_game_full(&id, None);
         if full["record"].is_object() {
-            assert_eq!(
-                full["record"]["ratings_after"].is_object(),
-                rated,
-                "{full}"
-            );
+            assert_eq!(full["record"]["ratings_after"].is_object(), rated, "{full}");
             break;
         }
         assert!(std::time::Instant::now() < deadline, "no record of {id}");

@@ -658,7 +658,10 @@ fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let now = after["white"].as_f64().expect("white's rating after").round() as i64;
+    let now = after["white"]
+        .as_f64()
+        .expect("white's rating after")
+        .round() as i64;
     assert!(now > 1500, "{after}");
     let line = format!("your rating 1500 -> {now} ({:+})", now - 1500);
     let screen = tmux.wait_screen("the rating change", |s| s.contains(&line));

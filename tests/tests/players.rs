@@ -98,15 +98,24 @@ async fn players_pages_and_leaderboards_show_the_ratings_games_made() {
             "deviation": r["deviation"], "games": r["games"]})
     };
     let (first, second) = if a["rating"].as_i64() > b["rating"].as_i64() {
-        (row(1, &ann, &ann_page, "ann"), row(2, &bob, &bob_page, "bob"))
+        (
+            row(1, &ann, &ann_page, "ann"),
+            row(2, &bob, &bob_page, "bob"),
+        )
     } else {
-        (row(1, &bob, &bob_page, "bob"), row(2, &ann, &ann_page, "ann"))
+        (
+            row(1, &bob, &bob_page, "bob"),
+            row(2, &ann, &ann_page, "ann"),
+        )
     };
     assert_eq!(board, json!({"kind": "unane", "players": [first, second]}));
     // Ann (two wins in three) is ahead.
     assert_eq!(board["players"][0]["name"], "ann");
     let (status, staku) = get_json(&server, "/api/leaderboard/staku", None);
-    assert_eq!((status, staku), (200, json!({"kind": "staku", "players": []})));
+    assert_eq!(
+        (status, staku),
+        (200, json!({"kind": "staku", "players": []}))
+    );
 
     // A rename shows on the board at once.
     let renamed = {
@@ -120,9 +129,7 @@ async fn players_pages_and_leaderboards_show_the_ratings_games_made() {
 
     // The same over the websocket (`player`, `leaderboard`), for clients without HTTP.
     let board_now = get_json(&server, "/api/leaderboard/unane", None).1;
-    let ws_board = cy
-        .request(json!({"t":"leaderboard","kind":"unane"}))
-        .await;
+    let ws_board = cy.request(json!({"t":"leaderboard","kind":"unane"})).await;
     assert_eq!(ws_board["t"], "leaderboard", "{ws_board}");
     assert_eq!(ws_board["kind"], "unane");
     assert_eq!(ws_board["players"], board_now["players"]);
@@ -144,9 +151,7 @@ async fn players_pages_and_leaderboards_show_the_ratings_games_made() {
         e["message"],
         "no game kind 'chess' (the kinds are unane, staku, akron, akunur)"
     );
-    let e = cy
-        .request(json!({"t":"player","player_id":"nobody"}))
-        .await;
+    let e = cy.request(json!({"t":"player","player_id":"nobody"})).await;
     assert_eq!(e["code"], "not_found", "{e}");
     assert_eq!(e["message"], "no player 'nobody'");
     let e = cy.request(json!({"t":"leaderboard"})).await;
@@ -189,7 +194,10 @@ async fn players_pages_and_leaderboards_show_the_ratings_games_made() {
     );
     let (status, body) = server.http_get("/p/%3Cb%3Ex%3C%2Fb%3E");
     assert_eq!(status, 404);
-    assert!(body.contains("&lt;b&gt;x&lt;/b&gt;") && !body.contains("<b>x"), "{body}");
+    assert!(
+        body.contains("&lt;b&gt;x&lt;/b&gt;") && !body.contains("<b>x"),
+        "{body}"
+    );
     let (status, body) = server.http_get("/leaderboard/chess");
     assert_eq!(status, 404);
     assert!(body.contains("<h1>No such game</h1>"), "{body}");
@@ -216,12 +224,19 @@ async fn a_players_own_private_games_show_on_their_page_to_them_only() {
     // The record is written just after the end.
     let deadline = std::time::Instant::now() + stoa_tests::TIMEOUT;
     let recent = |token: Option<&str>| {
-        let (status, page) = get_json(&server, &format!("/api/players/{}", t.host.player_id), token);
+        let (status, page) = get_json(
+            &server,
+            &format!("/api/players/{}", t.host.player_id),
+            token,
+        );
         assert_eq!(status, 200, "{page}");
         page["recent"].clone()
     };
     while recent(Some(&t.host.token)).as_array().unwrap().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the game never showed");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the game never showed"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let own = recent(Some(&t.host.token));

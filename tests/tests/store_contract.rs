@@ -328,7 +328,11 @@ async fn leaderboard_contract(store: &dyn Store) {
     assert!(store.leaderboard("unane", 0).await.unwrap().is_empty());
     // Other kinds have their own boards.
     assert!(store.leaderboard("akron", 100).await.unwrap().is_empty());
-    assert!(store.leaderboard("no-such-kind", 100).await.unwrap().is_empty());
+    assert!(store
+        .leaderboard("no-such-kind", 100)
+        .await
+        .unwrap()
+        .is_empty());
     // A new rating moves a player; a provisional one takes the player off; equal ratings
     // are ordered by id, the greater first.
     store
@@ -353,7 +357,10 @@ async fn leaderboard_contract(store: &dyn Store) {
             ("py".to_string(), at(1400.0, 110.0, 20)),
         ]
     );
-    assert_eq!(store.ratings("pa").await.unwrap()["unane"], at(1590.0, 111.0, 15));
+    assert_eq!(
+        store.ratings("pa").await.unwrap()["unane"],
+        at(1590.0, 111.0, 15)
+    );
 }
 
 #[tokio::test]

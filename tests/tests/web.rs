@@ -1928,7 +1928,11 @@ async fn player_pages_and_leaderboards_show_the_ratings() {
     };
     let ann_page = api(format!("/api/players/{}", ann.player_id));
     let board = api("/api/leaderboard/unane".into());
-    assert_eq!(board["players"].as_array().map(Vec::len), Some(2), "{board}");
+    assert_eq!(
+        board["players"].as_array().map(Vec::len),
+        Some(2),
+        "{board}"
+    );
 
     let profile = TempDir::new("web-people");
     let page = driver.browser(&profile).await;
@@ -2010,7 +2014,9 @@ async fn player_pages_and_leaderboards_show_the_ratings() {
     } else {
         "black"
     };
-    let before = g["players"][side]["rating"].as_i64().expect("rating before");
+    let before = g["players"][side]["rating"]
+        .as_i64()
+        .expect("rating before");
     let after = g["ratings_after"][side].as_f64().expect("after").round() as i64;
     let result = if g["status"]["winner"] == side {
         "won"

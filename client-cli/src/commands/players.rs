@@ -170,10 +170,14 @@ mod tests {
 
     #[test]
     fn a_board_lists_players_best_first_or_says_it_is_empty() {
-        let players = [json!({"rank":1,"id":"p1","name":"ann","rating":1648,"deviation":106,"games":17})];
+        let players =
+            [json!({"rank":1,"id":"p1","name":"ann","rating":1648,"deviation":106,"games":17})];
         assert_eq!(
             board_lines("unane", &players),
-            ["leaderboard unane", "  1. ann 1648 ±106, 17 rated games (p1)"]
+            [
+                "leaderboard unane",
+                "  1. ann 1648 ±106, 17 rated games (p1)"
+            ]
         );
         assert_eq!(
             board_lines("staku", &[]),
