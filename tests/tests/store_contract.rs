@@ -587,3 +587,69 @@ async fn redis_cluster_store_keeps_the_contract() {
     .unwrap();
     contract(&store).await;
 }
+
+/// Ratings saved before the store kept leaderboards (an upgraded deployment) are on the
+/// boards from the next start: the store builds them once at connect from every rated
+/// player's rating, established ones only, and not again after that.
+#[tokio::test]
+async fn redis_store_builds_the_leaderboards_of_older_ratings_once() {
+    let redis = RedisServer::start();
+    let options = || RedisOptions {
+        url: redis.url(),
+        prefix: "up".into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: None,
+    };
+    let at = |rating: f64, deviation: f64| Rating {
+        rating,
+        deviation,
+        volatility: 0.06,
+        games: 20,
+    };
+    let store = RedisStore::connect(options()).await.unwrap();
+    assert_eq!(
+        redis.command("EXISTS up:leaderboards:built").as_deref(),
+        Some(":1\r\n")
+    );
+    store
+        .save_ratings(
+            "akron",
+            &[
+                ("pa".into(), at(1700.0, 60.0)),
+                ("pb".into(), at(1800.0, 200.0)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings("staku", &[("pc".into(), at(1550.0, 90.0))])
+        .await
+        .unwrap();
+    // What an older server left: the ratings and their `ratings:<kind>` sets, no boards.
+    for cmd in [
+        "DEL up:leaderboard:akron",
+        "DEL up:leaderboard:staku",
+        "DEL up:leaderboards:built",
+    ] {
+        assert_eq!(redis.command(cmd).as_deref(), Some(":1\r\n"), "{cmd}");
+    }
+    assert!(store.leaderboard("akron", 100).await.unwrap().is_empty());
+    let upgraded = RedisStore::connect(options()).await.unwrap();
+    assert_eq!(
+        upgraded.leaderboard("akron", 100).await.unwrap(),
+        vec![("pa".to_string(), at(1700.0, 60.0))]
+    );
+    assert_eq!(
+        upgraded.leaderboard("staku", 100).await.unwrap(),
+        vec![("pc".to_string(), at(1550.0, 90.0))]
+    );
+    // Built once: a board emptied since stays as the games leave it.
+    assert_eq!(
+        redis.command("DEL up:leaderboard:staku").as_deref(),
+        Some(":1\r\n")
+    );
+    let again = RedisStore::connect(options()).await.unwrap();
+    assert!(again.leaderboard("staku", 100).await.unwrap().is_empty());
+}

@@ -6,6 +6,7 @@
 //! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
 //! Redis is known to be down). This file connects and implements [`Store`] with them.
 
+mod backfill;
 mod encoding;
 mod keys;
 mod outage;
@@ -77,7 +78,8 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects (retrying with backoff for a few seconds) and starts the health task.
+    /// Connects (retrying with backoff for a few seconds), starts the health task, and
+    /// builds the leaderboards once for ratings saved before they were kept.
     pub async fn connect(options: RedisOptions) -> StoreResult<RedisStore> {
         let prefix = options.prefix.trim().to_string();
         if prefix.is_empty() || prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -124,7 +126,13 @@ impl RedisStore {
             finished_retention: options.finished_retention,
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
-        Ok(RedisStore { inner })
+        let store = RedisStore { inner };
+        // The boards are a view of the ratings: a failure leaves them to fill as games are
+        // rated (and is tried again at the next start), never keeps the server down.
+        if let Err(e) = store.backfill_leaderboards().await {
+            tracing::warn!(error = %e, "could not build the leaderboards from the stored ratings");
+        }
+        Ok(store)
     }
 
     /// A connection for the cluster's own commands (leases, membership).
