@@ -5,7 +5,7 @@
 
 import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
 import { renderBoard, boardFacts } from "./board.js";
-import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange } from "./people.js";
+import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange, leavePage } from "./people.js";
 const IDENTITY_KEY = "stoa.identity";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -389,6 +389,7 @@ function route() {
 
 /** Ends the subscriptions of the view we leave. */
 function leaveCurrent() {
+  leavePage();
   if (state.view === "lobby") link.send({ t: "lobby.unwatch" });
   if (state.view === "game" && state.game) link.send({ t: "game.unwatch", game_id: state.game.id });
   state.view = null;

@@ -40,6 +40,11 @@ export function ratingChange(before, after) {
 /** What the last fetch for `main` was; an answer for a page left meanwhile is dropped. */
 let current = 0;
 
+/** The client leaves the page shown (for any view): an answer still on its way is dropped. */
+export function leavePage() {
+  current += 1;
+}
+
 async function getJson(path, token) {
   const r = await fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
   let body = null;
