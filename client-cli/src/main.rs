@@ -60,6 +60,10 @@ enum Command {
     Export(commands::export::ExportArgs),
     /// Your finished games, newest first.
     History(commands::history::HistoryArgs),
+    /// A player's ratings in every game and recent games (yours by default).
+    Player(commands::players::PlayerArgs),
+    /// A game's leaderboard: the best established players, best first.
+    Leaderboard(commands::players::LeaderboardArgs),
     /// Step through a finished game (by id, or a record file) on the terminal board.
     Replay(commands::replay::ReplayArgs),
     /// A computer opponent: queues, hosts or joins, and plays within its clock.
@@ -74,6 +78,8 @@ fn main() -> ExitCode {
         Command::Rules(args) => return rules::run(args),
         Command::Export(args) => return args.run(&cli.global),
         Command::History(args) => return args.run(&cli.global),
+        Command::Player(args) => return args.run(&cli.global),
+        Command::Leaderboard(args) => return args.run(&cli.global),
         Command::Replay(args) => return args.run(&cli.global),
         Command::Bot(args) => return args.run(&cli.global),
         Command::Tournament(args) => return args.run(),

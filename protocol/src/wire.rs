@@ -482,6 +482,26 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limit: Option<u64>,
     },
+    /// Addition: a player's page: name, rating in every kind, recent finished games
+    /// (default: the caller's own). Answered by [`ServerMessage::Player`].
+    #[serde(rename = "player")]
+    Player {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Whose page (another player's lists only their public games).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player_id: Option<String>,
+    },
+    /// Addition: a game kind's leaderboard. Answered by [`ServerMessage::Leaderboard`].
+    #[serde(rename = "leaderboard")]
+    Leaderboard {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game kind.
+        kind: String,
+    },
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -508,6 +528,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "history",
     "bot.serve",
     "bot.play",
+    "player",
+    "leaderboard",
 ];
 
 impl ClientMessage {
@@ -535,7 +557,9 @@ impl ClientMessage {
             | ClientMessage::GameRecord { rid, .. }
             | ClientMessage::History { rid, .. }
             | ClientMessage::BotServe { rid, .. }
-            | ClientMessage::BotPlay { rid, .. } => rid.as_ref(),
+            | ClientMessage::BotPlay { rid, .. }
+            | ClientMessage::Player { rid, .. }
+            | ClientMessage::Leaderboard { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -564,6 +588,8 @@ impl ClientMessage {
             ClientMessage::History { .. } => "history",
             ClientMessage::BotServe { .. } => "bot.serve",
             ClientMessage::BotPlay { .. } => "bot.play",
+            ClientMessage::Player { .. } => "player",
+            ClientMessage::Leaderboard { .. } => "leaderboard",
         }
     }
 }
@@ -873,6 +899,28 @@ pub enum ServerMessage {
         games: Vec<Value>,
         /// Pass as `before` for the next page; `null` on the last page.
         next_before: Option<u64>,
+    },
+    /// Addition: answer to `player`.
+    #[serde(rename = "player")]
+    Player {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The page, as `GET /api/players/<id>` serves it: `{"id","name","bot","ratings":
+        /// {<kind>:{"rating","deviation","provisional","games"}},"recent":[<summaries>]}`.
+        player: Value,
+    },
+    /// Addition: answer to `leaderboard`.
+    #[serde(rename = "leaderboard")]
+    Leaderboard {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game kind.
+        kind: String,
+        /// Best first: `{"rank","id","name","rating","deviation","games"}` each, as `GET
+        /// /api/leaderboard/<kind>` serves them.
+        players: Vec<Value>,
     },
     /// Addition: the server is shutting down; a close frame follows.
     #[serde(rename = "shutdown")]

@@ -5,9 +5,7 @@
 
 import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
 import { renderBoard, boardFacts } from "./board.js";
-
-const KINDS = ["unane", "staku", "akron", "akunur"];
-const TITLES = { unane: "Ūnane", staku: "Staku", akron: "Akron", akunur: "Akunur" };
+import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange, leavePage } from "./people.js";
 const IDENTITY_KEY = "stoa.identity";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -378,6 +376,12 @@ function route() {
     showGame(decodeURIComponent(m[1]), new URLSearchParams(location.search).get("code"));
   } else if ((m = p.match(/^\/r\/([^/]+)$/))) {
     showRoom(decodeURIComponent(m[1]));
+  } else if ((m = p.match(/^\/p\/([^/]+)$/))) {
+    state.view = "player";
+    showPlayer($("#main"), decodeURIComponent(m[1]), loadIdentity().token);
+  } else if ((m = p.match(/^\/leaderboard(?:\/([^/]+))?$/))) {
+    state.view = "leaderboard";
+    showLeaderboard($("#main"), m[1] ? decodeURIComponent(m[1]) : KINDS[0]);
   } else {
     showLobby();
   }
@@ -385,6 +389,7 @@ function route() {
 
 /** Ends the subscriptions of the view we leave. */
 function leaveCurrent() {
+  leavePage();
   if (state.view === "lobby") link.send({ t: "lobby.unwatch" });
   if (state.view === "game" && state.game) link.send({ t: "game.unwatch", game_id: state.game.id });
   state.view = null;
@@ -588,11 +593,12 @@ function drawLobbyLists() {
   $("#online").textContent = `${doc.online} online` + (queues.length ? ` · waiting in queues: ${queues.join(", ")}` : "");
   const rooms = Object.entries(doc.rooms || {});
   $("#rooms").replaceChildren(...(rooms.length ? rooms.map(([code, r]) => el("li", { "data-room": code },
-    el("span", { text: `${kindLabel(r)} · ${clockLabel(r.clock)}${r.rated ? " · rated" : ""} · by ${r.host && r.host.name}` }),
+    el("span", { text: `${kindLabel(r)} · ${clockLabel(r.clock)}${r.rated ? " · rated" : ""} · by ` }), playerLink(r.host), " ",
     el("button", { type: "button", onclick: () => go(`/r/${encodeURIComponent(code)}`), text: "Join" }))) : [el("li", { class: "muted", text: "No open rooms right now." })]));
   const games = Object.entries(doc.games || {});
   $("#games").replaceChildren(...(games.length ? games.map(([id, g]) => el("li", { "data-game": id },
-    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: `${kindLabel(g)} · ${Object.entries(g.players || {}).map(([s, p]) => `${p.name}${p.bot ? " (computer)" : ""} (${s})`).join(" vs ")}` }),
+    el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: kindLabel(g) }), " · ",
+    ...Object.entries(g.players || {}).flatMap(([s, p], i) => [i ? " vs " : "", playerLink(p, p.bot ? " (computer)" : ""), ` (${s})`]), " ",
     el("span", { class: "muted", text: `${clockLabel(g.time_control || { kind: g.clock })} · ${g.spectators} watching` }))) : [el("li", { class: "muted", text: "No live games right now." })]));
 }
 
@@ -896,12 +902,7 @@ async function fetchRatingChange(g, attempt) {
   }
   const after = full.record.ratings_after;
   if (!after || state.game !== g) return;
-  const change = (side) => {
-    const before = Math.round((g.doc.players[side] || {}).rating);
-    const now = Math.round(after[side]);
-    const d = now - before;
-    return `${before} → ${now} (${d >= 0 ? "+" : ""}${d})`;
-  };
+  const change = (side) => ratingChange((g.doc.players[side] || {}).rating, after[side]);
   const me = mySide();
   const line = me ? `Your rating: ${change(me)}`
     : `Ratings: ${sides().map((s) => `${cap(s)} ${change(s)}`).join(", ")}`;
@@ -1041,7 +1042,7 @@ function drawPlayers() {
       const p = (doc.players || {})[side] || {};
       const rating = typeof p.rating === "number" ? ` (${Math.round(p.rating)})` : "";
       return el("div", { class: `player${doc.to_act === side && doc.status.state !== "ended" ? " to-act" : ""}`, "data-side": side },
-        el("span", {}, `${cap(side)}: ${p.name || "?"}${p.bot ? " (computer)" : ""}${rating}${side === me ? " (you)" : ""} `,
+        el("span", {}, `${cap(side)}: `, playerLink(p, p.bot ? " (computer)" : ""), `${rating}${side === me ? " (you)" : ""} `,
           el("span", { class: `presence${online[side] === false ? " offline" : ""}`, text: online[side] === false ? "offline" : online[side] ? "online" : "" })),
         el("span", { class: "clock", "data-clock": side }));
     }),
@@ -1219,6 +1220,8 @@ function start() {
   link = new Link(onMessage, (welcome) => {
     state.me = welcome.player;
     state.myGames = welcome.games || [];
+    const mine = $("#my-page");
+    if (mine) { mine.href = `/p/${encodeURIComponent(welcome.player.id)}`; mine.hidden = false; }
     nameInput.value = welcome.player.name;
     resubscribe();
   }, (up) => {

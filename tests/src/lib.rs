@@ -855,3 +855,82 @@ impl Table {
         snap
     }
 }
+
+/// Plays one quick public Ūnane game (4x3, no clock) that `winner` wins: `loser` hosts as
+/// black and moves first, `winner` answers, then `loser` resigns (both sides act first: a
+/// game ended before that is aborted, which rates nothing). Returns the game id once its
+/// record is stored (for a rated game: with the new ratings), so the next game starts from
+/// them.
+pub async fn resigned_game(
+    server: &Server,
+    loser: &mut Client,
+    winner: &mut Client,
+    rated: bool,
+) -> String {
+    let options = quick_options("unane");
+    let room = loser
+        .request(json!({"t":"room.create","kind":"unane","options":options,
+            "clock":{"kind":"none"},"rated":rated,"visibility":"public","side":"black"}))
+        .await;
+    assert_eq!(room["t"], "room", "room.create failed: {room}");
+    let code = room["room"]["code"].as_str().expect("code").to_string();
+    let joined = winner.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(joined["t"], "room", "room.join failed: {joined}");
+    let started = loser.recv_where(|m| m["t"] == "game.started").await;
+    winner.recv_where(|m| m["t"] == "game.started").await;
+    let id = started["game_id"].as_str().expect("game id").to_string();
+    let mut game = stoa_protocol::kind("unane")
+        .expect("unane")
+        .start(&options)
+        .expect("start");
+    for c in [&mut *loser, &mut *winner] {
+        let mv = game
+            .legal_notations()
+            .into_iter()
+            .find(|m| m != "swap")
+            .expect("a move");
+        game.play(&mv).expect("legal");
+        let ok = c
+            .request(json!({"t":"game.move","game_id":id,"move":mv}))
+            .await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+    }
+    let ok = loser.request(json!({"t":"game.resign","game_id":id})).await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    loop {
+        let (_, full) = server.api_game_full(&id, None);
+        if full["record"].is_object() {
+            assert_eq!(full["record"]["ratings_after"].is_object(), rated, "{full}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no record of {id}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    loser.clear();
+    winner.clear();
+    id
+}
+
+/// Plays rated games between `a` and `b` (`a` wins two of every three) until both hold an
+/// established (not provisional) Ūnane rating, as `GET /api/players/<id>` says; returns
+/// the games' ids in order. Two newcomers get there in about sixteen games.
+pub async fn establish_ratings(server: &Server, a: &mut Client, b: &mut Client) -> Vec<String> {
+    let mut ids = Vec::new();
+    let established = |id: &str| {
+        let (status, body) = server.http_get(&format!("/api/players/{id}"));
+        assert_eq!(status, 200, "{body}");
+        let page: Value = serde_json::from_str(&body).expect("json");
+        page["ratings"]["unane"]["provisional"] == false
+    };
+    while !(established(&a.player_id) && established(&b.player_id)) {
+        assert!(ids.len() < 40, "no established ratings after 40 games");
+        let id = if ids.len() % 3 == 2 {
+            resigned_game(server, a, b, true).await
+        } else {
+            resigned_game(server, b, a, true).await
+        };
+        ids.push(id);
+    }
+    ids
+}

@@ -594,3 +594,77 @@ fn a_typo_is_not_a_move_and_joining_comes_before_the_start() {
     let line = clients.wait(host, |l| l.starts_with("error "));
     assert!(line.starts_with("error illegal_move: "), "{line}");
 }
+
+/// `stoa leaderboard <kind>` lists the established players best first and `stoa player
+/// <id>` a player's ratings (provisional ones marked) and recent games, with the figures
+/// the HTTP API gives; an unknown kind is said to be one (issue 28, "Ratings people can
+/// see").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaderboard_and_player_commands_print_the_ratings() {
+    let server = stoa_tests::Server::start();
+    let mut ann = stoa_tests::Client::guest(&server, "ann").await;
+    let mut bob = stoa_tests::Client::guest(&server, "bob").await;
+    let rated = stoa_tests::establish_ratings(&server, &mut ann, &mut bob).await;
+    let api = |path: String| {
+        let (status, body) = server.http_get(&path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str::<serde_json::Value>(&body).expect("json")
+    };
+    let board = api("/api/leaderboard/unane".into());
+    let page = api(format!("/api/players/{}", ann.player_id));
+    let mut clients = Clients::with_url(&server.ws_url());
+
+    let reader = clients.spawn("reader", &["leaderboard", "unane"]);
+    clients.wait(reader, |l| l == "leaderboard unane");
+    let players = board["players"].as_array().expect("players");
+    assert_eq!(players.len(), 2, "{board}");
+    for p in players {
+        let rank = p["rank"].as_u64().unwrap();
+        let line = clients.wait(reader, |l| l.starts_with(&format!("{rank:>3}. ")));
+        assert_eq!(
+            line,
+            format!(
+                "{rank:>3}. {} {} ±{}, {} rated games ({})",
+                p["name"].as_str().unwrap(),
+                p["rating"],
+                p["deviation"],
+                p["games"],
+                p["id"].as_str().unwrap()
+            )
+        );
+    }
+    assert_eq!(players[0]["name"], "ann");
+    clients.expect_exit(reader, TIMEOUT);
+
+    let reader = clients.spawn("reader2", &["player", &ann.player_id]);
+    clients.wait(reader, |l| l == format!("ann ({})", ann.player_id));
+    let r = &page["ratings"]["unane"];
+    let line = clients.wait(reader, |l| l.starts_with("  unane "));
+    assert_eq!(
+        line,
+        format!(
+            "  unane   {} ±{}, {} rated games",
+            r["rating"], r["deviation"], r["games"]
+        )
+    );
+    let line = clients.wait(reader, |l| l.starts_with("  staku "));
+    assert_eq!(line, "  staku   1500? ±350, 0 rated games");
+    clients.wait(reader, |l| l == "recent games:");
+    // The newest game first, marked rated with ann's rating change, as `history` says it.
+    let newest = clients.wait(reader, |l| l.starts_with("  20"));
+    let id = rated.last().unwrap();
+    assert!(
+        newest.contains(&format!(" {id} unane ")) && newest.contains(" rated "),
+        "{newest}"
+    );
+    let after = r["rating"].as_i64().unwrap();
+    assert!(newest.contains(&format!(" -> {after} (")), "{newest}");
+    clients.expect_exit(reader, TIMEOUT);
+
+    let reader = clients.spawn("reader3", &["leaderboard", "chess"]);
+    let line = clients.wait(reader, |l| l.starts_with("error "));
+    assert_eq!(
+        line,
+        "error not_found: no game kind 'chess' (the kinds are unane, staku, akron, akunur)"
+    );
+}

@@ -616,3 +616,58 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     );
     assert!(!screen.contains("move or command"), "{screen}");
 }
+
+/// At the end of a rated game the terminal UI says the player's rating change in its
+/// Messages pane, with the figures of the game's record (issue 28, item 9).
+#[test]
+fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let mut args = client_support::HOST_SMALL_UNANE.to_vec();
+    args.push("--rated");
+    let host = clients.spawn("host", &args);
+    let code = clients.room_code(host);
+    let config = TempDir::new("tui-rated");
+    let tmux = Tmux::start(
+        "rated",
+        &tui_command(&config, &server.ws_url(), "Tui", &format!("join {code}")),
+    );
+    let started = clients.wait(host, |l| l.starts_with("game started "));
+    let id = started.split(' ').nth(2).expect("game id").to_string();
+    tmux.wait_screen("the rated game", |s| {
+        s.contains("a b c d e") && s.contains("black to act")
+    });
+    // Both act once (a game ended before that is unrated), then black (the host) resigns.
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a4xb4");
+    tmux.wait_screen("our turn", |s| s.contains("your turn"));
+    tmux.keys(&["d4xc4", "Enter"]);
+    clients.wait(host, |l| l == "move 2 d4xc4");
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "resign");
+    let mut after = serde_json::Value::Null;
+    for _ in 0..100 {
+        let (_, full) = server.api_game_full(&id, Some(&code));
+        if full["record"]["ratings_after"].is_object() {
+            after = full["record"]["ratings_after"].clone();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let now = after["white"]
+        .as_f64()
+        .expect("white's rating after")
+        .round() as i64;
+    assert!(now > 1500, "{after}");
+    let line = format!("your rating 1500 -> {now} ({:+})", now - 1500);
+    let screen = tmux.wait_screen("the rating change", |s| s.contains(&line));
+    assert!(
+        screen.contains("Black resigned — White wins (you won)"),
+        "{screen}"
+    );
+    tmux.keys(&["C-c"]);
+}

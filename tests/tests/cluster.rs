@@ -1061,3 +1061,35 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
     );
     assert!(!log.contains(&format!("\"seq\":{}", seq + 2)), "{log}");
 }
+
+/// Ratings people see are the deployment's, not a node's: two players on two nodes play
+/// rated games until both are established, and every node serves the same leaderboard
+/// (from the Redis index) and the same players' pages (issue 28).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_node_serves_the_same_leaderboard_and_players_pages() {
+    let redis = RedisServer::start();
+    let nodes = [node(&redis, "a"), node(&redis, "b")];
+    let mut ann = Client::guest(&nodes[0], "ann").await;
+    let mut bob = Client::guest(&nodes[1], "bob").await;
+    stoa_tests::establish_ratings(&nodes[0], &mut ann, &mut bob).await;
+    let get = |server: &Server, path: &str| {
+        let (status, body) = server.http_get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str::<Value>(&body).expect("json")
+    };
+    let board = get(&nodes[0], "/api/leaderboard/unane");
+    let names: Vec<&str> = board["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ann", "bob"], "{board}");
+    assert_eq!(get(&nodes[1], "/api/leaderboard/unane"), board);
+    for id in [&ann.player_id, &bob.player_id] {
+        let path = format!("/api/players/{id}");
+        let page = get(&nodes[0], &path);
+        assert_eq!(page["ratings"]["unane"]["provisional"], false, "{page}");
+        assert_eq!(get(&nodes[1], &path), page);
+    }
+}

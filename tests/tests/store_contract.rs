@@ -278,7 +278,89 @@ async fn contract(store: &dyn Store) {
     assert_eq!(pa["staku"], r(1600.5, 1));
     assert_eq!(pa["akron"], r(1510.0, 3));
     assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
+    leaderboard_contract(store).await;
     store.ping().await.unwrap();
+}
+
+/// The leaderboard index: established ratings only, highest first (equal ones by id, the
+/// greater first), kept in step by `save_ratings`, cut at the limit.
+async fn leaderboard_contract(store: &dyn Store) {
+    let at = |rating: f64, deviation: f64, games: u32| Rating {
+        rating,
+        deviation,
+        volatility: 0.059,
+        games,
+    };
+    // Provisional ratings (deviation above 110) are not listed.
+    assert!(store.leaderboard("staku", 100).await.unwrap().is_empty());
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pa".into(), at(1620.5, 80.0, 14)),
+                ("pb".into(), at(1680.25, 95.5, 16)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pz".into(), at(1900.0, 110.5, 9)),
+                ("py".into(), at(1400.0, 110.0, 20)),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.leaderboard("unane", 100).await.unwrap(),
+        vec![
+            ("pb".to_string(), at(1680.25, 95.5, 16)),
+            ("pa".to_string(), at(1620.5, 80.0, 14)),
+            ("py".to_string(), at(1400.0, 110.0, 20)),
+        ]
+    );
+    assert_eq!(
+        store.leaderboard("unane", 1).await.unwrap(),
+        vec![("pb".to_string(), at(1680.25, 95.5, 16))]
+    );
+    assert!(store.leaderboard("unane", 0).await.unwrap().is_empty());
+    // Other kinds have their own boards.
+    assert!(store.leaderboard("akron", 100).await.unwrap().is_empty());
+    assert!(store
+        .leaderboard("no-such-kind", 100)
+        .await
+        .unwrap()
+        .is_empty());
+    // A new rating moves a player; a provisional one takes the player off; equal ratings
+    // are ordered by id, the greater first.
+    store
+        .save_ratings(
+            "unane",
+            &[
+                ("pb".into(), at(1600.0, 90.0, 17)),
+                ("pa".into(), at(1590.0, 111.0, 15)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings("unane", &[("pc".into(), at(1600.0, 70.0, 30))])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.leaderboard("unane", 100).await.unwrap(),
+        vec![
+            ("pc".to_string(), at(1600.0, 70.0, 30)),
+            ("pb".to_string(), at(1600.0, 90.0, 17)),
+            ("py".to_string(), at(1400.0, 110.0, 20)),
+        ]
+    );
+    assert_eq!(
+        store.ratings("pa").await.unwrap()["unane"],
+        at(1590.0, 111.0, 15)
+    );
 }
 
 #[tokio::test]
@@ -504,4 +586,70 @@ async fn redis_cluster_store_keeps_the_contract() {
     .await
     .unwrap();
     contract(&store).await;
+}
+
+/// Ratings saved before the store kept leaderboards (an upgraded deployment) are on the
+/// boards from the next start: the store builds them once at connect from every rated
+/// player's rating, established ones only, and not again after that.
+#[tokio::test]
+async fn redis_store_builds_the_leaderboards_of_older_ratings_once() {
+    let redis = RedisServer::start();
+    let options = || RedisOptions {
+        url: redis.url(),
+        prefix: "up".into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: None,
+    };
+    let at = |rating: f64, deviation: f64| Rating {
+        rating,
+        deviation,
+        volatility: 0.06,
+        games: 20,
+    };
+    let store = RedisStore::connect(options()).await.unwrap();
+    assert_eq!(
+        redis.command("EXISTS up:leaderboards:built").as_deref(),
+        Some(":1\r\n")
+    );
+    store
+        .save_ratings(
+            "akron",
+            &[
+                ("pa".into(), at(1700.0, 60.0)),
+                ("pb".into(), at(1800.0, 200.0)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .save_ratings("staku", &[("pc".into(), at(1550.0, 90.0))])
+        .await
+        .unwrap();
+    // What an older server left: the ratings and their `ratings:<kind>` sets, no boards.
+    for cmd in [
+        "DEL up:leaderboard:akron",
+        "DEL up:leaderboard:staku",
+        "DEL up:leaderboards:built",
+    ] {
+        assert_eq!(redis.command(cmd).as_deref(), Some(":1\r\n"), "{cmd}");
+    }
+    assert!(store.leaderboard("akron", 100).await.unwrap().is_empty());
+    let upgraded = RedisStore::connect(options()).await.unwrap();
+    assert_eq!(
+        upgraded.leaderboard("akron", 100).await.unwrap(),
+        vec![("pa".to_string(), at(1700.0, 60.0))]
+    );
+    assert_eq!(
+        upgraded.leaderboard("staku", 100).await.unwrap(),
+        vec![("pc".to_string(), at(1550.0, 90.0))]
+    );
+    // Built once: a board emptied since stays as the games leave it.
+    assert_eq!(
+        redis.command("DEL up:leaderboard:staku").as_deref(),
+        Some(":1\r\n")
+    );
+    let again = RedisStore::connect(options()).await.unwrap();
+    assert!(again.leaderboard("staku", 100).await.unwrap().is_empty());
 }

@@ -1875,3 +1875,242 @@ async fn a_finished_game_gives_every_position() {
     let (status, _) = server.http_get("/api/games/gnosuchgame00/replay");
     assert_eq!(status, 404);
 }
+
+/// The rows of a table as the page shows them: each row's cells' text.
+const TABLE_ROWS: &str = "const rows = [...document.querySelectorAll(arguments[0] + ' tbody tr')]; \
+    return rows.length === arguments[1] && rows.map((r) => [...r.cells].map((c) => c.textContent.trim()))";
+
+async fn table_rows(c: &Client, what: &str, css: &str, n: usize) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let v = c
+            .execute(TABLE_ROWS, vec![json!(css), json!(n)])
+            .await
+            .unwrap_or(Value::Null);
+        if v.is_array() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// After rated games, the leaderboard page lists the established players with the
+/// figures the API gives, a name leads to the player's page (ratings per kind, the
+/// provisional ones marked, recent games with their rating change), unknown players and
+/// empty boards say so, and players' names link to their pages from a game and the lobby
+/// (issue 28, "Ratings people can see").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn player_pages_and_leaderboards_show_the_ratings() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let mut ann = stoa_tests::Client::guest(&server, "ann").await;
+    let mut bob = stoa_tests::Client::guest(&server, "bob").await;
+    let mut cy = stoa_tests::Client::guest(&server, "cy").await;
+    stoa_tests::resigned_game(&server, &mut cy, &mut ann, true).await;
+    let rated = stoa_tests::establish_ratings(&server, &mut ann, &mut bob).await;
+    let casual = stoa_tests::resigned_game(&server, &mut ann, &mut bob, false).await;
+    let live = stoa_tests::Table::open(
+        &server,
+        "unane",
+        stoa_tests::quick_options("unane"),
+        "public",
+    )
+    .await;
+    let api = |path: String| {
+        let (status, body) = server.http_get(&path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str::<Value>(&body).expect("json")
+    };
+    let ann_page = api(format!("/api/players/{}", ann.player_id));
+    let board = api("/api/leaderboard/unane".into());
+    assert_eq!(
+        board["players"].as_array().map(Vec::len),
+        Some(2),
+        "{board}"
+    );
+
+    let profile = TempDir::new("web-people");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/leaderboard/unane"))
+        .await
+        .expect("open the leaderboard");
+    let rows = table_rows(&page, "the leaderboard", "#leaderboard", 2).await;
+    let expected: Vec<Value> = board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            json!([
+                p["rank"].to_string(),
+                p["name"],
+                p["rating"].to_string(),
+                p["games"].to_string()
+            ])
+        })
+        .collect();
+    assert_eq!(rows, Value::Array(expected));
+    assert_eq!(rows[0][1], "ann", "two wins in three put ann first");
+    let tab = until(
+        &page,
+        "the current kind's tab",
+        "const a = document.querySelector('#kinds a[aria-current=\"page\"]'); return a && a.dataset.kind",
+    )
+    .await;
+    assert_eq!(tab, "unane");
+    screenshot(&page, "leaderboard").await;
+
+    // A name leads to the player's page, inside the client.
+    page.find(Locator::Css(&format!(
+        "#leaderboard a[data-player=\"{}\"]",
+        ann.player_id
+    )))
+    .await
+    .expect("ann's name")
+    .click()
+    .await
+    .expect("open ann's page");
+    until(
+        &page,
+        "ann's page",
+        &format!(
+            "return location.pathname === '/p/{}' && document.querySelector('#ratings')",
+            ann.player_id
+        ),
+    )
+    .await;
+    assert_eq!(text_of(&page, "#player-name").await, "ann");
+    let ratings = table_rows(&page, "ann's ratings", "#ratings", 4).await;
+    let r = &ann_page["ratings"];
+    let mut expected = vec![json!([
+        "Ūnane",
+        r["unane"]["rating"].to_string(),
+        format!("±{}", r["unane"]["deviation"]),
+        r["unane"]["games"].to_string()
+    ])];
+    for title in ["Staku", "Akron", "Akunur"] {
+        expected.push(json!([title, "1500?", "±350", "0"]));
+    }
+    assert_eq!(ratings, Value::Array(expected));
+    // Her recent games, newest first: the casual one, then the last rated one with its
+    // rating change, seen from her side.
+    let recent = ann_page["recent"].as_array().expect("recent");
+    let lines = until(
+        &page,
+        "ann's recent games",
+        "const li = [...document.querySelectorAll('#recent li[data-game]')]; \
+         return li.length === 10 && li.map((l) => [l.dataset.game, l.textContent])",
+    )
+    .await;
+    assert_eq!(lines[0][0], casual.as_str());
+    let g = &recent[1];
+    assert_eq!(lines[1][0], rated.last().unwrap().as_str());
+    let side = if g["players"]["white"]["id"] == ann.player_id.as_str() {
+        "white"
+    } else {
+        "black"
+    };
+    let before = g["players"][side]["rating"]
+        .as_i64()
+        .expect("rating before");
+    let after = g["ratings_after"][side].as_f64().expect("after").round() as i64;
+    let result = if g["status"]["winner"] == side {
+        "won"
+    } else {
+        "lost"
+    };
+    assert_eq!(
+        lines[1][1],
+        format!(
+            "Ūnane as {side} vs bob · {result} by resignation · rated {before} → {after} ({:+}) · 2 moves · replay · record",
+            after - before
+        )
+        .as_str()
+    );
+    let casual_line = lines[0][1].as_str().unwrap();
+    assert!(casual_line.contains(" · casual · "), "{casual_line}");
+    let hrefs = page
+        .execute(
+            "const li = document.querySelectorAll('#recent li[data-game]')[1]; \
+             return [li.querySelector('a.player-link').getAttribute('href'), li.querySelector('a.game-link').getAttribute('href')]",
+            vec![],
+        )
+        .await
+        .expect("links");
+    assert_eq!(
+        hrefs,
+        json!([
+            format!("/p/{}", bob.player_id),
+            format!("/g/{}", rated.last().unwrap())
+        ])
+    );
+    screenshot(&page, "player-page").await;
+
+    // A provisional rating is marked.
+    page.goto(&format!("{base}/p/{}", cy.player_id))
+        .await
+        .expect("cy's page");
+    let cy_rows = table_rows(&page, "cy's ratings", "#ratings", 4).await;
+    let cy_rating = cy_rows[0][1].as_str().unwrap().to_string();
+    assert!(
+        cy_rating.ends_with('?') && cy_rating != "1500?",
+        "{cy_rows}"
+    );
+
+    // What is not there says so.
+    page.goto(&format!("{base}/p/nobody"))
+        .await
+        .expect("an unknown player");
+    assert_eq!(text_of(&page, "h1").await, "No such player");
+    page.goto(&format!("{base}/leaderboard/staku"))
+        .await
+        .expect("an empty board");
+    let empty = until(
+        &page,
+        "the empty board",
+        "const p = document.querySelector('#leaderboard-empty'); return p && p.textContent",
+    )
+    .await;
+    assert_eq!(empty, "No established players in Staku yet.");
+
+    // Players' names link to their pages from a game and from the lobby.
+    let last = rated.last().unwrap();
+    page.goto(&format!("{base}/g/{last}"))
+        .await
+        .expect("a finished game");
+    let links = until(
+        &page,
+        "the players' links",
+        "const a = [...document.querySelectorAll('#players a.player-link')]; \
+         return a.length === 2 && a.map((l) => l.getAttribute('href')).sort()",
+    )
+    .await;
+    let mut want = vec![
+        format!("/p/{}", ann.player_id),
+        format!("/p/{}", bob.player_id),
+    ];
+    want.sort();
+    assert_eq!(links, json!(want));
+    page.goto(&format!("{base}/")).await.expect("the lobby");
+    let links = until(
+        &page,
+        "the live game's players",
+        &format!(
+            "const a = [...document.querySelectorAll('#games [data-game=\"{}\"] a.player-link')]; \
+             return a.length === 2 && a.map((l) => l.getAttribute('href')).sort()",
+            live.game_id
+        ),
+    )
+    .await;
+    let mut want = vec![
+        format!("/p/{}", live.host.player_id),
+        format!("/p/{}", live.guest.player_id),
+    ];
+    want.sort();
+    assert_eq!(links, json!(want));
+    let _ = page.close().await;
+}

@@ -85,7 +85,7 @@ const DEFAULT_LIMIT: u64 = 20;
 
 /// `2026-11-24 15:03 g123 unane width=6 5+3 rated black Ann vs white Bob: black wins by
 /// resign (won) rating 1500 -> 1512 (+12)`; unrated games say neither `rated` nor a rating.
-fn line(g: &Value, player: &str) -> String {
+pub(super) fn line(g: &Value, player: &str) -> String {
     let kind = g["kind"].as_str().unwrap_or("?");
     let sides: Vec<String> = stoa_protocol::kind(kind)
         .map(|k| k.side_names.iter().map(|s| s.to_string()).collect())

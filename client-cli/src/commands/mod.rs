@@ -8,6 +8,7 @@ pub mod host;
 pub mod join;
 pub mod lobby;
 pub mod play;
+pub mod players;
 pub mod replay;
 pub mod watch;
 

@@ -41,7 +41,9 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Queued { rid, .. }
         | ServerMessage::Lobby { rid, .. }
         | ServerMessage::Record { rid, .. }
-        | ServerMessage::History { rid, .. } => rid.as_ref(),
+        | ServerMessage::History { rid, .. }
+        | ServerMessage::Player { rid, .. }
+        | ServerMessage::Leaderboard { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }

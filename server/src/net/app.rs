@@ -42,10 +42,15 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/games/{id}/replay", get(api_replay))
         .route("/rules/{kind}", get(crate::net::web::rules))
         .route("/api/players/{id}/games", get(api_player_games))
+        .route("/api/players/{id}", get(api_player))
+        .route("/api/leaderboard/{kind}", get(api_leaderboard))
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
         .route("/g/{id}", get(shell))
         .route("/r/{code}", get(shell))
+        .route("/p/{id}", get(player_shell))
+        .route("/leaderboard", get(shell))
+        .route("/leaderboard/{kind}", get(leaderboard_shell))
         .route("/assets/{*path}", get(crate::net::web::asset))
         .route("/favicon.ico", get(crate::net::web::favicon))
         .fallback(crate::net::web::not_found)
@@ -128,6 +133,53 @@ pub const DEPLOYMENT_HEADER: &str = "stoa-deployment";
 /// The web client's page, naming the deployment the page keeps its token under.
 async fn shell(State(state): State<AppState>) -> Response {
     crate::net::web::shell(&state.hub.deployment)
+}
+
+/// `GET /p/{id}`: the page of a player, or a `404` page saying there is no such player.
+async fn player_shell(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    match state.hub.profiles.exists(&id).await {
+        Ok(true) => crate::net::web::shell(&state.hub.deployment),
+        Ok(false) => crate::net::web::missing_page(
+            "No such player",
+            &format!("There is no player with the id '{id}'."),
+        ),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /leaderboard/{kind}`: a kind's leaderboard page, or a `404` page for a kind that
+/// does not exist.
+async fn leaderboard_shell(State(state): State<AppState>, Path(kind): Path<String>) -> Response {
+    if stoa_protocol::kind(&kind).is_ok() {
+        return crate::net::web::shell(&state.hub.deployment);
+    }
+    crate::net::web::missing_page(
+        "No such game",
+        &format!("There is no game kind '{kind}', so no leaderboard for it."),
+    )
+}
+
+/// `GET /api/players/{id}`: a player's name, ratings in every kind and recent finished
+/// games (private ones only to the player, by bearer token); `404` for an unknown id.
+async fn api_player(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let viewer = bearer(&state.hub, &headers).await;
+    match state.hub.profiles.player(&id, viewer.as_deref()).await {
+        Ok(page) => Json(page).into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /api/leaderboard/{kind}`: the kind's top established players; `404` for an
+/// unknown kind.
+async fn api_leaderboard(State(state): State<AppState>, Path(kind): Path<String>) -> Response {
+    match state.hub.profiles.leaderboard(&kind).await {
+        Ok(board) => Json(board.to_json()).into_response(),
+        Err(e) => api_error(e),
+    }
 }
 
 async fn health(State(state): State<AppState>) -> Response {

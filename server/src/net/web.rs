@@ -2,9 +2,10 @@
 //! itself, so one process (or one cluster) gives players a page to open — no separate web
 //! server, no build step.
 //!
-//! Why one HTML shell for every page: the lobby (`/`), a game (`/g/<id>`) and an invitation
-//! (`/r/<code>`) are views of the same client (`assets/app.js`), which reads the path; a
-//! reload or a shared link therefore lands on the right view.
+//! Why one HTML shell for every page: the lobby (`/`), a game (`/g/<id>`), an invitation
+//! (`/r/<code>`), a player (`/p/<id>`) and a leaderboard (`/leaderboard/<kind>`) are views
+//! of the same client (`assets/app.js`), which reads the path; a reload or a shared link
+//! therefore lands on the right view.
 
 use axum::extract::Path;
 use axum::http::{header, StatusCode};
@@ -24,6 +25,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "board.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/board.js"),
+    ),
+    (
+        "people.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/people.js"),
     ),
     (
         "style.css",
@@ -55,6 +61,42 @@ const NOT_FOUND_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta cha
 <link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"></head>\
 <body><main><h1>No such page</h1><p>There is nothing at this address. \
 <a href=\"/\">Go to the lobby</a> to find a game.</p></main></body></html>\n";
+
+/// A `404` page for people: `title` as its heading, `text` under it, then the way to the
+/// lobby. Both are text (escaped here): a path's own words may be in them.
+pub fn missing_page(title: &str, text: &str) -> Response {
+    let (title, text) = (escape_html(title), escape_html(text));
+    let page = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>{title} · Stoa</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
+<link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"></head>\
+<body><main><h1>{title}</h1><p id=\"missing\">{text}</p>\
+<p><a href=\"/\">Go to the lobby</a>.</p></main></body></html>\n"
+    );
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        page,
+    )
+        .into_response()
+}
+
+/// Text made safe to put between HTML tags.
+fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// `GET /favicon.ico`: the site's icon.
 pub async fn favicon() -> Response {
@@ -156,7 +198,15 @@ pub async fn asset(Path(path): Path<String>) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::{ASSETS, DEPLOYMENT_SLOT, SHELL};
+    use super::{escape_html, ASSETS, DEPLOYMENT_SLOT, SHELL};
+
+    #[test]
+    fn page_text_is_escaped() {
+        assert_eq!(
+            escape_html("<script>alert('x')</script> & \"y\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;y&quot;"
+        );
+    }
 
     #[test]
     fn the_shell_has_one_deployment_slot() {

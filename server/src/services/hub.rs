@@ -29,6 +29,7 @@ use crate::services::bots::Bots;
 use crate::services::hosting::Hosting;
 use crate::services::lobby::Lobby;
 use crate::services::matchmaker::Matchmaking;
+use crate::services::profiles::Profiles;
 use crate::services::ratings::Ratings;
 use crate::services::records::Records;
 use crate::services::recovery::{Recovery, RecoveryParts};
@@ -68,6 +69,8 @@ pub struct Hub {
     pub ratings: Arc<Ratings>,
     /// Finished games' records and histories.
     pub records: Records,
+    /// Players' pages and the leaderboards.
+    pub profiles: Profiles,
     /// Creates games and tells their players.
     pub starter: Arc<Starter>,
     /// Rebuilds games from their logs (start-up, takeover, following).
@@ -141,6 +144,7 @@ impl Hub {
         Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
             records: Records::new(store.clone(), metrics.clone()),
+            profiles: Profiles::new(store.clone(), metrics.clone(), ratings.clone()),
             config,
             store,
             players,

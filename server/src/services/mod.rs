@@ -10,6 +10,7 @@ pub mod hosting;
 pub mod hub;
 pub mod lobby;
 pub mod matchmaker;
+pub mod profiles;
 pub mod ratings;
 pub mod records;
 pub mod recovery;

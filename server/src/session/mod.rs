@@ -323,6 +323,8 @@ impl Session {
                 before,
                 limit,
             } => Box::pin(self.history(rid, player_id, before, limit)).await,
+            ClientMessage::Player { rid, player_id } => Box::pin(self.player(rid, player_id)).await,
+            ClientMessage::Leaderboard { rid, kind } => Box::pin(self.leaderboard(rid, kind)).await,
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }

@@ -1,5 +1,6 @@
-//! The requests about finished games: `game.record` (the portable text record) and
-//! `history` (a player's finished games, page by page).
+//! The requests about finished games and what they made of players: `game.record` (the
+//! portable text record), `history` (a player's finished games, page by page), `player` (a
+//! player's page: ratings and recent games) and `leaderboard` (a kind's best players).
 
 use super::*;
 
@@ -45,6 +46,34 @@ impl Session {
             rid,
             games,
             next_before,
+        });
+        Ok(())
+    }
+
+    /// `player`: a player's page (the asker's by default), as `GET /api/players/<id>`.
+    pub(super) async fn player(
+        &mut self,
+        rid: Option<Rid>,
+        player_id: Option<String>,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let whose = player_id.unwrap_or_else(|| me.clone());
+        let player = self.hub.profiles.player(&whose, Some(&me)).await?;
+        self.send(&ServerMessage::Player { rid, player });
+        Ok(())
+    }
+
+    /// `leaderboard`: a kind's leaderboard, as `GET /api/leaderboard/<kind>`.
+    pub(super) async fn leaderboard(
+        &mut self,
+        rid: Option<Rid>,
+        kind: String,
+    ) -> Result<(), ApiError> {
+        let board = self.hub.profiles.leaderboard(&kind).await?;
+        self.send(&ServerMessage::Leaderboard {
+            rid,
+            kind: board.kind.to_string(),
+            players: board.players,
         });
         Ok(())
     }

@@ -28,6 +28,28 @@ struct Inner {
     history: HashMap<String, BTreeSet<(u64, String)>>,
     unfinished: HashMap<String, BTreeSet<String>>,
     ratings: HashMap<String, RatingsByKind>,
+    /// Per kind, the players whose rating there is established, by (rating, id): the
+    /// leaderboard index, read from the end.
+    leaderboards: HashMap<String, BTreeSet<(Ranked, String)>>,
+}
+
+/// A rating as an index key: ordered by `f64::total_cmp` (stored ratings are finite; the
+/// order is total anyway, so the index can never be corrupted by a value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ranked(f64);
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 /// A [`Store`] in process memory (lost on restart).
@@ -285,11 +307,32 @@ impl Store for MemoryStore {
         // One lock for all players: the write is atomic.
         let mut s = self.lock();
         for (player, rating) in ratings {
-            s.ratings
+            let old = s
+                .ratings
                 .entry(player.clone())
                 .or_default()
                 .insert(kind.to_string(), *rating);
+            let board = s.leaderboards.entry(kind.to_string()).or_default();
+            if let Some(old) = old {
+                board.remove(&(Ranked(old.rating), player.clone()));
+            }
+            if !rating.provisional() {
+                board.insert((Ranked(rating.rating), player.clone()));
+            }
         }
         Ok(())
+    }
+
+    async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>> {
+        let s = self.lock();
+        let Some(board) = s.leaderboards.get(kind) else {
+            return Ok(Vec::new());
+        };
+        Ok(board
+            .iter()
+            .rev()
+            .take(limit)
+            .filter_map(|(_, id)| Some((id.clone(), *s.ratings.get(id)?.get(kind)?)))
+            .collect())
     }
 }

@@ -310,7 +310,16 @@ pub trait Store: Send + Sync + 'static {
     /// Stores new ratings in one game kind for several players (the two players of a rated
     /// game) all at once: either every rating is written or none is, so a game never rates
     /// one side only. The caller serialises read-compute-write (see `crate::services::ratings`).
+    ///
+    /// The same call keeps the kind's leaderboard index ([`Store::leaderboard`]) in step:
+    /// a player whose new rating is established (not provisional) is entered at it, one
+    /// whose rating is provisional is taken out.
     async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()>;
+    /// The leaderboard of a game kind: at most `limit` players whose rating in `kind` is
+    /// established (not provisional), highest rating first; equal ratings by player id,
+    /// the greater first (how Redis orders a sorted set read backwards). Each with the
+    /// rating [`Store::save_ratings`] last wrote.
+    async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>>;
 }
 
 /// Ratings by game kind (kind id → rating), as [`Store::ratings`] returns them.

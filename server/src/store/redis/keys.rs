@@ -9,7 +9,9 @@
 //! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
 //! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
-//! | `P:ratings:<kind>` | sorted set | players by rating in a kind (a leaderboard index) |
+//! | `P:ratings:<kind>` | sorted set | every rated player by rating in a kind |
+//! | `P:leaderboard:<kind>` | sorted set | players whose rating in a kind is established (not provisional), by rating: the leaderboard |
+//! | `P:leaderboards:built` | string | set once the boards were built from ratings saved before they were kept |
 //! | `P:room:{code}` | hash | a [`RoomRecord`](crate::store::RoomRecord) |
 //! | `P:rooms:waiting` | set | codes of rooms waiting for an opponent |
 //! | `P:game:{id}` | hash | a [`GameRecord`](crate::store::GameRecord) plus `last_seq` |

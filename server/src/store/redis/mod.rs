@@ -6,6 +6,7 @@
 //! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
 //! Redis is known to be down). This file connects and implements [`Store`] with them.
 
+mod backfill;
 mod encoding;
 mod keys;
 mod outage;
@@ -77,7 +78,8 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects (retrying with backoff for a few seconds) and starts the health task.
+    /// Connects (retrying with backoff for a few seconds), starts the health task, and
+    /// builds the leaderboards once for ratings saved before they were kept.
     pub async fn connect(options: RedisOptions) -> StoreResult<RedisStore> {
         let prefix = options.prefix.trim().to_string();
         if prefix.is_empty() || prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -124,7 +126,13 @@ impl RedisStore {
             finished_retention: options.finished_retention,
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
-        Ok(RedisStore { inner })
+        let store = RedisStore { inner };
+        // The boards are a view of the ratings: a failure leaves them to fill as games are
+        // rated (and is tried again at the next start), never keeps the server down.
+        if let Err(e) = store.backfill_leaderboards().await {
+            tracing::warn!(error = %e, "could not build the leaderboards from the stored ratings");
+        }
+        Ok(store)
     }
 
     /// A connection for the cluster's own commands (leases, membership).
@@ -521,8 +529,42 @@ impl Store for RedisStore {
             .ignore()
             .zadd(self.key(&["ratings", kind]), player, rating.rating)
             .ignore();
+            // The leaderboard holds established ratings only: in the same transaction, so
+            // it never shows a rating the player no longer has.
+            let board = self.key(&["leaderboard", kind]);
+            if rating.provisional() {
+                pipe.zrem(board, player).ignore();
+            } else {
+                pipe.zadd(board, player, rating.rating).ignore();
+            }
         }
         self.run_writes(pipe).await
+    }
+
+    async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>> {
+        if !key_safe(kind) || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn();
+        let last = isize::try_from(limit - 1).unwrap_or(isize::MAX);
+        let ids: Vec<String> = self
+            .run(conn.zrevrange(self.key(&["leaderboard", kind]), 0, last))
+            .await?;
+        // Each row's full rating from the player's own hash (the index holds the number
+        // only), asked all at once over the multiplexed connection.
+        let reads = ids.iter().map(|id| {
+            let mut conn = self.conn();
+            let key = self.player_key(id, Some("ratings"));
+            async move { self.run(conn.hget::<_, _, Option<String>>(key, kind)).await }
+        });
+        let texts = futures_util::future::try_join_all(reads).await?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for (id, text) in ids.into_iter().zip(texts) {
+            if let Some(text) = text {
+                rows.push((id, decode::<Rating>(&text)?));
+            }
+        }
+        Ok(rows)
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
