@@ -12,6 +12,7 @@ pub mod act;
 pub mod actor;
 pub mod capabilities;
 pub mod clock_driver;
+pub mod clock_shown;
 pub mod core;
 pub mod games;
 pub mod players;

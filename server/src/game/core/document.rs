@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::patch::{diff_into, PatchOp};
+use crate::game::clock_shown::ClockShown;
 use super::Core;
 
 /// Which of the costlier parts of the document an event may have changed (the small ones —
@@ -54,12 +55,19 @@ impl Core {
             diff_into(&mut path, old, &new, ops);
             *old = new;
         };
-        // The clock's member is a function of the clock's state: rebuilt only when that
-        // changed (every move of a timed game, never in an untimed one).
-        if self.clock_shown.as_ref() != Some(self.clock.clock()) {
-            let clock = self.clock.to_json(names);
-            field("clock", &mut self.fields.clock, clock, &mut ops);
-            self.clock_shown = Some(self.clock.clock().clone());
+        // The clock's member is compared as numbers, and only the members that changed
+        // are replaced (in the cached member too): no JSON is built per event.
+        let shown = ClockShown::of(&self.clock);
+        if shown != self.clock_shown {
+            for (pointer, value) in shown.changes(&self.clock_shown, names) {
+                match self.fields.clock.pointer_mut(&pointer) {
+                    Some(slot) => *slot = value.clone(),
+                    // Never: the member has every key `changes` names.
+                    None => tracing::error!(pointer, "a clock change names no member"),
+                }
+                ops.push(PatchOp::replace(format!("/clock{pointer}"), value));
+            }
+            self.clock_shown = shown;
         }
         if self.fields.rated != self.rated {
             self.fields.rated = self.rated;

@@ -28,6 +28,7 @@ use stoa_protocol::wire::{SeatPlayer, Visibility};
 use stoa_protocol::{AnyGame, Reason, Side};
 
 use super::clock_driver::{ClockDriver, Expiry};
+use super::clock_shown::ClockShown;
 use super::NewGame;
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
@@ -89,8 +90,8 @@ pub struct Core {
     /// [`stoa_protocol::Game::view_changes`]): the patch replaces just those members of
     /// the view, which is never built or compared per move.
     view_changes: Option<Vec<(String, Value)>>,
-    /// The clock's state as of `fields.clock` (`None`: not known, rebuild it).
-    clock_shown: Option<stoa_protocol::clock::Clock>,
+    /// What `fields.clock` shows, as numbers (see [`ClockShown`]).
+    clock_shown: ClockShown,
 }
 
 impl Core {
@@ -123,7 +124,7 @@ impl Core {
             last_ms: created_ms,
             abandon_timeout_ms,
             view_changes: None,
-            clock_shown: None,
+            clock_shown: ClockShown::default(),
             fields: Fields {
                 clock: Value::Null,
                 rated: false,
@@ -137,6 +138,7 @@ impl Core {
         };
         core.clock.start(core.game.to_act(), created_ms);
         core.fields = core.build_fields();
+        core.clock_shown = ClockShown::of(&core.clock);
         core
     }
 
@@ -277,7 +279,7 @@ impl Core {
         let paused_ms = self.clock.clock().paused_at()?;
         let mut probe = self.clock.clone();
         probe.resume(now.max(paused_ms));
-        if probe.to_json(self.game.side_names()) == self.fields.clock {
+        if ClockShown::of(&probe) == self.clock_shown {
             self.clock = probe;
             return None;
         }
