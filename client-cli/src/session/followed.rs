@@ -22,6 +22,9 @@ pub(super) struct Followed {
     pub first_move_seen: Option<(String, u64)>,
     /// This session asked to abort the game.
     pub abort_sent: bool,
+    /// The time of the newest chat line shown (server ms), so a history sent again after
+    /// a reconnect says only what is new.
+    pub chat_seen: u64,
 }
 
 /// What was already said, so nothing is said twice: each keyed by its game's id, since a

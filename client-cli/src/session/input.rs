@@ -8,10 +8,10 @@ use super::{Note, Phase, Session, Start};
 
 /// One line naming the typed commands (the terminal UI's hint line).
 pub const HELP: &str =
-    "commands: <move> · legal · resign · draw offer/accept/decline · rematch · help · quit";
+    "commands: <move> · legal · resign · draw offer/accept/decline · rematch · say <text> · help · quit";
 
 /// The commands of someone watching a game (no moves, no offers).
-pub const WATCH_HELP: &str = "watching: watch <game> · join <code> · help · quit";
+pub const WATCH_HELP: &str = "watching: say <text> · watch <game> · join <code> · help · quit";
 
 /// The commands in the lobby.
 pub const LOBBY_HELP: &str =
@@ -33,6 +33,8 @@ draw decline          decline the opponent's draw offer
 abort                 end the game without a result, before both sides have moved
 claim                 claim the win when the opponent has been gone past the timeout
 rematch               ask for a rematch after the end (sides are exchanged)
+say <text>            say a line in the game's chat (players talk with players,
+                      spectators with spectators)
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
@@ -66,6 +68,11 @@ impl Session {
                 self.redraw.doc = true;
             }
             ("legal", _) => self.legal_command(),
+            ("say", [_, ..]) => {
+                // The text as typed after the command word, inner spacing kept.
+                let text = line.split_once(char::is_whitespace).map_or("", |(_, t)| t);
+                self.say(text.trim());
+            }
             ("watch", [target]) => self.switch(Start::Watch {
                 target: target.to_string(),
             }),
@@ -200,6 +207,7 @@ impl Session {
         }
         self.game.doc = None;
         self.game.legal = None;
+        self.game.chat_seen = 0;
         self.game_id = None;
         self.started_side = None;
         self.room_code = None;
@@ -247,6 +255,23 @@ impl Session {
             seq: None,
         };
         self.request(Pending::Move(mv.to_string()), msg);
+    }
+
+    /// `say <text>`: a line in the chat of the game followed (played or watched); it comes
+    /// back as a `chat` message like everyone else's.
+    fn say(&mut self, text: &str) {
+        let Some(game_id) = self.game_id.clone() else {
+            self.notes
+                .push(Note::Error("error input: no game to chat in yet".into()));
+            return;
+        };
+        let msg = ClientMessage::ChatSay {
+            rid: None,
+            game_id,
+            channel: None,
+            text: text.to_string(),
+        };
+        self.request(Pending::Action("say"), msg);
     }
 
     /// Legal moves starting with `prefix` (case-insensitive), for completion.
