@@ -1117,6 +1117,53 @@ mod tests {
     }
 
     #[test]
+    fn parses_and_encodes_chat() {
+        let m =
+            parse_client_message(r#"{"t":"chat.say","rid":1,"game_id":"g","text":"hi"}"#).unwrap();
+        assert_eq!(
+            m,
+            ClientMessage::ChatSay {
+                rid: Some(Rid::Int(1)),
+                game_id: "g".into(),
+                channel: None,
+                text: "hi".into()
+            }
+        );
+        let m = parse_client_message(
+            r#"{"t":"chat.say","game_id":"g","channel":"spectators","text":"hi"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            m,
+            ClientMessage::ChatSay {
+                channel: Some(ChatChannel::Spectators),
+                ..
+            }
+        ));
+        let bad = r#"{"t":"chat.say","game_id":"g","channel":"everyone","text":"hi"}"#;
+        assert_eq!(
+            parse_client_message(bad).unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+        let m = parse_client_message(r#"{"t":"chat.mute","game_id":"g","player_id":"p"}"#).unwrap();
+        assert!(matches!(m, ClientMessage::ChatMute { muted: true, .. }));
+        assert_eq!(m.type_name(), "chat.mute");
+        let line = ServerMessage::Chat {
+            game_id: "g".into(),
+            channel: ChatChannel::Players,
+            id: "p".into(),
+            name: "<b>n</b>".into(),
+            text: "<script>".into(),
+            ts: 5,
+        };
+        assert_eq!(
+            serde_json::to_value(&line).unwrap(),
+            json!({"t":"chat","game_id":"g","channel":"players","id":"p","name":"<b>n</b>",
+                "text":"<script>","ts":5})
+        );
+    }
+
+    #[test]
     fn encodes_answers() {
         let e = ServerMessage::error(Some(Rid::Int(7)), ErrorCode::StaleSeq, "old");
         assert_eq!(
