@@ -676,4 +676,25 @@ fn tui_and_plain_mode_chat_with_say() {
     });
     let screen = tmux.capture();
     assert!(!screen.contains("nice game"), "{screen}");
+
+    // A second spectator mutes the first by name; the players turn the spectators off.
+    let zed = clients.spawn("zed", &["watch", &code]);
+    clients.wait(zed, |l| l == "chat [spectators] eve: nice game");
+    clients.send(zed, "mute eve");
+    clients.wait(zed, |l| {
+        l == "muted: their chat lines no longer reach you here"
+    });
+    clients.send(watcher, "say are you there");
+    clients.wait(watcher, |l| l == "chat [spectators] eve: are you there");
+    clients.send(zed, "say hi");
+    let next = clients.wait(zed, |l| l.starts_with("chat "));
+    assert_eq!(next, "chat [spectators] zed: hi");
+    clients.send(host, "spectators off");
+    for c in [watcher, zed] {
+        clients.wait(c, |l| l == "the players turned the spectators' chat off");
+    }
+    clients.send(watcher, "say hello?");
+    clients.wait(watcher, |l| {
+        l == "error forbidden: the players turned the spectators' chat off for this game"
+    });
 }

@@ -134,12 +134,12 @@ impl Session {
             ServerMessage::Chat {
                 game_id,
                 channel,
+                id,
                 name,
                 text,
                 ts,
-                ..
             } if self.game_id.as_deref() == Some(game_id.as_str()) => {
-                self.chat_line(channel, &name, &text, ts);
+                self.chat_line(channel, &id, &name, &text, ts);
             }
             ServerMessage::ChatHistory {
                 game_id,
@@ -150,7 +150,7 @@ impl Session {
                 // Said once: a history after a reconnect repeats lines already shown.
                 let seen = self.game.chat_seen;
                 for l in lines.iter().filter(|l| l.ts > seen) {
-                    self.chat_line(l.channel, &l.name, &l.text, l.ts);
+                    self.chat_line(l.channel, &l.id, &l.name, &l.text, l.ts);
                 }
                 if !spectators {
                     self.info("the players turned the spectators' chat off");
@@ -294,8 +294,11 @@ impl Session {
     /// Says one chat line: `chat <name>: <text>` (`chat [spectators] …` for the
     /// spectators' channel). The server refuses control characters; any that came anyway
     /// are shown as `?`, so a line can never steer the terminal.
-    fn chat_line(&mut self, channel: ChatChannel, name: &str, text: &str, ts: u64) {
+    fn chat_line(&mut self, channel: ChatChannel, id: &str, name: &str, text: &str, ts: u64) {
         self.game.chat_seen = self.game.chat_seen.max(ts);
+        self.game
+            .chat_authors
+            .insert(name.to_string(), id.to_string());
         let clean = |s: &str| -> String {
             s.chars()
                 .map(|c| if c.is_control() { '?' } else { c })

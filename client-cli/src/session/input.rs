@@ -35,6 +35,9 @@ claim                 claim the win when the opponent has been gone past the tim
 rematch               ask for a rematch after the end (sides are exchanged)
 say <text>            say a line in the game's chat (players talk with players,
                       spectators with spectators)
+mute <name>           stop seeing the chat lines of someone who chatted here
+unmute <name>         see them again
+spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
@@ -68,6 +71,15 @@ impl Session {
                 self.redraw.doc = true;
             }
             ("legal", _) => self.legal_command(),
+            ("mute" | "unmute", [name]) => self.mute(name, first == "mute"),
+            ("spectators", [state @ ("on" | "off")]) => {
+                let on = *state == "on";
+                self.chat_request("spectators", |game_id| ClientMessage::ChatSpectators {
+                    rid: None,
+                    game_id,
+                    on,
+                });
+            }
             ("say", [_, ..]) => {
                 // The text as typed after the command word, inner spacing kept.
                 let text = line.split_once(char::is_whitespace).map_or("", |(_, t)| t);
@@ -208,6 +220,7 @@ impl Session {
         self.game.doc = None;
         self.game.legal = None;
         self.game.chat_seen = 0;
+        self.game.chat_authors.clear();
         self.game_id = None;
         self.started_side = None;
         self.room_code = None;
@@ -260,18 +273,40 @@ impl Session {
     /// `say <text>`: a line in the chat of the game followed (played or watched); it comes
     /// back as a `chat` message like everyone else's.
     fn say(&mut self, text: &str) {
+        let text = text.to_string();
+        self.chat_request("say", |game_id| ClientMessage::ChatSay {
+            rid: None,
+            game_id,
+            channel: None,
+            text,
+        });
+    }
+
+    /// `mute <name>` / `unmute <name>`: by the name of someone whose line was shown here.
+    fn mute(&mut self, name: &str, muted: bool) {
+        let Some(player_id) = self.game.chat_authors.get(name).cloned() else {
+            self.notes.push(Note::Error(format!(
+                "error input: nobody named '{name}' has chatted in this game"
+            )));
+            return;
+        };
+        let what = if muted { "mute" } else { "unmute" };
+        self.chat_request(what, |game_id| ClientMessage::ChatMute {
+            rid: None,
+            game_id,
+            player_id,
+            muted,
+        });
+    }
+
+    /// Sends a chat request for the game followed (played or watched).
+    fn chat_request(&mut self, what: &'static str, msg: impl FnOnce(String) -> ClientMessage) {
         let Some(game_id) = self.game_id.clone() else {
             self.notes
                 .push(Note::Error("error input: no game to chat in yet".into()));
             return;
         };
-        let msg = ClientMessage::ChatSay {
-            rid: None,
-            game_id,
-            channel: None,
-            text: text.to_string(),
-        };
-        self.request(Pending::Action("say"), msg);
+        self.request(Pending::Action(what), msg(game_id));
     }
 
     /// Legal moves starting with `prefix` (case-insensitive), for completion.
