@@ -477,3 +477,53 @@ async fn chat_works_across_the_nodes_of_a_cluster() {
     ok(&say(&mut third, &game, "hello from c3").await);
     assert_eq!(line(&mut far, &game).await["text"], "hello from c3");
 }
+
+/// The chat lives on with the game when its owner dies: the node that takes the game over
+/// (it followed the game for its players) keeps the lines, a player reconnecting there
+/// reads them, and the chat goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_survives_its_owners_death() {
+    let redis = RedisServer::start();
+    let mut nodes = [node(&redis, "d1"), node(&redis, "d2")];
+    let mut t = Table::open_across(
+        &nodes[0],
+        &nodes[1],
+        "unane",
+        json!({"width":4,"height":3}),
+        json!({"kind":"none"}),
+        "private",
+    )
+    .await;
+    let game = t.game_id.clone();
+    ok(&say(&mut t.host, &game, "before").await);
+    ok(&say(&mut t.guest, &game, "the crash").await);
+    for text in ["before", "the crash"] {
+        assert_eq!(line(&mut t.host, &game).await["text"], text);
+    }
+    // The owner (d2, where the game was created) dies; d1 takes the game over.
+    nodes[1].kill9();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let answer = say(&mut t.host, &game, "after").await;
+        if answer["t"] == "ok" {
+            break;
+        }
+        assert_eq!(answer["code"], "unavailable", "{answer}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no takeover: {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut back = Client::with_token(&nodes[0], &t.host.token).await;
+    let snap = back.request(json!({"t":"game.watch","game_id":game})).await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let h = back.recv_where(|m| m["t"] == "chat.history").await;
+    let texts: Vec<&str> = h["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l["text"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(texts, ["before", "the crash", "after"]);
+}
