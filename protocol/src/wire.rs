@@ -207,8 +207,52 @@ fn default_protocol() -> u32 {
     PROTOCOL_VERSION
 }
 
+fn default_true() -> bool {
+    true
+}
+
 fn default_side() -> String {
     "random".to_string()
+}
+
+/// Longest accepted chat line, in characters after trimming.
+pub const MAX_CHAT_CHARS: usize = 300;
+
+/// Addition: a game's two chats. The players' chat is read by the two seated players only;
+/// the spectators' chat by everyone else watching, and by the players too once the game
+/// has ended (as on lichess: players are not distracted by the crowd while they play).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// The seated players' chat.
+    Players,
+    /// The spectators' chat.
+    Spectators,
+}
+
+impl ChatChannel {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatChannel::Players => "players",
+            ChatChannel::Spectators => "spectators",
+        }
+    }
+}
+
+/// Addition: one chat line as `chat` and `chat.history` carry it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatEntry {
+    /// Its channel.
+    pub channel: ChatChannel,
+    /// The author's public id.
+    pub id: String,
+    /// The author's display name when they wrote it.
+    pub name: String,
+    /// The text (plain text: clients must never interpret it as markup).
+    pub text: String,
+    /// When the server took it, ms since the epoch.
+    pub ts: u64,
 }
 
 /// Every message a client may send, tagged by `t`.
@@ -466,6 +510,47 @@ pub enum ClientMessage {
         #[serde(default = "default_side")]
         side: String,
     },
+    /// Addition: say a line in a game's chat (see [`ChatChannel`] for who reads it).
+    #[serde(rename = "chat.say")]
+    ChatSay {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game (the connection must be watching it).
+        game_id: String,
+        /// The channel; missing means the sender's own (players for a seated player,
+        /// spectators for everyone else).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        channel: Option<ChatChannel>,
+        /// The line: at most [`MAX_CHAT_CHARS`] characters once trimmed, not empty, no
+        /// control characters.
+        text: String,
+    },
+    /// Addition: stop (or start again) receiving one person's chat lines in a game.
+    #[serde(rename = "chat.mute")]
+    ChatMute {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// The person's public id.
+        player_id: String,
+        /// `true` (default) mutes, `false` unmutes.
+        #[serde(default = "default_true")]
+        muted: bool,
+    },
+    /// Addition: a seated player turns the spectators' chat of the game on or off.
+    #[serde(rename = "chat.spectators")]
+    ChatSpectators {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// Whether spectators may post.
+        on: bool,
+    },
     /// Addition: a player's finished games, newest first (default: the caller's own).
     #[serde(rename = "history")]
     History {
@@ -530,6 +615,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "bot.play",
     "player",
     "leaderboard",
+    "chat.say",
+    "chat.mute",
+    "chat.spectators",
 ];
 
 impl ClientMessage {
@@ -559,7 +647,10 @@ impl ClientMessage {
             | ClientMessage::BotServe { rid, .. }
             | ClientMessage::BotPlay { rid, .. }
             | ClientMessage::Player { rid, .. }
-            | ClientMessage::Leaderboard { rid, .. } => rid.as_ref(),
+            | ClientMessage::Leaderboard { rid, .. }
+            | ClientMessage::ChatSay { rid, .. }
+            | ClientMessage::ChatMute { rid, .. }
+            | ClientMessage::ChatSpectators { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -590,6 +681,9 @@ impl ClientMessage {
             ClientMessage::BotPlay { .. } => "bot.play",
             ClientMessage::Player { .. } => "player",
             ClientMessage::Leaderboard { .. } => "leaderboard",
+            ClientMessage::ChatSay { .. } => "chat.say",
+            ClientMessage::ChatMute { .. } => "chat.mute",
+            ClientMessage::ChatSpectators { .. } => "chat.spectators",
         }
     }
 }
@@ -945,6 +1039,48 @@ pub enum ServerMessage {
         /// How long the player has waited so far, ms.
         waited_ms: u64,
     },
+
+    /// Addition: a new line in a game's chat, to those who read its channel (see
+    /// [`ChatChannel`]) and have not muted its author.
+    #[serde(rename = "chat")]
+    Chat {
+        /// The game.
+        game_id: String,
+        /// Its channel.
+        channel: ChatChannel,
+        /// The author's public id.
+        id: String,
+        /// The author's display name.
+        name: String,
+        /// The text (plain text, never markup).
+        text: String,
+        /// When the server took it, ms since the epoch.
+        ts: u64,
+    },
+    /// Addition: the recent chat lines this connection may read (oldest first, at most
+    /// 100), sent right after a game's snapshot (or replayed diffs), and again whenever
+    /// they may have changed as a whole (another server took the game over): it replaces
+    /// what the client shows.
+    #[serde(rename = "chat.history")]
+    ChatHistory {
+        /// The game.
+        game_id: String,
+        /// The lines.
+        lines: Vec<ChatEntry>,
+        /// Whether spectators may post.
+        spectators: bool,
+        /// The ids this player muted in this game.
+        muted: Vec<String>,
+    },
+    /// Addition: the players turned the spectators' chat on or off (sent to everyone
+    /// watching the game).
+    #[serde(rename = "chat.spectators")]
+    ChatSpectators {
+        /// The game.
+        game_id: String,
+        /// Whether spectators may post now.
+        on: bool,
+    },
 }
 
 impl ServerMessage {
@@ -1032,6 +1168,53 @@ mod tests {
             parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"offer"}"#).unwrap();
         assert_eq!(m.type_name(), "game.draw");
         assert!(parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn parses_and_encodes_chat() {
+        let m =
+            parse_client_message(r#"{"t":"chat.say","rid":1,"game_id":"g","text":"hi"}"#).unwrap();
+        assert_eq!(
+            m,
+            ClientMessage::ChatSay {
+                rid: Some(Rid::Int(1)),
+                game_id: "g".into(),
+                channel: None,
+                text: "hi".into()
+            }
+        );
+        let m = parse_client_message(
+            r#"{"t":"chat.say","game_id":"g","channel":"spectators","text":"hi"}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            m,
+            ClientMessage::ChatSay {
+                channel: Some(ChatChannel::Spectators),
+                ..
+            }
+        ));
+        let bad = r#"{"t":"chat.say","game_id":"g","channel":"everyone","text":"hi"}"#;
+        assert_eq!(
+            parse_client_message(bad).unwrap_err().code,
+            ErrorCode::BadRequest
+        );
+        let m = parse_client_message(r#"{"t":"chat.mute","game_id":"g","player_id":"p"}"#).unwrap();
+        assert!(matches!(m, ClientMessage::ChatMute { muted: true, .. }));
+        assert_eq!(m.type_name(), "chat.mute");
+        let line = ServerMessage::Chat {
+            game_id: "g".into(),
+            channel: ChatChannel::Players,
+            id: "p".into(),
+            name: "<b>n</b>".into(),
+            text: "<script>".into(),
+            ts: 5,
+        };
+        assert_eq!(
+            serde_json::to_value(&line).unwrap(),
+            json!({"t":"chat","game_id":"g","channel":"players","id":"p","name":"<b>n</b>",
+                "text":"<script>","ts":5})
+        );
     }
 
     #[test]

@@ -432,6 +432,11 @@ function onMessage(msg) {
       go(`/g/${encodeURIComponent(msg.game_id)}`);
       return;
     case "game.snapshot": onSnapshot(msg); return;
+    case "chat":
+    case "chat.history":
+    case "chat.spectators":
+      onChat(msg);
+      return;
     case "game.diff": onDiff(msg); return;
     case "game.crowd":
       if (state.game && msg.game_id === state.game.id) {
@@ -744,7 +749,8 @@ async function kindInfo(kind, options) {
 
 function showGame(id, code) {
   state.view = "game";
-  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null };
+  state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null,
+    chat: { lines: [], spectators: true, muted: [] } };
   $("#main").replaceChildren(
     el("div", { class: "game" },
       el("div", {},
@@ -774,7 +780,8 @@ function showGame(id, code) {
         el("div", { class: "controls", id: "controls" }),
         el("div", { class: "controls", id: "afterward" }),
         el("h2", { text: "Moves" }),
-        el("ol", { class: "moves", id: "moves" }))));
+        el("ol", { class: "moves", id: "moves" }),
+        chatPanel())));
   if (link.ready) watchGame(false);
 }
 
@@ -1017,6 +1024,7 @@ function drawGame() {
   const list = $("#moves");
   list.scrollTop = list.scrollHeight;
   drawControls();
+  drawChat();
   const err = $("#game-error");
   if (err) err.textContent = g.error;
 }
@@ -1164,6 +1172,108 @@ function drawControls() {
     buttons.push(el("button", { type: "button", onclick: () => go("/"), text: "back to the lobby" }));
   }
   box.replaceChildren(...buttons);
+}
+
+// ---------------------------------------------------------------------------------------
+// Chat: the players' chat and the spectators' chat of a game (protocol/docs/PROTOCOL.md,
+// "Chat"). Every name and text goes into the page as text (`textContent`), never as markup.
+
+const CHAT_KEEP = 200;
+
+function chatPanel() {
+  return el("section", { class: "panel chat", id: "chat", "aria-label": "chat" },
+    el("h2", { id: "chat-title", text: "Chat" }),
+    el("ol", { class: "chat-lines", id: "chat-players", "data-channel": "players", "aria-live": "polite" }),
+    el("h3", { id: "chat-spectators-title", text: "Spectators' chat" }),
+    el("ol", { class: "chat-lines", id: "chat-spectators", "data-channel": "spectators", "aria-live": "polite" }),
+    el("p", { class: "muted", id: "chat-note" }),
+    el("form", { class: "chat-form", id: "chat-form", onsubmit: (e) => {
+      e.preventDefault();
+      const input = e.target.text;
+      const text = input.value.trim();
+      if (text) sendChat(text, input);
+    } },
+      el("input", { name: "text", id: "chat-input", maxlength: 300, autocomplete: "off", placeholder: "Say something", "aria-label": "chat message" }),
+      el("button", { type: "submit", text: "Send" })),
+    el("label", { class: "chat-toggle", id: "chat-toggle" },
+      el("input", { type: "checkbox", id: "chat-spectators-on", checked: true, onchange: (e) => {
+        const g = state.game;
+        link.request({ t: "chat.spectators", game_id: g.id, on: e.target.checked })
+          .then(() => chatError("")).catch((err) => chatError(`error ${err.code}: ${err.message}`));
+      } }),
+      " Spectators may chat"),
+    el("p", { class: "error", id: "chat-error", role: "alert" }));
+}
+
+function chatError(text) {
+  const p = $("#chat-error");
+  if (p) p.textContent = text;
+}
+
+function sendChat(text, input) {
+  const g = state.game;
+  if (!g) return;
+  link.request({ t: "chat.say", game_id: g.id, text }).then(() => { input.value = ""; chatError(""); })
+    .catch((e) => chatError(`error ${e.code}: ${e.message}`));
+}
+
+function onChat(msg) {
+  const g = state.game;
+  if (!g || msg.game_id !== g.id) return;
+  const c = g.chat;
+  if (msg.t === "chat") {
+    c.lines.push({ channel: msg.channel, id: msg.id, name: msg.name, text: msg.text, ts: msg.ts });
+    if (c.lines.length > CHAT_KEEP) c.lines.splice(0, c.lines.length - CHAT_KEEP);
+  } else if (msg.t === "chat.history") {
+    c.lines = msg.lines.slice(-CHAT_KEEP);
+    c.spectators = msg.spectators;
+    c.muted = msg.muted;
+  } else {
+    c.spectators = msg.on;
+  }
+  drawChat();
+}
+
+function mute(id, muted) {
+  const g = state.game;
+  link.request({ t: "chat.mute", game_id: g.id, player_id: id, muted })
+    .then(() => chatError("")).catch((e) => chatError(`error ${e.code}: ${e.message}`));
+}
+
+function drawChat() {
+  const g = state.game;
+  if (!g || !$("#chat")) return;
+  const c = g.chat;
+  const me = g.doc ? mySide() : null;
+  const ended = !!g.doc && g.doc.status.state === "ended";
+  const line = (l) => el("li", { class: "chat-line" },
+    el("span", { class: "chat-name", text: `${l.name}:` }), " ",
+    el("span", { class: "chat-text", text: l.text }),
+    state.me && l.id !== state.me.id
+      ? el("button", { type: "button", class: "chat-mute", "data-mute": l.id, title: `stop seeing ${l.name}'s lines`, onclick: () => mute(l.id, true), text: "mute" })
+      : null);
+  for (const channel of ["players", "spectators"]) {
+    const list = $(`#chat-${channel}`);
+    list.replaceChildren(...c.lines.filter((l) => l.channel === channel).map(line));
+    list.scrollTop = list.scrollHeight;
+  }
+  // A player sees the players' chat (and the spectators' once the game is over); a
+  // spectator sees only the spectators'.
+  $("#chat-title").textContent = me ? "Players' chat" : "Spectators' chat";
+  $("#chat-players").hidden = !me;
+  const showSpectators = !me || ended;
+  $("#chat-spectators").hidden = !showSpectators;
+  $("#chat-spectators-title").hidden = !me || !ended;
+  const silenced = !me && !c.spectators;
+  $("#chat-input").disabled = silenced;
+  const notes = [];
+  if (!c.spectators) notes.push(me ? "Spectators cannot chat in this game." : "The players turned the spectators' chat off.");
+  if (c.muted.length) notes.push(`You muted ${c.muted.length} ${c.muted.length === 1 ? "person" : "people"} here.`);
+  const note = $("#chat-note");
+  note.replaceChildren(notes.join(" "), ...(c.muted.length
+    ? [" ", el("button", { type: "button", id: "chat-unmute", onclick: () => c.muted.forEach((id) => mute(id, false)), text: "unmute all" })] : []));
+  $("#chat-toggle").hidden = !me;
+  $("#chat-spectators-on").checked = c.spectators;
 }
 
 function startsWith(cells, prefix) {

@@ -580,7 +580,7 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     );
     let screen = watcher.wait_screen("the watched board", |s| s.contains("white to act"));
     assert!(
-        screen.contains("watching: watch <game> · join <code> · help · quit"),
+        screen.contains("watching: say <text> · watch <game> · join <code> · help · quit"),
         "{screen}"
     );
     assert!(
@@ -616,6 +616,89 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     );
     assert!(!screen.contains("move or command"), "{screen}");
 }
+
+/// `say <text>` chats from the terminal UI and from plain mode: the players' lines show in
+/// the Messages pane and on stdout, markup shows as typed, a spectator's line goes to the
+/// spectators only, and an over-long line is refused with the server's reason.
+#[test]
+fn tui_and_plain_mode_chat_with_say() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let host = clients.spawn(
+        "host",
+        &[
+            "host",
+            "unane",
+            "--side",
+            "black",
+            "--options",
+            "width=5,height=4",
+        ],
+    );
+    let code = clients.room_code(host);
+    let config = TempDir::new("chat");
+    let tmux = Tmux::start(
+        "chat",
+        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+    );
+    clients.wait(host, |l| l.starts_with("game started "));
+    tmux.wait_screen("the board", |s| s.contains("black to act"));
+    tmux.keys(&["-l", "say hello <b>there</b>"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_screen("our own line in the messages", |s| {
+        s.contains("chat Tui: hello <b>there</b>")
+    });
+    clients.wait(host, |l| l == "chat Tui: hello <b>there</b>");
+    clients.send(host, "say  good luck  to you");
+    clients.wait(host, |l| l == "chat host: good luck  to you");
+    tmux.wait_screen("the host's line", |s| {
+        s.contains("chat host: good luck  to you")
+    });
+
+    // A spectator (by the room code: the game is private) talks with spectators only.
+    let watcher = clients.spawn("eve", &["watch", &code]);
+    clients.wait(watcher, |l| l.starts_with("watching "));
+    clients.send(watcher, "say nice game");
+    clients.wait(watcher, |l| l == "chat [spectators] eve: nice game");
+    // The host's next line arrives after the spectator's would have: it did not come.
+    clients.send(host, "say still here");
+    let next = clients.wait(host, |l| l.starts_with("chat "));
+    assert_eq!(next, "chat host: still here");
+
+    let long = format!("say {}", "x".repeat(301));
+    clients.send(host, &long);
+    clients.wait(host, |l| {
+        l == "error bad_request: a chat line may be at most 300 characters (this one has 301)"
+    });
+    let screen = tmux.capture();
+    assert!(!screen.contains("nice game"), "{screen}");
+
+    // A second spectator mutes the first by name; the players turn the spectators off.
+    let zed = clients.spawn("zed", &["watch", &code]);
+    clients.wait(zed, |l| l == "chat [spectators] eve: nice game");
+    clients.send(zed, "mute eve");
+    clients.wait(zed, |l| {
+        l == "muted: their chat lines no longer reach you here"
+    });
+    clients.send(watcher, "say are you there");
+    clients.wait(watcher, |l| l == "chat [spectators] eve: are you there");
+    clients.send(zed, "say hi");
+    let next = clients.wait(zed, |l| l.starts_with("chat "));
+    assert_eq!(next, "chat [spectators] zed: hi");
+    clients.send(host, "spectators off");
+    for c in [watcher, zed] {
+        clients.wait(c, |l| l == "the players turned the spectators' chat off");
+    }
+    clients.send(watcher, "say hello?");
+    clients.wait(watcher, |l| {
+        l == "error forbidden: the players turned the spectators' chat off for this game"
+    });
+}
+
 
 /// At the end of a rated game the terminal UI says the player's rating change in its
 /// Messages pane, with the figures of the game's record (issue 28, item 9).

@@ -1876,6 +1876,159 @@ async fn a_finished_game_gives_every_position() {
     assert_eq!(status, 404);
 }
 
+/// Types `text` into the chat box of page `c` and sends it.
+async fn chat_say(c: &Client, text: &str) {
+    until(
+        c,
+        "the chat box",
+        "const i = document.querySelector('#chat-input'); return i && !i.disabled",
+    )
+    .await;
+    let input = c
+        .find(Locator::Css("#chat-input"))
+        .await
+        .expect("chat input");
+    input.send_keys(text).await.expect("type the line");
+    c.find(Locator::Css("#chat-form button[type=submit]"))
+        .await
+        .expect("send button")
+        .click()
+        .await
+        .expect("send");
+}
+
+/// The texts of the chat lines page `c` shows in `channel`'s list, as the page shows them.
+async fn chat_texts(c: &Client, channel: &str) -> Value {
+    c.execute(
+        "return [...document.querySelectorAll(`#chat-${arguments[0]} .chat-text`)].map(e => e.textContent)",
+        vec![json!(channel)],
+    )
+    .await
+    .expect("read the chat")
+}
+
+/// Waits until page `c` shows `text` as a line of `channel`, visibly.
+async fn chat_shows(c: &Client, channel: &str, text: &str) {
+    until(
+        c,
+        &format!("the {channel} line {text:?}"),
+        &format!(
+            "const l = document.querySelector('#chat-{channel}');
+             return l && !l.hidden && l.offsetParent !== null
+               && [...l.querySelectorAll('.chat-text')].some(e => e.textContent === {} && e.offsetParent !== null)",
+            json!(text)
+        ),
+    )
+    .await;
+}
+
+/// Two players chat beside the board, a spectator chats in the spectators' chat (which
+/// the players do not see while they play), markup and script in a line show as literal
+/// text (no element made, no script run), and a player turning the spectators' chat off
+/// disables the spectator's box with the reason said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_spectators_chat_and_markup_stays_text() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let (_profiles, host, guest) = driver.two_browsers("web-chat").await;
+    let watcher_profile = TempDir::new("web-chat-watcher");
+    let watcher = driver.browser(&watcher_profile).await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    open_invitation(&guest, &invite).await;
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the board",
+            "return document.querySelector('#board svg')",
+        )
+        .await;
+    }
+    // The game is full: the invitation lets a third browser watch.
+    open_invitation(&watcher, &invite).await;
+    until(
+        &watcher,
+        "the watched game",
+        "return document.querySelector('#board svg') && document.querySelector('#heading').textContent.includes('watching')",
+    )
+    .await;
+    assert_eq!(text_of(&watcher, "#chat-title").await, "Spectators' chat");
+    assert_eq!(text_of(&host, "#chat-title").await, "Players' chat");
+
+    chat_say(&host, "good luck!").await;
+    for c in [&host, &guest] {
+        chat_shows(c, "players", "good luck!").await;
+    }
+    let evil =
+        r#"<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> <b>bold</b>"#;
+    chat_say(&guest, evil).await;
+    for c in [&host, &guest] {
+        chat_shows(c, "players", evil).await;
+    }
+    chat_say(&watcher, "nice <i>opening</i>").await;
+    chat_shows(&watcher, "spectators", "nice <i>opening</i>").await;
+    chat_say(&guest, "thanks").await;
+    chat_shows(&host, "players", "thanks").await;
+    for c in [&host, &guest, &watcher] {
+        // No markup of a line became an element, and no script ran.
+        let made = c
+            .execute(
+                "return document.querySelectorAll('#chat img, #chat script, #chat b, #chat i').length",
+                vec![],
+            )
+            .await
+            .expect("count elements");
+        assert_eq!(made, json!(0));
+        let pwned = c
+            .execute("return window.pwned === undefined", vec![])
+            .await
+            .expect("read window");
+        assert_eq!(pwned, json!(true));
+    }
+    // Each side reads only its own channel while the game is on.
+    assert_eq!(
+        chat_texts(&host, "players").await,
+        json!(["good luck!", evil, "thanks"])
+    );
+    assert_eq!(chat_texts(&host, "spectators").await, json!([]));
+    assert_eq!(chat_texts(&watcher, "players").await, json!([]));
+    assert_eq!(
+        chat_texts(&watcher, "spectators").await,
+        json!(["nice <i>opening</i>"])
+    );
+    screenshot(&guest, "chat").await;
+
+    // The host turns the spectators' chat off: the spectator's box is disabled and says why.
+    host.find(Locator::Css("#chat-spectators-on"))
+        .await
+        .expect("the switch")
+        .click()
+        .await
+        .expect("turn spectators' chat off");
+    until(
+        &watcher,
+        "the spectators' chat off",
+        "return document.querySelector('#chat-input').disabled
+           && document.querySelector('#chat-note').textContent.includes('The players turned the spectators\\' chat off.')",
+    )
+    .await;
+    for c in [host, guest, watcher] {
+        let _ = c.close().await;
+    }
+}
+
+
 /// The rows of a table as the page shows them: each row's cells' text.
 const TABLE_ROWS: &str = "const rows = [...document.querySelectorAll(arguments[0] + ' tbody tr')]; \
     return rows.length === arguments[1] && rows.map((r) => [...r.cells].map((c) => c.textContent.trim()))";

@@ -50,7 +50,10 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::LobbyDiff { .. }
         | ServerMessage::BotInvite { .. }
         | ServerMessage::Shutdown { .. }
-        | ServerMessage::QueueStatus { .. } => None,
+        | ServerMessage::QueueStatus { .. }
+        | ServerMessage::Chat { .. }
+        | ServerMessage::ChatHistory { .. }
+        | ServerMessage::ChatSpectators { .. } => None,
     }
 }
 

@@ -87,6 +87,8 @@ impl Session {
                     "rematch" => self.info("rematch requested; waiting for the opponent"),
                     "draw offer" => self.info("draw offered"),
                     "draw decline" => self.info("draw declined"),
+                    "mute" => self.info("muted: their chat lines no longer reach you here"),
+                    "unmute" => self.info("unmuted: their chat lines reach you again"),
                     _ => {}
                 },
                 Err(e) => self.error(&e),

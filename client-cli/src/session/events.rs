@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use stoa_protocol::wire::{ClientMessage, ServerMessage};
+use stoa_protocol::wire::{ChatChannel, ClientMessage, ServerMessage};
 
 use super::answers::Pending;
 use super::followed::Followed;
@@ -131,6 +131,37 @@ impl Session {
                     self.info(now.line());
                 }
             }
+            ServerMessage::Chat {
+                game_id,
+                channel,
+                id,
+                name,
+                text,
+                ts,
+            } if self.game_id.as_deref() == Some(game_id.as_str()) => {
+                self.chat_line(channel, &id, &name, &text, ts);
+            }
+            ServerMessage::ChatHistory {
+                game_id,
+                lines,
+                spectators,
+                ..
+            } if self.game_id.as_deref() == Some(game_id.as_str()) => {
+                // Said once: a history after a reconnect repeats lines already shown.
+                let seen = self.game.chat_seen;
+                for l in lines.iter().filter(|l| l.ts > seen) {
+                    self.chat_line(l.channel, &l.id, &l.name, &l.text, l.ts);
+                }
+                if !spectators {
+                    self.info("the players turned the spectators' chat off");
+                }
+            }
+            ServerMessage::ChatSpectators { game_id, on }
+                if self.game_id.as_deref() == Some(game_id.as_str()) =>
+            {
+                let state = if on { "on" } else { "off" };
+                self.info(format!("the players turned the spectators' chat {state}"));
+            }
             ServerMessage::Shutdown { message } => {
                 self.info(format!("server shutting down: {message}"));
             }
@@ -256,5 +287,27 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+impl Session {
+    /// Says one chat line: `chat <name>: <text>` (`chat [spectators] …` for the
+    /// spectators' channel). The server refuses control characters; any that came anyway
+    /// are shown as `?`, so a line can never steer the terminal.
+    fn chat_line(&mut self, channel: ChatChannel, id: &str, name: &str, text: &str, ts: u64) {
+        self.game.chat_seen = self.game.chat_seen.max(ts);
+        self.game
+            .chat_authors
+            .insert(name.to_string(), id.to_string());
+        let clean = |s: &str| -> String {
+            s.chars()
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect()
+        };
+        let room = match channel {
+            ChatChannel::Players => "",
+            ChatChannel::Spectators => "[spectators] ",
+        };
+        self.info(format!("chat {room}{}: {}", clean(name), clean(text)));
     }
 }

@@ -22,6 +22,12 @@ pub(super) struct Followed {
     pub first_move_seen: Option<(String, u64)>,
     /// This session asked to abort the game.
     pub abort_sent: bool,
+    /// The time of the newest chat line shown (server ms), so a history sent again after
+    /// a reconnect says only what is new.
+    pub chat_seen: u64,
+    /// Who said something in the chat: each name with its id (the latest one wins), so
+    /// `mute <name>` finds whom it means.
+    pub chat_authors: std::collections::HashMap<String, String>,
 }
 
 /// What was already said, so nothing is said twice: each keyed by its game's id, since a

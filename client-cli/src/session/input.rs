@@ -8,10 +8,10 @@ use super::{Note, Phase, Session, Start};
 
 /// One line naming the typed commands (the terminal UI's hint line).
 pub const HELP: &str =
-    "commands: <move> · legal · resign · draw offer/accept/decline · rematch · help · quit";
+    "commands: <move> · legal · resign · draw offer/accept/decline · rematch · say <text> · help · quit";
 
 /// The commands of someone watching a game (no moves, no offers).
-pub const WATCH_HELP: &str = "watching: watch <game> · join <code> · help · quit";
+pub const WATCH_HELP: &str = "watching: say <text> · watch <game> · join <code> · help · quit";
 
 /// The commands in the lobby.
 pub const LOBBY_HELP: &str =
@@ -33,6 +33,11 @@ draw decline          decline the opponent's draw offer
 abort                 end the game without a result, before both sides have moved
 claim                 claim the win when the opponent has been gone past the timeout
 rematch               ask for a rematch after the end (sides are exchanged)
+say <text>            say a line in the game's chat (players talk with players,
+                      spectators with spectators)
+mute <name>           stop seeing the chat lines of someone who chatted here
+unmute <name>         see them again
+spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
@@ -66,6 +71,20 @@ impl Session {
                 self.redraw.doc = true;
             }
             ("legal", _) => self.legal_command(),
+            ("mute" | "unmute", [name]) => self.mute(name, first == "mute"),
+            ("spectators", [state @ ("on" | "off")]) => {
+                let on = *state == "on";
+                self.chat_request("spectators", |game_id| ClientMessage::ChatSpectators {
+                    rid: None,
+                    game_id,
+                    on,
+                });
+            }
+            ("say", [_, ..]) => {
+                // The text as typed after the command word, inner spacing kept.
+                let text = line.split_once(char::is_whitespace).map_or("", |(_, t)| t);
+                self.say(text.trim());
+            }
             ("watch", [target]) => self.switch(Start::Watch {
                 target: target.to_string(),
             }),
@@ -200,6 +219,8 @@ impl Session {
         }
         self.game.doc = None;
         self.game.legal = None;
+        self.game.chat_seen = 0;
+        self.game.chat_authors.clear();
         self.game_id = None;
         self.started_side = None;
         self.room_code = None;
@@ -247,6 +268,45 @@ impl Session {
             seq: None,
         };
         self.request(Pending::Move(mv.to_string()), msg);
+    }
+
+    /// `say <text>`: a line in the chat of the game followed (played or watched); it comes
+    /// back as a `chat` message like everyone else's.
+    fn say(&mut self, text: &str) {
+        let text = text.to_string();
+        self.chat_request("say", |game_id| ClientMessage::ChatSay {
+            rid: None,
+            game_id,
+            channel: None,
+            text,
+        });
+    }
+
+    /// `mute <name>` / `unmute <name>`: by the name of someone whose line was shown here.
+    fn mute(&mut self, name: &str, muted: bool) {
+        let Some(player_id) = self.game.chat_authors.get(name).cloned() else {
+            self.notes.push(Note::Error(format!(
+                "error input: nobody named '{name}' has chatted in this game"
+            )));
+            return;
+        };
+        let what = if muted { "mute" } else { "unmute" };
+        self.chat_request(what, |game_id| ClientMessage::ChatMute {
+            rid: None,
+            game_id,
+            player_id,
+            muted,
+        });
+    }
+
+    /// Sends a chat request for the game followed (played or watched).
+    fn chat_request(&mut self, what: &'static str, msg: impl FnOnce(String) -> ClientMessage) {
+        let Some(game_id) = self.game_id.clone() else {
+            self.notes
+                .push(Note::Error("error input: no game to chat in yet".into()));
+            return;
+        };
+        self.request(Pending::Action(what), msg(game_id));
     }
 
     /// Legal moves starting with `prefix` (case-insensitive), for completion.

@@ -181,6 +181,7 @@ impl Cluster {
             }
             BusMessage::Event { game, .. }
             | BusMessage::Crowd { game, .. }
+            | BusMessage::Chat { game, .. }
             | BusMessage::Owner { game, .. }
             | BusMessage::Reply { game, .. } => {
                 if let Some(h) = games.get(game) {

@@ -110,6 +110,14 @@ pub enum BusMessage {
         /// The player's place in its queue.
         position: u64,
     },
+    /// A game's chat changed (on the game's channel): followers fold the change into their
+    /// copy and pass it on to their subscribers.
+    Chat {
+        /// The game.
+        game: String,
+        /// The change.
+        change: crate::domain::chat::Change,
+    },
     /// A frame for every connection of a player, on whatever node (the push channel).
     ToPlayer {
         /// The player.
@@ -151,6 +159,23 @@ pub enum RemoteOp {
         /// The count.
         count: u64,
     },
+    /// A chat request of a person connected on the asking node (answered with a
+    /// [`BusMessage::Reply`]).
+    Chat {
+        /// The person.
+        player_id: String,
+        /// Their display name.
+        name: String,
+        /// What is asked.
+        request: crate::domain::chat::ChatOp,
+        /// The command's id (`node:request`): a line it made is kept with it, so the same
+        /// command sent again is not posted twice.
+        #[serde(default)]
+        cmd: Option<String>,
+    },
+    /// The asking node just started following the game: the owner publishes its whole
+    /// chat (when there is one) as a [`crate::domain::chat::Change::State`].
+    ChatSync,
     /// A measured round trip of a seated player's connection on the asking node.
     Rtt {
         /// The player.

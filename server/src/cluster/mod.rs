@@ -218,6 +218,7 @@ impl Peers for Cluster {
         let game = match message {
             BusMessage::Event { game, .. }
             | BusMessage::Crowd { game, .. }
+            | BusMessage::Chat { game, .. }
             | BusMessage::Owner { game, .. } => game.clone(),
             _ => return,
         };

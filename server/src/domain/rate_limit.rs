@@ -99,6 +99,44 @@ impl IpLimiter {
     }
 }
 
+/// A token bucket: a burst of `burst` at once, then `per_sec` a second (chat lines per
+/// person, see [`crate::domain::chat`]).
+///
+/// Why a bucket rather than the connection's window: a person may say a few lines quickly,
+/// then must slow to a steady pace, and no window edge lets a burst through twice.
+#[derive(Clone, Debug)]
+pub struct TokenBucket {
+    burst: f64,
+    per_sec: f64,
+    tokens: f64,
+    at: Instant,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(burst: u32, per_sec: f64, now: Instant) -> Self {
+        TokenBucket {
+            burst: f64::from(burst),
+            per_sec,
+            tokens: f64::from(burst),
+            at: now,
+        }
+    }
+
+    /// Takes one token if there is one; `false` (nothing taken) when the bucket is empty.
+    pub fn take(&mut self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * self.per_sec).min(self.burst);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +164,24 @@ mod tests {
         assert!(l.allow(ip, t));
         assert!(!l.allow(ip, t));
         assert!(l.allow(ip, t + Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn token_bucket_allows_a_burst_then_a_steady_pace() {
+        let t = Instant::now();
+        let mut b = TokenBucket::new(5, 1.0, t);
+        for _ in 0..5 {
+            assert!(b.take(t));
+        }
+        assert!(!b.take(t));
+        assert!(!b.take(t + Duration::from_millis(900)));
+        assert!(b.take(t + Duration::from_millis(1100)));
+        assert!(!b.take(t + Duration::from_millis(1200)));
+        // A long pause refills only up to the burst.
+        let later = t + Duration::from_secs(60);
+        for _ in 0..5 {
+            assert!(b.take(later));
+        }
+        assert!(!b.take(later));
     }
 }

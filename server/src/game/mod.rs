@@ -116,6 +116,9 @@ pub enum Command {
     Promote,
     /// This node lost the game's lease: stop deciding, follow the new owner.
     Demote,
+    /// A chat request from a connection here (boxed: a rare command must not grow every
+    /// slot of every game's queue).
+    Chat(Box<ChatRequest>),
     /// The current document for HTTP (`None`: not visible with this code).
     Snapshot {
         /// Room code, for private games.
@@ -123,6 +126,21 @@ pub enum Command {
         /// Where to answer.
         reply: oneshot::Sender<Option<(u64, Value)>>,
     },
+}
+
+/// A chat request (see [`crate::domain::chat`]) from a connection of this node.
+#[derive(Debug)]
+pub struct ChatRequest {
+    /// The asking connection (it must be watching the game).
+    pub conn_id: u64,
+    /// Its player.
+    pub player_id: String,
+    /// The player's display name.
+    pub name: String,
+    /// What is asked.
+    pub op: crate::domain::chat::ChatOp,
+    /// Where to answer.
+    pub reply: Reply,
 }
 
 /// How the rest of the server reaches a live game.

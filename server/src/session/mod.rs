@@ -25,6 +25,7 @@ use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod bots;
+mod chat;
 mod games;
 mod hello;
 mod records;
@@ -325,6 +326,31 @@ impl Session {
             } => Box::pin(self.history(rid, player_id, before, limit)).await,
             ClientMessage::Player { rid, player_id } => Box::pin(self.player(rid, player_id)).await,
             ClientMessage::Leaderboard { rid, kind } => Box::pin(self.leaderboard(rid, kind)).await,
+            ClientMessage::ChatSay {
+                rid,
+                game_id,
+                channel,
+                text,
+            } => {
+                let op = crate::domain::chat::ChatOp::Say { channel, text };
+                Box::pin(self.chat(rid, game_id, op)).await
+            }
+            ClientMessage::ChatMute {
+                rid,
+                game_id,
+                player_id,
+                muted,
+            } => {
+                let op = crate::domain::chat::ChatOp::Mute {
+                    target: player_id,
+                    muted,
+                };
+                Box::pin(self.chat(rid, game_id, op)).await
+            }
+            ClientMessage::ChatSpectators { rid, game_id, on } => {
+                let op = crate::domain::chat::ChatOp::Spectators { on };
+                Box::pin(self.chat(rid, game_id, op)).await
+            }
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }

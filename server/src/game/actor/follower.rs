@@ -158,7 +158,7 @@ impl Actor {
         let req = ids::request_number();
         let mut op = op;
         let forwarded = match (&mut op, reply) {
-            (RemoteOp::Act { cmd, .. }, Some(reply)) => {
+            (RemoteOp::Act { cmd, .. } | RemoteOp::Chat { cmd, .. }, Some(reply)) => {
                 let id = format!("{}:{req}", peers.node());
                 *cmd = Some(id.clone());
                 Some(Forwarded {
@@ -279,6 +279,7 @@ impl Actor {
         if let Role::Follower(f) = &mut self.role {
             f.reported_watchers = self.watchers;
         }
+        self.chat_sync().await;
         if self.watchers > 0 {
             self.forward(
                 RemoteOp::Spectators {
@@ -405,6 +406,10 @@ impl Actor {
                 .find(|e| e.cmd.as_deref() == Some(w.cmd.as_str()));
             let answer = match made {
                 Some(e) => Ok(Answer::Ok { seq: e.seq }),
+                // A chat line is not logged: this node's copy of the chat tells.
+                None if self.chat.posted(&w.cmd) => Ok(Answer::Ok {
+                    seq: self.core.seq(),
+                }),
                 None => Err(ApiError::new(
                     ErrorCode::Unavailable,
                     "this game changed servers and your command was not played: try again",
@@ -448,6 +453,7 @@ impl Actor {
     pub(super) async fn owner_says(&mut self, msg: BusMessage) {
         match msg {
             BusMessage::Event { event, .. } => self.follow(event).await,
+            BusMessage::Chat { change, .. } => self.chat_change(Some(change)).await,
             BusMessage::Crowd { frame, .. } => {
                 let frame = Utf8Bytes::from(frame);
                 if let Role::Follower(f) = &mut self.role {

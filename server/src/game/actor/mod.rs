@@ -34,6 +34,7 @@ use crate::ids;
 use crate::net::outbound::ConnHandle;
 use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
 
+mod chat;
 mod crowd;
 mod follower;
 mod frames;
@@ -98,6 +99,8 @@ struct Actor {
     shutting_down: bool,
     /// The lobby's view of this game (public games while they are on).
     summary: Arc<std::sync::Mutex<Option<Value>>>,
+    /// The game's chat (kept while the actor lives, never stored).
+    chat: chat::Chat,
 }
 
 /// The game's clock driver for its setup (whose time control was checked where it came
@@ -232,6 +235,7 @@ impl Actor {
             in_doubt: None,
             shutting_down: false,
             summary,
+            chat: chat::Chat::default(),
         }
     }
 
@@ -430,6 +434,7 @@ impl Actor {
                 let _ = reply.send(answer);
             }
             Command::Bus(msg) => Box::pin(self.bus(*msg)).await,
+            Command::Chat(req) => Box::pin(self.chat_request(*req)).await,
             Command::Promote => Box::pin(self.take_over()).await,
             Command::Demote => Box::pin(self.demote("the lease lapsed")).await,
             Command::Act { .. }
@@ -521,6 +526,7 @@ impl Actor {
 
     fn mark_ended(&mut self) {
         self.ended_at = Some(Instant::now());
+        self.chat_at_end();
         self.caps.directory.ended(self.core.id());
         if let Role::Owner(_) = self.role {
             self.caps.metrics.games_live(self.core.kind()).dec();

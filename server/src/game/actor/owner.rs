@@ -237,7 +237,7 @@ impl Actor {
             return;
         };
         if let Role::Follower(_) = self.role {
-            if let RemoteOp::Act { .. } = op {
+            if let RemoteOp::Act { .. } | RemoteOp::Chat { .. } = op {
                 let reply = BusMessage::Reply {
                     game: self.core.id().to_string(),
                     req,
@@ -302,6 +302,22 @@ impl Actor {
                 }
             }
             RemoteOp::Rtt { player_id, rtt_ms } => self.core.record_rtt(&player_id, rtt_ms),
+            RemoteOp::Chat {
+                player_id,
+                name,
+                request,
+                cmd,
+            } => {
+                let cmd = cmd.unwrap_or_else(|| format!("{from}:{req}"));
+                let result = self.remote_chat(&player_id, &name, request, cmd).await;
+                let reply = BusMessage::Reply {
+                    game: self.core.id().to_string(),
+                    req,
+                    result: result.into(),
+                };
+                peers.send_to(&from, &reply).await;
+            }
+            RemoteOp::ChatSync => self.chat_publish_state().await,
         }
     }
 

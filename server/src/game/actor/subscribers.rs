@@ -105,7 +105,10 @@ impl Actor {
             }) => frame.clone(),
             _ => self.crowd_frame(self.total_watchers()),
         };
-        if conn.send(crowd) != SendOutcome::Sent {
+        let chat = self.chat_history_for(&conn);
+        if conn.send(crowd) != SendOutcome::Sent
+            || chat.is_some_and(|frame| conn.send(frame) != SendOutcome::Sent)
+        {
             self.unsubscribe(conn.id);
         } else if seated {
             self.ping_runner();
