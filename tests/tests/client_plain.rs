@@ -678,6 +678,8 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
     let server = stoa_tests::Server::start();
     let mut ann = stoa_tests::Client::guest(&server, "ann").await;
     let made = ann.request(json!({"t":"link.code"})).await;
+    // Devices are listed oldest first: the terminal's is linked later.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     let code = made["code"].as_str().expect("code").to_string();
     let mut clients = Clients::with_url(&server.ws_url());
     let config = client_support::TempDir::new("link-terminal");

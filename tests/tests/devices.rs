@@ -68,6 +68,8 @@ async fn a_code_links_a_second_device_to_the_same_player_once() {
     let server = Server::start();
     let mut ann = hello(&server, None, "ann", "browser (Chrome)").await;
     let code = code_of(&mut ann).await;
+    // Devices are listed oldest first: let the second be linked a few ms later.
+    tokio::time::sleep(Duration::from_millis(20)).await;
 
     // Another device (a guest of its own) redeems it, typed loosely: lower case, a dash.
     let mut other = hello(&server, None, "guest", "terminal").await;
@@ -144,7 +146,13 @@ async fn a_revoked_device_can_no_longer_say_hello() {
     let token = got["token"].as_str().unwrap().to_string();
     let mut linked = hello(&server, Some(&token), "ann", "terminal").await;
     let list = devices(&mut ann).await;
-    let linked_id = list[1]["id"].as_str().unwrap().to_string();
+    let linked_id = list
+        .iter()
+        .find(|d| d["current"] == false)
+        .expect("the linked device")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     // Unknown ids change nothing.
     let none = ann
@@ -251,8 +259,9 @@ async fn a_code_made_on_one_node_is_redeemed_on_another() {
     // Node A lists both devices; a revoke on A stops the token on B.
     let list = devices(&mut ann).await;
     assert_eq!(list.len(), 2, "{list:?}");
+    let linked = list.iter().find(|d| d["current"] == false).expect("linked");
     let ok = ann
-        .request(json!({"t":"device.revoke","id":list[1]["id"]}))
+        .request(json!({"t":"device.revoke","id":linked["id"]}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
     let mut c = Client::connect(&b).await;
