@@ -692,11 +692,12 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
     );
     clients.expect_exit(linker, TIMEOUT);
 
-    // The next command from this terminal is ann.
-    let reader = clients.spawn_in("player", &config.0, &["player"]);
+    // The next command from this terminal is ann (the harness gives every process a
+    // `--name`, which renames: these say ann's own).
+    let reader = clients.spawn_in("ann", &config.0, &["player"]);
     clients.wait(reader, |l| l == format!("ann ({})", ann.player_id));
     clients.expect_exit(reader, TIMEOUT);
-    let lister = clients.spawn_in("devices", &config.0, &["devices"]);
+    let lister = clients.spawn_in("ann", &config.0, &["devices"]);
     clients.wait(lister, |l| {
         l == format!("devices of ann ({}):", ann.player_id)
     });
@@ -714,7 +715,7 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
     assert_eq!(line, "error not_found: unknown, expired or used link code");
 
     // And the other way: the terminal shows a code, another device becomes ann with it.
-    let shower = clients.spawn_in("shower", &config.0, &["link"]);
+    let shower = clients.spawn_in("ann", &config.0, &["link"]);
     let line = clients.wait(shower, |l| l.starts_with("link code: "));
     let code = line["link code: ".len()..].to_string();
     clients.expect_exit(shower, TIMEOUT);
