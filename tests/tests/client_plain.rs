@@ -725,4 +725,15 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
         .await;
     assert_eq!(got["t"], "link.token", "{got}");
     assert_eq!(got["player_id"], ann.player_id.as_str());
+
+    // `stoa devices --revoke`: the websocket client's first token stops working.
+    let first_id = first.split_whitespace().next().unwrap().to_string();
+    let revoker = clients.spawn_in("ann", &config.0, &["devices", "--revoke", &first_id]);
+    clients.wait(revoker, |l| l == format!("revoked {first_id}"));
+    clients.expect_exit(revoker, TIMEOUT);
+    let mut c = stoa_tests::Client::connect(&server).await;
+    let refused = c
+        .request(json!({"t":"hello","protocol":1,"token":ann.token}))
+        .await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
 }

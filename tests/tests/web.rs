@@ -2269,5 +2269,24 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
     )
     .await;
     assert_eq!(text_of(&page, "#link").await, "connected as bea");
+    // Revoking bea's other device from the page: its token stops working.
+    page.find(Locator::Css("#device-list li:first-child .device-revoke"))
+        .await
+        .expect("revoke button")
+        .click()
+        .await
+        .expect("click");
+    until(
+        &page,
+        "one device left",
+        "return document.querySelector('#devices-status').textContent === 'revoked first device' \
+           && document.querySelectorAll('#device-list li').length === 1",
+    )
+    .await;
+    let mut c = stoa_tests::Client::connect(&server).await;
+    let refused = c
+        .request(json!({"t":"hello","protocol":1,"token":bea.token}))
+        .await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
     let _ = page.close().await;
 }
