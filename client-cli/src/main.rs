@@ -64,6 +64,11 @@ enum Command {
     Player(commands::players::PlayerArgs),
     /// A game's leaderboard: the best established players, best first.
     Leaderboard(commands::players::LeaderboardArgs),
+    /// Show a one-time code to use this identity on another device; with a code from
+    /// another device, become that player here.
+    Link(commands::devices::LinkArgs),
+    /// The devices holding your identity (`--revoke ID` to remove one).
+    Devices(commands::devices::DevicesArgs),
     /// Step through a finished game (by id, or a record file) on the terminal board.
     Replay(commands::replay::ReplayArgs),
     /// A computer opponent: queues, hosts or joins, and plays within its clock.
@@ -81,6 +86,8 @@ fn main() -> ExitCode {
         Command::Player(args) => return args.run(&cli.global),
         Command::Leaderboard(args) => return args.run(&cli.global),
         Command::Replay(args) => return args.run(&cli.global),
+        Command::Link(args) => return args.run(&cli.global),
+        Command::Devices(args) => return args.run(&cli.global),
         Command::Bot(args) => return args.run(&cli.global),
         Command::Tournament(args) => return args.run(),
         Command::Play(args) => args.start(),

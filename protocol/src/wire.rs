@@ -281,6 +281,10 @@ pub enum ClientMessage {
         /// its seats carry `"bot": true` and its games are unrated.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         bot: bool,
+        /// Addition: a label for the device saying hello ("browser (Chrome)", "terminal"),
+        /// shown in `devices`; kept from the device's first `hello`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
     },
     /// Liveness check; answered by `pong`, never rate limited.
     #[serde(rename = "ping")]
@@ -587,6 +591,45 @@ pub enum ClientMessage {
         /// The game kind.
         kind: String,
     },
+    /// Addition: a one-time code that links another device to this player. Answered by
+    /// [`ServerMessage::LinkCode`].
+    #[serde(rename = "link.code")]
+    LinkCode {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// Addition: redeems a code from `link.code` made on another device. Answered by
+    /// [`ServerMessage::LinkToken`] (a token of the code's player, to say `hello` with).
+    #[serde(rename = "link.redeem")]
+    LinkRedeem {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The code as typed (case, dashes and look-alikes are forgiven).
+        code: String,
+        /// A label for the redeeming device.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
+    },
+    /// Addition: the devices holding this player's tokens. Answered by
+    /// [`ServerMessage::Devices`].
+    #[serde(rename = "devices")]
+    Devices {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// Addition: revokes one of this player's devices (its token stops working). Answered
+    /// by `ok`; revoking the asking device also closes its connection.
+    #[serde(rename = "device.revoke")]
+    DeviceRevoke {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The device's id from `devices`.
+        id: String,
+    },
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -618,6 +661,10 @@ pub const CLIENT_TYPES: &[&str] = &[
     "chat.say",
     "chat.mute",
     "chat.spectators",
+    "link.code",
+    "link.redeem",
+    "devices",
+    "device.revoke",
 ];
 
 impl ClientMessage {
@@ -650,7 +697,11 @@ impl ClientMessage {
             | ClientMessage::Leaderboard { rid, .. }
             | ClientMessage::ChatSay { rid, .. }
             | ClientMessage::ChatMute { rid, .. }
-            | ClientMessage::ChatSpectators { rid, .. } => rid.as_ref(),
+            | ClientMessage::ChatSpectators { rid, .. }
+            | ClientMessage::LinkCode { rid }
+            | ClientMessage::LinkRedeem { rid, .. }
+            | ClientMessage::Devices { rid }
+            | ClientMessage::DeviceRevoke { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -684,6 +735,10 @@ impl ClientMessage {
             ClientMessage::ChatSay { .. } => "chat.say",
             ClientMessage::ChatMute { .. } => "chat.mute",
             ClientMessage::ChatSpectators { .. } => "chat.spectators",
+            ClientMessage::LinkCode { .. } => "link.code",
+            ClientMessage::LinkRedeem { .. } => "link.redeem",
+            ClientMessage::Devices { .. } => "devices",
+            ClientMessage::DeviceRevoke { .. } => "device.revoke",
         }
     }
 }
@@ -763,6 +818,21 @@ pub struct PlayerInfo {
     /// Ratings by game kind (empty until ratings exist).
     #[serde(default)]
     pub ratings: serde_json::Map<String, Value>,
+}
+
+/// One device holding a player's token, as `devices` lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    /// The device's id (for `device.revoke`).
+    pub id: String,
+    /// The label the device gave.
+    pub label: String,
+    /// When the device was linked (its token made), ms since the epoch.
+    pub created_ms: u64,
+    /// The device's last `hello`, ms since the epoch.
+    pub last_seen_ms: u64,
+    /// Whether this is the asking connection's device.
+    pub current: bool,
 }
 
 /// A player as shown in a game document's `players` and in rooms.
@@ -1015,6 +1085,39 @@ pub enum ServerMessage {
         /// Best first: `{"rank","id","name","rating","deviation","games"}` each, as `GET
         /// /api/leaderboard/<kind>` serves them.
         players: Vec<Value>,
+    },
+    /// Addition: answer to `link.code`.
+    #[serde(rename = "link.code")]
+    LinkCode {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The one-time code to type on the other device.
+        code: String,
+        /// When the code expires, ms since the epoch (server time).
+        expires_ms: u64,
+    },
+    /// Addition: answer to `link.redeem`: a new token of the code's player for this device.
+    #[serde(rename = "link.token")]
+    LinkToken {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The new token; a `hello` with it is the linked player.
+        token: String,
+        /// The linked player's id.
+        player_id: String,
+        /// The linked player's name.
+        name: String,
+    },
+    /// Addition: answer to `devices`.
+    #[serde(rename = "devices")]
+    Devices {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Oldest first.
+        devices: Vec<DeviceInfo>,
     },
     /// Addition: the server is shutting down; a close frame follows.
     #[serde(rename = "shutdown")]

@@ -86,6 +86,10 @@ pub struct Config {
     #[arg(long, env = "STOA_FIRST_ACTION_MS", default_value_t = 30_000)]
     pub first_action_ms: u64,
 
+    /// How long a device link code (`link.code`) stays valid, in ms.
+    #[arg(long, env = "STOA_LINK_CODE_TTL_MS", default_value_t = 300_000)]
+    pub link_code_ttl_ms: u64,
+
     /// Spectator count changes are published at most once per this many milliseconds.
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,

@@ -179,6 +179,21 @@ pub fn normalize_code(code: &str) -> String {
         .collect()
 }
 
+/// A one-time device link code: [`LINK_CODE_LEN`] Crockford base32 letters (40 random bits;
+/// no I, L, O or U to misread).
+pub fn link_code() -> String {
+    random_base32(LINK_CODE_LEN)
+}
+
+/// Length of [`link_code`].
+pub const LINK_CODE_LEN: usize = 8;
+
+/// A device's id: the first 16 hex digits of its token hash (public: the hash of a
+/// 256-bit token reveals nothing of it, and a prefix even less).
+pub fn device_id(token_hash: &str) -> String {
+    format!("d{}", &token_hash[..token_hash.len().min(16)])
+}
+
 /// A secret token: 256 random bits, hex.
 pub fn token() -> String {
     let mut bytes = [0u8; 32];

@@ -5,6 +5,7 @@
 
 import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
 import { renderBoard, boardFacts } from "./board.js";
+import { setupDevices, deviceLabel } from "./devices.js";
 import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange, leavePage } from "./people.js";
 const IDENTITY_KEY = "stoa.identity";
 
@@ -102,7 +103,7 @@ class Link {
 
   hello() {
     const id = loadIdentity();
-    const msg = { t: "hello", protocol: 1, rid: "hello" };
+    const msg = { t: "hello", protocol: 1, rid: "hello", device: deviceLabel() };
     if (id.token) msg.token = id.token;
     this.sentToken = id.token;
     const name = $("#name").value.trim();
@@ -1338,6 +1339,12 @@ function start() {
     const s = $("#link");
     s.textContent = up ? `connected as ${state.me ? state.me.name : "…"}` : "offline: reconnecting…";
     s.classList.toggle("offline", !up);
+  });
+  setupDevices((msg) => link.request(msg), (token, player) => {
+    // The linked player's token replaces ours; saying hello again with it makes us them.
+    saveIdentity({ token, id: player.id, name: player.name }, DEPLOYMENT);
+    nameInput.value = player.name;
+    if (link.ws) link.ws.close();
   });
   document.addEventListener("click", (e) => {
     const a = e.target.closest("a[data-nav]");

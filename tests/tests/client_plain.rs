@@ -668,3 +668,72 @@ async fn leaderboard_and_player_commands_print_the_ratings() {
         "error not_found: no game kind 'chess' (the kinds are unane, staku, akron, akunur)"
     );
 }
+
+/// Identity across devices (issue 28): `stoa link <code>` with a code another device (a
+/// websocket client, as a browser is) made turns this terminal into that player for good
+/// (the token is kept in its identity file); `stoa devices` lists both devices; `stoa link`
+/// shows a code that makes another device this player.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
+    let server = stoa_tests::Server::start();
+    let mut ann = stoa_tests::Client::guest(&server, "ann").await;
+    let made = ann.request(json!({"t":"link.code"})).await;
+    // Devices are listed oldest first: the terminal's is linked later.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let code = made["code"].as_str().expect("code").to_string();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let config = client_support::TempDir::new("link-terminal");
+
+    let linker = clients.spawn_in("linker", &config.0, &["link", &code.to_lowercase()]);
+    let line = clients.wait(linker, |l| l.starts_with("linked"));
+    assert_eq!(
+        line,
+        format!("linked: this terminal is now ann ({})", ann.player_id)
+    );
+    clients.expect_exit(linker, TIMEOUT);
+
+    // The next command from this terminal is ann (the harness gives every process a
+    // `--name`, which renames: these say ann's own).
+    let reader = clients.spawn_in("ann", &config.0, &["player"]);
+    clients.wait(reader, |l| l == format!("ann ({})", ann.player_id));
+    clients.expect_exit(reader, TIMEOUT);
+    let lister = clients.spawn_in("ann", &config.0, &["devices"]);
+    clients.wait(lister, |l| {
+        l == format!("devices of ann ({}):", ann.player_id)
+    });
+    let first = clients.wait(lister, |l| l.starts_with('d'));
+    assert!(first.contains("  first device  linked "), "{first}");
+    assert!(!first.ends_with("(this device)"), "{first}");
+    let second = clients.wait(lister, |l| l.starts_with('d'));
+    assert!(second.contains("  terminal  linked "), "{second}");
+    assert!(second.ends_with("  (this device)"), "{second}");
+    clients.expect_exit(lister, TIMEOUT);
+
+    // A code used once is refused the second time, with the server's words.
+    let again = clients.spawn("again", &["link", &code]);
+    let line = clients.wait(again, |l| l.starts_with("error "));
+    assert_eq!(line, "error not_found: unknown, expired or used link code");
+
+    // And the other way: the terminal shows a code, another device becomes ann with it.
+    let shower = clients.spawn_in("ann", &config.0, &["link"]);
+    let line = clients.wait(shower, |l| l.starts_with("link code: "));
+    let code = line["link code: ".len()..].to_string();
+    clients.expect_exit(shower, TIMEOUT);
+    let mut bea = stoa_tests::Client::guest(&server, "bea").await;
+    let got = bea
+        .request(json!({"t":"link.redeem","code":code,"device":"browser"}))
+        .await;
+    assert_eq!(got["t"], "link.token", "{got}");
+    assert_eq!(got["player_id"], ann.player_id.as_str());
+
+    // `stoa devices --revoke`: the websocket client's first token stops working.
+    let first_id = first.split_whitespace().next().unwrap().to_string();
+    let revoker = clients.spawn_in("ann", &config.0, &["devices", "--revoke", &first_id]);
+    clients.wait(revoker, |l| l == format!("revoked {first_id}"));
+    clients.expect_exit(revoker, TIMEOUT);
+    let mut c = stoa_tests::Client::connect(&server).await;
+    let refused = c
+        .request(json!({"t":"hello","protocol":1,"token":ann.token}))
+        .await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
+}

@@ -1,6 +1,6 @@
 //! The `Store` contract, run against the in-memory store and the Redis store alike, so the
 //! two stay in step: conflicts, the idempotent retry of the last append, seq reservations,
-//! the unfinished/finished indexes, rooms waiting or not, ratings.
+//! the unfinished/finished indexes, rooms waiting or not, ratings, devices and link codes.
 
 use std::time::Duration;
 
@@ -10,8 +10,8 @@ use stoa_server::rating::Rating;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
-    ActionKind, ActionRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord, SeatRecord,
-    Store, StoreError,
+    ActionKind, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord,
+    SeatRecord, Store, StoreError,
 };
 use stoa_tests::redis::RedisServer;
 
@@ -279,7 +279,121 @@ async fn contract(store: &dyn Store) {
     assert_eq!(pa["akron"], r(1510.0, 3));
     assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
     leaderboard_contract(store).await;
+    devices_contract(store).await;
     store.ping().await.unwrap();
+}
+
+fn device(hash: &str, label: &str, at: u64) -> DeviceRecord {
+    DeviceRecord {
+        id: format!("d{hash}"),
+        token_hash: hash.into(),
+        label: label.into(),
+        created_ms: at,
+        last_seen_ms: at,
+    }
+}
+
+/// Devices (a player's tokens) and one-time link codes. Runs after `contract` made players
+/// `pa` (token hash `aa11`) and `pb` (`bb22`).
+async fn devices_contract(store: &dyn Store) {
+    // A player from before devices has none listed until its first token is seen, and
+    // seeing it records it once (label and creation kept, last-seen moves).
+    assert_eq!(store.devices("pa").await.unwrap(), vec![]);
+    store
+        .seen_device("pa", &device("aa11", "terminal", 10))
+        .await
+        .unwrap();
+    store
+        .seen_device("pa", &device("aa11", "other label", 20))
+        .await
+        .unwrap();
+    let mut first = device("aa11", "terminal", 10);
+    first.last_seen_ms = 20;
+    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
+    // Seeing a token that is not the player's records nothing.
+    store
+        .seen_device("pa", &device("bb22", "x", 30))
+        .await
+        .unwrap();
+    store
+        .seen_device("pa", &device("ee55", "x", 30))
+        .await
+        .unwrap();
+    assert_eq!(store.devices("pa").await.unwrap().len(), 1);
+
+    // A second device: its token names the player; a token taken is a conflict.
+    let second = device("cc33", "browser (Chrome)", 15);
+    store.add_device("pa", &second).await.unwrap();
+    assert_eq!(
+        store
+            .player_by_token_hash("cc33")
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        "pa"
+    );
+    assert!(matches!(
+        store.add_device("pb", &device("cc33", "x", 16)).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.add_device("pb", &device("bb22", "x", 16)).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(
+        store.devices("pa").await.unwrap(),
+        vec![first.clone(), second.clone()]
+    );
+    assert_eq!(store.devices("pb").await.unwrap(), vec![]);
+
+    // Revoking: the token names nobody; unknown devices (or another player's) change nothing.
+    assert!(!store.revoke_device("pb", "dcc33").await.unwrap());
+    assert!(!store.revoke_device("pa", "dnone").await.unwrap());
+    assert!(!store.revoke_device("pa", "bad:id").await.unwrap());
+    assert!(store.revoke_device("pa", "dcc33").await.unwrap());
+    assert_eq!(store.player_by_token_hash("cc33").await.unwrap(), None);
+    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
+    assert!(!store.revoke_device("pa", "dcc33").await.unwrap());
+    // A revoked token seen again (a hello racing the revoke) is not listed again.
+    store
+        .seen_device("pa", &device("cc33", "x", 40))
+        .await
+        .unwrap();
+    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
+    // The first token can be revoked too.
+    assert!(store.revoke_device("pa", "daa11").await.unwrap());
+    assert_eq!(store.player_by_token_hash("aa11").await.unwrap(), None);
+    assert_eq!(store.player("pa").await.unwrap().unwrap().id, "pa");
+
+    // Link codes: taken once; a code in use cannot be made again; unknown ones are None.
+    assert!(store
+        .create_link_code("CODE1234", "pa", 60_000)
+        .await
+        .unwrap());
+    assert!(!store
+        .create_link_code("CODE1234", "pb", 60_000)
+        .await
+        .unwrap());
+    assert_eq!(store.take_link_code("NOPE0000").await.unwrap(), None);
+    assert_eq!(store.take_link_code("bad:code").await.unwrap(), None);
+    assert_eq!(
+        store.take_link_code("CODE1234").await.unwrap().as_deref(),
+        Some("pa")
+    );
+    assert_eq!(store.take_link_code("CODE1234").await.unwrap(), None);
+    // Expiry: a code past its time is gone, and can then be made anew.
+    assert!(store.create_link_code("CODE5678", "pb", 50).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(store.take_link_code("CODE5678").await.unwrap(), None);
+    assert!(store
+        .create_link_code("CODE5678", "pb", 60_000)
+        .await
+        .unwrap());
+    assert_eq!(
+        store.take_link_code("CODE5678").await.unwrap().as_deref(),
+        Some("pb")
+    );
 }
 
 /// The leaderboard index: established ratings only, highest first (equal ones by id, the

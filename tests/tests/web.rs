@@ -2267,3 +2267,179 @@ async fn player_pages_and_leaderboards_show_the_ratings() {
     assert_eq!(links, json!(want));
     let _ = page.close().await;
 }
+
+/// The player id a page keeps in its local storage (under whichever key it uses).
+async fn page_player(c: &Client) -> String {
+    until(
+        c,
+        "a stored identity",
+        "for (const k of Object.keys(localStorage)) { \
+           if (k.startsWith('stoa.identity')) { const id = JSON.parse(localStorage.getItem(k)); \
+             if (id && id.id) return id.id; } } return null;",
+    )
+    .await
+    .as_str()
+    .expect("id")
+    .to_string()
+}
+
+/// Opens (or closes and reopens, to refresh it) the Devices panel and waits for `n` devices.
+async fn open_devices(c: &Client, n: usize) -> Vec<String> {
+    c.execute(
+        "const p = document.querySelector('#devices'); \
+         if (!p.hidden) document.querySelector('#devices-button').click(); \
+         document.querySelector('#device-list').replaceChildren(); \
+         document.querySelector('#devices-button').click();",
+        vec![],
+    )
+    .await
+    .expect("open the devices panel");
+    let rows = until(
+        c,
+        "the device list",
+        &format!(
+            "const rows = [...document.querySelectorAll('#device-list li')]; \
+             return rows.length === {n} && rows.map((r) => r.innerText);"
+        ),
+    )
+    .await;
+    serde_json::from_value(rows).expect("rows")
+}
+
+/// Identity across devices (issue 28) in the browser: the Devices panel shows a one-time
+/// code that a websocket client (another device) redeems to become the page's player, lists
+/// both devices; and a code made by another device, typed into the panel, makes the page
+/// that player (its name shows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_devices_panel_links_a_browser_and_another_device() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profile = TempDir::new("web-devices");
+    let page = driver.browser(&profile).await;
+    page.goto(&base).await.expect("open the lobby");
+    until(
+        &page,
+        "connected",
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
+    let page_id = page_player(&page).await;
+
+    // The page shows a code; another device redeems it and is the page's player.
+    assert_eq!(open_devices(&page, 1).await.len(), 1);
+    page.find(Locator::Css("#link-show"))
+        .await
+        .expect("show-code button")
+        .click()
+        .await
+        .expect("click");
+    let code = until(
+        &page,
+        "a link code",
+        "const t = document.querySelector('#link-code').textContent; return t.length === 8 && t;",
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_string();
+    assert!(text_of(&page, "#devices-status")
+        .await
+        .starts_with("type this code on the other device within 5 min"));
+    let mut other = stoa_tests::Client::guest(&server, "elsewhere").await;
+    let got = other
+        .request(json!({"t":"link.redeem","code":code,"device":"terminal"}))
+        .await;
+    assert_eq!(got["t"], "link.token", "{got}");
+    assert_eq!(got["player_id"], page_id.as_str());
+    let same = stoa_tests::Client::with_token(&server, got["token"].as_str().unwrap()).await;
+    assert_eq!(same.player_id, page_id);
+    let rows = open_devices(&page, 2).await;
+    assert!(
+        rows[0].starts_with("browser (Chrome) (this browser)"),
+        "{rows:?}"
+    );
+    assert!(rows[1].starts_with("terminal "), "{rows:?}");
+    screenshot(&page, "devices").await;
+
+    // The other way: bea's device makes a code, typed into the page; the page becomes bea.
+    let mut bea = stoa_tests::Client::guest(&server, "bea").await;
+    let made = bea.request(json!({"t":"link.code"})).await;
+    let code = made["code"].as_str().unwrap().to_lowercase();
+    page.find(Locator::Css("#link-input"))
+        .await
+        .expect("code input")
+        .send_keys(&code)
+        .await
+        .expect("type the code");
+    page.find(Locator::Css("#link-form button[type=submit]"))
+        .await
+        .expect("use-code button")
+        .click()
+        .await
+        .expect("click");
+    until(
+        &page,
+        "the page to be bea",
+        "return document.querySelector('#link').textContent === 'connected as bea' \
+           && document.querySelector('#name').value === 'bea'",
+    )
+    .await;
+    assert_eq!(
+        text_of(&page, "#devices-status").await,
+        "linked: this browser is now bea"
+    );
+    assert_eq!(page_player(&page).await, bea.player_id);
+    assert_ne!(bea.player_id, page_id);
+    // Bea's list: her first device and this browser, which is the current one.
+    let rows = open_devices(&page, 2).await;
+    assert!(rows[0].starts_with("first device "), "{rows:?}");
+    assert!(
+        rows[1].starts_with("browser (Chrome) (this browser)"),
+        "{rows:?}"
+    );
+    // A used code typed again is refused in words, and the page stays bea.
+    page.find(Locator::Css("#link-input"))
+        .await
+        .expect("code input")
+        .send_keys(&code)
+        .await
+        .expect("type the code");
+    page.find(Locator::Css("#link-form button[type=submit]"))
+        .await
+        .expect("use-code button")
+        .click()
+        .await
+        .expect("click");
+    until(
+        &page,
+        "the refusal",
+        "return document.querySelector('#devices-status').textContent === \
+           'error not_found: unknown, expired or used link code'",
+    )
+    .await;
+    assert_eq!(text_of(&page, "#link").await, "connected as bea");
+    // Revoking bea's other device from the page: its token stops working.
+    page.find(Locator::Css("#device-list li:first-child .device-revoke"))
+        .await
+        .expect("revoke button")
+        .click()
+        .await
+        .expect("click");
+    until(
+        &page,
+        "one device left",
+        "return document.querySelector('#devices-status').textContent === 'revoked first device' \
+           && document.querySelectorAll('#device-list li').length === 1",
+    )
+    .await;
+    let mut c = stoa_tests::Client::connect(&server).await;
+    let refused = c
+        .request(json!({"t":"hello","protocol":1,"token":bea.token}))
+        .await;
+    assert_eq!(refused["code"], "unauthorized", "{refused}");
+    let _ = page.close().await;
+}

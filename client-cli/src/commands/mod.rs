@@ -2,6 +2,7 @@
 //! turns its arguments into a [`Start`], then [`run`] connects with the stored identity and
 //! hands over to plain mode or the terminal UI.
 
+pub mod devices;
 pub mod export;
 pub mod history;
 pub mod host;

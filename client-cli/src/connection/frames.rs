@@ -43,7 +43,10 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Record { rid, .. }
         | ServerMessage::History { rid, .. }
         | ServerMessage::Player { rid, .. }
-        | ServerMessage::Leaderboard { rid, .. } => rid.as_ref(),
+        | ServerMessage::Leaderboard { rid, .. }
+        | ServerMessage::LinkCode { rid, .. }
+        | ServerMessage::LinkToken { rid, .. }
+        | ServerMessage::Devices { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
@@ -141,6 +144,7 @@ mod tests {
             token: None,
             name: Some("ann".into()),
             bot: false,
+            device: None,
         };
         assert_eq!(
             serde_json::from_str::<Value>(&encode(&hello, None)).unwrap(),

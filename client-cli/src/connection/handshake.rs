@@ -40,6 +40,7 @@ pub(super) async fn handshake(
             token: token.clone(),
             name: target.name.clone(),
             bot: target.bot,
+            device: Some(if target.bot { "bot" } else { "terminal" }.into()),
         };
         ws.send(Message::text(encode(&hello, None)))
             .await

@@ -27,6 +27,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../web/board.js"),
     ),
     (
+        "devices.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/devices.js"),
+    ),
+    (
         "people.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/people.js"),

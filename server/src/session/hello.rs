@@ -1,5 +1,5 @@
 //! `hello`: who the connection is (a known player by token, or a new guest), and the
-//! `welcome` that tells it.
+//! `welcome` that tells it. Each `hello` records its device (see `devices`).
 
 use super::*;
 
@@ -11,6 +11,7 @@ impl Session {
         token: Option<String>,
         name: Option<String>,
         bot: bool,
+        device: Option<String>,
     ) -> Result<(), ApiError> {
         if protocol != PROTOCOL_VERSION {
             return Err(ApiError::new(
@@ -19,7 +20,12 @@ impl Session {
             ));
         }
         let name = name.map(|n| valid_name(&n)).transpose()?;
+        let label = devices::valid_label(device, if bot { "bot" } else { "first device" })?;
         let (player, token) = self.identify(token, name, bot).await?;
+        let device = devices::device_record(ids::token_hash(&token), label);
+        self.hub
+            .store_call(self.hub.store.seen_device(&player.id, &device))
+            .await?;
         let games = self
             .hub
             .store_call(self.hub.store.unfinished_games(&player.id))
@@ -45,6 +51,7 @@ impl Session {
             deployment: self.hub.deployment.clone(),
         });
         self.player = Some(player);
+        self.device = Some(device.id);
         Ok(())
     }
 

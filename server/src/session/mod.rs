@@ -26,6 +26,7 @@ use crate::store::PlayerRecord;
 
 mod bots;
 mod chat;
+mod devices;
 mod games;
 mod hello;
 mod records;
@@ -45,6 +46,9 @@ pub struct Session {
     hub: Arc<Hub>,
     conn: Arc<ConnHandle>,
     player: Option<PlayerRecord>,
+    /// The device id of the token this connection said `hello` with.
+    device: Option<String>,
+    redeem_tries: devices::RedeemTries,
     limiter: ConnLimiter,
 }
 
@@ -56,6 +60,8 @@ impl Session {
             hub,
             conn,
             player: None,
+            device: None,
+            redeem_tries: devices::RedeemTries::default(),
         }
     }
 
@@ -156,9 +162,11 @@ impl Session {
                     token,
                     name,
                     bot,
+                    device,
                 } => {
                     // Boxed: it runs once per connection, its state need not stay with it.
-                    match Box::pin(self.hello(rid.clone(), protocol, token, name, bot)).await {
+                    let hello = self.hello(rid.clone(), protocol, token, name, bot, device);
+                    match Box::pin(hello).await {
                         // The handshake is not one of the 50 requests a client may make per
                         // window: the budget starts with the session.
                         Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
@@ -351,6 +359,12 @@ impl Session {
                 let op = crate::domain::chat::ChatOp::Spectators { on };
                 Box::pin(self.chat(rid, game_id, op)).await
             }
+            ClientMessage::LinkCode { rid } => Box::pin(self.link_code(rid)).await,
+            ClientMessage::LinkRedeem { rid, code, device } => {
+                Box::pin(self.link_redeem(rid, code, device)).await
+            }
+            ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
+            ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }

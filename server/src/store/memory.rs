@@ -3,16 +3,17 @@
 //! Why one mutex: every call is a few map operations with no await inside, so a single lock
 //! is simpler than sharding and never contended for long.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 
 use async_trait::async_trait;
 
 use super::{
-    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
-    StoreError, StoreResult,
+    ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
+    Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
+use crate::ids;
 
 #[derive(Default)]
 struct Inner {
@@ -31,6 +32,10 @@ struct Inner {
     /// Per kind, the players whose rating there is established, by (rating, id): the
     /// leaderboard index, read from the end.
     leaderboards: HashMap<String, BTreeSet<(Ranked, String)>>,
+    /// Each player's devices by device id.
+    devices: HashMap<String, BTreeMap<String, DeviceRecord>>,
+    /// Link codes: the player named and when the code expires (ms since the epoch).
+    link_codes: HashMap<String, (String, u64)>,
 }
 
 /// A rating as an index key: ordered by `f64::total_cmp` (stored ratings are finite; the
@@ -125,6 +130,86 @@ impl Store for MemoryStore {
             }
             None => Err(StoreError::Conflict(format!("no player {id}"))),
         }
+    }
+
+    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+        let mut s = self.lock();
+        if s.by_token.contains_key(&device.token_hash) {
+            return Err(StoreError::Conflict("token hash exists".into()));
+        }
+        s.by_token
+            .insert(device.token_hash.clone(), player_id.to_string());
+        s.devices
+            .entry(player_id.to_string())
+            .or_default()
+            .insert(device.id.clone(), device.clone());
+        Ok(())
+    }
+
+    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+        let mut s = self.lock();
+        if s.by_token.get(&device.token_hash).map(String::as_str) != Some(player_id) {
+            return Ok(());
+        }
+        s.devices
+            .entry(player_id.to_string())
+            .or_default()
+            .entry(device.id.clone())
+            .or_insert_with(|| device.clone())
+            .last_seen_ms = device.last_seen_ms;
+        Ok(())
+    }
+
+    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>> {
+        let mut list: Vec<DeviceRecord> = self
+            .lock()
+            .devices
+            .get(player_id)
+            .map(|d| d.values().cloned().collect())
+            .unwrap_or_default();
+        list.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
+        Ok(list)
+    }
+
+    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool> {
+        let mut s = self.lock();
+        let Some(device) = s
+            .devices
+            .get_mut(player_id)
+            .and_then(|d| d.remove(device_id))
+        else {
+            return Ok(false);
+        };
+        s.by_token.remove(&device.token_hash);
+        Ok(true)
+    }
+
+    async fn create_link_code(
+        &self,
+        code: &str,
+        player_id: &str,
+        ttl_ms: u64,
+    ) -> StoreResult<bool> {
+        let now = ids::now_ms();
+        let mut s = self.lock();
+        // Expired codes go here, so the map holds only live ones (a few per player).
+        s.link_codes.retain(|_, (_, expires)| *expires > now);
+        if s.link_codes.contains_key(code) {
+            return Ok(false);
+        }
+        s.link_codes
+            .insert(code.to_string(), (player_id.to_string(), now + ttl_ms));
+        Ok(true)
+    }
+
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>> {
+        let now = ids::now_ms();
+        Ok(self
+            .lock()
+            .link_codes
+            .remove(code)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(player, _)| player))
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {

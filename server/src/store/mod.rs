@@ -64,6 +64,23 @@ pub struct PlayerRecord {
     pub bot: bool,
 }
 
+/// One device of a player: one of its tokens, with the label the device gave. A player's
+/// first token (the one `hello` made with the player) is a device too, recorded at its
+/// first `hello`, so players from before devices keep working.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    /// The device id: derived from the token hash ([`crate::ids::device_id`]).
+    pub id: String,
+    /// Hex SHA-256 of the device's token.
+    pub token_hash: String,
+    /// The label the device gave ("browser (Chrome)", "terminal").
+    pub label: String,
+    /// When the token was made (or, for a first token, first seen), ms since the epoch.
+    pub created_ms: u64,
+    /// The device's last `hello`, ms since the epoch.
+    pub last_seen_ms: u64,
+}
+
 /// A room as persisted (the live room lives in [`crate::services::rooms::Rooms`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoomRecord {
@@ -258,6 +275,25 @@ pub trait Store: Send + Sync + 'static {
     async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
     /// Changes an existing player's display name (`hello` with a token and a new name).
     async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()>;
+
+    /// Gives a player one more device: its token (`device.token_hash`) now names the
+    /// player. `Conflict` if the token hash exists.
+    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()>;
+    /// Records a `hello` of a device: its last-seen time, and the device itself if it is
+    /// not recorded yet (a player's first token). Does nothing for a revoked token.
+    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()>;
+    /// A player's devices, oldest first (then by id).
+    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>>;
+    /// Removes a device: its token names nobody from now on. `false` if the player has no
+    /// such device (nothing changed).
+    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool>;
+    /// Stores a one-time link code naming a player, for `ttl_ms`; `false` if the code is
+    /// taken (nothing changed). Shared by every node of a cluster.
+    async fn create_link_code(&self, code: &str, player_id: &str, ttl_ms: u64)
+        -> StoreResult<bool>;
+    /// Takes a link code: the player it names, and the code is gone, in one step (a code
+    /// redeems once, even raced by two nodes); `None` if unknown, used or expired.
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>>;
 
     /// Creates or replaces a room.
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;

@@ -8,6 +8,9 @@
 //! | `P:token:<sha256>` | string | the player id owning that token hash |
 //! | `P:player:{id}:unfinished` | sorted set | unfinished games of the player, by creation ms |
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
+//! | `P:player:{id}:devices` | hash | device id → the JSON [`DeviceRecord`](crate::store::DeviceRecord) (one per token) |
+//! | `P:player:{id}:seen` | hash | device id → its last `hello`, ms |
+//! | `P:link:<code>` | string | the player a one-time link code names, with the code's TTL (`SET NX PX`, taken with `GETDEL`) |
 //! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
 //! | `P:ratings:<kind>` | sorted set | every rated player by rating in a kind |
 //! | `P:leaderboard:<kind>` | sorted set | players whose rating in a kind is established (not provisional), by rating: the leaderboard |

@@ -7,6 +7,7 @@
 //! Redis is known to be down). This file connects and implements [`Store`] with them.
 
 mod backfill;
+mod devices;
 mod encoding;
 mod keys;
 mod outage;
@@ -22,8 +23,8 @@ use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 use super::{
-    ActionRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store,
-    StoreError, StoreResult,
+    ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
+    Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
@@ -279,6 +280,30 @@ impl Store for RedisStore {
             .run(conn.hset(self.player_key(id, None), "name", encoded))
             .await?;
         Ok(())
+    }
+
+    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+        self.add_device_record(player_id, device).await
+    }
+
+    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+        self.seen_device_record(player_id, device).await
+    }
+
+    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>> {
+        self.device_records(player_id).await
+    }
+
+    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool> {
+        self.revoke_device_record(player_id, device_id).await
+    }
+
+    async fn create_link_code(&self, code: &str, player: &str, ttl_ms: u64) -> StoreResult<bool> {
+        self.create_link(code, player, ttl_ms).await
+    }
+
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>> {
+        self.take_link(code).await
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {

@@ -1,0 +1,180 @@
+//! `stoa link` and `stoa devices`: one identity on several devices. `stoa link` shows a
+//! one-time code to type on another device (a browser's Devices panel, or `stoa link
+//! <code>` on another terminal); `stoa link <code>` redeems a code made elsewhere and keeps
+//! the new token in the identity file, so this terminal is that player from now on.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use stoa_protocol::wire::{ClientMessage, DeviceInfo, ServerMessage};
+
+use super::{block_on, connect, resolved, Global};
+use crate::identity::Identity;
+
+/// Arguments of `stoa link`.
+#[derive(Clone, Debug, Args)]
+pub struct LinkArgs {
+    /// A code shown on another device: this terminal becomes that player. Without it, a
+    /// code is shown to type on the other device.
+    code: Option<String>,
+}
+
+/// Arguments of `stoa devices`.
+#[derive(Clone, Debug, Args)]
+pub struct DevicesArgs {
+    /// Revoke this device (an id from the list): its token stops working.
+    #[arg(long)]
+    revoke: Option<String>,
+}
+
+/// Sends `msg` as the stored identity; returns its answer and the welcome.
+async fn ask(
+    global: &Global,
+    msg: ClientMessage,
+) -> Result<(ServerMessage, crate::connection::Welcome), ExitCode> {
+    let global = resolved(global)?;
+    let (conn, me, _) = connect(&global).await?;
+    match conn.request(msg).await {
+        Ok(answer) => Ok((answer, me)),
+        Err(e) => {
+            eprintln!("error {}: {}", e.code(), e.message());
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn unexpected() -> ExitCode {
+    eprintln!("error: the server answered something else");
+    ExitCode::FAILURE
+}
+
+impl LinkArgs {
+    /// Shows a code, or redeems one and stores the token it gives.
+    pub fn run(&self, global: &Global) -> ExitCode {
+        block_on(async {
+            let Some(code) = &self.code else {
+                let (answer, me) = ask(global, ClientMessage::LinkCode { rid: None }).await?;
+                let ServerMessage::LinkCode { code, .. } = answer else {
+                    return Err(unexpected());
+                };
+                println!("link code: {code}");
+                println!(
+                    "type it on the other device within 5 minutes (stoa link {code}, or Devices in the browser) to be {} there too",
+                    me.name
+                );
+                return Ok(ExitCode::SUCCESS);
+            };
+            let msg = ClientMessage::LinkRedeem {
+                rid: None,
+                code: code.clone(),
+                device: Some("terminal".into()),
+            };
+            let (answer, me) = ask(global, msg).await?;
+            let ServerMessage::LinkToken {
+                token,
+                player_id,
+                name,
+                ..
+            } = answer
+            else {
+                return Err(unexpected());
+            };
+            if let Err(e) = Identity::default_location().remember(
+                &me.url,
+                &me.deployment,
+                &token,
+                &player_id,
+                &name,
+            ) {
+                eprintln!("error: could not store the identity token: {e}");
+                return Err(ExitCode::FAILURE);
+            }
+            println!("linked: this terminal is now {name} ({player_id})");
+            Ok(ExitCode::SUCCESS)
+        })
+        .unwrap_or_else(|code| code)
+    }
+}
+
+impl DevicesArgs {
+    /// Lists the devices holding this identity (or revokes one).
+    pub fn run(&self, global: &Global) -> ExitCode {
+        block_on(async {
+            if let Some(id) = &self.revoke {
+                let msg = ClientMessage::DeviceRevoke {
+                    rid: None,
+                    id: id.clone(),
+                };
+                let (answer, _) = ask(global, msg).await?;
+                let ServerMessage::Ok { .. } = answer else {
+                    return Err(unexpected());
+                };
+                println!("revoked {id}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            let (answer, me) = ask(global, ClientMessage::Devices { rid: None }).await?;
+            let ServerMessage::Devices { devices, .. } = answer else {
+                return Err(unexpected());
+            };
+            println!("devices of {} ({}):", me.name, me.id);
+            for d in &devices {
+                println!("{}", device_line(d));
+            }
+            Ok(ExitCode::SUCCESS)
+        })
+        .unwrap_or_else(|code| code)
+    }
+}
+
+/// One device as a line: id, label, when linked and last seen (UTC), and which is this one.
+fn device_line(d: &DeviceInfo) -> String {
+    format!(
+        "{}  {}  linked {}  last seen {}{}",
+        d.id,
+        d.label,
+        utc(d.created_ms),
+        utc(d.last_seen_ms),
+        if d.current { "  (this device)" } else { "" }
+    )
+}
+
+/// `YYYY-MM-DD HH:MM` UTC of ms since the epoch.
+fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_show_dates_and_this_device() {
+        let d = DeviceInfo {
+            id: "dabc".into(),
+            label: "terminal".into(),
+            created_ms: 0,
+            last_seen_ms: 1_764_141_240_000,
+            current: true,
+        };
+        assert_eq!(
+            device_line(&d),
+            "dabc  terminal  linked 1970-01-01 00:00  last seen 2025-11-26 07:14  (this device)"
+        );
+    }
+}
