@@ -699,7 +699,6 @@ fn tui_and_plain_mode_chat_with_say() {
     });
 }
 
-
 /// At the end of a rated game the terminal UI says the player's rating change in its
 /// Messages pane, with the figures of the game's record (issue 28, item 9).
 #[test]

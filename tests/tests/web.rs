@@ -2028,7 +2028,6 @@ async fn players_and_spectators_chat_and_markup_stays_text() {
     }
 }
 
-
 /// The rows of a table as the page shows them: each row's cells' text.
 const TABLE_ROWS: &str = "const rows = [...document.querySelectorAll(arguments[0] + ' tbody tr')]; \
     return rows.length === arguments[1] && rows.map((r) => [...r.cells].map((c) => c.textContent.trim()))";

@@ -9,8 +9,8 @@
 use serde_json::{json, Map, Value};
 
 use super::patch::{diff_into, PatchOp};
-use crate::game::clock_shown::ClockShown;
 use super::Core;
+use crate::game::clock_shown::ClockShown;
 
 /// Which of the costlier parts of the document an event may have changed (the small ones —
 /// clock, rated, status, side to act, draw offer — are always compared).
@@ -95,18 +95,23 @@ impl Core {
         }
         if touched.game {
             match self.view_changes.take() {
-                Some(changes) => ops.extend(
-                    changes
-                        .into_iter()
-                        .map(|(pointer, value)| PatchOp::replace(format!("/state{pointer}"), value)),
-                ),
+                Some(changes) => {
+                    ops.extend(changes.into_iter().map(|(pointer, value)| {
+                        PatchOp::replace(format!("/state{pointer}"), value)
+                    }))
+                }
                 // An engine that cannot tell what its move changed: the whole view.
                 None => ops.push(PatchOp::replace("/state".into(), self.game.view())),
             }
         }
         field("status", &mut self.fields.status, status, &mut ops);
         let draw_offer = self.draw_offer_field(names);
-        field("draw_offer", &mut self.fields.draw_offer, draw_offer, &mut ops);
+        field(
+            "draw_offer",
+            &mut self.fields.draw_offer,
+            draw_offer,
+            &mut ops,
+        );
         if touched.rematch {
             let rematch = self.rematch_field(names);
             field("rematch", &mut self.fields.rematch, rematch, &mut ops);
