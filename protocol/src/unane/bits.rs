@@ -75,6 +75,16 @@ impl Bits {
         }
     }
 
+    /// The cells of one rank (0-based) as 16 bits, file `a` lowest.
+    #[inline]
+    pub(crate) const fn rank(self, rank: u8) -> u16 {
+        if rank < 8 {
+            (self.lo >> (rank as u32 * 16)) as u16
+        } else {
+            (self.hi >> ((rank - 8) as u32 * 16)) as u16
+        }
+    }
+
     /// Every cell one rank up (towards higher ranks); the top rank falls off.
     #[inline]
     pub(crate) const fn north(self) -> Bits {

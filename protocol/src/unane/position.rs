@@ -104,16 +104,18 @@ pub(super) fn parse(width: u8, height: u8, text: &str) -> Result<Unane, RulesErr
 pub(super) fn format(game: &Unane) -> String {
     let (width, height) = (game.width, game.height);
     let mut s = String::with_capacity(usize::from(width + 1) * usize::from(height) + 12);
+    // A rank at a time from its two 16-bit rows: this runs for every move's diff.
     for i in 0..height {
         let rank = height - 1 - i;
         if i > 0 {
             s.push('/');
         }
+        let (black, white) = (game.stones[0].rank(rank), game.stones[1].rank(rank));
         for file in 0..width {
-            let index = rank * STRIDE + file;
-            s.push(if game.stones[0].has(index) {
+            let bit = 1u16 << file;
+            s.push(if black & bit != 0 {
                 'b'
-            } else if game.stones[1].has(index) {
+            } else if white & bit != 0 {
                 'w'
             } else {
                 '.'
