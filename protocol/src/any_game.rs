@@ -49,6 +49,10 @@ pub trait AnyGame: Debug + Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     /// Canonical notations of every legal action, sorted by byte order.
     fn legal_notations(&self) -> Vec<String>;
+    /// One legal action, formatted: the one at the index `choose` picks from the number of
+    /// legal actions, in the engine's generation order (`None` when there is none). For
+    /// random play (load generators) without formatting and sorting every action.
+    fn pick_legal(&self, choose: &mut dyn FnMut(usize) -> usize) -> Option<String>;
     /// Parses, checks and applies one action given as text. On error nothing changes.
     fn play(&mut self, notation: &str) -> Result<Played, RulesError>;
     /// Parses and checks an action without applying it; returns its canonical notation.
@@ -141,6 +145,16 @@ impl<G: Game> AnyGame for Instance<G> {
             .collect();
         out.sort_unstable();
         out
+    }
+
+    fn pick_legal(&self, choose: &mut dyn FnMut(usize) -> usize) -> Option<String> {
+        let mut actions = Vec::new();
+        self.state.legal_actions(&mut actions);
+        if actions.is_empty() {
+            return None;
+        }
+        let i = choose(actions.len()).min(actions.len() - 1);
+        Some(self.state.format_action(actions[i]))
     }
 
     fn play(&mut self, notation: &str) -> Result<Played, RulesError> {
