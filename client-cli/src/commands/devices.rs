@@ -138,25 +138,9 @@ fn device_line(d: &DeviceInfo) -> String {
     )
 }
 
-/// `YYYY-MM-DD HH:MM` UTC of ms since the epoch.
+/// `YYYY-MM-DD HH:MM` UTC of ms since the epoch: the record's RFC 3339 time to the minute.
 fn utc(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    stoa_protocol::record::utc(ms)[..16].replacen('T', " ", 1)
 }
 
 #[cfg(test)]
