@@ -175,8 +175,9 @@ impl Cluster {
                 }
             }
             BusMessage::ToPlayer { player, frame } => {
+                let frame = crate::net::frame::Frame::text(frame);
                 for conn in self.registries.players.connections(player) {
-                    conn.send(axum::extract::ws::Utf8Bytes::from(frame.clone()));
+                    conn.send(frame.clone());
                 }
             }
             BusMessage::Event { game, .. }

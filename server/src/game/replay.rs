@@ -6,13 +6,13 @@
 
 use std::collections::VecDeque;
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 
 /// The last `capacity` diffs of one game, by seq.
 #[derive(Debug)]
 pub struct Replay {
     capacity: usize,
-    diffs: VecDeque<(u64, Utf8Bytes)>,
+    diffs: VecDeque<(u64, Frame)>,
 }
 
 impl Replay {
@@ -27,7 +27,7 @@ impl Replay {
     }
 
     /// Appends the diff producing `seq`.
-    pub fn push(&mut self, seq: u64, bytes: Utf8Bytes) {
+    pub fn push(&mut self, seq: u64, bytes: Frame) {
         if self.capacity == 0 {
             return;
         }
@@ -38,7 +38,7 @@ impl Replay {
     }
 
     /// The diffs after `since` up to `current`, when all are still buffered.
-    pub fn since(&self, since: u64, current: u64) -> Option<Vec<Utf8Bytes>> {
+    pub fn since(&self, since: u64, current: u64) -> Option<Vec<Frame>> {
         if since > current {
             return None;
         }
@@ -67,7 +67,7 @@ mod tests {
     fn bounded() {
         let mut r = Replay::new(2);
         for s in 1..=3 {
-            r.push(s, Utf8Bytes::from(format!("{s}")));
+            r.push(s, Frame::text(format!("{s}")));
         }
         assert!(r.since(0, 3).is_none());
         assert_eq!(r.since(1, 3).unwrap().len(), 2);

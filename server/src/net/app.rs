@@ -10,7 +10,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -21,6 +21,8 @@ use tokio::sync::oneshot;
 use crate::game::Command;
 use crate::ids;
 use crate::net::connection::{self, ConnGuard};
+use crate::net::upgrade::Upgrade;
+use tungstenite::protocol::WebSocketConfig;
 use crate::services::hub::Hub;
 
 #[derive(Clone)]
@@ -83,21 +85,21 @@ fn client_ip(peer: SocketAddr, headers: &HeaderMap, trust_proxy: bool) -> IpAddr
 /// a few reads.
 const READ_BUFFER: usize = 1024;
 
-/// Frames are buffered up to this many bytes before a write; the writer flushes after
-/// everything queued (see `connection`), so a burst of frames is one write.
-const WRITE_BUFFER: usize = 16 * 1024;
-
 async fn ws_upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    mut req: Request,
 ) -> Response {
+    let upgrade = match Upgrade::from_request(&mut req) {
+        Ok(upgrade) => upgrade,
+        Err(refused) => return refused.into_response(),
+    };
+    let headers = req.headers();
     let hub = state.hub.clone();
     if *hub.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
-    let ip = client_ip(peer, &headers, hub.config.trust_proxy);
+    let ip = client_ip(peer, headers, hub.config.trust_proxy);
     let allowed = hub.ip_limiter.allow(ip, Instant::now())
         // In a cluster the window is counted in Redis too: a client spreading its
         // connections over the nodes meets the same limit.
@@ -115,12 +117,19 @@ async fn ws_upgrade(
     // The deployment goes in the upgrade's answer too, so that a client knows, before its
     // `hello`, which of its stored tokens belongs here (`welcome` says it only after).
     let deployment = header::HeaderValue::from_str(&hub.deployment).ok();
-    let mut response = ws
-        .max_frame_size(max)
-        .max_message_size(max)
+    // Only reading goes through the websocket library (frames out are ours): no write
+    // buffer beyond the frame at hand.
+    let config = WebSocketConfig::default()
+        .max_frame_size(Some(max))
+        .max_message_size(Some(max))
         .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| connection::serve(hub, socket, peer, guard));
+        .write_buffer_size(0);
+    let (mut response, socket) = upgrade.accept();
+    tokio::spawn(async move {
+        if let Some(socket) = socket.await {
+            connection::serve(hub, socket, config, peer, guard).await;
+        }
+    });
     if let Some(value) = deployment {
         response.headers_mut().insert(DEPLOYMENT_HEADER, value);
     }

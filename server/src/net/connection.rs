@@ -1,23 +1,25 @@
-//! One task per websocket: a reader loop, and a writer task fed by a bounded queue.
+//! One task per websocket: it reads requests, and flushes what a full socket could not
+//! take at once.
 //!
-//! Why split: the reader awaits requests one at a time (a request's answer is queued before
-//! the next is read, keeping answers in order), while the writer alone touches the socket's
-//! sending half. When the writer cannot keep up and the queue fills, the connection is
-//! kicked rather than slowing anyone else down.
+//! Why one task: frames are written by whoever sends them ([`ConnHandle`]), straight into
+//! the socket; the connection's task only waits for a full socket to take bytes again. It
+//! reads requests one at a time (a request's answer is sent before the next is read,
+//! keeping answers in order). When a socket stays full and its queue fills, the
+//! connection is kicked rather than slowing anyone else down.
 
+use std::future::poll_fn;
+use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
-use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
 use tokio::sync::mpsc;
 use tracing::Instrument;
+use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
+use tungstenite::Message;
 
-use crate::net::outbound::{ConnHandle, Outbound};
+use crate::net::outbound::{ConnHandle, RawSocket};
 use crate::services::hub::Hub;
 use crate::session::{Flow, Session};
 
@@ -28,24 +30,78 @@ const ANSWER_ROOM: usize = 16;
 /// Keeps the server's shutdown waiting until every connection task has finished.
 pub type ConnGuard = mpsc::Sender<()>;
 
-/// Serves one upgraded websocket until it closes.
-pub async fn serve(hub: Arc<Hub>, socket: WebSocket, peer: SocketAddr, guard: ConnGuard) {
-    let id = hub.conn_id();
-    let span = tracing::info_span!(parent: None, "conn", id, %peer);
-    run(hub, socket, id, guard).instrument(span).await
+/// An upgraded connection: its socket, and the bytes already read past the HTTP request.
+pub struct Upgraded {
+    /// The socket, shared by the reading task and every sender.
+    pub socket: Arc<dyn RawSocket>,
+    /// Bytes the HTTP layer read beyond the upgrade request (the client's first frames).
+    pub read_ahead: Vec<u8>,
 }
 
-async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
+/// The websocket library's view of the socket: it reads from the socket and its own
+/// writes (pongs, close replies) join the connection's outgoing frames in order.
+struct WsIo {
+    socket: Arc<dyn RawSocket>,
+    conn: Arc<ConnHandle>,
+}
+
+impl Read for WsIo {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.socket.try_read(buf)
+    }
+}
+
+impl Write for WsIo {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.conn.send_raw(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+type Ws = WebSocket<WsIo>;
+
+/// Serves one upgraded websocket until it closes.
+pub async fn serve(
+    hub: Arc<Hub>,
+    upgraded: Upgraded,
+    config: WebSocketConfig,
+    peer: SocketAddr,
+    guard: ConnGuard,
+) {
+    let id = hub.conn_id();
+    let span = tracing::info_span!(parent: None, "conn", id, %peer);
+    run(hub, upgraded, config, id, guard).instrument(span).await
+}
+
+async fn run(
+    hub: Arc<Hub>,
+    upgraded: Upgraded,
+    config: WebSocketConfig,
+    id: u64,
+    _guard: ConnGuard,
+) {
     hub.metrics.connections_open.inc();
     hub.metrics.connections.inc();
-    let (sink, mut stream) = socket.split();
-    let (tx, rx) = mpsc::channel::<Outbound>(hub.config.outbound_queue.max(2));
-    let conn = Arc::new(ConnHandle::new(id, tx, hub.metrics.clone()));
-    let mut writer = tokio::spawn(write_loop(sink, rx, hub.time.clone()).in_current_span());
+    let conn = Arc::new(ConnHandle::new(
+        id,
+        upgraded.socket.clone(),
+        hub.config.outbound_queue.max(2),
+        hub.metrics.clone(),
+        hub.time.clone(),
+    ));
+    let io = WsIo {
+        socket: upgraded.socket,
+        conn: conn.clone(),
+    };
+    let mut ws = WebSocket::from_partially_read(io, upgraded.read_ahead, Role::Server, Some(config));
 
     let mut session = Session::new(hub.clone(), conn.clone());
     let grace = Duration::from_millis(hub.config.shutdown_grace_ms);
-    let Ending { close, wait_writer } = read_loop(&hub, &conn, &mut session, &mut stream).await;
+    let Ending { close, wait_writer } = read_loop(&hub, &conn, &mut session, &mut ws).await;
 
     let queued = match close {
         Some((code, reason)) => conn.close(code, reason),
@@ -53,71 +109,39 @@ async fn run(hub: Arc<Hub>, socket: WebSocket, id: u64, _guard: ConnGuard) {
     };
     tracing::debug!(?close, "reader loop ended");
     session.end().await;
-    if close.is_some() && queued && wait_writer {
-        let _ = tokio::time::timeout(grace, drain_until_close(&mut stream)).await;
-    }
-    drop(stream);
-    tracing::debug!("input drained");
     if wait_writer && queued && !conn.is_kicked() {
-        // Let queued frames (answers, the close frame) go out, within the grace period.
-        if tokio::time::timeout(grace, &mut writer).await.is_err() {
-            writer.abort();
-        }
-    } else {
-        writer.abort();
+        // Let queued frames (answers, the close frame) go out, and the peer answer our
+        // close, within the grace period.
+        let _ = tokio::time::timeout(grace, async {
+            let flushed = conn.flush().await;
+            if close.is_some() && flushed.is_ok() {
+                drain_until_close(&mut ws).await;
+            }
+        })
+        .await;
     }
+    tracing::debug!("input drained");
+    conn.set_closed();
+    drop(ws);
     drop(conn);
     hub.metrics.connections_open.dec();
     tracing::debug!("connection closed");
 }
 
-/// The writer task: the one owner of the socket's sending half, fed by the connection's
-/// queue until a close frame, a stop or a write error.
-async fn write_loop(
-    mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Outbound>,
-    time: Arc<dyn TimeSource>,
-) {
-    // Everything already queued is written before one flush: a burst of frames (a
-    // replay, a move's diff and its `ok`) costs one write, not one per frame.
-    while let Some(first) = rx.recv().await {
-        let mut item = Some(first);
-        while let Some(next) = item.take() {
-            match next {
-                Outbound::Text(bytes) => {
-                    if sink.feed(Message::Text(bytes)).await.is_err() {
-                        return;
-                    }
-                }
-                Outbound::Close(code, reason) => {
-                    let _ = sink
-                        .send(Message::Close(Some(CloseFrame {
-                            code,
-                            reason: reason.into(),
-                        })))
-                        .await;
-                    // The close frame is flushed; the reader finishes the handshake.
-                    return;
-                }
-                Outbound::Ping => {
-                    // Stamped as it leaves, so the round trip excludes our queue.
-                    let payload = crate::services::rtt::ping_payload(time.now_ms());
-                    if sink.feed(Message::Ping(payload)).await.is_err() {
-                        return;
-                    }
-                }
-                Outbound::Stop => {
-                    let _ = sink.flush().await;
-                    return;
-                }
+/// The next message from the peer, waiting for the socket as needed. Cancel-safe: a
+/// partly read frame stays in the library's buffer.
+async fn next_message(ws: &mut Ws) -> Result<Message, tungstenite::Error> {
+    loop {
+        match ws.read() {
+            Err(tungstenite::Error::Io(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                let socket = ws.get_ref().socket.clone();
+                poll_fn(|cx| socket.poll_read_ready(cx))
+                    .await
+                    .map_err(tungstenite::Error::Io)?;
             }
-            item = rx.try_recv().ok();
-        }
-        if sink.flush().await.is_err() {
-            return;
+            other => return other,
         }
     }
-    let _ = sink.flush().await;
 }
 
 /// How the reader loop ended.
@@ -146,7 +170,7 @@ async fn read_loop(
     hub: &Arc<Hub>,
     conn: &Arc<ConnHandle>,
     session: &mut Session,
-    stream: &mut SplitStream<WebSocket>,
+    ws: &mut Ws,
 ) -> Ending {
     let mut shutdown = hub.shutdown.clone();
     let hello_deadline = tokio::time::sleep(Duration::from_millis(hub.config.hello_timeout_ms));
@@ -191,22 +215,29 @@ async fn read_loop(
             }
             // Answers to this connection's own requests need room in its queue: read the
             // next request only when there is some (see `ConnHandle::room`).
-            frame = async { conn.room(ANSWER_ROOM).await; stream.next().await } => {
+            frame = async { conn.room(ANSWER_ROOM).await; next_message(ws).await } => {
                 let msg = match frame {
-                    None => return Ending { close: None, wait_writer: true },
-                    Some(Err(e)) => {
-                        if is_capacity_error(e) {
-                            return Ending::close(1009, "frame too large");
-                        }
-                        // A broken socket: nothing queued would reach anyone.
-                        return Ending { close: None, wait_writer: false };
+                    Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                        return Ending { close: None, wait_writer: true };
                     }
-                    Some(Ok(msg)) => msg,
+                    Err(tungstenite::Error::Capacity(_)) => {
+                        return Ending::close(1009, "frame too large");
+                    }
+                    // A broken socket or a protocol violation: nothing queued would
+                    // reach anyone.
+                    Err(_) => return Ending { close: None, wait_writer: false },
+                    Ok(msg) => msg,
                 };
                 last_seen = Instant::now();
                 if let Some(ending) = on_message(hub, conn, session, msg).await {
                     return ending;
                 }
+            }
+            // What a full socket could not take at once goes out as it drains.
+            flushed = conn.flush() => {
+                // Done only when the queue closed (then the connection ends) or the
+                // socket failed (then nothing queued would reach anyone).
+                return Ending { close: None, wait_writer: flushed.is_ok() };
             }
         }
     }
@@ -231,7 +262,7 @@ async fn on_message(
             );
             Flow::Continue
         }
-        Message::Ping(_) => Flow::Continue,
+        Message::Ping(_) | Message::Frame(_) => Flow::Continue,
         Message::Close(_) => {
             return Some(Ending {
                 close: None,
@@ -247,24 +278,13 @@ async fn on_message(
 
 /// Finishes the close handshake: reads (and discards) until the peer's close, so unread
 /// input never turns our close into a connection reset that loses the close frame.
-async fn drain_until_close(stream: &mut SplitStream<WebSocket>) {
-    while let Some(next) = stream.next().await {
+async fn drain_until_close(ws: &mut Ws) {
+    loop {
+        let next = next_message(ws).await;
         tracing::trace!(?next, "draining");
         match next {
             Ok(Message::Close(_)) | Err(_) => break,
             Ok(_) => {}
-        }
-    }
-}
-
-/// Whether a read error is tungstenite's "message/frame too large".
-fn is_capacity_error(e: axum::Error) -> bool {
-    let inner = e.into_inner();
-    match inner.downcast::<tungstenite::Error>() {
-        Ok(te) => matches!(*te, tungstenite::Error::Capacity(_)),
-        Err(other) => {
-            let s = other.to_string();
-            s.contains("Space limit exceeded") || s.contains("too long") || s.contains("too large")
         }
     }
 }

@@ -150,13 +150,20 @@ impl Drop for Slot {
 
 /// A socket that holds its [`Slot`]: the count lasts as long as the socket, through an
 /// upgrade to a websocket (which takes the socket over from the HTTP connection).
-struct Counted {
+pub struct Counted {
     /// Always `Some` until dropped (taken by the lingering close).
     tcp: Option<TcpStream>,
     slot: Option<Slot>,
 }
 
 impl Counted {
+    /// The socket, shared (after an upgrade the websocket's reader and writers use it).
+    fn tcp(&self) -> std::io::Result<&TcpStream> {
+        self.tcp
+            .as_ref()
+            .ok_or_else(|| std::io::ErrorKind::NotConnected.into())
+    }
+
     /// Runs one poll on the socket (every I/O method delegates to the `TcpStream`).
     fn with_tcp<T>(
         self: std::pin::Pin<&mut Self>,
@@ -165,6 +172,27 @@ impl Counted {
         match self.get_mut().tcp.as_mut() {
             Some(tcp) => poll(std::pin::Pin::new(tcp)),
             None => std::task::Poll::Ready(Err(std::io::ErrorKind::NotConnected.into())),
+        }
+    }
+}
+
+impl crate::net::outbound::RawSocket for Counted {
+    fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        self.tcp()?.try_write_vectored(bufs)
+    }
+    fn poll_write_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        match self.tcp() {
+            Ok(tcp) => tcp.poll_write_ready(cx),
+            Err(e) => std::task::Poll::Ready(Err(e)),
+        }
+    }
+    fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.tcp()?.try_read(buf)
+    }
+    fn poll_read_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        match self.tcp() {
+            Ok(tcp) => tcp.poll_read_ready(cx),
+            Err(e) => std::task::Poll::Ready(Err(e)),
         }
     }
 }

@@ -7,6 +7,8 @@
 
 pub mod app;
 pub mod connection;
+pub mod frame;
 pub mod listener;
 pub mod outbound;
+pub mod upgrade;
 pub mod web;

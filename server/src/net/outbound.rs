@@ -1,37 +1,59 @@
 //! The sending half of a connection as seen by the rest of the server.
 //!
-//! Why a bounded queue of pre-encoded frames: a game actor encodes a diff once and hands the
-//! same bytes to every subscriber with `try_send`, so a slow reader can never block the
-//! actor or other subscribers. A full queue means the reader fell too far behind: it is
+//! Why frames are written by whoever sends them: a game actor frames a diff once
+//! ([`Frame`]) and writes the same bytes straight into every subscriber's socket with a
+//! non-blocking write. No task is woken per recipient and nothing is copied per
+//! recipient; the connection's own task only steps in when a socket's buffer is full.
+//! Then the frames wait in the connection's bounded queue, in order, and every later
+//! frame queues behind them. A full queue means the reader fell too far behind: it is
 //! kicked (disconnected) and may reconnect and resync with `game.watch`/`since`.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
+use std::io::{self, IoSlice};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::{Context, Poll};
 
-use axum::extract::ws::Utf8Bytes;
+use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
-use tokio::sync::{mpsc, Notify};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
 
 use crate::metrics::Metrics;
+use crate::net::frame::Frame;
 
-/// One item for a connection's writer task.
-#[derive(Debug)]
-pub enum Outbound {
-    /// A text frame, already encoded (shared bytes).
-    Text(Utf8Bytes),
-    /// Send a close frame with this code and reason, then stop.
-    Close(u16, &'static str),
-    /// Send a websocket ping.
-    Ping,
-    /// Flush, finish the close handshake and stop.
-    Stop,
+/// The socket calls the sending path needs: non-blocking writes from any task, and a way
+/// for the connection's task to wait until a full socket takes bytes again.
+pub trait RawSocket: Send + Sync + 'static {
+    /// Writes what the socket takes now (`WouldBlock` when it takes nothing).
+    fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize>;
+    /// Ready when the socket may take bytes again.
+    fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// Reads what has arrived (`WouldBlock` when nothing has).
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize>;
+    /// Ready when there may be bytes to read.
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+}
+
+impl RawSocket for TcpStream {
+    fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        TcpStream::try_write_vectored(self, bufs)
+    }
+    fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        TcpStream::poll_write_ready(self, cx)
+    }
+    fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        TcpStream::try_read(self, buf)
+    }
+    fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        TcpStream::poll_read_ready(self, cx)
+    }
 }
 
 /// What happened to a frame handed to [`ConnHandle::send`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SendOutcome {
-    /// Queued.
+    /// Written, or queued behind earlier frames.
     Sent,
     /// The queue was full: the connection has been kicked.
     Dropped,
@@ -39,31 +61,112 @@ pub enum SendOutcome {
     Closed,
 }
 
+/// A queued item: a frame, or a ping stamped only as it is written (so its round trip
+/// excludes our queue).
+enum Item {
+    Frame(Frame),
+    Ping,
+    /// Raw bytes of the websocket library's own replies (pongs, the close handshake).
+    Raw(Vec<u8>),
+}
+
+/// The queue behind a full socket, under the handle's lock.
+struct Pending {
+    /// The socket, until the connection ends (handles outlive it in games' subscriber
+    /// lists; the socket must not).
+    socket: Option<Arc<dyn RawSocket>>,
+    items: VecDeque<Item>,
+    /// Bytes of the first item already written.
+    head_written: usize,
+    /// The first item, when a ping, as encoded once it started to go out.
+    head_ping: Option<Frame>,
+    /// No more frames are taken (a close frame or the end was queued, or the socket
+    /// failed); what is queued still goes out unless `failed`.
+    closing: bool,
+    /// The socket failed: nothing will ever be written.
+    failed: bool,
+    /// Frames are held back (not written) while the connection's own request is being
+    /// answered, so a move's diff and its `ok` leave in one write.
+    corked: bool,
+}
+
+/// What the connection's task waits for after a flush step.
+enum FlushStep {
+    /// Nothing more to do: everything before the close went out, or the socket failed.
+    Done(io::Result<()>),
+    /// The socket is full: wait until it takes bytes.
+    Full(Arc<dyn RawSocket>),
+    /// Nothing queued (or held back by a cork): wait to be woken.
+    Idle,
+}
+
+/// Holds a connection's frames back while it lives ([`ConnHandle::cork`]).
+pub struct Cork<'a>(&'a ConnHandle);
+
+impl Drop for Cork<'_> {
+    fn drop(&mut self) {
+        self.0.uncork();
+    }
+}
+
 /// Shared handle of one websocket connection.
-#[derive(Debug)]
 pub struct ConnHandle {
     /// Process-unique connection id.
     pub id: u64,
-    tx: mpsc::Sender<Outbound>,
+    pending: Mutex<Pending>,
+    /// Wakes the connection's task: there is something to flush or the queue closed.
+    flush: Notify,
+    /// Wakes whoever waits for room in the queue.
+    drained: Notify,
+    capacity: usize,
     kicked: AtomicBool,
     kick: Notify,
     player: OnceLock<String>,
     subs: Mutex<HashSet<String>>,
     metrics: Arc<Metrics>,
+    time: Arc<dyn TimeSource>,
+}
+
+impl std::fmt::Debug for ConnHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnHandle").field("id", &self.id).finish()
+    }
 }
 
 impl ConnHandle {
-    /// A handle around the writer's queue.
-    pub fn new(id: u64, tx: mpsc::Sender<Outbound>, metrics: Arc<Metrics>) -> Self {
+    /// A handle writing to `socket`, queueing at most `capacity` frames behind a full one.
+    pub fn new(
+        id: u64,
+        socket: Arc<dyn RawSocket>,
+        capacity: usize,
+        metrics: Arc<Metrics>,
+        time: Arc<dyn TimeSource>,
+    ) -> Self {
         ConnHandle {
             id,
-            tx,
+            pending: Mutex::new(Pending {
+                socket: Some(socket),
+                items: VecDeque::new(),
+                head_written: 0,
+                head_ping: None,
+                closing: false,
+                failed: false,
+                corked: false,
+            }),
+            flush: Notify::new(),
+            drained: Notify::new(),
+            capacity: capacity.max(2),
             kicked: AtomicBool::new(false),
             kick: Notify::new(),
             player: OnceLock::new(),
             subs: Mutex::new(HashSet::new()),
             metrics,
+            time,
         }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Waits until the queue has room for `n` more frames. The reader waits for this before
@@ -72,23 +175,31 @@ impl ConnHandle {
     /// pushed broadcasts, which cannot wait, kick a connection whose queue is full.
     pub async fn room(&self, n: usize) {
         // Never more than half the queue: a small queue still lets requests in.
-        let n = n.min(self.tx.max_capacity() / 2).max(1);
-        if let Ok(permits) = self.tx.reserve_many(n).await {
-            drop(permits);
+        let n = n.min(self.capacity / 2).max(1);
+        loop {
+            let drained = self.drained.notified();
+            {
+                let p = self.lock();
+                if p.failed || p.closing || p.items.len() + n <= self.capacity {
+                    return;
+                }
+            }
+            drained.await;
         }
     }
 
-    /// Queues pre-encoded bytes without waiting; kicks the connection when its queue is full.
-    pub fn send(&self, bytes: Utf8Bytes) -> SendOutcome {
+    /// Writes a frame, or queues it behind earlier ones; kicks the connection when its
+    /// queue is full.
+    pub fn send(&self, frame: Frame) -> SendOutcome {
         if self.is_kicked() {
             return SendOutcome::Dropped;
         }
-        match self.tx.try_send(Outbound::Text(bytes)) {
+        match self.push(Item::Frame(frame), false) {
             Ok(()) => {
                 self.metrics.messages_out.inc();
                 SendOutcome::Sent
             }
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(SendOutcome::Dropped) => {
                 self.metrics.slow_consumers_dropped.inc();
                 tracing::info!(
                     conn = self.id,
@@ -97,28 +208,227 @@ impl ConnHandle {
                 self.kick();
                 SendOutcome::Dropped
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => SendOutcome::Closed,
+            Err(other) => other,
         }
     }
 
-    /// Encodes and queues a message.
+    /// Encodes and sends a message.
     pub fn send_msg(&self, msg: &ServerMessage) -> SendOutcome {
-        self.send(Utf8Bytes::from(msg.to_json()))
+        self.send(Frame::text(msg.to_json()))
     }
 
-    /// Queues a close frame; `false` when the queue is full or gone.
+    /// Queues a close frame after what is queued, and takes nothing more; `false` when the
+    /// queue is full or gone.
     pub fn close(&self, code: u16, reason: &'static str) -> bool {
-        self.tx.try_send(Outbound::Close(code, reason)).is_ok()
+        self.push(Item::Frame(Frame::close(code, reason)), true)
+            .is_ok()
     }
 
-    /// Queues the end of the writer (after what is queued); `false` when it cannot.
+    /// Takes nothing more after what is queued; `false` when the socket already failed.
     pub fn stop(&self) -> bool {
-        self.tx.try_send(Outbound::Stop).is_ok()
+        let mut p = self.lock();
+        p.closing = true;
+        p.corked = false;
+        let ok = !p.failed;
+        drop(p);
+        self.flush.notify_one();
+        ok
     }
 
-    /// Queues a websocket ping (skipped when the queue is full).
+    /// Sends a websocket ping (skipped when the queue is full).
     pub fn send_ping(&self) -> bool {
-        self.tx.try_send(Outbound::Ping).is_ok()
+        self.push(Item::Ping, false).is_ok()
+    }
+
+    /// Bytes from the websocket library (its pongs and close replies), in order with the
+    /// rest. Dropped once we queued our own close: the library does not know of it, and
+    /// a second close frame would break the handshake.
+    pub(crate) fn send_raw(&self, bytes: &[u8]) {
+        let _ = self.push(Item::Raw(bytes.to_vec()), false);
+    }
+
+    /// Holds frames back until the returned guard is dropped: used while a request of
+    /// this connection is being answered, so what the request causes (a move's diff) and
+    /// its answer leave in one write.
+    pub fn cork(&self) -> Cork<'_> {
+        self.lock().corked = true;
+        Cork(self)
+    }
+
+    /// Writes what a [`Cork`] held back, in one write when it fits.
+    fn uncork(&self) {
+        let mut p = self.lock();
+        p.corked = false;
+        if !p.items.is_empty() && !p.failed && self.write_queued(&mut p).is_err() {
+            p.failed = true;
+        }
+        let wake = !p.items.is_empty() || p.failed;
+        drop(p);
+        if wake {
+            self.flush.notify_one();
+        }
+    }
+
+    /// One item in: straight to the socket when nothing waits before it, else queued.
+    fn push(&self, item: Item, then_close: bool) -> Result<(), SendOutcome> {
+        let mut p = self.lock();
+        if p.failed || p.closing {
+            return Err(SendOutcome::Closed);
+        }
+        if p.items.len() >= self.capacity {
+            return Err(SendOutcome::Dropped);
+        }
+        p.closing = then_close;
+        if !p.items.is_empty() || p.corked {
+            p.items.push_back(item);
+            let corked = p.corked;
+            drop(p);
+            if !corked {
+                self.flush.notify_one();
+            }
+            return Ok(());
+        }
+        let frame = match item {
+            Item::Ping => self.ping_frame(),
+            Item::Frame(f) => f,
+            Item::Raw(bytes) => Frame::from_raw(bytes),
+        };
+        let written = match &p.socket {
+            Some(socket) => socket.try_write_vectored(&[IoSlice::new(frame.as_bytes())]),
+            None => Err(io::ErrorKind::NotConnected.into()),
+        };
+        match written {
+            Ok(n) if n == frame.as_bytes().len() => {
+                drop(p);
+                if then_close {
+                    // The task's flush sees the queue closed and empty: done.
+                    self.flush.notify_one();
+                }
+                Ok(())
+            }
+            Ok(n) => {
+                p.head_written = n;
+                p.items.push_back(Item::Frame(frame));
+                drop(p);
+                self.flush.notify_one();
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                p.items.push_back(Item::Frame(frame));
+                drop(p);
+                self.flush.notify_one();
+                Ok(())
+            }
+            Err(_) => {
+                p.failed = true;
+                drop(p);
+                self.flush.notify_one();
+                Err(SendOutcome::Closed)
+            }
+        }
+    }
+
+    fn ping_frame(&self) -> Frame {
+        Frame::ping(&crate::services::rtt::ping_payload(self.time.now_ms()))
+    }
+
+    /// Writes queued items until the socket is full or the queue empty (`Err` when the
+    /// socket failed).
+    fn write_queued(&self, p: &mut Pending) -> io::Result<()> {
+        while !p.items.is_empty() {
+            if let Some(Item::Ping) = p.items.front() {
+                if p.head_ping.is_none() {
+                    p.head_ping = Some(self.ping_frame());
+                }
+            }
+            let mut slices = Vec::with_capacity(p.items.len().min(64));
+            for (i, item) in p.items.iter().take(64).enumerate() {
+                let bytes: &[u8] = match item {
+                    Item::Frame(f) => f.as_bytes(),
+                    Item::Raw(b) => b,
+                    // Only the first ping is stamped; a later one waits to be first.
+                    Item::Ping if i == 0 => p.head_ping.as_ref().map_or(&[], |f| f.as_bytes()),
+                    Item::Ping => break,
+                };
+                let bytes = if i == 0 { &bytes[p.head_written..] } else { bytes };
+                slices.push(IoSlice::new(bytes));
+            }
+            let written = match &p.socket {
+                Some(socket) => socket.try_write_vectored(&slices),
+                None => Err(io::ErrorKind::NotConnected.into()),
+            };
+            let mut n = match written {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
+                Err(e) => return Err(e),
+            };
+            drop(slices);
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            // Pops what went out whole; remembers how far into the next one it got.
+            while n > 0 {
+                let Some(front) = p.items.front() else { break };
+                let len = match front {
+                    Item::Frame(f) => f.as_bytes().len(),
+                    Item::Raw(b) => b.len(),
+                    Item::Ping => p.head_ping.as_ref().map_or(0, |f| f.as_bytes().len()),
+                } - p.head_written;
+                if n >= len {
+                    n -= len;
+                    p.items.pop_front();
+                    p.head_written = 0;
+                    p.head_ping = None;
+                } else {
+                    p.head_written += n;
+                    n = 0;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The connection task's side: writes what is queued whenever the socket takes it,
+    /// until everything queued before a close or stop is out (`Ok`) or the socket fails
+    /// (`Err`). Cancel-safe: all its state is in the queue.
+    pub async fn flush(&self) -> io::Result<()> {
+        loop {
+            let woken = self.flush.notified();
+            match self.flush_step() {
+                FlushStep::Done(result) => return result,
+                FlushStep::Full(socket) => {
+                    std::future::poll_fn(|cx| socket.poll_write_ready(cx)).await?;
+                }
+                FlushStep::Idle => woken.await,
+            }
+        }
+    }
+
+    /// Writes what the socket takes now, and says what to wait for next.
+    fn flush_step(&self) -> FlushStep {
+        let mut p = self.lock();
+        if p.failed {
+            return FlushStep::Done(Err(io::ErrorKind::BrokenPipe.into()));
+        }
+        if p.corked || p.items.is_empty() {
+            return match p.closing && !p.corked {
+                true => FlushStep::Done(Ok(())),
+                false => FlushStep::Idle,
+            };
+        }
+        if let Err(e) = self.write_queued(&mut p) {
+            p.failed = true;
+            return FlushStep::Done(Err(e));
+        }
+        if p.items.len() < self.capacity {
+            self.drained.notify_waiters();
+        }
+        match (p.items.is_empty(), p.socket.clone()) {
+            (true, _) if p.closing => FlushStep::Done(Ok(())),
+            (true, _) => FlushStep::Idle,
+            (false, Some(socket)) => FlushStep::Full(socket),
+            (false, None) => FlushStep::Done(Err(io::ErrorKind::NotConnected.into())),
+        }
     }
 
     /// Marks the connection for disconnection; its task closes the socket.
@@ -140,9 +450,25 @@ impl ConnHandle {
         self.kick.notified().await;
     }
 
-    /// Whether the connection's writer is gone (the socket closed).
+    /// Whether the connection is gone or going (its socket failed or closed): nothing
+    /// sent to it would be read.
     pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
+        let p = self.lock();
+        p.failed || p.closing
+    }
+
+    /// Lets the socket go (the connection ended): later sends report
+    /// [`SendOutcome::Closed`].
+    pub fn set_closed(&self) {
+        let mut p = self.lock();
+        p.failed = true;
+        p.closing = true;
+        p.items.clear();
+        let socket = p.socket.take();
+        drop(p);
+        drop(socket);
+        self.drained.notify_waiters();
+        self.flush.notify_one();
     }
 
     /// The player of this connection, once `hello` succeeded.
@@ -179,5 +505,199 @@ impl ConnHandle {
             .iter()
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::Waker;
+
+    use stoa_protocol::clock::VirtualTime;
+
+    /// A socket that takes `room` more bytes, then blocks until given more.
+    #[derive(Default)]
+    struct FakeSocket {
+        state: Mutex<FakeState>,
+        writes: AtomicUsize,
+    }
+
+    #[derive(Default)]
+    struct FakeState {
+        written: Vec<u8>,
+        room: usize,
+        broken: bool,
+        waker: Option<Waker>,
+    }
+
+    impl FakeSocket {
+        fn with_room(room: usize) -> Arc<FakeSocket> {
+            let s = FakeSocket::default();
+            s.state.lock().unwrap().room = room;
+            Arc::new(s)
+        }
+        fn give(&self, room: usize) {
+            let mut s = self.state.lock().unwrap();
+            s.room += room;
+            if let Some(w) = s.waker.take() {
+                w.wake();
+            }
+        }
+        fn written(&self) -> Vec<u8> {
+            self.state.lock().unwrap().written.clone()
+        }
+    }
+
+    impl RawSocket for FakeSocket {
+        fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            let mut s = self.state.lock().unwrap();
+            if s.broken {
+                return Err(io::ErrorKind::ConnectionReset.into());
+            }
+            if s.room == 0 {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            self.writes.fetch_add(1, Ordering::SeqCst);
+            let mut n = 0;
+            for b in bufs {
+                let take = b.len().min(s.room);
+                s.written.extend_from_slice(&b[..take]);
+                s.room -= take;
+                n += take;
+                if take < b.len() {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+        fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            let mut s = self.state.lock().unwrap();
+            if s.room > 0 || s.broken {
+                Poll::Ready(Ok(()))
+            } else {
+                s.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+        fn try_read(&self, _buf: &mut [u8]) -> io::Result<usize> {
+            Err(io::ErrorKind::WouldBlock.into())
+        }
+        fn poll_read_ready(&self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Pending
+        }
+    }
+
+    fn handle(socket: &Arc<FakeSocket>, capacity: usize) -> ConnHandle {
+        ConnHandle::new(
+            1,
+            socket.clone(),
+            capacity,
+            Arc::new(Metrics::default()),
+            Arc::new(VirtualTime::new(0x0102)),
+        )
+    }
+
+    fn frames(texts: &[&str]) -> Vec<u8> {
+        texts
+            .iter()
+            .flat_map(|t| Frame::text(*t).as_bytes().to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn frames_go_straight_to_a_socket_with_room() {
+        let socket = FakeSocket::with_room(1 << 20);
+        let conn = handle(&socket, 4);
+        for t in ["a", "bb", "ccc"] {
+            assert_eq!(conn.send(Frame::text(t)), SendOutcome::Sent);
+        }
+        assert_eq!(socket.written(), frames(&["a", "bb", "ccc"]));
+        assert_eq!(socket.writes.load(Ordering::SeqCst), 3);
+        assert!(conn.lock().items.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_full_socket_queues_in_order_and_the_flush_finishes_partial_frames() {
+        // Room for one frame and a half: the rest waits, in order.
+        let socket = FakeSocket::with_room(4);
+        let conn = handle(&socket, 8);
+        for t in ["ab", "cdef", "gh"] {
+            assert_eq!(conn.send(Frame::text(t)), SendOutcome::Sent);
+        }
+        assert_eq!(socket.written(), frames(&["ab"]));
+        assert_eq!(conn.lock().items.len(), 2);
+        socket.give(3);
+        conn.stop();
+        let flushed = tokio::spawn({
+            let socket = socket.clone();
+            async move {
+                // Give room bit by bit: every partial write resumes where it stopped.
+                for _ in 0..20 {
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                    socket.give(1);
+                }
+            }
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(5), conn.flush())
+            .await
+            .unwrap()
+            .unwrap();
+        flushed.await.unwrap();
+        assert_eq!(socket.written(), frames(&["ab", "cdef", "gh"]));
+        assert_eq!(conn.send(Frame::text("late")), SendOutcome::Closed);
+    }
+
+    #[test]
+    fn a_full_queue_kicks_the_connection() {
+        let socket = FakeSocket::with_room(0);
+        let conn = handle(&socket, 3);
+        for _ in 0..3 {
+            assert_eq!(conn.send(Frame::text("x")), SendOutcome::Sent);
+        }
+        assert!(!conn.is_kicked());
+        assert_eq!(conn.send(Frame::text("x")), SendOutcome::Dropped);
+        assert!(conn.is_kicked());
+        assert_eq!(conn.send(Frame::text("x")), SendOutcome::Dropped);
+    }
+
+    #[test]
+    fn a_cork_sends_what_it_held_in_one_write() {
+        let socket = FakeSocket::with_room(1 << 20);
+        let conn = handle(&socket, 8);
+        {
+            let _cork = conn.cork();
+            conn.send(Frame::text("diff"));
+            conn.send(Frame::text("ok"));
+            assert!(socket.written().is_empty());
+        }
+        assert_eq!(socket.written(), frames(&["diff", "ok"]));
+        assert_eq!(socket.writes.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn pings_are_stamped_and_raw_bytes_stop_after_our_close() {
+        let socket = FakeSocket::with_room(1 << 20);
+        let conn = handle(&socket, 8);
+        assert!(conn.send_ping());
+        conn.send_raw(&[0x8a, 0]);
+        assert!(conn.close(1000, "bye"));
+        conn.send_raw(&[0x88, 0]);
+        let mut expected = Frame::ping(&0x0102u64.to_be_bytes()).as_bytes().to_vec();
+        expected.extend_from_slice(&[0x8a, 0]);
+        expected.extend_from_slice(Frame::close(1000, "bye").as_bytes());
+        assert_eq!(socket.written(), expected);
+        assert!(conn.is_closed());
+    }
+
+    #[test]
+    fn a_broken_socket_closes_the_handle_and_lets_the_socket_go() {
+        let socket = FakeSocket::with_room(10);
+        let conn = handle(&socket, 8);
+        socket.state.lock().unwrap().broken = true;
+        assert_eq!(conn.send(Frame::text("x")), SendOutcome::Closed);
+        assert!(conn.is_closed());
+        conn.set_closed();
+        assert_eq!(Arc::strong_count(&socket), 1);
     }
 }

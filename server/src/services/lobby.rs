@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::{Rid, ServerMessage};
 
@@ -146,7 +146,7 @@ impl Lobby {
             seq: inner.seq,
             patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
         };
-        let bytes = Utf8Bytes::from(msg.to_json());
+        let bytes = Frame::text(msg.to_json());
         inner
             .watchers
             .retain(|_, c| c.send(bytes.clone()) == SendOutcome::Sent);

@@ -148,6 +148,10 @@ impl Session {
         act: Act,
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.clone();
+        // The action's diff reaches this connection before its answer: both leave in one
+        // write (one system call and one packet instead of two).
+        let conn = self.conn.clone();
+        let _cork = conn.cork();
         let r = self
             .call(&game_id, |reply| Command::Act {
                 player_id: me.clone(),

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 use stoa_protocol::wire::{ErrorCode, ServerMessage};
 
 use super::{Actor, Role};
@@ -150,7 +150,7 @@ impl Actor {
         let gone = match &change {
             Change::Line(line) => {
                 let e = &line.entry;
-                let frame = Utf8Bytes::from(
+                let frame = Frame::text(
                     ServerMessage::Chat {
                         game_id: game_id.clone(),
                         channel: e.channel,
@@ -164,7 +164,7 @@ impl Actor {
                 self.chat_send(|log, reader| log.reads(reader, e).then(|| frame.clone()))
             }
             Change::Spectators { on } => {
-                let frame = Utf8Bytes::from(
+                let frame = Frame::text(
                     ServerMessage::ChatSpectators {
                         game_id: game_id.clone(),
                         on: *on,
@@ -197,7 +197,7 @@ impl Actor {
 
     /// Sends each subscriber here the frame `frame` makes for it, if any; the ids of those
     /// whose queue is full.
-    fn chat_send(&self, frame: impl Fn(&ChatLog, Reader<'_>) -> Option<Utf8Bytes>) -> Vec<u64> {
+    fn chat_send(&self, frame: impl Fn(&ChatLog, Reader<'_>) -> Option<Frame>) -> Vec<u64> {
         let mut gone = Vec::new();
         for (id, conn) in &self.subs {
             if let Some(bytes) = frame(&self.chat.log, self.reader(conn)) {
@@ -221,7 +221,7 @@ impl Actor {
     /// The `chat.history` a new subscriber gets after its snapshot, when there is anything
     /// to show (lines it reads, spectators' chat off, people it muted): a game nobody
     /// chatted in sends nothing more than before.
-    pub(super) fn chat_history_for(&self, conn: &Arc<ConnHandle>) -> Option<Utf8Bytes> {
+    pub(super) fn chat_history_for(&self, conn: &Arc<ConnHandle>) -> Option<Frame> {
         if self.chat.log.is_empty() {
             return None;
         }
@@ -277,8 +277,8 @@ impl Actor {
 }
 
 /// The `chat.history` frame for one reader.
-fn history_frame(game_id: &str, log: &ChatLog, reader: Reader<'_>) -> Utf8Bytes {
-    Utf8Bytes::from(
+fn history_frame(game_id: &str, log: &ChatLog, reader: Reader<'_>) -> Frame {
+    Frame::text(
         ServerMessage::ChatHistory {
             game_id: game_id.to_string(),
             lines: log.history(reader),

@@ -4,7 +4,7 @@
 //! replay buffer, so the crowd goes out as unversioned `game.crowd` frames; the owner sums
 //! every node's spectators and presence, followers relay what it publishes.
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{ServerMessage, Visibility};
 
@@ -13,7 +13,7 @@ use crate::cluster::messages::BusMessage;
 
 impl Actor {
     /// The `game.crowd` frame: the spectator count and each seated player's online flag.
-    pub(super) fn crowd_frame(&self, spectators: u64) -> Utf8Bytes {
+    pub(super) fn crowd_frame(&self, spectators: u64) -> Frame {
         let names = self.core.side_names();
         let mut online = Map::new();
         for (i, p) in self.core.player_ids().iter().enumerate() {
@@ -24,7 +24,7 @@ impl Actor {
             spectators,
             online,
         };
-        Utf8Bytes::from(msg.to_json())
+        Frame::text(msg.to_json())
     }
 
     /// Publishes a changed spectator count (batched: called on every tick).
@@ -68,7 +68,7 @@ impl Actor {
             peers
                 .publish(&BusMessage::Crowd {
                     game: self.core.id().to_string(),
-                    frame: frame.as_str().to_string(),
+                    frame: frame.payload_text().to_string(),
                 })
                 .await;
         }

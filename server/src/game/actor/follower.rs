@@ -13,7 +13,7 @@ pub(super) struct Follower {
     /// The spectator count last reported to the owner.
     pub(super) reported_watchers: u64,
     /// The owner's last `game.crowd` frame.
-    pub(super) last_crowd: Option<Utf8Bytes>,
+    pub(super) last_crowd: Option<Frame>,
     /// This node holds the lease but has not read the log to its end yet (the read failed):
     /// it decides nothing until it has, so it never acts on a state behind the log.
     pub(super) promoting: bool,
@@ -455,7 +455,7 @@ impl Actor {
             BusMessage::Event { event, .. } => self.follow(event).await,
             BusMessage::Chat { change, .. } => self.chat_change(Some(change)).await,
             BusMessage::Crowd { frame, .. } => {
-                let frame = Utf8Bytes::from(frame);
+                let frame = Frame::text(frame);
                 if let Role::Follower(f) = &mut self.role {
                     f.last_crowd = Some(frame.clone());
                 }

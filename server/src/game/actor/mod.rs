@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 use serde_json::{json, Value};
 use stoa_protocol::wire::ErrorCode;
 use stoa_protocol::{AnyGame, Reason};

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::ws::Utf8Bytes;
+use crate::net::frame::Frame;
 use stoa_protocol::wire::Rid;
 
 use super::follower::Follower;
@@ -144,7 +144,7 @@ impl Actor {
 
     /// The `game.snapshot` frame: the document is encoded once per seq and shared by
     /// every watcher who asks for that seq; only the envelope (the rid) differs.
-    pub(super) fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Utf8Bytes {
+    pub(super) fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Frame {
         let seq = self.core.seq();
         let doc = match &self.snapshot {
             Some((s, doc)) if *s == seq => doc.clone(),
@@ -154,20 +154,20 @@ impl Actor {
                 doc
             }
         };
-        Utf8Bytes::from(frames::snapshot_frame(self.core.id(), seq, rid, &doc))
+        Frame::text(frames::snapshot_frame(self.core.id(), seq, rid, &doc))
     }
 
     /// Encodes the diff once (the `game.diff` message, written around the typed patch),
     /// buffers it for `since` and queues the same bytes for every subscriber.
     pub(super) fn publish(&mut self, patch: Vec<PatchOp>) {
-        let bytes = Utf8Bytes::from(frames::diff_frame(self.core.id(), self.core.seq(), &patch));
+        let bytes = Frame::text(frames::diff_frame(self.core.id(), self.core.seq(), &patch));
         self.replay.push(self.core.seq(), bytes.clone());
         self.broadcast(bytes);
     }
 
     /// Queues the same bytes for every subscriber, dropping those whose queue is full
     /// (a slow subscriber is kicked, never waited for).
-    pub(super) fn broadcast(&mut self, bytes: Utf8Bytes) {
+    pub(super) fn broadcast(&mut self, bytes: Frame) {
         let mut gone = Vec::new();
         // The players first: their writers wake before thousands of spectators' do, so a
         // crowd never delays the opponent's diff.
