@@ -75,6 +75,14 @@ pub trait AnyGame: Debug + Send + Sync {
             view_changes: None,
         })
     }
+    /// As [`AnyGame::play_tracked`] on a copy, leaving this game as it is: the copy after
+    /// the action and what it changed. One copy, one play: a server decides a move on a
+    /// copy (a refused move changes nothing) and keeps the copy when the move is applied.
+    fn play_on_copy(&self, notation: &str) -> Result<(Box<dyn AnyGame>, Tracked), RulesError> {
+        let mut next = self.clone_box();
+        let tracked = next.play_tracked(notation)?;
+        Ok((next, tracked))
+    }
 }
 
 /// An action played by [`AnyGame::play_tracked`].
@@ -207,5 +215,23 @@ impl<G: Game> AnyGame for Instance<G> {
             played,
             view_changes,
         })
+    }
+
+    fn play_on_copy(&self, notation: &str) -> Result<(Box<dyn AnyGame>, Tracked), RulesError> {
+        let mut next = self.clone();
+        let played = next.play(notation)?;
+        // This game is the state before: no second copy to compare with.
+        let view_changes = if G::VIEW_CHANGES {
+            next.state.view_changes(&self.state)
+        } else {
+            None
+        };
+        Ok((
+            Box::new(next),
+            Tracked {
+                played,
+                view_changes,
+            },
+        ))
     }
 }

@@ -22,8 +22,8 @@ use crate::game::Command;
 use crate::ids;
 use crate::net::connection::{self, ConnGuard};
 use crate::net::upgrade::Upgrade;
-use tungstenite::protocol::WebSocketConfig;
 use crate::services::hub::Hub;
+use tungstenite::protocol::WebSocketConfig;
 
 #[derive(Clone)]
 struct AppState {

@@ -97,7 +97,8 @@ async fn run(
         socket: upgraded.socket,
         conn: conn.clone(),
     };
-    let mut ws = WebSocket::from_partially_read(io, upgraded.read_ahead, Role::Server, Some(config));
+    let mut ws =
+        WebSocket::from_partially_read(io, upgraded.read_ahead, Role::Server, Some(config));
 
     let mut session = Session::new(hub.clone(), conn.clone());
     let grace = Duration::from_millis(hub.config.shutdown_grace_ms);

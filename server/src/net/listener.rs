@@ -180,7 +180,10 @@ impl crate::net::outbound::RawSocket for Counted {
     fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
         self.tcp()?.try_write_vectored(bufs)
     }
-    fn poll_write_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_write_ready(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         match self.tcp() {
             Ok(tcp) => tcp.poll_write_ready(cx),
             Err(e) => std::task::Poll::Ready(Err(e)),
@@ -189,7 +192,10 @@ impl crate::net::outbound::RawSocket for Counted {
     fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.tcp()?.try_read(buf)
     }
-    fn poll_read_ready(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_read_ready(
+        &self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         match self.tcp() {
             Ok(tcp) => tcp.poll_read_ready(cx),
             Err(e) => std::task::Poll::Ready(Err(e)),

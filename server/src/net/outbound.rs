@@ -350,7 +350,11 @@ impl ConnHandle {
                     Item::Ping if i == 0 => p.head_ping.as_ref().map_or(&[], |f| f.as_bytes()),
                     Item::Ping => break,
                 };
-                let bytes = if i == 0 { &bytes[p.head_written..] } else { bytes };
+                let bytes = if i == 0 {
+                    &bytes[p.head_written..]
+                } else {
+                    bytes
+                };
                 slices.push(IoSlice::new(bytes));
             }
             let written = match &p.socket {

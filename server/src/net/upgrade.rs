@@ -84,7 +84,12 @@ impl Upgrade {
     }
 
     /// The `101 Switching Protocols` answer, and the socket once hyper has sent it.
-    pub fn accept(self) -> (Response, impl std::future::Future<Output = Option<Upgraded>>) {
+    pub fn accept(
+        self,
+    ) -> (
+        Response,
+        impl std::future::Future<Output = Option<Upgraded>>,
+    ) {
         let accept = tungstenite::handshake::derive_accept_key(self.key.as_bytes());
         let response = Response::builder()
             .status(StatusCode::SWITCHING_PROTOCOLS)

@@ -49,6 +49,7 @@ impl Core {
         let moves_before = self.moves.len();
         // Only this event's move may report view changes.
         self.view_changes = None;
+        self.position_known = None;
         let players_before = self.player_ids().map(str::to_string);
         let mut touched = Touched::default();
         match &record.action {
@@ -71,7 +72,14 @@ impl Core {
                 credit_ms,
             } => {
                 touched.game = true;
-                self.apply_move(&record.player_id, seated()?, notation, *credit_ms, at)?;
+                self.apply_move(
+                    &record.player_id,
+                    seated()?,
+                    notation,
+                    *credit_ms,
+                    at,
+                    record.seq,
+                )?;
                 touched.players =
                     self.player_ids() != players_before.each_ref().map(String::as_str);
                 // The rematch field names sides: a swap moves its entries too.
@@ -112,19 +120,29 @@ impl Core {
         notation: &str,
         credit_ms: u64,
         at: u64,
+        seq: u64,
     ) -> Result<(), ApplyError> {
+        let fail_seq = self.seq + 1;
         let fail = |reason: String| ApplyError {
-            seq: self.seq + 1,
+            seq: fail_seq,
             reason,
         };
         if self.game.to_act() != Some(side) {
             return Err(fail(format!("{player_id} moved out of turn")));
         }
-        // `play` changes nothing when it refuses the move.
-        let tracked = self
-            .game
-            .play_tracked(notation)
-            .map_err(|e| fail(e.to_string()))?;
+        let tracked = match self.take_prepared(seq, notation) {
+            Some(prepared) => {
+                self.game = prepared.game;
+                self.position_known = Some(prepared.position);
+                prepared.tracked
+            }
+            // A follower or a recovery folding the log: played here. `play` changes
+            // nothing when it refuses the move.
+            None => self
+                .game
+                .play_tracked(notation)
+                .map_err(|e| fail(e.to_string()))?,
+        };
         let played = tracked.played;
         self.view_changes = tracked.view_changes;
         let (next_side, ends_turn) = self.turn_after(self.game.as_ref(), player_id, played.swap);

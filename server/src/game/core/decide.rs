@@ -8,7 +8,7 @@
 use stoa_protocol::wire::{DrawAction, ErrorCode};
 use stoa_protocol::Side;
 
-use super::{Core, Decision};
+use super::{Core, Decision, Prepared};
 use crate::error::ApiError;
 use crate::game::Act;
 use crate::ids;
@@ -138,11 +138,12 @@ impl Core {
             ));
         }
         // Played on copies: the clock needs the move's effect (does it end this person's
-        // turn?), and a refused move must change nothing.
-        let mut next = self.game.clone_box();
-        let played = next
-            .play(mv)
+        // turn?), and a refused move must change nothing. The copy is kept for `apply`.
+        let (next, tracked) = self
+            .game
+            .play_on_copy(mv)
             .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
+        let played = &tracked.played;
         let credit_ms = self.clock.credit_for(side, player_id);
         let mut clock = self.clock.clone();
         let (next_side, ends_turn) = self.turn_after(next.as_ref(), player_id, played.swap);
@@ -165,15 +166,18 @@ impl Core {
             ));
         }
         let kind = ActionKind::Move {
-            notation: played.notation,
+            notation: played.notation.clone(),
             credit_ms: if ends_turn { credit_ms } else { 0 },
         };
-        Ok(Decision::Record(self.record(
-            player_id,
-            now,
-            kind,
-            Some(next.position()),
-        )))
+        let position = next.position();
+        let record = self.record(player_id, now, kind, Some(position.clone()));
+        self.prepare(Prepared {
+            seq: record.seq,
+            game: next,
+            tracked,
+            position,
+        });
+        Ok(Decision::Record(record))
     }
 
     fn decide_draw(&self, side: Side, action: DrawAction) -> Result<ActionKind, ApiError> {

@@ -78,7 +78,10 @@ impl Core {
             field("players", &mut self.fields.players, players, &mut ops);
         }
         if touched.game {
-            let position = self.game.position();
+            let position = self
+                .position_known
+                .take()
+                .unwrap_or_else(|| self.game.position());
             if position != self.fields.position {
                 ops.push(PatchOp::replace("/position".into(), json!(position)));
             }

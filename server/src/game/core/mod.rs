@@ -24,8 +24,10 @@ mod document;
 mod patch;
 
 use serde_json::Value;
+use std::sync::Mutex;
 use stoa_protocol::wire::{SeatPlayer, Visibility};
-use stoa_protocol::{AnyGame, Reason, Side};
+
+use stoa_protocol::{AnyGame, Reason, Side, Tracked};
 
 use super::clock_driver::{ClockDriver, Expiry};
 use super::clock_shown::ClockShown;
@@ -92,6 +94,24 @@ pub struct Core {
     view_changes: Option<Vec<(String, Value)>>,
     /// What `fields.clock` shows, as numbers (see [`ClockShown`]).
     clock_shown: ClockShown,
+    /// The last move decided, as played on a copy: applying it (the usual next step)
+    /// takes the copy instead of playing the move a second time.
+    prepared: Mutex<Option<Prepared>>,
+    /// The position after the move just applied, when its decision computed it already.
+    position_known: Option<String>,
+}
+
+/// A decided move, played on a copy of the game ([`Core::decide`]).
+#[derive(Debug)]
+pub(super) struct Prepared {
+    /// The seq of the move's event.
+    pub(super) seq: u64,
+    /// The game after the move.
+    pub(super) game: Box<dyn AnyGame>,
+    /// What was played and what it changed in the view.
+    pub(super) tracked: Tracked,
+    /// The position string after the move.
+    pub(super) position: String,
 }
 
 impl Core {
@@ -125,6 +145,8 @@ impl Core {
             abandon_timeout_ms,
             view_changes: None,
             clock_shown: ClockShown::default(),
+            prepared: Mutex::new(None),
+            position_known: None,
             fields: Fields {
                 clock: Value::Null,
                 rated: false,
@@ -314,6 +336,26 @@ impl Core {
         Some(self.record(ids[side.index()], now, kind, None))
     }
 
+    /// Keeps a decided move's copy for `apply` (decisions only read the game, hence
+    /// the lock; it is never contended: one actor owns the core).
+    fn prepare(&self, prepared: Prepared) {
+        *self.prepared.lock().unwrap_or_else(|e| e.into_inner()) = Some(prepared);
+    }
+
+    /// The prepared copy, if it was decided from the game as it is now for the event
+    /// at `seq` playing `notation`.
+    fn take_prepared(&mut self, seq: u64, notation: &str) -> Option<Prepared> {
+        let prepared = self
+            .prepared
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()?;
+        // Decided at the seq before this one, the game has not changed since (only
+        // applying changes it, and every apply moves the seq).
+        (prepared.seq == seq && seq == self.seq + 1 && prepared.tracked.played.notation == notation)
+            .then_some(prepared)
+    }
+
     fn record(
         &self,
         player_id: &str,
@@ -422,5 +464,52 @@ mod tests {
         follower.apply(&resume).unwrap();
         assert_eq!(owner.document(), follower.document());
         assert!(!owner.paused());
+    }
+
+    /// A decided move keeps its copy for `apply`; a decision that is never applied (its
+    /// log write failed, another decision replaced it) must never stand in for the event
+    /// that is applied instead.
+    #[test]
+    fn only_the_event_decided_last_at_this_seq_takes_the_prepared_copy() {
+        let mut owner = timed_core();
+        let mut follower = timed_core();
+        let legal = owner.legal();
+        assert!(legal.len() > 1);
+        let decide = |core: &Core, mv: &str| match core.decide(
+            "pa",
+            Act::Move {
+                mv: mv.to_string(),
+                seq: None,
+            },
+            2_000,
+            None,
+        ) {
+            Ok(Decision::Record(event)) => event,
+            _ => panic!("the move is refused"),
+        };
+        // First a decision that is never logged, then the one that is: it applies.
+        let _lost = decide(&owner, &legal[0]);
+        let event = decide(&owner, &legal[1]);
+        owner.apply(&event).unwrap();
+        follower.apply(&event).unwrap();
+        assert_eq!(owner.document(), follower.document());
+        assert_eq!(owner.moves, vec![legal[1].clone()]);
+        // A decision, then another node's event at that seq (the owner changed): the
+        // event is played from the log, not taken from the copy.
+        let mine = next_move(&owner, 3_000);
+        let mut other = timed_core();
+        other.apply(&event).unwrap();
+        let theirs = {
+            let mv = other.legal().last().unwrap().clone();
+            match other.decide("pb", Act::Move { mv, seq: None }, 3_500, None) {
+                Ok(Decision::Record(e)) => e,
+                _ => panic!("the move is refused"),
+            }
+        };
+        assert_ne!(mine.action, theirs.action);
+        owner.apply(&theirs).unwrap();
+        follower.apply(&theirs).unwrap();
+        assert_eq!(owner.document(), follower.document());
+        assert_eq!(owner.game.position(), follower.game.position());
     }
 }
