@@ -11,11 +11,73 @@ use stoa_protocol::wire::{ErrorCode, SeatPlayer, Visibility};
 use stoa_server::config::Config;
 use stoa_server::game::{Act, Answer, Command, GameHandle, NewGame};
 use stoa_server::hub::Hub;
-use stoa_server::outbound::{ConnHandle, Outbound};
+use stoa_server::outbound::{ConnHandle, RawSocket};
 use stoa_server::setup::GameSetup;
 use stoa_server::store::memory::MemoryStore;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
+
+/// What the watching connection was sent.
+enum Outbound {
+    Text(String),
+    Ping,
+    Other,
+}
+
+/// A socket that takes every byte and hands on each frame written into it, decoded.
+struct Capture {
+    tx: mpsc::UnboundedSender<Outbound>,
+    partial: std::sync::Mutex<Vec<u8>>,
+}
+
+impl RawSocket for Capture {
+    fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+        use tungstenite::protocol::frame::coding::{Control, Data, OpCode};
+        use tungstenite::protocol::frame::FrameHeader;
+        let mut buf = self.partial.lock().unwrap();
+        let mut n = 0;
+        for b in bufs {
+            buf.extend_from_slice(b);
+            n += b.len();
+        }
+        loop {
+            let mut cursor = std::io::Cursor::new(&buf[..]);
+            let Some((header, len)) = FrameHeader::parse(&mut cursor).unwrap() else {
+                break;
+            };
+            let start = cursor.position() as usize;
+            let end = start + len as usize;
+            if buf.len() < end {
+                break;
+            }
+            let frame = match header.opcode {
+                OpCode::Data(Data::Text) => {
+                    Outbound::Text(String::from_utf8(buf[start..end].to_vec()).unwrap())
+                }
+                OpCode::Control(Control::Ping) => Outbound::Ping,
+                _ => Outbound::Other,
+            };
+            let _ = self.tx.send(frame);
+            buf.drain(..end);
+        }
+        Ok(n)
+    }
+    fn poll_write_ready(
+        &self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn try_read(&self, _buf: &mut [u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::WouldBlock.into())
+    }
+    fn poll_read_ready(
+        &self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Pending
+    }
+}
 
 const ALICE: &str = "p-alice";
 const BOB: &str = "p-bob";
@@ -25,7 +87,7 @@ const BOB: &str = "p-bob";
 struct Fixture {
     hub: Arc<Hub>,
     game: GameHandle,
-    rx: mpsc::Receiver<Outbound>,
+    rx: mpsc::UnboundedReceiver<Outbound>,
     doc: Value,
     seq: u64,
     /// The last `game.crowd` received.
@@ -70,8 +132,18 @@ impl Fixture {
             })
             .await
             .expect("game created");
-        let (tx, rx) = mpsc::channel(4096);
-        let conn = Arc::new(ConnHandle::new(99, tx, hub.metrics.clone()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let socket = Arc::new(Capture {
+            tx,
+            partial: Default::default(),
+        });
+        let conn = Arc::new(ConnHandle::new(
+            99,
+            socket,
+            4096,
+            hub.metrics.clone(),
+            hub.time.clone(),
+        ));
         // A connection of Alice's (so it does not count as a spectator).
         conn.set_player(ALICE.to_string());
         game.tx
@@ -108,7 +180,7 @@ impl Fixture {
     async fn raw(&mut self) -> Value {
         loop {
             match tokio::time::timeout(Duration::from_secs(3600), self.rx.recv()).await {
-                Ok(Some(Outbound::Text(t))) => return serde_json::from_str(t.as_str()).unwrap(),
+                Ok(Some(Outbound::Text(t))) => return serde_json::from_str(&t).unwrap(),
                 Ok(Some(_)) => continue,
                 Ok(None) => panic!("connection queue closed"),
                 Err(_) => panic!("no frame within an hour of virtual time"),
@@ -595,8 +667,8 @@ impl Fixture {
         while let Ok(frame) = self.rx.try_recv() {
             match frame {
                 Outbound::Ping => n += 1,
-                Outbound::Text(t) => assert!(t.as_str().contains("game.crowd"), "{t}"),
-                _ => {}
+                Outbound::Text(t) => assert!(t.contains("game.crowd"), "{t}"),
+                Outbound::Other => {}
             }
         }
         n
