@@ -2,7 +2,8 @@
 //! connection (`link.code`) and redeemed on another (`link.redeem`) gives the second device
 //! a token of the same player; codes work once, expire, are rate-limited per connection and
 //! work across the nodes of a cluster; `devices` lists the player's tokens and
-//! `device.revoke` makes one fail `hello`.
+//! `device.revoke` makes one fail `hello` and ends its open connections at once, on every
+//! node.
 #![forbid(unsafe_code)]
 
 use std::time::Duration;
@@ -59,6 +60,21 @@ fn assert_error(m: &Value, code: &str, message: &str) {
     assert_eq!(m["t"], "error", "{m}");
     assert_eq!(m["code"], code, "{m}");
     assert_eq!(m["message"], message, "{m}");
+}
+
+/// Asserts the connection was ended as a revoked device: told why, then closed with 4401.
+async fn ended_as_revoked(c: &mut Client) {
+    assert_eq!(c.closed().await, 4401);
+    let told = c
+        .pending
+        .iter()
+        .find(|m| m["t"] == "error" && m["rid"].is_null())
+        .unwrap_or_else(|| panic!("no revocation notice in {:?}", c.pending));
+    assert_error(
+        told,
+        "unauthorized",
+        "this device was revoked: its token no longer works",
+    );
 }
 
 const UNKNOWN_CODE: &str = "unknown, expired or used link code";
@@ -165,10 +181,25 @@ async fn a_revoked_device_can_no_longer_say_hello() {
         .await;
     assert_eq!(theirs["code"], "not_found", "{theirs}");
 
+    // The linked device is open twice (two tabs), and ann's first device once more.
+    let mut linked_too = hello(&server, Some(&token), "ann", "terminal").await;
+    let mut ann_too = hello(&server, Some(&ann.token), "ann", "browser (Firefox)").await;
     let ok = ann
         .request(json!({"t":"device.revoke","id":linked_id}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
+    // Both connections of the revoked device are told and closed at once; a request sent
+    // after the revocation is never served.
+    linked.send(json!({"t":"devices","rid":99})).await;
+    ended_as_revoked(&mut linked).await;
+    assert!(
+        !linked.pending.iter().any(|m| m["rid"] == 99),
+        "{:?}",
+        linked.pending
+    );
+    ended_as_revoked(&mut linked_too).await;
+    // The player's other device is untouched.
+    assert_eq!(devices(&mut ann_too).await.len(), 1);
     let mut c = Client::connect(&server).await;
     let refused = c
         .request(json!({"t":"hello","protocol":1,"token":token}))
@@ -178,20 +209,22 @@ async fn a_revoked_device_can_no_longer_say_hello() {
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["current"], true);
 
-    // Revoking the current device is allowed: answered, then logged out (closed).
+    // Revoking the current device is allowed: answered, then logged out (closed), with
+    // every other connection of that device.
     let first_id = list[0]["id"].clone();
     let ok = ann
         .request(json!({"t":"device.revoke","id":first_id}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
-    assert_eq!(ann.closed().await, 4401);
+    ended_as_revoked(&mut ann).await;
+    ended_as_revoked(&mut ann_too).await;
     let mut c = Client::connect(&server).await;
     let refused = c
         .request(json!({"t":"hello","protocol":1,"token":ann.token}))
         .await;
     assert_error(&refused, "unauthorized", "unknown or revoked token");
-    // The still-open connection of the revoked token lists no devices left.
-    assert_eq!(devices(&mut linked).await, Vec::<Value>::new());
+    // The guest that redeemed the code is another player: still connected.
+    assert_eq!(devices(&mut other).await.len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -256,7 +289,11 @@ async fn a_code_made_on_one_node_is_redeemed_on_another() {
     let mut on_a = hello(&a, None, "cy", "terminal").await;
     let again = on_a.request(json!({"t":"link.redeem","code":code})).await;
     assert_error(&again, "not_found", UNKNOWN_CODE);
-    // Node A lists both devices; a revoke on A stops the token on B.
+    // Node A lists both devices; a revoke on A stops the token on B, and ends its
+    // connections on both nodes at once.
+    let mut linked_on_a = hello(&a, Some(&token), "ann", "terminal").await;
+    let mut linked_on_b = hello(&b, Some(&token), "ann", "terminal").await;
+    let mut ann_on_b = hello(&b, Some(&ann.token), "ann", "browser (Chrome)").await;
     let list = devices(&mut ann).await;
     assert_eq!(list.len(), 2, "{list:?}");
     let linked = list.iter().find(|d| d["current"] == false).expect("linked");
@@ -264,6 +301,10 @@ async fn a_code_made_on_one_node_is_redeemed_on_another() {
         .request(json!({"t":"device.revoke","id":linked["id"]}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
+    ended_as_revoked(&mut linked_on_b).await;
+    ended_as_revoked(&mut linked_on_a).await;
+    // Ann's first device, on node B, stays.
+    assert_eq!(devices(&mut ann_on_b).await.len(), 1);
     let mut c = Client::connect(&b).await;
     let refused = c
         .request(json!({"t":"hello","protocol":1,"token":token}))

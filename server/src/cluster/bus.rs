@@ -180,6 +180,12 @@ impl Cluster {
                     conn.send(frame.clone());
                 }
             }
+            BusMessage::DeviceRevoked { player, device } => {
+                let ended = self.registries.players.end_device(player, device);
+                if ended > 0 {
+                    tracing::info!(player = %player, device = %device, ended, "revoked device's connections ended");
+                }
+            }
             BusMessage::Event { game, .. }
             | BusMessage::Crowd { game, .. }
             | BusMessage::Chat { game, .. }

@@ -125,6 +125,14 @@ pub enum BusMessage {
         /// The encoded frame.
         frame: String,
     },
+    /// A player's device was revoked (the push channel): every node ends the connections
+    /// of that device it holds.
+    DeviceRevoked {
+        /// The player.
+        player: String,
+        /// The revoked device's id.
+        device: String,
+    },
 }
 
 /// What a follower asks of a game's owner.

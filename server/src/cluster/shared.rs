@@ -136,6 +136,16 @@ impl Cluster {
         self.publish_on(&self.channel(&["push"]), &msg).await;
     }
 
+    /// Tells every node (this one too: ending twice is harmless) to end the connections of
+    /// a revoked device.
+    pub(super) async fn device_revoked(&self, player: &str, device: &str) {
+        let msg = BusMessage::DeviceRevoked {
+            player: player.to_string(),
+            device: device.to_string(),
+        };
+        self.publish_on(&self.channel(&["push"]), &msg).await;
+    }
+
     /// Locks two players' ratings across the cluster (keys taken in order, so two updates
     /// never wait on each other in a cycle); the lock lapses by itself if this node dies.
     pub(super) async fn lock_players(

@@ -61,6 +61,10 @@ impl Delivery for Cluster {
         Cluster::to_player(self, player, frame).await;
     }
 
+    async fn device_revoked(&self, player: &str, device: &str) {
+        Cluster::device_revoked(self, player, device).await;
+    }
+
     async fn started(&self, game: StartedGame) {
         self.announce_started(game).await;
     }

@@ -7,8 +7,15 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use stoa_protocol::wire::{ErrorCode, ServerMessage};
+
 use crate::ids::PlayerId;
 use crate::net::outbound::ConnHandle;
+
+/// The close code and reason of a connection whose device was revoked.
+pub const REVOKED_CLOSE: (u16, &str) = (4401, "device revoked");
+/// What a connection whose device was revoked is told before it closes.
+pub const REVOKED_MESSAGE: &str = "this device was revoked: its token no longer works";
 
 /// The live connections of every connected player (keyed by the typed id, looked up with
 /// any `&str`: the id borrows as `str`).
@@ -50,6 +57,22 @@ impl Players {
             .get(player_id)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Ends every connection here of the player that said `hello` with `device`'s token
+    /// (the device was revoked): each is told why in an `error` frame, then closed with
+    /// [`REVOKED_CLOSE`]. The number of connections ended.
+    pub fn end_device(&self, player_id: &str, device: &str) -> usize {
+        let told = ServerMessage::error(None, ErrorCode::Unauthorized, REVOKED_MESSAGE);
+        let mut n = 0;
+        for conn in self.connections(player_id) {
+            if conn.device_id() == Some(device) {
+                conn.send_msg(&told);
+                conn.end(REVOKED_CLOSE.0, REVOKED_CLOSE.1);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Whether the player has at least one connection.

@@ -193,6 +193,9 @@ async fn read_loop(
             _ = conn.kicked() => {
                 return Ending { close: None, wait_writer: false };
             }
+            (code, reason) = conn.ended() => {
+                return Ending::close(code, reason);
+            }
             _ = shutdown.changed() => {
                 conn.send_msg(&ServerMessage::Shutdown {
                     message: "the server is shutting down; reconnect later".into(),

@@ -122,6 +122,11 @@ pub struct ConnHandle {
     kicked: AtomicBool,
     kick: Notify,
     player: OnceLock<String>,
+    /// The device id of the token this connection said `hello` with.
+    device: OnceLock<String>,
+    /// Why the server ends this connection, once it decided to (see [`ConnHandle::end`]).
+    ending: OnceLock<(u16, &'static str)>,
+    end: Notify,
     subs: Mutex<HashSet<String>>,
     metrics: Arc<Metrics>,
     time: Arc<dyn TimeSource>,
@@ -159,6 +164,9 @@ impl ConnHandle {
             kicked: AtomicBool::new(false),
             kick: Notify::new(),
             player: OnceLock::new(),
+            device: OnceLock::new(),
+            ending: OnceLock::new(),
+            end: Notify::new(),
             subs: Mutex::new(HashSet::new()),
             metrics,
             time,
@@ -483,6 +491,39 @@ impl ConnHandle {
     /// Records the player after `hello`.
     pub fn set_player(&self, id: String) -> bool {
         self.player.set(id).is_ok()
+    }
+
+    /// The device of this connection's token, once `hello` succeeded.
+    pub fn device_id(&self) -> Option<&str> {
+        self.device.get().map(String::as_str)
+    }
+
+    /// Records the device after `hello`.
+    pub fn set_device(&self, id: String) -> bool {
+        self.device.set(id).is_ok()
+    }
+
+    /// Ends the connection from anywhere in the server: its reader stops taking requests,
+    /// and the connection closes with this code and reason after what is already queued.
+    /// Why not [`ConnHandle::close`]: that only queues a close frame, and the reader would
+    /// go on serving requests until the peer answers it; a revoked device must not.
+    /// The first reason given wins.
+    pub fn end(&self, code: u16, reason: &'static str) {
+        if self.ending.set((code, reason)).is_ok() {
+            self.end.notify_one();
+        }
+    }
+
+    /// Resolves with the code and reason once [`ConnHandle::end`] was called.
+    pub async fn ended(&self) -> (u16, &'static str) {
+        loop {
+            if let Some(ending) = self.ending.get() {
+                return *ending;
+            }
+            // `notify_one` keeps a permit when nobody waits: an `end` between the check
+            // and this wait is not lost.
+            self.end.notified().await;
+        }
     }
 
     /// Records a game subscription (so disconnecting can end it).

@@ -95,6 +95,9 @@ pub trait Delivery: Send + Sync {
     /// Sends a frame to a player connected to another node (nothing on a single node: a
     /// player not connected here is not connected).
     async fn to_player(&self, player: &str, frame: String);
+    /// Tells the other nodes that a player's device was revoked: they end its connections
+    /// there (nothing on a single node: this node ends its own).
+    async fn device_revoked(&self, player: &str, device: &str);
     /// Announces a game started here to the other nodes.
     async fn started(&self, game: StartedGame);
 }
@@ -276,6 +279,8 @@ impl QueueRouting for SingleNode {
 #[async_trait]
 impl Delivery for SingleNode {
     async fn to_player(&self, _player: &str, _frame: String) {}
+
+    async fn device_revoked(&self, _player: &str, _device: &str) {}
 
     async fn started(&self, _game: StartedGame) {}
 }

@@ -150,8 +150,9 @@ impl Session {
         Ok(())
     }
 
-    /// `device.revoke`: the device's token stops working; revoking this very device also
-    /// ends this connection (it is logged out).
+    /// `device.revoke`: the device's token stops working, and its open connections end at
+    /// once, on this node and (through the topology) on the others; revoking this very
+    /// device ends this connection too, after its `ok`.
     pub(super) async fn device_revoke(
         &mut self,
         rid: Option<Rid>,
@@ -165,15 +166,17 @@ impl Session {
                 format!("no device {id} of yours"),
             ));
         }
-        tracing::info!(player = %me, device = %id, "device revoked");
+        // Ended before the `ok`: once the revoker hears it, no connection of the device on
+        // this node serves another request (the revoking connection itself still gets its
+        // `ok`, then closes).
+        let ended = self.hub.players.end_device(&me, &id);
+        tracing::info!(player = %me, device = %id, ended, "device revoked");
+        self.hub.topology.device_revoked(&me, &id).await;
         self.send(&ServerMessage::Ok {
             rid,
             seq: None,
             game_id: None,
         });
-        if self.device.as_deref() == Some(id.as_str()) {
-            self.conn.close(4401, "device revoked");
-        }
         Ok(())
     }
 }

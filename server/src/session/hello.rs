@@ -32,6 +32,8 @@ impl Session {
             .await?;
         let ratings = self.hub.ratings.welcome_map(&player.id).await?;
         self.conn.set_player(player.id.clone());
+        // Before the connection is listed: a revocation finds it by its device.
+        self.conn.set_device(device.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
         if first {
             self.hub.presence(&player.id, true).await;
