@@ -53,6 +53,23 @@ pub fn rating_change(before: f64, after: f64) -> String {
     format!("rating {b} -> {a} ({:+})", a - b)
 }
 
+/// A device as a line: its label, when it was linked and last seen (UTC, to the minute),
+/// and whether it is this one: `terminal  linked 2026-11-26 08:00  last seen … (this device)`.
+pub fn device_text(d: &stoa_protocol::wire::DeviceInfo) -> String {
+    format!(
+        "{}  linked {}  last seen {}{}",
+        d.label,
+        utc_minute(d.created_ms),
+        utc_minute(d.last_seen_ms),
+        if d.current { "  (this device)" } else { "" }
+    )
+}
+
+/// `YYYY-MM-DD HH:MM` UTC of ms since the epoch: the record's RFC 3339 time to the minute.
+pub fn utc_minute(ms: u64) -> String {
+    stoa_protocol::record::utc(ms)[..16].replacen('T', " ", 1)
+}
+
 /// One line per side: `white  Ann (1500)  4:59  [you] [to act] [offline]`.
 pub fn player_line(g: GameDoc, side: &str, me: Option<&str>, server_now: i64) -> String {
     let p = g.player(side);

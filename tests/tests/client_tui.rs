@@ -753,3 +753,86 @@ fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
     );
     tmux.keys(&["C-c"]);
 }
+
+/// The devices holding an identity, at the terminal UI's prompt: `link` shows a one-time
+/// code (redeemed here by `stoa link <code>` in another config directory), `devices` lists
+/// both devices numbered with "this device" marked, and `revoke 2` revokes the other one:
+/// its open plain-mode session is told and cut off, and the list is down to one.
+#[test]
+fn tui_lists_links_and_revokes_devices() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let config = TempDir::new("tui-devices");
+    let tmux = Tmux::start(
+        "devices",
+        &tui_command(&config, &server.url, "Tui", "lobby"),
+    );
+    tmux.wait_screen("the lobby", |s| s.contains("Lobby"));
+
+    // Before any list, a number names nothing.
+    tmux.keys(&["revoke 2", "Enter"]);
+    tmux.wait_screen("revoke before devices", |s| {
+        s.contains("error input: type devices first")
+    });
+
+    tmux.keys(&["link", "Enter"]);
+    let screen = tmux.wait_screen("a link code", |s| s.contains("link code: "));
+    let code: String = screen
+        .split("link code: ")
+        .nth(1)
+        .expect("the code")
+        .chars()
+        .take(8)
+        .collect();
+    assert!(
+        code.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{code:?} in {screen}"
+    );
+
+    // Another terminal (its own config directory) redeems it and connects as Tui.
+    let other = TempDir::new("tui-devices-other");
+    let linker = clients.spawn_in("Other", &other.0, &["link", &code]);
+    clients.wait(linker, |l| l.starts_with("linked: this terminal is now Tui"));
+    let second = clients.spawn_in("Tui", &other.0, &["lobby"]);
+    clients.wait(second, |l| l.starts_with("connected as Tui "));
+
+    tmux.keys(&["devices", "Enter"]);
+    let screen = tmux.wait_screen("both devices listed", |s| {
+        s.contains("devices of Tui (2)") && s.contains("2. terminal  linked ")
+    });
+    let first = screen
+        .lines()
+        .find(|l| l.contains("1. terminal  linked "))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(first.contains("(this device)"), "{screen}");
+    let second_line = screen
+        .lines()
+        .find(|l| l.contains("2. terminal  linked "))
+        .expect("second");
+    assert!(!second_line.contains("(this device)"), "{screen}");
+    tmux.keys(&["Escape"]);
+
+    tmux.keys(&["revoke 3", "Enter"]);
+    tmux.wait_screen("a number off the list", |s| {
+        // The Messages pane wraps at its width: a line's start is what fits.
+        s.contains("error input: '3' is not a device")
+    });
+    tmux.keys(&["revoke 2", "Enter"]);
+    tmux.wait_screen("the revocation", |s| {
+        s.contains("revoked terminal: its token no")
+    });
+    // The revoked device's open session is told and cut off at once.
+    clients.wait(second, |l| l.contains("this device was revoked"));
+    clients.wait(second, |l| {
+        l.contains("the server refused to resume this session (unauthorized)")
+    });
+
+    tmux.keys(&["devices", "Enter"]);
+    let screen = tmux.wait_screen("one device left", |s| s.contains("devices of Tui (1)"));
+    assert!(!screen.contains("2. terminal"), "{screen}");
+    tmux.keys(&["Escape", "C-c"]);
+}

@@ -126,21 +126,10 @@ impl DevicesArgs {
     }
 }
 
-/// One device as a line: id, label, when linked and last seen (UTC), and which is this one.
+/// One device as a line: its id, then label, when linked and last seen (UTC), and which is
+/// this one.
 fn device_line(d: &DeviceInfo) -> String {
-    format!(
-        "{}  {}  linked {}  last seen {}{}",
-        d.id,
-        d.label,
-        utc(d.created_ms),
-        utc(d.last_seen_ms),
-        if d.current { "  (this device)" } else { "" }
-    )
-}
-
-/// `YYYY-MM-DD HH:MM` UTC of ms since the epoch: the record's RFC 3339 time to the minute.
-fn utc(ms: u64) -> String {
-    stoa_protocol::record::utc(ms)[..16].replacen('T', " ", 1)
+    format!("{}  {}", d.id, crate::present::device_text(d))
 }
 
 #[cfg(test)]

@@ -32,6 +32,12 @@ pub enum Pending {
     /// game's id and how many times it was asked before (its record is written just after
     /// the end).
     RatingChange(String, u8),
+    /// `devices` (the `devices` command).
+    Devices,
+    /// `link.code` (the `link` command).
+    LinkCode,
+    /// `device.revoke` of a listed device (the `revoke <n>` command).
+    Revoke(stoa_protocol::wire::DeviceInfo),
 }
 
 /// A request's answer, delivered back to the front-end loop.
@@ -97,6 +103,9 @@ impl Session {
                 if let Err(e) = answer {
                     self.error(&e);
                 }
+            }
+            pending @ (Pending::Devices | Pending::LinkCode | Pending::Revoke(_)) => {
+                self.on_devices_answer(pending, answer)
             }
             Pending::RatingChange(game_id, asked) => {
                 // A failure only loses this line: the result itself is already shown.

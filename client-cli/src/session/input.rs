@@ -41,6 +41,11 @@ spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
+devices               list the devices holding your identity, numbered
+revoke <n>            revoke device n of that list: its token stops working and its
+                      connections close
+link                  show a one-time code to type on another device (stoa link <code>,
+                      or Devices in the browser) to be you there too
 help                  this list
 help <game>           how to play unane, staku, akron or akunur
 quit                  leave (a running game goes on and your clock runs; come back with
@@ -85,6 +90,9 @@ impl Session {
                 let text = line.split_once(char::is_whitespace).map_or("", |(_, t)| t);
                 self.say(text.trim());
             }
+            ("devices", []) => self.devices_command(),
+            ("revoke", [n]) => self.revoke_command(n),
+            ("link", []) => self.link_command(),
             ("watch", [target]) => self.switch(Start::Watch {
                 target: target.to_string(),
             }),

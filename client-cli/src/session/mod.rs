@@ -8,11 +8,12 @@
 //!
 //! One concept per file: [`start`] (what the user asked for and its answer), [`events`]
 //! (the server's pushes), [`announce`] (what a change of the game says), [`answers`] (the
-//! answers to our other requests), [`input`] (typed commands), [`phase`] (where we are),
+//! answers to our other requests), [`devices`] (the devices holding this identity), [`input`] (typed commands), [`phase`] (where we are),
 //! [`followed`] (the game we follow) and [`note`] (the lines for the user).
 
 mod announce;
 mod answers;
+mod devices;
 mod events;
 mod followed;
 mod input;
@@ -94,6 +95,8 @@ pub struct Session {
     pub connected: bool,
     /// What to draw again.
     pub redraw: Redraw,
+    /// The devices as `devices` last listed them (`revoke <n>` names one by its number).
+    devices: Vec<stoa_protocol::wire::DeviceInfo>,
     /// Set once the session should end.
     exit: Option<Exit>,
     notes: Vec<Note>,
@@ -127,6 +130,7 @@ impl Session {
                 announced: Announced::default(),
                 connected: true,
                 redraw: Redraw::default(),
+                devices: Vec::new(),
                 exit: None,
                 notes: Vec::new(),
             },
