@@ -240,6 +240,20 @@ impl ChatChannel {
     }
 }
 
+/// Addition: one line of a waiting room's chat, as `room.chat.history` carries it (the
+/// room has one channel: everyone who opened the room reads it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomChatLine {
+    /// The author's public id.
+    pub id: String,
+    /// The author's display name when they wrote it.
+    pub name: String,
+    /// The text (plain text: clients must never interpret it as markup).
+    pub text: String,
+    /// When the server took it, ms since the epoch.
+    pub ts: u64,
+}
+
 /// Addition: one chat line as `chat` and `chat.history` carry it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatEntry {
@@ -630,6 +644,40 @@ pub enum ClientMessage {
         /// The device's id from `devices`.
         id: String,
     },
+    /// Addition: opens a room's chat by its code (the host, or anyone invited, before or
+    /// without taking the seat). Answered by [`ServerMessage::RoomChatHistory`]; the
+    /// room's new lines follow as [`ServerMessage::RoomChat`] until `room.unwatch` or the
+    /// connection ends.
+    #[serde(rename = "room.watch")]
+    RoomWatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The room's code (read forgivingly, as in `room.join`).
+        code: String,
+    },
+    /// Addition: stops receiving a room's chat lines. Answered by `ok`.
+    #[serde(rename = "room.unwatch")]
+    RoomUnwatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The room's code.
+        code: String,
+    },
+    /// Addition: says a line in a waiting room's chat (the connection must have opened it
+    /// with `room.watch`). Answered by `ok`; the line comes back as `room.chat`.
+    #[serde(rename = "room.say")]
+    RoomSay {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The room's code.
+        code: String,
+        /// The line: the game chat's rules ([`MAX_CHAT_CHARS`] characters once trimmed,
+        /// not empty, no control characters).
+        text: String,
+    },
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -665,6 +713,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "link.redeem",
     "devices",
     "device.revoke",
+    "room.watch",
+    "room.unwatch",
+    "room.say",
 ];
 
 impl ClientMessage {
@@ -701,7 +752,10 @@ impl ClientMessage {
             | ClientMessage::LinkCode { rid }
             | ClientMessage::LinkRedeem { rid, .. }
             | ClientMessage::Devices { rid }
-            | ClientMessage::DeviceRevoke { rid, .. } => rid.as_ref(),
+            | ClientMessage::DeviceRevoke { rid, .. }
+            | ClientMessage::RoomWatch { rid, .. }
+            | ClientMessage::RoomUnwatch { rid, .. }
+            | ClientMessage::RoomSay { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -739,6 +793,9 @@ impl ClientMessage {
             ClientMessage::LinkRedeem { .. } => "link.redeem",
             ClientMessage::Devices { .. } => "devices",
             ClientMessage::DeviceRevoke { .. } => "device.revoke",
+            ClientMessage::RoomWatch { .. } => "room.watch",
+            ClientMessage::RoomUnwatch { .. } => "room.unwatch",
+            ClientMessage::RoomSay { .. } => "room.say",
         }
     }
 }
@@ -1183,6 +1240,41 @@ pub enum ServerMessage {
         game_id: String,
         /// Whether spectators may post now.
         on: bool,
+    },
+    /// Addition: a new line in a room's chat, to every connection that opened the room
+    /// (`room.watch`), its author's included.
+    #[serde(rename = "room.chat")]
+    RoomChat {
+        /// The room's code.
+        code: String,
+        /// The author's public id.
+        id: String,
+        /// The author's display name.
+        name: String,
+        /// The text (plain text, never markup).
+        text: String,
+        /// When the server took it, ms since the epoch.
+        ts: u64,
+    },
+    /// Addition: answer to `room.watch`: the room's recent chat lines, oldest first (at
+    /// most 100), and whether new ones are taken.
+    #[serde(rename = "room.chat.history")]
+    RoomChatHistory {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The room's code (normalised).
+        code: String,
+        /// The room's status: `waiting`, `started` or `closed`.
+        status: String,
+        /// The game the room started, once it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game_id: Option<String>,
+        /// The lines.
+        lines: Vec<RoomChatLine>,
+        /// Whether `room.say` is taken (the room still waits); a started room's chat
+        /// stays readable.
+        open: bool,
     },
 }
 

@@ -30,6 +30,14 @@ use crate::store::Store;
 /// in its own task: a takeover reading a long log must not hold up a game start.
 async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>) {
     while let Some(event) = events.recv().await {
+        let event = match event {
+            // In the order heard, so not in a task of its own: it only adds to a list.
+            ClusterEvent::RoomLine { code, line } => {
+                hub.room_chats.heard(&code, line);
+                continue;
+            }
+            other => other,
+        };
         let hub = hub.clone();
         tokio::spawn(async move {
             match event {
@@ -37,6 +45,7 @@ async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>)
                     started_elsewhere(&hub, game).await;
                     let _ = done.send(());
                 }
+                ClusterEvent::RoomLine { .. } => {}
                 ClusterEvent::TakeOver { game, done } => {
                     let taken = match hub.recovery.take_over(&game).await {
                         Ok(()) => true,

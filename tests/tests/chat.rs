@@ -527,3 +527,171 @@ async fn the_chat_survives_its_owners_death() {
         .collect();
     assert_eq!(texts, ["before", "the crash", "after"]);
 }
+
+/// Opens a room's chat by its code; the `room.chat.history` answer.
+async fn open_room(c: &mut Client, code: &str) -> Value {
+    let h = c.request(json!({"t":"room.watch","code":code})).await;
+    assert_eq!(h["t"], "room.chat.history", "{h}");
+    h
+}
+
+async fn room_say(c: &mut Client, code: &str, text: &str) -> Value {
+    c.request(json!({"t":"room.say","code":code,"text":text}))
+        .await
+}
+
+/// The next `room.chat` line of a room this client receives.
+async fn room_line(c: &mut Client, code: &str) -> Value {
+    let code = code.to_string();
+    c.recv_where(move |m| m["t"] == "room.chat" && m["code"] == code.as_str())
+        .await
+}
+
+/// A private waiting room hosted by a new guest `host`: the host and the room's code.
+async fn waiting_room(server: &Server) -> (Client, String) {
+    let mut host = Client::guest(server, "host").await;
+    let room = host
+        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"none"},"visibility":"private","side":"black"}))
+        .await;
+    assert_eq!(room["t"], "room", "{room}");
+    let code = room["room"]["code"].as_str().unwrap().to_string();
+    (host, code)
+}
+
+/// A waiting room has one chat: the host and a visitor who opened the room by its code
+/// (without taking the seat) read each other's lines, with the game chat's text rules and
+/// rate limit; markup is kept as text; a late visitor gets the history; once the game has
+/// started the room's chat is read-only but stays readable on the code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_and_visitors_chat_in_a_waiting_room() {
+    let server = Server::start();
+    let (mut host, code) = waiting_room(&server).await;
+    let h = open_room(&mut host, &code).await;
+    assert_eq!(h["status"], "waiting", "{h}");
+    assert_eq!(h["open"], true, "{h}");
+    assert_eq!(h["lines"], json!([]), "{h}");
+
+    // A visitor opens the room by its code, typed loosely, before taking the seat.
+    let mut visitor = Client::guest(&server, "vi").await;
+    let h = open_room(&mut visitor, &code.to_lowercase()).await;
+    assert_eq!(h["code"], code.as_str(), "{h}");
+
+    // Saying before opening is refused; an unknown room is not found.
+    let mut stranger = Client::guest(&server, "st").await;
+    refused(
+        &room_say(&mut stranger, &code, "psst").await,
+        "conflict",
+        "open this room's chat (room.watch) before chatting in it",
+    );
+    let none = stranger
+        .request(json!({"t":"room.watch","code":"ZZZZZZ"}))
+        .await;
+    refused(&none, "not_found", "no room 'ZZZZZZ'");
+
+    let markup = "<b>hi</b> <script>alert(1)</script>";
+    ok(&room_say(&mut visitor, &code, markup).await);
+    let vid = visitor.player_id.clone();
+    for c in [&mut host, &mut visitor] {
+        let m = room_line(c, &code).await;
+        let ts = m["ts"].as_u64().expect("ts");
+        assert_eq!(
+            m,
+            json!({"t":"room.chat","code":code,"id":vid,"name":"vi","text":markup,"ts":ts})
+        );
+    }
+    ok(&room_say(&mut host, &code, "  welcome  ").await);
+    assert_eq!(room_line(&mut visitor, &code).await["text"], "welcome");
+
+    // The game chat's text rules.
+    refused(
+        &room_say(&mut host, &code, "   ").await,
+        "bad_request",
+        "a chat line may not be empty",
+    );
+    refused(
+        &room_say(&mut host, &code, "two\nlines").await,
+        "bad_request",
+        "a chat line may not contain control characters (line breaks, tabs)",
+    );
+    let long = "x".repeat(501);
+    let too_long = room_say(&mut host, &code, &long).await;
+    assert_eq!(too_long["code"], "bad_request", "{too_long}");
+
+    // The rate limit: a burst of 5 lines per person (the host said one already).
+    for i in 2..=5 {
+        ok(&room_say(&mut host, &code, &format!("line {i}")).await);
+    }
+    refused(
+        &room_say(&mut host, &code, "line 6").await,
+        "rate_limited",
+        "you are chatting too fast: wait a second",
+    );
+    ok(&room_say(&mut visitor, &code, "my own budget").await);
+
+    // A late visitor gets the history, oldest first.
+    let mut late = Client::guest(&server, "late").await;
+    let h = open_room(&mut late, &code).await;
+    let texts: Vec<&str> = h["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [markup, "welcome", "line 2", "line 3", "line 4", "line 5", "my own budget"]
+    );
+
+    // After room.unwatch, no more lines reach that connection.
+    ok(&late.request(json!({"t":"room.unwatch","code":code})).await);
+    refused(
+        &room_say(&mut late, &code, "gone").await,
+        "conflict",
+        "open this room's chat (room.watch) before chatting in it",
+    );
+
+    // The visitor takes the seat: the game starts, the room's chat is read-only, and its
+    // lines stay readable on the code.
+    let joined = visitor
+        .request(json!({"t":"room.join","code":code}))
+        .await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    refused(
+        &room_say(&mut visitor, &code, "still here?").await,
+        "conflict",
+        "this room's game has started: its chat is read-only now (chat in the game)",
+    );
+    let h = open_room(&mut late, &code).await;
+    assert_eq!(h["status"], "started", "{h}");
+    assert_eq!(h["open"], false, "{h}");
+    assert!(h["game_id"].is_string(), "{h}");
+    assert_eq!(h["lines"].as_array().unwrap().len(), 7, "{h}");
+    none_pending(&late, "lines after room.unwatch", |m| m["t"] == "room.chat");
+}
+
+/// A waiting room's chat across the nodes of a cluster: the host on one node and a visitor
+/// on another read each other's lines.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_rooms_chat_spans_the_nodes_of_a_cluster() {
+    let redis = RedisServer::start();
+    let (a, b) = (node(&redis, "r1"), node(&redis, "r2"));
+    let (mut host, code) = waiting_room(&a).await;
+    open_room(&mut host, &code).await;
+    let mut visitor = Client::guest(&b, "vi").await;
+    let h = open_room(&mut visitor, &code).await;
+    assert_eq!(h["status"], "waiting", "{h}");
+    ok(&room_say(&mut visitor, &code, "hello from b").await);
+    let m = room_line(&mut host, &code).await;
+    assert_eq!(m["text"], "hello from b", "{m}");
+    assert_eq!(m["id"], visitor.player_id.as_str(), "{m}");
+    assert_eq!(room_line(&mut visitor, &code).await["text"], "hello from b");
+    ok(&room_say(&mut host, &code, "hello from a").await);
+    let m = room_line(&mut visitor, &code).await;
+    assert_eq!(m["text"], "hello from a", "{m}");
+    assert_eq!(m["name"], "host", "{m}");
+    // A visitor who opens the room on B later sees both lines.
+    let mut late = Client::guest(&b, "late").await;
+    let h = open_room(&mut late, &code).await;
+    assert_eq!(h["lines"].as_array().unwrap().len(), 2, "{h}");
+}

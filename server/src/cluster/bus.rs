@@ -186,6 +186,14 @@ impl Cluster {
                     tracing::info!(player = %player, device = %device, ended, "revoked device's connections ended");
                 }
             }
+            BusMessage::RoomLine { code, line, origin } => {
+                if *origin != self.node {
+                    let _ = self.events.send(ClusterEvent::RoomLine {
+                        code: code.clone(),
+                        line: line.clone(),
+                    });
+                }
+            }
             BusMessage::Event { game, .. }
             | BusMessage::Crowd { game, .. }
             | BusMessage::Chat { game, .. }

@@ -133,6 +133,16 @@ pub enum BusMessage {
         /// The revoked device's id.
         device: String,
     },
+    /// A line said in a waiting room's chat (the push channel): the other nodes keep it
+    /// and pass it to their watchers of the room.
+    RoomLine {
+        /// The room's code.
+        code: String,
+        /// The line.
+        line: stoa_protocol::wire::RoomChatLine,
+        /// The node it was said on (which has it already).
+        origin: String,
+    },
 }
 
 /// What a follower asks of a game's owner.

@@ -60,6 +60,14 @@ pub enum ClusterEvent {
         /// Answered with the outcome.
         done: oneshot::Sender<bool>,
     },
+    /// A line said in a waiting room's chat on another node: kept and passed to this
+    /// node's watchers of the room.
+    RoomLine {
+        /// The room's code.
+        code: String,
+        /// The line.
+        line: stoa_protocol::wire::RoomChatLine,
+    },
 }
 
 /// This node's view of the cluster.

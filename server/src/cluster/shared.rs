@@ -146,6 +146,16 @@ impl Cluster {
         self.publish_on(&self.channel(&["push"]), &msg).await;
     }
 
+    /// Relays a waiting room's chat line said here to the other nodes.
+    pub(super) async fn room_line(&self, code: &str, line: &stoa_protocol::wire::RoomChatLine) {
+        let msg = BusMessage::RoomLine {
+            code: code.to_string(),
+            line: line.clone(),
+            origin: self.node.clone(),
+        };
+        self.publish_on(&self.channel(&["push"]), &msg).await;
+    }
+
     /// Locks two players' ratings across the cluster (keys taken in order, so two updates
     /// never wait on each other in a cycle); the lock lapses by itself if this node dies.
     pub(super) async fn lock_players(

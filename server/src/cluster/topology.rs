@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use stoa_protocol::wire::SeatPlayer;
+use stoa_protocol::wire::{RoomChatLine, SeatPlayer};
 
 use super::{lock, Cluster};
 use crate::domain::pairing::QueueKey;
@@ -63,6 +63,10 @@ impl Delivery for Cluster {
 
     async fn device_revoked(&self, player: &str, device: &str) {
         Cluster::device_revoked(self, player, device).await;
+    }
+
+    async fn room_line(&self, code: &str, line: &RoomChatLine) {
+        Cluster::room_line(self, code, line).await;
     }
 
     async fn started(&self, game: StartedGame) {

@@ -23,6 +23,14 @@ use crate::error::ApiError;
 /// How many recent lines of each channel are kept (and sent as history).
 pub const HISTORY: usize = 100;
 
+/// A person's chat budget, in a game's chat and a waiting room's alike: a burst of this
+/// many lines…
+pub const LINE_BURST: u32 = 5;
+/// …then this many a second.
+pub const LINES_PER_SECOND: f64 = 1.0;
+/// The answer to a line over that budget.
+pub const TOO_FAST: &str = "you are chatting too fast: wait a second";
+
 /// How many people one person may mute in one game (bounds what a game keeps).
 pub const MAX_MUTED: usize = 100;
 

@@ -90,6 +90,13 @@ impl Hosting {
         }
     }
 
+    /// The room `code` (normalised) as it is now, wherever it was made; `None` when there
+    /// is no such room.
+    pub async fn room(&self, code: &str) -> Result<Option<Room>, ApiError> {
+        self.load(code).await?;
+        Ok(self.rooms.get(code))
+    }
+
     /// Brings the room `code` into memory from the store when it is not there: after a
     /// restart only waiting rooms are in memory (a started one is in the store), and in a
     /// cluster the store is the truth (the room may live on another node).

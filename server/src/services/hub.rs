@@ -36,6 +36,7 @@ use crate::services::recovery::{Recovery, RecoveryParts};
 use crate::services::registries::Registries;
 use crate::services::rooms::{HostAway, Rooms};
 use crate::services::starter::{Starter, StarterParts};
+use crate::services::room_chat::RoomChats;
 use crate::services::topology::{SingleNode, Topology};
 use crate::store::{Store, StoreResult};
 
@@ -49,6 +50,8 @@ pub struct Hub {
     pub players: Arc<Players>,
     /// Rooms.
     pub rooms: Arc<Rooms>,
+    /// Waiting rooms' chats.
+    pub room_chats: RoomChats,
     /// Live games.
     pub games: Arc<Games>,
     /// Lobby watchers and document.
@@ -144,6 +147,7 @@ impl Hub {
         Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
             records: Records::new(store.clone(), metrics.clone()),
+            room_chats: RoomChats::new(topology.clone()),
             profiles: Profiles::new(store.clone(), metrics.clone(), ratings.clone()),
             config,
             store,

@@ -15,6 +15,7 @@ pub mod ratings;
 pub mod records;
 pub mod recovery;
 pub mod registries;
+pub mod room_chat;
 pub mod rooms;
 pub mod rtt;
 pub mod starter;

@@ -18,7 +18,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+use stoa_protocol::wire::{ErrorCode, RoomChatLine, SeatPlayer};
 use stoa_protocol::GameKind;
 
 use crate::domain::pairing::QueueKey;
@@ -98,6 +98,9 @@ pub trait Delivery: Send + Sync {
     /// Tells the other nodes that a player's device was revoked: they end its connections
     /// there (nothing on a single node: this node ends its own).
     async fn device_revoked(&self, player: &str, device: &str);
+    /// Relays a line said in a waiting room's chat here to the other nodes (nothing on a
+    /// single node).
+    async fn room_line(&self, code: &str, line: &RoomChatLine);
     /// Announces a game started here to the other nodes.
     async fn started(&self, game: StartedGame);
 }
@@ -281,6 +284,8 @@ impl Delivery for SingleNode {
     async fn to_player(&self, _player: &str, _frame: String) {}
 
     async fn device_revoked(&self, _player: &str, _device: &str) {}
+
+    async fn room_line(&self, _code: &str, _line: &RoomChatLine) {}
 
     async fn started(&self, _game: StartedGame) {}
 }

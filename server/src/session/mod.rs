@@ -30,6 +30,7 @@ mod devices;
 mod games;
 mod hello;
 mod records;
+mod room_chat;
 mod rooms;
 
 /// What the socket loop should do after a frame.
@@ -49,6 +50,8 @@ pub struct Session {
     /// The device id of the token this connection said `hello` with.
     device: Option<String>,
     redeem_tries: devices::RedeemTries,
+    /// The rooms whose chat this connection opened (`room.watch`).
+    rooms_open: Vec<RoomCode>,
     limiter: ConnLimiter,
 }
 
@@ -62,6 +65,7 @@ impl Session {
             player: None,
             device: None,
             redeem_tries: devices::RedeemTries::default(),
+            rooms_open: Vec::new(),
         }
     }
 
@@ -365,6 +369,14 @@ impl Session {
             }
             ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
             ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
+            ClientMessage::RoomWatch { rid, code } => Box::pin(self.room_watch(rid, &code)).await,
+            ClientMessage::RoomUnwatch { rid, code } => {
+                self.room_unwatch(rid, &code);
+                Ok(())
+            }
+            ClientMessage::RoomSay { rid, code, text } => {
+                Box::pin(self.room_say(rid, &code, &text)).await
+            }
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }
@@ -408,6 +420,9 @@ impl Session {
     /// this was its last connection.
     pub async fn end(&mut self) {
         self.hub.lobby.unwatch(self.conn.id);
+        for code in std::mem::take(&mut self.rooms_open) {
+            self.hub.room_chats.unwatch(&code, self.conn.id);
+        }
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
                 let _ =

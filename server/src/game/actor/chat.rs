@@ -16,17 +16,12 @@ use stoa_protocol::wire::{ErrorCode, ServerMessage};
 
 use super::{Actor, Role};
 use crate::cluster::messages::{BusMessage, RemoteOp};
-use crate::domain::chat::{Author, Change, ChatLog, ChatOp, Reader};
+use crate::domain::chat::{Author, Change, ChatLog, ChatOp, Reader, LINES_PER_SECOND, LINE_BURST};
 use crate::domain::rate_limit::TokenBucket;
 use crate::error::ApiError;
 use crate::game::act::Answer;
 use crate::game::ChatRequest;
 use crate::net::outbound::{ConnHandle, SendOutcome};
-
-/// A burst of this many lines per person…
-const BURST: u32 = 5;
-/// …then this many a second.
-const PER_SECOND: f64 = 1.0;
 
 /// The chat of one game on this node.
 #[derive(Default)]
@@ -128,11 +123,11 @@ impl Actor {
                 .chat
                 .buckets
                 .entry(player_id.to_string())
-                .or_insert_with(|| TokenBucket::new(BURST, PER_SECOND, now));
+                .or_insert_with(|| TokenBucket::new(LINE_BURST, LINES_PER_SECOND, now));
             if !bucket.take(now) {
                 return Err(ApiError::new(
                     ErrorCode::RateLimited,
-                    "you are chatting too fast: wait a second",
+                    crate::domain::chat::TOO_FAST,
                 ));
             }
         }
