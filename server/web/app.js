@@ -295,6 +295,7 @@ const state = {
   lobby: null, // {seq, doc}
   queued: null, // queue.status message, or {} once queued
   hosting: null, // room object while waiting as host
+  roomChat: null, // {code, lines, open}: the waiting room chat shown (see roomChatPanel)
   game: null, // see showGame
   started: null, // the id of the game this page was last told has started
   pause: null, // {at, why}: the clocks shown stand still since server time `at`
@@ -393,6 +394,7 @@ function leaveCurrent() {
   leavePage();
   if (state.view === "lobby") link.send({ t: "lobby.unwatch" });
   if (state.view === "game" && state.game) link.send({ t: "game.unwatch", game_id: state.game.id });
+  closeRoomChat();
   state.view = null;
   state.game = null;
 }
@@ -402,6 +404,7 @@ function resubscribe() {
   if (state.view === "lobby") watchLobby();
   if (state.view === "game" && state.game) watchGame(true);
   if (state.view === "room") route();
+  else if (state.roomChat) openRoomChat();
 }
 
 function onMessage(msg) {
@@ -438,6 +441,7 @@ function onMessage(msg) {
     case "chat.spectators":
       onChat(msg);
       return;
+    case "room.chat": onRoomChat(msg); return;
     case "game.diff": onDiff(msg); return;
     case "game.crowd":
       if (state.game && msg.game_id === state.game.id) {
@@ -667,8 +671,84 @@ function drawHosted(box, room) {
     el("p", { class: "invite", id: "invite", text: url }),
     el("button", { type: "button", id: "copy-link", onclick: () => copyLink(url), text: "Copy the link" }),
     " ",
-    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; box.textContent = "Room closed."; }, text: "Close the room" }),
-    el("p", { id: "copy-status", class: "muted", role: "status" }));
+    el("button", { type: "button", onclick: () => { link.send({ t: "room.leave", code: room.code }); state.hosting = null; closeRoomChat(); box.textContent = "Room closed."; }, text: "Close the room" }),
+    el("p", { id: "copy-status", class: "muted", role: "status" }),
+    roomChatPanel(room.code));
+}
+
+// ---------------------------------------------------------------------------------------
+// A waiting room's chat (protocol/docs/PROTOCOL.md, "Chat"): the host and whoever opened
+// the invitation talk before the game starts. Lines are shown with textContent only.
+
+/** The room chat's panel; opens the room's chat on the server (again after reconnects). */
+function roomChatPanel(code) {
+  closeRoomChat();
+  state.roomChat = { code, lines: [], open: true };
+  const panel = el("section", { class: "panel chat room-chat", id: "room-chat", "aria-label": "room chat" },
+    el("h2", { text: "Room chat" }),
+    el("ol", { class: "chat-lines", id: "room-chat-lines", "aria-live": "polite" }),
+    el("p", { class: "muted", id: "room-chat-note" }),
+    el("form", { class: "chat-form", id: "room-chat-form", onsubmit: (e) => { e.preventDefault(); sayInRoom(); } },
+      el("input", { name: "text", id: "room-chat-input", maxlength: 300, autocomplete: "off", placeholder: "Say something", "aria-label": "room chat message" }),
+      el("button", { type: "submit", text: "Send" })),
+    el("p", { class: "error", id: "room-chat-error", role: "alert" }));
+  // Drawn once the panel is in the page.
+  setTimeout(openRoomChat, 0);
+  return panel;
+}
+
+/** Asks for the room's chat (its history, then its new lines). */
+function openRoomChat() {
+  const rc = state.roomChat;
+  if (!rc || !link.ready) return;
+  link.request({ t: "room.watch", code: rc.code }).then((h) => {
+    if (state.roomChat !== rc) return;
+    rc.lines = h.lines;
+    rc.open = h.open;
+    roomChatError("");
+    drawRoomChat();
+  }).catch((e) => roomChatError(`error ${e.code}: ${e.message}`));
+}
+
+/** Leaves the room's chat we show, if any. */
+function closeRoomChat() {
+  if (state.roomChat) link.send({ t: "room.unwatch", code: state.roomChat.code });
+  state.roomChat = null;
+}
+
+function roomChatError(text) {
+  const p = $("#room-chat-error");
+  if (p) p.textContent = text;
+}
+
+function sayInRoom() {
+  const rc = state.roomChat;
+  const input = $("#room-chat-input");
+  if (!rc || !input || !input.value.trim()) return;
+  link.request({ t: "room.say", code: rc.code, text: input.value }).then(() => { input.value = ""; roomChatError(""); })
+    .catch((e) => roomChatError(`error ${e.code}: ${e.message}`));
+}
+
+function onRoomChat(msg) {
+  const rc = state.roomChat;
+  if (!rc || msg.code !== rc.code) return;
+  rc.lines.push({ id: msg.id, name: msg.name, text: msg.text, ts: msg.ts });
+  if (rc.lines.length > 100) rc.lines.shift();
+  drawRoomChat();
+}
+
+function drawRoomChat() {
+  const rc = state.roomChat;
+  const list = $("#room-chat-lines");
+  if (!rc || !list) return;
+  list.replaceChildren(...rc.lines.map((l) => el("li", { class: "chat-line" },
+    el("span", { class: "chat-name", text: `${l.name}:` }), " ",
+    el("span", { class: "chat-text", text: l.text }))));
+  list.scrollTop = list.scrollHeight;
+  $("#room-chat-input").disabled = !rc.open;
+  $("#room-chat-note").textContent = rc.open
+    ? (rc.lines.length ? "" : "Nobody has said anything yet.")
+    : "The game has started: this chat is read-only.";
 }
 
 /**
@@ -710,7 +790,9 @@ async function showRoom(code) {
         showRoom(code);
       } },
         el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
-        el("button", { class: "primary", type: "submit", text: "Join the game" })));
+        el("button", { class: "primary", type: "submit", text: "Join the game" })),
+      // The room's chat is open before the seat is taken: talk with the host first.
+      roomChatPanel(code));
     return;
   }
   main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),

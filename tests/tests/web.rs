@@ -2442,3 +2442,116 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
     assert_eq!(refused["code"], "unauthorized", "{refused}");
     let _ = page.close().await;
 }
+
+/// Types `text` into the room chat box of page `c` and sends it.
+async fn room_chat_say(c: &Client, text: &str) {
+    until(
+        c,
+        "the room chat box",
+        "const i = document.querySelector('#room-chat-input'); return i && !i.disabled",
+    )
+    .await;
+    let input = c
+        .find(Locator::Css("#room-chat-input"))
+        .await
+        .expect("room chat input");
+    input.send_keys(text).await.expect("type the line");
+    c.find(Locator::Css("#room-chat-form button[type=submit]"))
+        .await
+        .expect("send button")
+        .click()
+        .await
+        .expect("send");
+}
+
+/// Waits until page `c` shows `text` as a visible line of the room chat.
+async fn room_chat_shows(c: &Client, text: &str) {
+    until(
+        c,
+        &format!("the room chat line {text:?}"),
+        &format!(
+            "const l = document.querySelector('#room-chat-lines');
+             return l && l.offsetParent !== null
+               && [...l.querySelectorAll('.chat-text')].some(e => e.textContent === {} && e.offsetParent !== null)",
+            json!(text)
+        ),
+    )
+    .await;
+}
+
+/// The host of a waiting room and a visitor who opened the invitation (and has not taken
+/// the seat: the name form is still there) chat in the room; markup and script in a line
+/// show as literal text; once the visitor gives a name the game starts as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let (_profiles, host, guest) = driver.two_browsers("web-room-chat").await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    until(
+        &host,
+        "the host's room chat",
+        "const n = document.querySelector('#room-chat-note'); return n && n.textContent === 'Nobody has said anything yet.'",
+    )
+    .await;
+    guest.goto(&invite).await.expect("open the invitation");
+    until(
+        &guest,
+        "the name form and the room chat",
+        "return document.querySelector('#join-name') && document.querySelector('#room-chat')",
+    )
+    .await;
+
+    let markup = r#"<img src=x onerror="window.__pwned=1"><b>bold</b>"#;
+    room_chat_say(&guest, markup).await;
+    for c in [&host, &guest] {
+        room_chat_shows(c, markup).await;
+        let made = c
+            .execute(
+                "const l = document.querySelector('#room-chat-lines');
+                 return [l.querySelectorAll('img, b, script').length, window.__pwned === undefined]",
+                vec![],
+            )
+            .await
+            .expect("inspect the chat");
+        assert_eq!(made, json!([0, true]), "markup became elements");
+    }
+    room_chat_say(&host, "welcome, sit down when ready").await;
+    room_chat_shows(&guest, "welcome, sit down when ready").await;
+    // Still nobody in the seat: the host waits, the visitor's form is there.
+    assert!(text_of(&host, "#hosted")
+        .await
+        .contains("is waiting for your opponent"));
+    screenshot(&guest, "room-chat").await;
+
+    guest
+        .execute(
+            "const f = document.querySelector('#join-name'); f.name.value = 'Dora'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("give a name");
+    for c in [&host, &guest] {
+        until(
+            c,
+            "the game with Dora",
+            "const p = document.querySelector('#players'); return p && p.textContent.includes('White: Dora')",
+        )
+        .await;
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+}
