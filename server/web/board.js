@@ -318,7 +318,7 @@ function renderUnane(ctx) {
 // and y rows, so its centre is (x * half width, -y * 1.5 r) for pointy-top hexagons.
 
 function renderStaku(ctx) {
-  const R = 30, HW = (R * Math.sqrt(3)) / 2;
+  const R = 30, HW = (R * Math.sqrt(3)) / 2, NAME_SIZE = 10;
   const cells = arr(ctx.geometry.cells).filter((c) => isObj(c) && typeof c.name === "string");
   if (!cells.length) return null;
   const stacks = arr(ctx.state.cells);
@@ -341,21 +341,25 @@ function renderStaku(ctx) {
         style(hex(0.86 + 0.06), { fill: "none", stroke: p.stroke, "stroke-width": 0.8 }));
     }
     k.under();
+    const nameY = cy - R * 0.62;
     const tokens = arr(isObj(stacks[i]) ? stacks[i].tokens : null).filter((t) => typeof t === "string");
-    // The stack bottom to top: flat tokens piled upwards, the pile centred a little below
-    // the middle of the cell (the name is above it).
-    const n = tokens.length, h = Math.min(11, 33 / Math.max(n, 1)), w = 28;
+    // The stack bottom to top: flat tokens piled upwards in the band between the cell's
+    // name and the hexagon's lower edge, centred in it. However tall the stack, its tokens
+    // get thinner rather than taller, so the name above always stays clear.
+    const n = tokens.length, w = 28;
+    const top = nameY + NAME_SIZE / 2 + 2, bottom = cy + R * 0.72;
+    const h = Math.min(11, (bottom - top) / Math.max(n, 1)), mid = (top + bottom) / 2;
     tokens.forEach((t, j) => {
-      const s = pieceStyle(t, ctx.sides), ty = cy + 5 + ((n - 1) / 2 - j) * h;
+      const s = pieceStyle(t, ctx.sides), ty = mid + ((n - 1) / 2 - j) * h;
       k.g.append(
         el("rect", { x: r2(cx - w / 2), y: r2(ty - h / 2), width: w, height: r2(h), rx: 3, fill: s.fill, stroke: s.stroke, "stroke-width": 1 }),
         label(cx, ty + 0.5, letter(t), r2(h * 0.85), s.ink, { "font-weight": 700 }),
       );
     });
     // The height of stacks of two or more, to the right (single tokens speak for themselves).
-    if (n >= 2) k.g.append(label(cx + HW * 0.78, cy + 5, String(n), 10, "#3d2f18", { "font-weight": 700 }));
+    if (n >= 2) k.g.append(label(cx + HW * 0.78, mid, String(n), 10, "#3d2f18", { "font-weight": 700 }));
     k.over();
-    k.g.append(nameLabel(cx, cy - R * 0.62, c.name, 10, LABEL, bg));
+    k.g.append(nameLabel(cx, nameY, c.name, NAME_SIZE, LABEL, bg));
     svg.append(k.g);
   }
   return svg;

@@ -2555,3 +2555,77 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
         let _ = c.close().await;
     }
 }
+
+/// Issue 28 item 7: a tall stack never hides its cell's name. A Staku board with a stack
+/// of 3 to 5 tokens on every cell (3 is the rules' tallest; taller ones show that the pile
+/// gets thinner, not taller), drawn by the page's own board module, both ways up: each
+/// cell's name is clear of every token and height figure on the board, and it is
+/// what the page shows at the name's centre (with every shape made hittable, so nothing
+/// drawn later covers it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tall_stacks_leave_every_cell_name_readable() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profile = TempDir::new("web-stacks");
+    let c = driver.browser(&profile).await;
+    c.goto(&format!("{base}/")).await.expect("open the lobby");
+    until(&c, "the page", "return document.querySelector('#main')").await;
+    for flip in [false, true] {
+        let result = c
+            .execute_async(
+                "const [flip, done] = arguments;
+                 (async () => {
+                   const m = await import('/assets/board.js');
+                   const geo = await (await fetch('/api/kinds/staku?options=' + encodeURIComponent('{\"max_stack\":3}'))).json();
+                   const g = geo.geometry || geo;
+                   const stacks = ['white', 'black', 'neutral'];
+                   const state = { cells: g.cells.map((_, i) => ({ tokens: [...Array(3 + (i % 3)).keys()].map((j) => stacks[(i + j) % 3]) })) };
+                   let box = document.querySelector('#stack-test');
+                   if (!box) {
+                     box = document.createElement('div');
+                     box.id = 'stack-test';
+                     box.style.cssText = 'position:fixed;left:0;top:0;width:520px;background:#fff;z-index:9999';
+                     document.body.append(box);
+                   }
+                   m.renderBoard(box, { kind: 'staku', geometry: geo, state, sides: ['white', 'black'],
+                     last: ['d4'], selected: ['c3'], selectable: ['e5'], flip });
+                   const svg = box.querySelector('svg');
+                   const hit = document.createElement('style');
+                   hit.textContent = '#stack-test svg * { pointer-events: auto !important; }';
+                   document.head.append(hit);
+                   const cells = [...svg.querySelectorAll('g.cell')];
+                   // A cell's name is its group's last text; tokens are rects, heights texts.
+                   const names = cells.map((k) => [...k.querySelectorAll(':scope > text')].pop());
+                   const others = cells.flatMap((k) => [...k.querySelectorAll(':scope > rect, :scope > text')])
+                     .filter((e) => !names.includes(e));
+                   const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+                     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+                   const problems = [];
+                   for (const [i, name] of names.entries()) {
+                     const want = cells[i].dataset.cell;
+                     if (!name || name.textContent !== want) { problems.push(`${want}: no name`); continue; }
+                     const r = name.getBoundingClientRect();
+                     for (const o of others) {
+                       if (overlap(r, o.getBoundingClientRect())) {
+                         problems.push(`${want} overlaps ${o.tagName} of ${o.closest('g.cell').dataset.cell}`);
+                       }
+                     }
+                     const top = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+                     if (top !== name) problems.push(`${want} covered by ${top && top.tagName} ${top && top.textContent}`);
+                   }
+                   hit.remove();
+                   done({ cells: cells.length, problems });
+                 })().catch((e) => done({ error: String(e) }));",
+                vec![json!(flip)],
+            )
+            .await
+            .expect("draw the board");
+        assert_eq!(result["cells"], 49, "{result}");
+        assert_eq!(result["problems"], json!([]), "flip {flip}: {result}");
+    }
+    let _ = c.close().await;
+}
