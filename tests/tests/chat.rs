@@ -551,8 +551,10 @@ async fn room_line(c: &mut Client, code: &str) -> Value {
 async fn waiting_room(server: &Server) -> (Client, String) {
     let mut host = Client::guest(server, "host").await;
     let room = host
-        .request(json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
-            "clock":{"kind":"none"},"visibility":"private","side":"black"}))
+        .request(
+            json!({"t":"room.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"none"},"visibility":"private","side":"black"}),
+        )
         .await;
     assert_eq!(room["t"], "room", "{room}");
     let code = room["room"]["code"].as_str().unwrap().to_string();
@@ -640,7 +642,15 @@ async fn the_host_and_visitors_chat_in_a_waiting_room() {
         .collect();
     assert_eq!(
         texts,
-        [markup, "welcome", "line 2", "line 3", "line 4", "line 5", "my own budget"]
+        [
+            markup,
+            "welcome",
+            "line 2",
+            "line 3",
+            "line 4",
+            "line 5",
+            "my own budget"
+        ]
     );
 
     // After room.unwatch, no more lines reach that connection.
@@ -653,9 +663,7 @@ async fn the_host_and_visitors_chat_in_a_waiting_room() {
 
     // The visitor takes the seat: the game starts, the room's chat is read-only, and its
     // lines stay readable on the code.
-    let joined = visitor
-        .request(json!({"t":"room.join","code":code}))
-        .await;
+    let joined = visitor.request(json!({"t":"room.join","code":code})).await;
     assert_eq!(joined["t"], "room", "{joined}");
     refused(
         &room_say(&mut visitor, &code, "still here?").await,

@@ -796,7 +796,9 @@ fn tui_lists_links_and_revokes_devices() {
     // Another terminal (its own config directory) redeems it and connects as Tui.
     let other = TempDir::new("tui-devices-other");
     let linker = clients.spawn_in("Other", &other.0, &["link", &code]);
-    clients.wait(linker, |l| l.starts_with("linked: this terminal is now Tui"));
+    clients.wait(linker, |l| {
+        l.starts_with("linked: this terminal is now Tui")
+    });
     let second = clients.spawn_in("Tui", &other.0, &["lobby"]);
     clients.wait(second, |l| l.starts_with("connected as Tui "));
 

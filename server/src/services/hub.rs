@@ -34,9 +34,9 @@ use crate::services::ratings::Ratings;
 use crate::services::records::Records;
 use crate::services::recovery::{Recovery, RecoveryParts};
 use crate::services::registries::Registries;
+use crate::services::room_chat::RoomChats;
 use crate::services::rooms::{HostAway, Rooms};
 use crate::services::starter::{Starter, StarterParts};
-use crate::services::room_chat::RoomChats;
 use crate::services::topology::{SingleNode, Topology};
 use crate::store::{Store, StoreResult};
 

@@ -19,7 +19,11 @@ impl Session {
     }
 
     /// `room.watch`: the room's recent lines; the new ones follow as `room.chat`.
-    pub(super) async fn room_watch(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
+    pub(super) async fn room_watch(
+        &mut self,
+        rid: Option<Rid>,
+        code: &str,
+    ) -> Result<(), ApiError> {
         self.me()?;
         let room = self.chat_room(code).await?;
         if !self.rooms_open.contains(&room.code) && self.rooms_open.len() >= MAX_WATCHED {
