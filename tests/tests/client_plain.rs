@@ -737,3 +737,34 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
         .await;
     assert_eq!(refused["code"], "unauthorized", "{refused}");
 }
+
+/// A host waiting in plain mode talks with a visitor who opened the room by its code (as
+/// the web client's invitation page does, before taking the seat): the visitor's lines
+/// show as `chat [room] <name>: <text>`, and the host's `say` reaches the visitor; the
+/// game then starts as ever.
+#[test]
+fn a_waiting_host_chats_with_a_visitor_in_the_room() {
+    let server = stoa_tests::Server::start();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
+    let code = clients.room_code(host);
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let mut visitor = stoa_tests::Client::guest(&server, "vi").await;
+        let h = visitor.request(json!({"t":"room.watch","code":code})).await;
+        assert_eq!(h["t"], "room.chat.history", "{h}");
+        let ok = visitor
+            .request(json!({"t":"room.say","code":code,"text":"<b>hi</b> host"}))
+            .await;
+        assert_eq!(ok["t"], "ok", "{ok}");
+        clients.wait(host, |l| l == "chat [room] vi: <b>hi</b> host");
+        clients.send(host, "say welcome, sit down");
+        let line = visitor
+            .recv_where(|m| m["t"] == "room.chat" && m["name"] == "host")
+            .await;
+        assert_eq!(line["text"], "welcome, sit down", "{line}");
+        let joined = visitor.request(json!({"t":"room.join","code":code})).await;
+        assert_eq!(joined["t"], "room", "{joined}");
+    });
+    clients.wait(host, |l| l.starts_with("game started "));
+}

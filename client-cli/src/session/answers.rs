@@ -32,6 +32,8 @@ pub enum Pending {
     /// game's id and how many times it was asked before (its record is written just after
     /// the end).
     RatingChange(String, u8),
+    /// `room.watch` of the room we host.
+    RoomWatch,
     /// `devices` (the `devices` command).
     Devices,
     /// `link.code` (the `link` command).
@@ -104,6 +106,7 @@ impl Session {
                     self.error(&e);
                 }
             }
+            Pending::RoomWatch => self.on_room_history(answer),
             pending @ (Pending::Devices | Pending::LinkCode | Pending::Revoke(_)) => {
                 self.on_devices_answer(pending, answer)
             }

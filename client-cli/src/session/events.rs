@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use stoa_protocol::wire::{ChatChannel, ClientMessage, ServerMessage};
+use stoa_protocol::wire::{ChatChannel, ClientMessage, RoomChatLine, ServerMessage};
 
 use super::answers::Pending;
 use super::followed::Followed;
@@ -46,6 +46,7 @@ impl Session {
         if self.game_id.is_some() {
             self.watch_game();
         }
+        self.open_room_chat();
         if self.phase.is_queued() || self.take_cut_off() {
             // Dropping every connection left the queue (join it again), or the start request
             // itself was cut off.
@@ -156,6 +157,13 @@ impl Session {
                     self.info("the players turned the spectators' chat off");
                 }
             }
+            ServerMessage::RoomChat {
+                code,
+                id,
+                name,
+                text,
+                ts,
+            } => self.on_room_chat(&code, RoomChatLine { id, name, text, ts }),
             ServerMessage::ChatSpectators { game_id, on }
                 if self.game_id.as_deref() == Some(game_id.as_str()) =>
             {

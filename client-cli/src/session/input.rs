@@ -34,7 +34,8 @@ abort                 end the game without a result, before both sides have move
 claim                 claim the win when the opponent has been gone past the timeout
 rematch               ask for a rematch after the end (sides are exchanged)
 say <text>            say a line in the game's chat (players talk with players,
-                      spectators with spectators)
+                      spectators with spectators); while your room waits, in the
+                      room's chat with whoever opened the invitation
 mute <name>           stop seeing the chat lines of someone who chatted here
 unmute <name>         see them again
 spectators off|on     (players) turn the spectators' chat off or on
@@ -281,6 +282,9 @@ impl Session {
     /// `say <text>`: a line in the chat of the game followed (played or watched); it comes
     /// back as a `chat` message like everyone else's.
     fn say(&mut self, text: &str) {
+        if self.room_say(text) {
+            return;
+        }
         let text = text.to_string();
         self.chat_request("say", |game_id| ClientMessage::ChatSay {
             rid: None,

@@ -19,6 +19,7 @@ mod followed;
 mod input;
 mod note;
 mod phase;
+mod room_chat;
 mod start;
 
 use std::time::{Duration, Instant};
@@ -95,6 +96,8 @@ pub struct Session {
     pub connected: bool,
     /// What to draw again.
     pub redraw: Redraw,
+    /// The room chat's lines already shown are those before this time (ms).
+    room_chat_seen: u64,
     /// The devices as `devices` last listed them (`revoke <n>` names one by its number).
     devices: Vec<stoa_protocol::wire::DeviceInfo>,
     /// Set once the session should end.
@@ -130,6 +133,7 @@ impl Session {
                 announced: Announced::default(),
                 connected: true,
                 redraw: Redraw::default(),
+                room_chat_seen: 0,
                 devices: Vec::new(),
                 exit: None,
                 notes: Vec::new(),

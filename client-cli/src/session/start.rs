@@ -250,6 +250,9 @@ impl Session {
                 let line = self.share_line(&code);
                 self.info(format!("share this line with your opponent: {line}"));
                 self.info("waiting for an opponent");
+                if starting {
+                    self.open_room_chat();
+                }
             }
             _ => {
                 if starting {
