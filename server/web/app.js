@@ -403,7 +403,9 @@ function leaveCurrent() {
 function resubscribe() {
   if (state.view === "lobby") watchLobby();
   if (state.view === "game" && state.game) watchGame(true);
-  if (state.view === "room") route();
+  // A newcomer's name form stays as typed in (a redraw would lose a half-typed line):
+  // only its room chat is opened again.
+  if (state.view === "room" && !($("#join-name") && state.roomChat)) route();
   else if (state.roomChat) openRoomChat();
 }
 

@@ -1094,12 +1094,22 @@ async fn click_action(c: &Client, action: &str) {
         &format!("return document.querySelector('{css}')"),
     )
     .await;
-    c.find(Locator::Css(&css))
-        .await
-        .expect("control button")
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("click {action}: {e}"));
+    // The controls are drawn again on every update of the game: a button found just
+    // before a redraw is gone by the click, so find it again then.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let clicked = match c.find(Locator::Css(&css)).await {
+            Ok(button) => button.click().await,
+            Err(e) => Err(e),
+        };
+        match clicked {
+            Ok(_) => return,
+            Err(e) if Instant::now() < deadline && e.to_string().contains("stale element") => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("click {action}: {e}"),
+        }
+    }
 }
 
 /// Waits until the status line of page `c` is exactly `text`.
