@@ -58,7 +58,7 @@ impl RoomChat {
             text: line.text.clone(),
             ts: line.ts,
         };
-        let frame = axum::extract::ws::Utf8Bytes::from(msg.to_json());
+        let frame = crate::net::frame::Frame::text(msg.to_json());
         for conn in self.watchers.values() {
             conn.send(frame.clone());
         }
