@@ -58,9 +58,10 @@ impl RoomChat {
             text: line.text.clone(),
             ts: line.ts,
         };
-        let frame = crate::net::frame::Frame::text(msg.to_json());
+        // Encoded per watcher: a room has a handful, and this keeps the service off the
+        // socket layer's frame type.
         for conn in self.watchers.values() {
-            conn.send(frame.clone());
+            conn.send_msg(&msg);
         }
     }
 }
