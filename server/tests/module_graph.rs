@@ -33,7 +33,10 @@ use std::path::{Path, PathBuf};
 /// the only module that names the cluster.
 const LAYERS: &[(&str, &[&str])] = &[
     ("domain", &["domain", "ids", "config", "error", "time"]),
-    ("store", &["store", "metrics", "net::outbound"]),
+    (
+        "store",
+        &["store", "metrics", "net::outbound", "net::frame"],
+    ),
     ("game", &["game", "cluster::messages"]),
     ("services", &["services"]),
     ("session", &["session"]),
@@ -42,8 +45,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// The layer of a module: that of the longest listed prefix (`cluster::messages` is in
-/// the game layer, the rest of `cluster` at the root; `net::outbound` is in the store
-/// layer, the rest of `net` at the edge).
+/// the game layer, the rest of `cluster` at the root; `net::outbound` and the frames it
+/// writes, `net::frame`, are in the store layer, the rest of `net` at the edge).
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS
         .iter()

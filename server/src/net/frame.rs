@@ -38,6 +38,13 @@ impl Frame {
         Frame::control(WsFrame::ping(Bytes::copy_from_slice(payload)))
     }
 
+    /// A ping carrying the time it is sent at (8 bytes, big-endian milliseconds): the
+    /// pong echoes it, so the pong alone tells the round trip
+    /// ([`crate::services::rtt::rtt_of_pong`]).
+    pub fn stamped_ping(now_ms: u64) -> Frame {
+        Frame::ping(&now_ms.to_be_bytes())
+    }
+
     /// A close frame with its status `code` and `reason`.
     pub fn close(code: u16, reason: &str) -> Frame {
         Frame::control(WsFrame::close(Some(CloseFrame {

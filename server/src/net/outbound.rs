@@ -337,7 +337,7 @@ impl ConnHandle {
     }
 
     fn ping_frame(&self) -> Frame {
-        Frame::ping(&crate::services::rtt::ping_payload(self.time.now_ms()))
+        Frame::stamped_ping(self.time.now_ms())
     }
 
     /// Writes queued items until the socket is full or the queue empty (`Err` when the

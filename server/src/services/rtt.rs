@@ -1,6 +1,6 @@
 //! Round trips of the server's websocket pings, for lag compensation.
 //!
-//! Each ping carries the server time it was sent at (8 bytes, big-endian milliseconds of
+//! Each ping ([`crate::net::frame::Frame::stamped_ping`]) carries the server time it was sent at (8 bytes, big-endian milliseconds of
 //! the hub's [`TimeSource`]); the pong echoes it (RFC 6455 requires the same payload), so a
 //! pong alone says how long the round trip took, with no per-connection bookkeeping.
 //!
@@ -15,16 +15,10 @@
 //! compensator clamps (10 s per sample) and caps by its quota. Payloads that are not
 //! 8 bytes, or that claim a time in the future, are ignored.
 
-use axum::body::Bytes;
 use stoa_protocol::clock::TimeSource;
 
 use crate::game::games::Games;
 use crate::game::Command;
-
-/// The payload of a ping sent at `now_ms`.
-pub fn ping_payload(now_ms: u64) -> Bytes {
-    Bytes::copy_from_slice(&now_ms.to_be_bytes())
-}
 
 /// The round trip of a pong received at `now_ms`, or `None` when its payload is not one
 /// of our timestamps.
@@ -55,7 +49,7 @@ mod tests {
 
     #[test]
     fn payload_round_trip() {
-        let p = ping_payload(1_700_000_000_123);
+        let p = 1_700_000_000_123u64.to_be_bytes();
         assert_eq!(p.len(), 8);
         assert_eq!(rtt_of_pong(&p, 1_700_000_000_200), Some(77));
         assert_eq!(rtt_of_pong(&p, 1_700_000_000_123), Some(0));
