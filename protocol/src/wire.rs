@@ -630,6 +630,117 @@ pub enum ClientMessage {
         /// The device's id from `devices`.
         id: String,
     },
+    /// Addition: create an arena tournament (answered by `arena`; the creator watches it).
+    #[serde(rename = "arena.create")]
+    ArenaCreate {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's settings.
+        #[serde(flatten)]
+        settings: Box<ArenaSettings>,
+    },
+    /// Addition: subscribe to an arena's document (answered by `arena`, then `arena.diff`s).
+    #[serde(rename = "arena.watch")]
+    ArenaWatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's id (or give `code`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A private arena's code.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: end an arena subscription.
+    #[serde(rename = "arena.unwatch")]
+    ArenaUnwatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: enter an arena (or come back after a pause): `ok`.
+    #[serde(rename = "arena.join")]
+    ArenaJoin {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's id (or give `code`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A private arena's code.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: leave an arena's pool (points stay; a game in progress goes on): `ok`.
+    #[serde(rename = "arena.pause")]
+    ArenaPause {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: the creator cancels an arena before its start: `ok`.
+    #[serde(rename = "arena.cancel")]
+    ArenaCancel {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: go berserk in an arena game (before one's first move): `ok`.
+    #[serde(rename = "game.berserk")]
+    GameBerserk {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+}
+
+/// Addition: an arena's settings as `arena.create` gives them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArenaSettings {
+    /// Game kind.
+    pub kind: String,
+    /// Game options (missing: defaults).
+    #[serde(default)]
+    pub options: Value,
+    /// Clock request object (missing: no clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Value>,
+    /// Rated games.
+    #[serde(default)]
+    pub rated: bool,
+    /// Start in this many ms (or give `starts_at_ms`; neither: at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_in_ms: Option<u64>,
+    /// Start at this server time, ms since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_at_ms: Option<u64>,
+    /// How long the arena runs, ms (10 s to 24 h).
+    pub duration_ms: u64,
+    /// `public` (default: listed in the lobby) or `private` (joined by code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// A name (1-40 printable characters; default from the kind and clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Computer players may join (casual arenas only).
+    #[serde(default)]
+    pub bots: bool,
+    /// Players may go berserk (timed arenas only, not correspondence).
+    #[serde(default)]
+    pub berserk: bool,
+    /// Draws with fewer plies score nothing (default 0).
+    #[serde(default)]
+    pub min_draw_plies: u32,
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -665,6 +776,13 @@ pub const CLIENT_TYPES: &[&str] = &[
     "link.redeem",
     "devices",
     "device.revoke",
+    "arena.create",
+    "arena.watch",
+    "arena.unwatch",
+    "arena.join",
+    "arena.pause",
+    "arena.cancel",
+    "game.berserk",
 ];
 
 impl ClientMessage {
@@ -701,7 +819,14 @@ impl ClientMessage {
             | ClientMessage::LinkCode { rid }
             | ClientMessage::LinkRedeem { rid, .. }
             | ClientMessage::Devices { rid }
-            | ClientMessage::DeviceRevoke { rid, .. } => rid.as_ref(),
+            | ClientMessage::DeviceRevoke { rid, .. }
+            | ClientMessage::ArenaCreate { rid, .. }
+            | ClientMessage::ArenaWatch { rid, .. }
+            | ClientMessage::ArenaUnwatch { rid, .. }
+            | ClientMessage::ArenaJoin { rid, .. }
+            | ClientMessage::ArenaPause { rid, .. }
+            | ClientMessage::ArenaCancel { rid, .. }
+            | ClientMessage::GameBerserk { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -739,6 +864,13 @@ impl ClientMessage {
             ClientMessage::LinkRedeem { .. } => "link.redeem",
             ClientMessage::Devices { .. } => "devices",
             ClientMessage::DeviceRevoke { .. } => "device.revoke",
+            ClientMessage::ArenaCreate { .. } => "arena.create",
+            ClientMessage::ArenaWatch { .. } => "arena.watch",
+            ClientMessage::ArenaUnwatch { .. } => "arena.unwatch",
+            ClientMessage::ArenaJoin { .. } => "arena.join",
+            ClientMessage::ArenaPause { .. } => "arena.pause",
+            ClientMessage::ArenaCancel { .. } => "arena.cancel",
+            ClientMessage::GameBerserk { .. } => "game.berserk",
         }
     }
 }
@@ -1000,6 +1132,9 @@ pub enum ServerMessage {
         kind: String,
         /// This player's side.
         side: String,
+        /// Addition: the arena that paired this game (absent for other games).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arena: Option<String>,
     },
     /// Answer to `queue.join`.
     #[serde(rename = "queued")]
@@ -1183,6 +1318,27 @@ pub enum ServerMessage {
         game_id: String,
         /// Whether spectators may post now.
         on: bool,
+    },
+    /// Addition: an arena's whole document (answer to `arena.create` / `arena.watch`).
+    #[serde(rename = "arena")]
+    Arena {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The document's seq.
+        seq: u64,
+        /// The document.
+        doc: Value,
+    },
+    /// Addition: one change of an arena's document (RFC 6902 patch from seq-1 to seq).
+    #[serde(rename = "arena.diff")]
+    ArenaDiff {
+        /// The arena.
+        id: String,
+        /// The new seq.
+        seq: u64,
+        /// The JSON Patch.
+        patch: Value,
     },
 }
 

@@ -102,6 +102,7 @@ async fn contract(store: &dyn Store) {
         ],
         created_ms: 42,
         rematch_of: None,
+        arena: None,
     };
     store.create_game(&game).await.unwrap();
     assert!(matches!(

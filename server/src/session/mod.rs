@@ -24,6 +24,7 @@ use crate::services::hub::Hub;
 use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
+mod arenas;
 mod bots;
 mod chat;
 mod devices;
@@ -365,6 +366,15 @@ impl Session {
             }
             ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
             ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
+            ClientMessage::GameBerserk { rid, game_id } => {
+                self.act(rid, game_id, Act::Berserk).await
+            }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }
+            | ClientMessage::ArenaJoin { .. }
+            | ClientMessage::ArenaPause { .. }
+            | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }
@@ -408,6 +418,7 @@ impl Session {
     /// this was its last connection.
     pub async fn end(&mut self) {
         self.hub.lobby.unwatch(self.conn.id);
+        self.hub.arenas.unwatch_all(self.conn.id);
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
                 let _ =

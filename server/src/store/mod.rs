@@ -144,6 +144,20 @@ pub struct GameRecord {
     pub created_ms: u64,
     /// The game this one is a rematch of.
     pub rematch_of: Option<String>,
+    /// The arena this game was paired in (its final standings are at
+    /// `/api/arenas/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<ArenaLink>,
+}
+
+/// An arena game's link to its arena, kept with the game (and its record).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArenaLink {
+    /// The arena's id.
+    pub id: String,
+    /// Whether the arena allows berserk (`game.berserk`).
+    #[serde(default)]
+    pub berserk: bool,
 }
 
 /// One action in a game's log.
@@ -161,6 +175,9 @@ pub enum ActionKind {
     },
     /// Resignation.
     Resign,
+    /// Berserk (an arena game): the player halved their own time before their first
+    /// action.
+    Berserk,
     /// Draw offer.
     DrawOffer,
     /// Draw offer accepted.
