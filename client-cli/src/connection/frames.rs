@@ -46,7 +46,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Leaderboard { rid, .. }
         | ServerMessage::LinkCode { rid, .. }
         | ServerMessage::LinkToken { rid, .. }
-        | ServerMessage::Devices { rid, .. } => rid.as_ref(),
+        | ServerMessage::Devices { rid, .. }
+        | ServerMessage::Arena { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
@@ -56,7 +57,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::QueueStatus { .. }
         | ServerMessage::Chat { .. }
         | ServerMessage::ChatHistory { .. }
-        | ServerMessage::ChatSpectators { .. } => None,
+        | ServerMessage::ChatSpectators { .. }
+        | ServerMessage::ArenaDiff { .. } => None,
     }
 }
 
