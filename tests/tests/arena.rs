@@ -309,6 +309,15 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
             opponents.entry(me.clone()).or_default().push(them.clone());
         }
     }
+    // Each game's record links the arena.
+    let first = &games[0].1;
+    let (_, full) = server.api_game_full(first, None);
+    assert_eq!(full["record"]["arena"], id.as_str(), "{full}");
+    let rec = clients[0]
+        .request(json!({"t":"game.record","game_id":first}))
+        .await;
+    let text = rec["text"].as_str().expect("a record");
+    assert!(text.contains(&format!("[Arena \"{id}\"]")), "{text}");
     // The standings: each player's line equals the recomputation, in the standings' order.
     let players = fin["players"].as_array().expect("players");
     assert_eq!(players.len(), 6);
