@@ -402,9 +402,11 @@ async fn api_arena(
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    match state.hub.arenas.document(&id, q.get("code").map(String::as_str)) {
-        Some(doc) => Json(doc).into_response(),
-        None => (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response(),
+    let code = q.get("code").map(String::as_str);
+    match state.hub.arenas.document(&id, code).await {
+        Ok(Some(doc)) => Json(doc).into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response(),
+        Err(e) => api_error(e),
     }
 }
 

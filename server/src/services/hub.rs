@@ -141,6 +141,9 @@ impl Hub {
         let starter = base.starter(&time, &ratings, peers, arena_ends);
         let arenas = Arenas::new(
             ArenasParts {
+                store: store.clone(),
+                spans_nodes: topology.spans_nodes(),
+                metrics: metrics.clone(),
                 starter: starter.clone(),
                 ratings: ratings.clone(),
                 players: players.clone(),

@@ -14,10 +14,12 @@ impl Session {
         let arenas = self.hub.arenas.clone();
         match msg {
             ClientMessage::ArenaCreate { rid, settings } => {
-                arenas.create(&self.conn, &me, rid, &settings)
+                arenas.create(&self.conn, &me, rid, &settings).await
             }
             ClientMessage::ArenaWatch { rid, id, code } => {
-                arenas.watch(&self.conn, &me.id, rid, id.as_deref(), code.as_deref())
+                arenas
+                    .watch(&self.conn, &me.id, rid, id.as_deref(), code.as_deref())
+                    .await
             }
             ClientMessage::ArenaUnwatch { rid, id } => {
                 arenas.unwatch(self.conn.id, &id);
@@ -30,12 +32,12 @@ impl Session {
                 Ok(())
             }
             ClientMessage::ArenaPause { rid, id } => {
-                arenas.pause(&me.id, &id)?;
+                arenas.pause(&me.id, &id).await?;
                 self.ok(rid, None, None);
                 Ok(())
             }
             ClientMessage::ArenaCancel { rid, id } => {
-                arenas.cancel(&me.id, &id)?;
+                arenas.cancel(&me.id, &id).await?;
                 self.ok(rid, None, None);
                 Ok(())
             }

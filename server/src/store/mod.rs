@@ -321,6 +321,25 @@ pub trait Store: Send + Sync + 'static {
     /// A room by code.
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>>;
 
+    /// Saves an arena's state (`state`, the arenas service's JSON) as version `version`,
+    /// only if the stored version is `version - 1` (an arena never saved counts as 0);
+    /// `false` when another writer got there first (nothing was written). The version
+    /// makes every change of an arena — a pairing round above all — one conditional write,
+    /// so a writer with a stale view (a node that lost the arena) cannot make it twice.
+    /// `open` keeps the arena listed in [`Store::open_arenas`].
+    async fn save_arena(
+        &self,
+        id: &str,
+        version: u64,
+        open: bool,
+        state: &Value,
+    ) -> StoreResult<bool>;
+    /// An arena's stored version and state.
+    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, Value)>>;
+    /// Ids of the arenas saved as open (scheduled or running, or with games still
+    /// running), sorted.
+    async fn open_arenas(&self) -> StoreResult<Vec<String>>;
+
     /// Creates a game (its setup); `Conflict` if the id exists. The game counts as
     /// unfinished for both players until [`Store::finish_game`].
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()>;

@@ -28,7 +28,7 @@ pub struct PlayerResult {
 }
 
 /// A player's score sheet: every game's points (oldest first) and the running totals.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sheet {
     /// Points of each game, oldest first.
     pub points: Vec<u32>,

@@ -35,6 +35,8 @@ use tracing::Instrument;
 
 use crate::domain::arena::ArenaStatus;
 use crate::error::ApiError;
+use crate::game::capabilities::timed_store_call;
+use crate::metrics::Metrics;
 use crate::game::capabilities::ArenaGameEnd;
 use crate::game::players::Players;
 use crate::game::NewGame;
@@ -42,11 +44,16 @@ use crate::ids;
 use crate::net::outbound::{ConnHandle, SendOutcome};
 use crate::services::ratings::Ratings;
 use crate::services::starter::Starter;
-use crate::store::{ArenaLink, PlayerRecord};
+use crate::store::{ArenaLink, PlayerRecord, Store};
 use state::ArenaState;
 
 /// What the arenas service is built from.
 pub struct ArenasParts {
+    /// Where arenas are kept (every change is one conditional write).
+    pub store: Arc<dyn Store>,
+    /// Whether other nodes share the store (then arenas are re-read from it every wave,
+    /// and arenas created elsewhere are discovered).
+    pub spans_nodes: bool,
     /// Starts the paired games.
     pub starter: Arc<Starter>,
     /// Players' ratings (shown, and the performance's opponent ratings).
@@ -59,6 +66,8 @@ pub struct ArenasParts {
     pub wave: Duration,
     /// Flips to `true` when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// Metrics (store calls are timed).
+    pub metrics: Arc<Metrics>,
 }
 
 /// The watchers of one arena's document and the document as last sent.
@@ -71,9 +80,13 @@ struct Published {
 
 /// One arena: its state, its published document, and the bell of its pairing task.
 struct Cell {
+    id: String,
     state: Mutex<ArenaState>,
     published: Mutex<Published>,
     wake: Notify,
+    /// The version last written to (or read from) the store; held while writing, so this
+    /// node's writes of one arena happen one at a time, in order.
+    stored: tokio::sync::Mutex<u64>,
 }
 
 impl Cell {
@@ -113,6 +126,10 @@ impl Arenas {
         });
         let span = tracing::info_span!(parent: None, "arena ends");
         tokio::spawn(arenas.clone().read_ends(ends).instrument(span));
+        if arenas.parts.spans_nodes {
+            let span = tracing::info_span!(parent: None, "arena discovery");
+            tokio::spawn(arenas.clone().discover_forever().instrument(span));
+        }
         arenas
     }
 
@@ -124,9 +141,166 @@ impl Arenas {
         self.arenas.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Takes up an arena: registers it here and starts its task (unless it is over).
+    fn adopt(&self, state: ArenaState, version: u64) -> Arc<Cell> {
+        let now = self.now();
+        let id = state.settings.id.clone();
+        let open = state.open(now);
+        let doc = state.document(now);
+        let cell = Arc::new(Cell {
+            id: id.clone(),
+            state: Mutex::new(state),
+            published: Mutex::new(Published {
+                seq: 0,
+                doc,
+                watchers: HashMap::new(),
+            }),
+            wake: Notify::new(),
+            stored: tokio::sync::Mutex::new(version),
+        });
+        let mut cells = self.cells();
+        if let Some(existing) = cells.get(&id) {
+            return existing.clone();
+        }
+        cells.insert(id.clone(), cell.clone());
+        drop(cells);
+        if let (true, Some(me)) = (open, self.me.upgrade()) {
+            let span = tracing::info_span!(parent: None, "arena", id = %id);
+            tokio::spawn(me.run(cell.clone()).instrument(span));
+        }
+        cell
+    }
+
+    /// The arena `id`: held here, or read from the store (and taken up).
+    async fn cell(&self, id: &str) -> Result<Option<Arc<Cell>>, ApiError> {
+        if let Some(cell) = self.cells().get(id).cloned() {
+            return Ok(Some(cell));
+        }
+        let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(id)).await?;
+        Ok(stored.and_then(|(version, v)| {
+            ArenaState::from_stored(&v).map(|state| self.adopt(state, version))
+        }))
+    }
+
+    /// Takes up every open arena of the store that is not held here yet (at start-up, and
+    /// in a cluster every few seconds, for arenas created on other nodes).
+    pub async fn discover(&self) -> Result<(), ApiError> {
+        let ids =
+            timed_store_call(&self.parts.metrics, self.parts.store.open_arenas()).await?;
+        for id in ids {
+            if self.cells().contains_key(&id) {
+                continue;
+            }
+            if let Some(cell) = self.cell(&id).await? {
+                self.settle(&cell).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Settles an arena's games in progress as the store has them, for an arena taken up
+    /// after a restart: a game that ended meanwhile is scored from its final document (its
+    /// end was reported to nobody), a game that was paired but never created frees its
+    /// players.
+    async fn settle(&self, cell: &Cell) -> Result<(), ApiError> {
+        let pending: Vec<String> = cell
+            .state()
+            .games
+            .iter()
+            .filter(|g| g.ended.is_none())
+            .map(|g| g.id.clone())
+            .collect();
+        let (store, metrics) = (&self.parts.store, &self.parts.metrics);
+        for game in pending {
+            if let Some(fin) = timed_store_call(metrics, store.finished_game(&game)).await? {
+                if let Some(end) = end_of(&cell.id, &game, &fin.doc) {
+                    self.mutate(cell, |s| Ok(s.game_ended(&end))).await?;
+                }
+            } else if timed_store_call(metrics, store.game(&game)).await?.is_none() {
+                self.mutate(cell, |s| {
+                    s.unpair(&game);
+                    Ok(())
+                })
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn discover_forever(self: Arc<Self>) {
+        let mut shutdown = self.parts.shutdown.clone();
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                _ = shutdown.changed() => break,
+            }
+            if let Err(e) = self.discover().await {
+                tracing::warn!(error = %e, "cannot look for arenas");
+            }
+        }
+    }
+
+    /// Writes an arena's current state as the next version. `Ok(false)` when another node
+    /// wrote first: the arena is then read again from the store (what was changed here is
+    /// gone, and the caller may apply its change again).
+    async fn persist(&self, cell: &Cell) -> Result<bool, ApiError> {
+        let mut stored = cell.stored.lock().await;
+        let (state, open) = {
+            let s = cell.state();
+            (s.to_stored(), s.open(self.now()))
+        };
+        let store = &self.parts.store;
+        let saved = timed_store_call(
+            &self.parts.metrics,
+            store.save_arena(&cell.id, *stored + 1, open, &state),
+        )
+        .await?;
+        if saved {
+            *stored += 1;
+            return Ok(true);
+        }
+        self.reload(cell, &mut stored).await?;
+        Ok(false)
+    }
+
+    /// Reads an arena again from the store when the store has a newer version.
+    async fn reload(&self, cell: &Cell, stored: &mut u64) -> Result<(), ApiError> {
+        let got = timed_store_call(&self.parts.metrics, self.parts.store.arena(&cell.id)).await?;
+        if let Some((version, v)) = got {
+            if version > *stored {
+                if let Some(state) = ArenaState::from_stored(&v) {
+                    *cell.state() = state;
+                    *stored = version;
+                }
+            }
+        }
+        self.refresh(cell);
+        Ok(())
+    }
+
+    /// Applies a change to an arena and stores it; applied again to a fresher copy when
+    /// another node changed the arena meanwhile.
+    async fn mutate<R>(
+        &self,
+        cell: &Cell,
+        change: impl Fn(&mut ArenaState) -> Result<R, ApiError>,
+    ) -> Result<R, ApiError> {
+        for _ in 0..8 {
+            let r = change(&mut cell.state())?;
+            if self.persist(cell).await? {
+                self.refresh(cell);
+                return Ok(r);
+            }
+        }
+        Err(ApiError::new(
+            ErrorCode::Unavailable,
+            "the arena is busy: try again",
+        ))
+    }
+
     /// `arena.create`: checks the settings, creates the arena, subscribes the creator and
     /// answers `arena` with the document.
-    pub fn create(
+    pub async fn create(
         &self,
         conn: &Arc<ConnHandle>,
         player: &PlayerRecord,
@@ -142,37 +316,42 @@ impl Arenas {
             (player.id.clone(), player.name.clone()),
         )?;
         let id = settings.id.clone();
-        tracing::info!(arena = %id, kind = settings.setup.kind_id(), starts_at = settings.starts_at,
-            ends_at = settings.ends_at, "arena created");
         let state = ArenaState::new(settings);
-        let doc = state.document(now);
-        let cell = Arc::new(Cell {
-            state: Mutex::new(state),
-            published: Mutex::new(Published {
-                seq: 0,
-                doc,
-                watchers: HashMap::new(),
-            }),
-            wake: Notify::new(),
-        });
-        self.cells().insert(id.clone(), cell.clone());
-        Self::subscribe(&cell, conn.clone(), rid);
-        if let Some(me) = self.me.upgrade() {
-            let span = tracing::info_span!(parent: None, "arena", id = %id);
-            tokio::spawn(me.run(cell).instrument(span));
+        // Stored first: an arena exists once it is kept.
+        let saved = timed_store_call(
+            &self.parts.metrics,
+            self.parts
+                .store
+                .save_arena(&id, 1, true, &state.to_stored()),
+        )
+        .await?;
+        if !saved {
+            return Err(ApiError::new(ErrorCode::Conflict, "this arena id is taken"));
         }
+        tracing::info!(arena = %id, kind = state.settings.setup.kind_id(),
+            starts_at = state.settings.starts_at, ends_at = state.settings.ends_at, "arena created");
+        let cell = self.adopt(state, 1);
+        Self::subscribe(&cell, conn.clone(), rid);
         Ok(())
     }
 
     /// The arena by id or by code, if `viewer` may see it: a public arena by its id; a
     /// private one by its code, or by its id for its creator and its players.
-    fn find(&self, id: Option<&str>, code: Option<&str>, viewer: &str) -> Result<Arc<Cell>, ApiError> {
+    async fn find(
+        &self,
+        id: Option<&str>,
+        code: Option<&str>,
+        viewer: &str,
+    ) -> Result<Arc<Cell>, ApiError> {
         let code = code.map(ids::normalize_code);
         let cell = match id {
-            Some(id) => self.cells().get(id).cloned(),
+            Some(id) => self.cell(id).await?,
             None => {
                 let Some(code) = &code else {
-                    return Err(ApiError::new(ErrorCode::BadRequest, "give the arena's id or code"));
+                    return Err(ApiError::new(
+                        ErrorCode::BadRequest,
+                        "give the arena's id or code",
+                    ));
                 };
                 self.cells()
                     .values()
@@ -210,7 +389,7 @@ impl Arenas {
     }
 
     /// `arena.watch`: answers `arena`, then the diffs follow.
-    pub fn watch(
+    pub async fn watch(
         &self,
         conn: &Arc<ConnHandle>,
         viewer: &str,
@@ -218,7 +397,7 @@ impl Arenas {
         id: Option<&str>,
         code: Option<&str>,
     ) -> Result<(), ApiError> {
-        let cell = self.find(id, code, viewer)?;
+        let cell = self.find(id, code, viewer).await?;
         // Up to date first (the status may have changed with the time).
         self.refresh(&cell);
         Self::subscribe(&cell, conn.clone(), rid);
@@ -247,72 +426,86 @@ impl Arenas {
         id: Option<&str>,
         code: Option<&str>,
     ) -> Result<(), ApiError> {
-        let cell = self.find(id, code, &player.id)?;
-        let (kind, status, bots) = {
-            let s = cell.state();
-            (s.settings.setup.kind_id(), s.status(self.now()), s.settings.bots)
-        };
-        if !status.is_open() {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                format!("the arena is {}", status.as_str()),
-            ));
-        }
-        if player.bot && !bots {
-            return Err(ApiError::new(
-                ErrorCode::Forbidden,
-                "this arena does not take computer players",
-            ));
-        }
+        let cell = self.find(id, code, &player.id).await?;
+        let kind = cell.state().settings.setup.kind_id();
         let rating = self.parts.ratings.of(&player.id, kind).await?.display();
-        cell.state().join(&player.id, &player.name, rating, player.bot);
-        self.refresh(&cell);
+        let now = self.now();
+        self.mutate(&cell, |s| {
+            let status = s.status(now);
+            if !status.is_open() {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!("the arena is {}", status.as_str()),
+                ));
+            }
+            if player.bot && !s.settings.bots {
+                return Err(ApiError::new(
+                    ErrorCode::Forbidden,
+                    "this arena does not take computer players",
+                ));
+            }
+            s.join(&player.id, &player.name, rating, player.bot);
+            Ok(())
+        })
+        .await?;
         cell.wake.notify_one();
         Ok(())
     }
 
     /// `arena.pause`: out of the pool; a game in progress goes on, points stay.
-    pub fn pause(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
-        let cell = self.find(Some(id), None, player_id)?;
-        if !cell.state().pause(player_id) {
-            return Err(ApiError::new(ErrorCode::Conflict, "you are not in this arena"));
-        }
-        self.refresh(&cell);
-        Ok(())
+    pub async fn pause(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
+        let cell = self.find(Some(id), None, player_id).await?;
+        self.mutate(&cell, |s| {
+            if s.pause(player_id) {
+                Ok(())
+            } else {
+                Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    "you are not in this arena",
+                ))
+            }
+        })
+        .await
     }
 
     /// `arena.cancel`: the creator, before the start.
-    pub fn cancel(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
-        let cell = self.find(Some(id), None, player_id)?;
-        {
-            let mut s = cell.state();
+    pub async fn cancel(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
+        let cell = self.find(Some(id), None, player_id).await?;
+        let now = self.now();
+        self.mutate(&cell, |s| {
             if s.settings.creator.0 != player_id {
                 return Err(ApiError::new(
                     ErrorCode::Forbidden,
                     "only the arena's creator may cancel it",
                 ));
             }
-            let status = s.status(self.now());
+            let status = s.status(now);
             if status != ArenaStatus::Scheduled {
                 return Err(ApiError::new(
                     ErrorCode::Conflict,
-                    format!("only a scheduled arena can be cancelled (this one is {})", status.as_str()),
+                    format!(
+                        "only a scheduled arena can be cancelled (this one is {})",
+                        status.as_str()
+                    ),
                 ));
             }
             s.cancelled = true;
-        }
+            Ok(())
+        })
+        .await?;
         tracing::info!(arena = %id, "arena cancelled");
-        self.refresh(&cell);
         cell.wake.notify_one();
         Ok(())
     }
 
     /// The document for `GET /api/arenas/{id}` (`code` for a private arena); `None` when
     /// there is no such arena or it is private and the code is wrong.
-    pub fn document(&self, id: &str, code: Option<&str>) -> Option<Value> {
-        let cell = self.find(Some(id), code, "").ok()?;
-        let doc = cell.state().document(self.now());
-        Some(doc)
+    pub async fn document(&self, id: &str, code: Option<&str>) -> Result<Option<Value>, ApiError> {
+        match self.find(Some(id), code, "").await {
+            Ok(cell) => Ok(Some(cell.state().document(self.now()))),
+            Err(e) if e.code == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The lobby's `arenas` member: public arenas scheduled or running, by id.
@@ -345,9 +538,8 @@ impl Arenas {
         if p.watchers.is_empty() {
             return;
         }
-        let id = p.doc["id"].as_str().unwrap_or_default().to_string();
         let msg = ServerMessage::ArenaDiff {
-            id,
+            id: cell.id.clone(),
             seq: p.seq,
             patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
         };
@@ -357,7 +549,9 @@ impl Arenas {
     }
 
     /// An arena's life: wait for the start, pair in waves until the cut-off, wait for the
-    /// end; the document is refreshed at each step.
+    /// end; the document is refreshed at each step. In a cluster every node holding the
+    /// arena runs this, and reads the arena again from the store each wave: the
+    /// conditional writes let one node's pairing round through, never two.
     async fn run(self: Arc<Self>, cell: Arc<Cell>) {
         let mut shutdown = self.parts.shutdown.clone();
         let wave = self
@@ -365,14 +559,25 @@ impl Arenas {
             .wave
             .clamp(Duration::from_millis(10), Duration::from_secs(60));
         loop {
+            if self.parts.spans_nodes {
+                let mut stored = cell.stored.lock().await;
+                if let Err(e) = self.reload(&cell, &mut stored).await {
+                    tracing::warn!(error = %e, "cannot read the arena");
+                }
+            }
             let now = self.now();
             let (status, starts_at, ends_at, cutoff) = {
                 let s = cell.state();
-                (s.status(now), s.settings.starts_at, s.settings.ends_at, s.cutoff_at())
+                (
+                    s.status(now),
+                    s.settings.starts_at,
+                    s.settings.ends_at,
+                    s.cutoff_at(),
+                )
             };
             self.refresh(&cell);
             let until = |at: u64| Duration::from_millis(at.saturating_sub(now));
-            let pause = match status {
+            let mut pause = match status {
                 ArenaStatus::Cancelled | ArenaStatus::Finished => break,
                 ArenaStatus::Scheduled => until(starts_at),
                 ArenaStatus::Running if now < cutoff => {
@@ -381,21 +586,29 @@ impl Arenas {
                 }
                 ArenaStatus::Running => until(ends_at),
             };
+            if self.parts.spans_nodes {
+                pause = pause.min(wave);
+            }
             tokio::select! {
                 _ = tokio::time::sleep(pause) => {}
                 _ = cell.wake.notified() => {}
                 r = shutdown.changed() => {
                     if r.is_err() || *shutdown.borrow() {
-                        break;
+                        return;
                     }
                 }
             }
         }
+        // Over: stored as such (no longer open once its last game ended).
+        if let Err(e) = self.persist(&cell).await {
+            tracing::warn!(error = %e, "cannot store the arena's end");
+        }
         tracing::info!("arena over");
     }
 
-    /// One pairing round: the free players' ratings brought up to date, the pairs chosen,
-    /// their games started.
+    /// One pairing round: the free players' ratings brought up to date, the pairs chosen
+    /// and stored (one conditional write: a round another node made first is dropped
+    /// here), then their games started.
     async fn pair_round(&self, cell: &Cell) {
         let (kind, free) = {
             let s = cell.state();
@@ -418,6 +631,10 @@ impl Arenas {
         }
         let now = self.now();
         let players = &self.parts.players;
+        // In a cluster a player may be connected to another node: presence is not known
+        // here, so nobody is left out for it.
+        let anywhere = self.parts.spans_nodes;
+        let online = |p: &str| anywhere || players.is_online(p);
         let (pairings, settings, seats) = {
             let mut s = cell.state();
             for (pid, r) in ratings {
@@ -425,7 +642,7 @@ impl Arenas {
                     e.rating = r;
                 }
             }
-            let pairings = s.pair_round(now, &|p| players.is_online(p), &mut ids::game_id);
+            let pairings = s.pair_round(now, &online, &mut ids::game_id);
             let seats: Vec<[SeatPlayer; 2]> = pairings
                 .iter()
                 .map(|pairing| {
@@ -445,7 +662,23 @@ impl Arenas {
         if pairings.is_empty() {
             return;
         }
+        match self.persist(cell).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::info!("another node paired this round first");
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot store a pairing round: dropped");
+                let mut s = cell.state();
+                for p in &pairings {
+                    s.unpair(&p.game_id);
+                }
+                return;
+            }
+        }
         self.refresh(cell);
+        let mut failed = Vec::new();
         for (pairing, seats) in pairings.into_iter().zip(seats) {
             let new = NewGame {
                 id: pairing.game_id.clone(),
@@ -461,29 +694,68 @@ impl Arenas {
                 }),
             };
             match self.parts.starter.start_game(new).await {
-                Ok(_) => tracing::info!(game = %pairing.game_id, players = ?pairing.players, "arena pairing"),
+                Ok(_) => {
+                    tracing::info!(game = %pairing.game_id, players = ?pairing.players, "arena pairing")
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "could not start an arena game");
-                    cell.state().unpair(&pairing.game_id);
+                    failed.push(pairing.game_id);
                 }
             }
         }
-        self.refresh(cell);
+        if !failed.is_empty() {
+            let _ = self
+                .mutate(cell, |s| {
+                    for g in &failed {
+                        s.unpair(g);
+                    }
+                    Ok(())
+                })
+                .await;
+        }
     }
 
-    /// Reads arena games' ends until the server stops: each is scored, and its arena pairs
-    /// again at once.
+    /// Reads arena games' ends until the server stops: each is scored (and stored), and
+    /// its arena pairs again at once.
     async fn read_ends(self: Arc<Self>, mut ends: mpsc::UnboundedReceiver<ArenaGameEnd>) {
         while let Some(end) = ends.recv().await {
-            let cell = self.cells().get(&end.arena).cloned();
-            let Some(cell) = cell else {
-                tracing::warn!(arena = %end.arena, game = %end.game_id, "an end for an unknown arena");
-                continue;
+            let cell = match self.cell(&end.arena).await {
+                Ok(Some(cell)) => cell,
+                Ok(None) => {
+                    tracing::warn!(arena = %end.arena, game = %end.game_id, "an end for an unknown arena");
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, arena = %end.arena, game = %end.game_id,
+                        "cannot read the arena to score a game");
+                    continue;
+                }
             };
-            if cell.state().game_ended(&end) {
-                self.refresh(&cell);
-                cell.wake.notify_one();
+            match self.mutate(&cell, |s| Ok(s.game_ended(&end))).await {
+                Ok(true) => cell.wake.notify_one(),
+                Ok(false) => {}
+                Err(e) => tracing::error!(error = %e, game = %end.game_id, "cannot score an arena game"),
             }
         }
     }
+}
+
+/// How a finished arena game ended, read from its final document.
+fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
+    let kind = stoa_protocol::kind(doc["kind"].as_str()?).ok()?;
+    let names = kind.side_names;
+    let players = names.map(|n| doc["players"][n]["id"].as_str().unwrap_or_default().to_string());
+    let status = &doc["status"];
+    let winner = status["winner"]
+        .as_str()
+        .and_then(|w| names.iter().position(|n| *n == w));
+    Some(ArenaGameEnd {
+        game_id: game.to_string(),
+        arena: arena.to_string(),
+        players,
+        winner,
+        aborted: status["reason"] == "aborted",
+        plies: doc["moves"].as_array().map_or(0, |m| m.len() as u32),
+        berserk: names.map(|n| doc["arena"]["berserk"][n] == true),
+    })
 }

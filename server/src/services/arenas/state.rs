@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use stoa_protocol::wire::Visibility;
 
@@ -45,7 +46,7 @@ pub struct Settings {
 }
 
 /// A player in an arena.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Entrant {
     /// Player id.
     pub id: String,
@@ -66,7 +67,7 @@ pub struct Entrant {
 }
 
 /// How an arena game ended, by player id.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ended {
     /// The winner (`None`: a draw or an abort).
     pub winner: Option<String>,
@@ -81,7 +82,7 @@ pub struct Ended {
 }
 
 /// A game the arena paired.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArenaGame {
     /// Game id.
     pub id: String,
@@ -424,6 +425,90 @@ impl ArenaState {
     }
 }
 
+/// An arena as stored: its settings with the game setup as JSON, and the rest as is.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    id: String,
+    name: String,
+    kind: String,
+    options: Value,
+    clock: Value,
+    rated: bool,
+    visibility: Visibility,
+    code: Option<String>,
+    creator: (String, String),
+    starts_at: u64,
+    ends_at: u64,
+    bots: bool,
+    berserk: bool,
+    min_draw_plies: u32,
+    cancelled: bool,
+    players: Vec<Entrant>,
+    games: Vec<ArenaGame>,
+}
+
+impl ArenaState {
+    /// The state as the store keeps it.
+    pub fn to_stored(&self) -> Value {
+        let s = &self.settings;
+        let stored = Stored {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            kind: s.setup.kind_id().to_string(),
+            options: s.setup.options.clone(),
+            clock: s.setup.clock_json(),
+            rated: s.rated,
+            visibility: s.visibility,
+            code: s.code.clone(),
+            creator: s.creator.clone(),
+            starts_at: s.starts_at,
+            ends_at: s.ends_at,
+            bots: s.bots,
+            berserk: s.berserk,
+            min_draw_plies: s.min_draw_plies,
+            cancelled: self.cancelled,
+            players: self.players.clone(),
+            games: self.games.clone(),
+        };
+        serde_json::to_value(stored).unwrap_or(Value::Null)
+    }
+
+    /// The state back from the store; `None` when it does not read (its settings no longer
+    /// check, say). The sides' history is rebuilt from the games.
+    pub fn from_stored(v: &Value) -> Option<ArenaState> {
+        let s: Stored = serde_json::from_value(v.clone()).ok()?;
+        let setup = GameSetup::stored(&s.kind, &s.options, &s.clock).ok()?;
+        let mut state = ArenaState::new(Settings {
+            id: s.id,
+            name: s.name,
+            setup,
+            rated: s.rated,
+            visibility: s.visibility,
+            code: s.code,
+            creator: s.creator,
+            starts_at: s.starts_at,
+            ends_at: s.ends_at,
+            bots: s.bots,
+            berserk: s.berserk,
+            min_draw_plies: s.min_draw_plies,
+        });
+        state.cancelled = s.cancelled;
+        state.players = s.players;
+        state.games = s.games;
+        for g in &state.games {
+            state.sides.record(&g.players[0], stoa_protocol::Side::First);
+            state.sides.record(&g.players[1], stoa_protocol::Side::Second);
+        }
+        Some(state)
+    }
+
+    /// Whether the arena still needs its service: scheduled, running, or with a game in
+    /// progress.
+    pub fn open(&self, now: u64) -> bool {
+        self.status(now).is_open() || self.games.iter().any(|g| g.ended.is_none())
+    }
+}
+
 fn ranked(e: &Entrant) -> Ranked<'_> {
     Ranked {
         id: &e.id,
@@ -523,5 +608,10 @@ mod tests {
         e.aborted = true;
         assert!(a.game_ended(&e));
         assert!(a.players.iter().all(|p| p.sheet.games() == 1));
+        // The state reads back from the store as it was.
+        let back = ArenaState::from_stored(&a.to_stored()).expect("reads back");
+        assert_eq!(back.document(3), a.document(3));
+        assert!(!back.open(90_000));
+        assert!(back.open(89_999));
     }
 }
