@@ -183,82 +183,58 @@ async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
     }
 }
 
-#[tokio::test]
-async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
-    let server = server();
-    let mut clients = Vec::new();
-    for i in 0..6 {
-        clients.push(Client::guest(&server, &format!("p{i}")).await);
-    }
-    let index: HashMap<String, usize> = clients
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.player_id.clone(), i))
-        .collect();
-    let created = clients[0]
-        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
-            "clock":{"kind":"fischer","initial_ms":5000,"increment_ms":0},"rated":false,
-            "starts_in_ms":1500,"duration_ms":14000,"visibility":"public","name":"Test arena",
-            "berserk":true,"min_draw_plies":2}))
-        .await;
-    let mut view = ArenaView::from_answer(&created);
-    let id = view.id.clone();
-    assert_eq!(view.doc["status"], "scheduled");
-    assert_eq!(
-        view.doc["cutoff_at"].as_u64().unwrap(),
-        view.doc["ends_at"].as_u64().unwrap() - 5000
-    );
-    // The lobby lists it.
-    let mut watcher = Client::guest(&server, "watcher").await;
-    let mut lobby = LobbyView::watch(&mut watcher).await;
-    lobby
-        .until(&mut watcher, |d| d["arenas"][id.as_str()]["name"] == "Test arena")
-        .await;
-    for c in clients.iter_mut() {
-        ok(&c.request(json!({"t":"arena.join","id":id})).await);
-    }
-    let ends_at_local = Instant::now() + Duration::from_millis(15_500);
-    // The director: whoever gets `game.started` is seated; once both seats of a game are
-    // known, the game is played by its script.
+/// Plays every arena game the clients are seated in, by its script, until `until`: whoever
+/// gets `game.started` is seated, and once both seats of a game are known it is played.
+/// Diffs of the arena on the first client's connection go into `view`. Returns the number
+/// of games played.
+async fn direct(
+    clients: &mut [Client],
+    id: &str,
+    until: Instant,
+    mut view: Option<&mut ArenaView>,
+) -> usize {
     let mut seats: HashMap<String, Vec<usize>> = HashMap::new();
     let mut played = 0;
-    while Instant::now() < ends_at_local + Duration::from_secs(2) {
+    while Instant::now() < until {
         for k in 0..clients.len() {
             let started = recv_within(&mut clients[k], Duration::from_millis(15), |m| {
                 m["t"] == "game.started"
             })
             .await;
             let Some(s) = started else { continue };
-            assert_eq!(s["arena"], id.as_str(), "{s}");
+            assert_eq!(s["arena"], id, "{s}");
             let game = s["game_id"].as_str().expect("game_id").to_string();
             let entry = seats.entry(game.clone()).or_default();
             entry.push(k);
             if entry.len() == 2 {
                 let pair = [entry[0], entry[1]];
-                play(&mut clients, pair, &game).await;
+                play(clients, pair, &game).await;
                 played += 1;
             }
         }
-        view.absorb(&mut clients[0]);
+        if let Some(v) = view.as_deref_mut() {
+            v.absorb(&mut clients[0]);
+        }
     }
-    assert!(played >= 6, "only {played} games were played");
+    played
+}
+
+/// The arena's final document, checked: finished; every game started before the cut-off
+/// and followed its script; each player's line equals a recomputation from the games'
+/// results (read from the games' own documents); the standings in order; nobody met the
+/// same opponent twice in a row; each game's record names the arena.
+async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw_plies: u64) -> Value {
+    let index: HashMap<String, usize> = clients
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.player_id.clone(), i))
+        .collect();
+    let mut clients_for_record = Client::with_token(server, &clients[0].token).await;
     // Every game ended: the arena is finished and its document is final.
     let (status, fin) = server.http_get(&format!("/api/arenas/{id}"));
     assert_eq!(status, 200);
     let fin: Value = serde_json::from_str(&fin).expect("JSON");
     assert_eq!(fin["status"], "finished", "{fin}");
-    // The creator's document (snapshot + diffs) is the same.
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while view.doc != fin && Instant::now() < deadline {
-        if let Some(d) = recv_within(&mut clients[0], Duration::from_millis(200), |m| {
-            m["t"] == "arena.diff"
-        })
-        .await
-        {
-            view.apply(&d);
-        }
-    }
-    assert_eq!(view.doc, fin, "the watched document equals the served one");
     // The games' results, from the games themselves.
     let cutoff = fin["cutoff_at"].as_u64().unwrap();
     let mut games: Vec<(u64, String, Value)> = fin["games"]
@@ -268,15 +244,22 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
         .map(|(g, e)| (e["started_at"].as_u64().unwrap(), g.clone(), e.clone()))
         .collect();
     games.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    assert_eq!(games.len(), played, "every paired game was played");
     let mut per_player: HashMap<String, Vec<(char, bool, u64, i64)>> = HashMap::new();
     let mut opponents: HashMap<String, Vec<String>> = HashMap::new();
     for (started_at, g, entry) in &games {
         assert!(*started_at < cutoff, "game {g} started after the cut-off");
+        // Every pairing counts for "not the same opponent twice in a row", aborted or not.
+        let (w, b) = (entry["white"].as_str().unwrap(), entry["black"].as_str().unwrap());
+        opponents.entry(w.to_string()).or_default().push(b.to_string());
+        opponents.entry(b.to_string()).or_default().push(w.to_string());
+        if entry["status"] == "aborted" {
+            // Not a result (a game cut by a restart): not on any sheet.
+            continue;
+        }
         assert_eq!(entry["status"], "ended", "{entry}");
         let (code, doc) = server.api_game(g, None);
         assert_eq!(code, 200);
-        assert_eq!(doc["arena"]["id"], id.as_str(), "{doc}");
+        assert_eq!(doc["arena"]["id"], id, "{doc}");
         let white = entry["white"].as_str().unwrap().to_string();
         let black = entry["black"].as_str().unwrap().to_string();
         assert_eq!(doc["players"]["white"]["id"], white.as_str());
@@ -306,40 +289,29 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
                 plies,
                 opponent_rating,
             ));
-            opponents.entry(me.clone()).or_default().push(them.clone());
         }
     }
     // Each game's record links the arena.
     let first = &games[0].1;
     let (_, full) = server.api_game_full(first, None);
-    assert_eq!(full["record"]["arena"], id.as_str(), "{full}");
-    let rec = clients[0]
+    assert_eq!(full["record"]["arena"], id, "{full}");
+    let rec = clients_for_record
         .request(json!({"t":"game.record","game_id":first}))
         .await;
+    let _ = &rec;
     let text = rec["text"].as_str().expect("a record");
     assert!(text.contains(&format!("[Arena \"{id}\"]")), "{text}");
     // The standings: each player's line equals the recomputation, in the standings' order.
     let players = fin["players"].as_array().expect("players");
-    assert_eq!(players.len(), 6);
-    let mut streaks = 0;
+    assert_eq!(players.len(), clients.len());
     for p in players {
         let pid = p["id"].as_str().unwrap();
-        let expected = score(per_player.get(pid).map_or(&[][..], |v| v), 2);
+        let expected = score(per_player.get(pid).map_or(&[][..], |v| v), min_draw_plies);
         for key in ["sheet", "score", "fire", "wins", "draws", "losses", "games", "performance"] {
             assert_eq!(p[key], expected[key], "{key} of {pid}: {p} vs {expected}");
         }
-        if p["sheet"].as_str().unwrap().split(' ').any(|x| x == "4" || x == "5") {
-            streaks += 1;
-        }
         assert_eq!(p["playing"], Value::Null);
     }
-    assert!(streaks > 0, "no streak in {players:?}");
-    assert!(
-        players
-            .iter()
-            .any(|p| p["sheet"].as_str().unwrap().split(' ').any(|x| x == "5")),
-        "no berserk win on fire (5 points) in {players:?}"
-    );
     for w in players.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         let ka = (a["score"].as_i64().unwrap(), a["performance"].as_i64().unwrap());
@@ -349,9 +321,70 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
     // Nobody met the same opponent twice in a row (six players, all active).
     for (pid, opp) in &opponents {
         for w in opp.windows(2) {
-            assert_ne!(w[0], w[1], "{pid} met {} twice in a row", w[0]);
+            assert_ne!(w[0], w[1], "{pid} met {} twice in a row: {games:?}", w[0]);
         }
     }
+    fin
+}
+
+#[tokio::test]
+async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
+    let server = server();
+    let mut clients = Vec::new();
+    for i in 0..6 {
+        clients.push(Client::guest(&server, &format!("p{i}")).await);
+    }
+    let created = clients[0]
+        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":5000,"increment_ms":0},"rated":false,
+            "starts_in_ms":1500,"duration_ms":14000,"visibility":"public","name":"Test arena",
+            "berserk":true,"min_draw_plies":2}))
+        .await;
+    let mut view = ArenaView::from_answer(&created);
+    let id = view.id.clone();
+    assert_eq!(view.doc["status"], "scheduled");
+    assert_eq!(
+        view.doc["cutoff_at"].as_u64().unwrap(),
+        view.doc["ends_at"].as_u64().unwrap() - 5000
+    );
+    // The lobby lists it.
+    let mut watcher = Client::guest(&server, "watcher").await;
+    let mut lobby = LobbyView::watch(&mut watcher).await;
+    lobby
+        .until(&mut watcher, |d| d["arenas"][id.as_str()]["name"] == "Test arena")
+        .await;
+    for c in clients.iter_mut() {
+        ok(&c.request(json!({"t":"arena.join","id":id})).await);
+    }
+    let ends_at_local = Instant::now() + Duration::from_millis(15_500);
+    let played = direct(&mut clients, &id, ends_at_local + Duration::from_secs(2), Some(&mut view)).await;
+    assert!(played >= 6, "only {played} games were played");
+    let fin = final_standings(&server, &id, &clients, 2).await;
+    assert_eq!(fin["games"].as_object().unwrap().len(), played, "every paired game was played");
+    // The creator's document (snapshot + diffs) is the same.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while view.doc != fin && Instant::now() < deadline {
+        if let Some(d) = recv_within(&mut clients[0], Duration::from_millis(200), |m| {
+            m["t"] == "arena.diff"
+        })
+        .await
+        {
+            view.apply(&d);
+        }
+    }
+    assert_eq!(view.doc, fin, "the watched document equals the served one");
+    let players = fin["players"].as_array().expect("players");
+    let streaks = players
+        .iter()
+        .filter(|p| p["sheet"].as_str().unwrap().split(' ').any(|x| x == "4" || x == "5"))
+        .count();
+    assert!(streaks > 0, "no streak in {players:?}");
+    assert!(
+        players
+            .iter()
+            .any(|p| p["sheet"].as_str().unwrap().split(' ').any(|x| x == "5")),
+        "no berserk win on fire (5 points) in {players:?}"
+    );
     // The lobby no longer lists the finished arena.
     lobby
         .until(&mut watcher, |d| d["arenas"].get(id.as_str()).is_none())
@@ -429,4 +462,69 @@ async fn arena_requests_refuse_what_is_not_allowed() {
     let (_, doc) = server.api_game(game, None);
     assert!(doc.get("arena").is_none(), "{doc}");
     assert_eq!(doc["clock"]["remaining_ms"]["white"], 60000);
+}
+
+/// A server over `redis` with fast pairing waves.
+fn redis_server(redis: &stoa_tests::redis::RedisServer, extra: &[&str]) -> Server {
+    let mut args = redis.server_args("arena");
+    args.extend(["--queue-wave-ms", "200"].map(String::from));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start_with(&refs)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_goes_on_after_a_restart_over_redis() {
+    let redis = stoa_tests::redis::RedisServer::start();
+    let server = redis_server(&redis, &[]);
+    let mut clients = Vec::new();
+    for i in 0..4 {
+        clients.push(Client::guest(&server, &format!("r{i}")).await);
+    }
+    let created = clients[0]
+        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":500,"duration_ms":14000,"berserk":true,"min_draw_plies":2}))
+        .await;
+    let id = ArenaView::from_answer(&created).id;
+    for c in clients.iter_mut() {
+        ok(&c.request(json!({"t":"arena.join","id":id})).await);
+    }
+    let t0 = Instant::now();
+    let before_kill = direct(&mut clients, &id, t0 + Duration::from_secs(4), None).await;
+    assert!(before_kill >= 2, "only {before_kill} games before the restart");
+    let (_, before) = server.http_get(&format!("/api/arenas/{id}"));
+    let before: Value = serde_json::from_str(&before).expect("JSON");
+    let tokens: Vec<String> = clients.iter().map(|c| c.token.clone()).collect();
+    drop(clients);
+    drop(server); // kill -9
+    let server = redis_server(&redis, &[]);
+    let (status, after) = server.http_get(&format!("/api/arenas/{id}"));
+    assert_eq!(status, 200, "the arena is back");
+    let after: Value = serde_json::from_str(&after).expect("JSON");
+    let scores = |d: &Value| -> Vec<(Value, Value)> {
+        let mut v: Vec<(Value, Value)> = d["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["id"].clone(), p["sheet"].clone()))
+            .collect();
+        v.sort_by_key(|(id, _)| id.to_string());
+        v
+    };
+    assert_eq!(scores(&after), scores(&before), "no point lost by the restart");
+    let mut clients = Vec::new();
+    for t in &tokens {
+        clients.push(Client::with_token(&server, t).await);
+    }
+    let after_restart = direct(&mut clients, &id, t0 + Duration::from_millis(17_000), None).await;
+    assert!(after_restart >= 2, "only {after_restart} games after the restart");
+    let fin = final_standings(&server, &id, &clients, 2).await;
+    let total: u64 = fin["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["games"].as_u64().unwrap())
+        .sum();
+    assert!(total >= 2 * (before_kill + after_restart) as u64 - 4, "{fin}");
 }

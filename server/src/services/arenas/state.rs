@@ -259,11 +259,24 @@ impl ArenaState {
     }
 
     /// A pairing's game could not be started: its players are free again.
+    /// Their last opponents are again those of their last games that did exist.
     pub fn unpair(&mut self, game_id: &str) {
-        self.games.retain(|g| g.id != game_id);
-        for p in &mut self.players {
-            if p.playing.as_deref() == Some(game_id) {
-                p.playing = None;
+        let Some(gi) = self.games.iter().position(|g| g.id == game_id) else {
+            return;
+        };
+        let game = self.games.remove(gi);
+        for pid in &game.players {
+            let last = self
+                .games
+                .iter()
+                .rev()
+                .find(|g| g.players.contains(pid))
+                .and_then(|g| g.players.iter().find(|p| *p != pid).cloned());
+            if let Some(e) = self.entrant_mut(pid) {
+                if e.playing.as_deref() == Some(game_id) {
+                    e.playing = None;
+                }
+                e.last_opponent = last;
             }
         }
     }
@@ -585,8 +598,32 @@ mod tests {
         assert_eq!(doc["players"][0]["sheet"], "2");
         assert_eq!(doc["games"][g.as_str()]["status"], "ended");
         assert_eq!(doc["cutoff_at"], 75_010);
+        // A pairing whose game never started is undone, last opponents included.
+        let pairs = b.pair_round(20, &|_| true, &mut ids);
+        assert_eq!(pairs.len(), 2);
+        for p in &pairs {
+            b.unpair(&p.game_id);
+        }
+        assert_eq!(b.games.len(), 1);
+        for p in &b.players {
+            let expected = if g_players(&b, &g).contains(&p.id) {
+                g_players(&b, &g).into_iter().find(|x| *x != p.id)
+            } else {
+                None
+            };
+            assert_eq!(p.last_opponent, expected, "{}", p.id);
+            assert_eq!(p.playing, None);
+        }
         // After the cut-off nobody is paired.
         assert!(b.pair_round(75_010, &|_| true, &mut ids).is_empty());
+    }
+
+    fn g_players(a: &ArenaState, game: &str) -> Vec<String> {
+        a.games
+            .iter()
+            .find(|g| g.id == game)
+            .map(|g| g.players.to_vec())
+            .unwrap_or_default()
     }
 
     #[test]
