@@ -122,21 +122,31 @@ fn ok(a: &Value) {
     assert_eq!(a["t"], "ok", "{a}");
 }
 
-/// One ply by whoever is to act (asked with `game.legal`); returns the mover's index.
+/// One ply by whoever is to act (asked with `game.legal`); returns the mover's index. In
+/// a cluster a player's node may follow the game a moment behind its owner (the legal
+/// moves of the ply before): the ply is tried again then.
 async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> usize {
-    for &s in &seats {
-        let legal = clients[s]
-            .request(json!({"t":"game.legal","game_id":game}))
-            .await;
-        assert_eq!(legal["t"], "legal", "{legal}");
-        let mv = legal["moves"][0].as_str().expect("a legal move").to_string();
-        let a = clients[s]
-            .request(json!({"t":"game.move","game_id":game,"move":mv}))
-            .await;
-        if a["t"] == "ok" {
-            return s;
+    for _ in 0..50 {
+        for &s in &seats {
+            let legal = clients[s]
+                .request(json!({"t":"game.legal","game_id":game}))
+                .await;
+            assert_eq!(legal["t"], "legal", "{legal}");
+            let Some(mv) = legal["moves"][0].as_str().map(String::from) else {
+                continue;
+            };
+            let a = clients[s]
+                .request(json!({"t":"game.move","game_id":game,"move":mv}))
+                .await;
+            if a["t"] == "ok" {
+                return s;
+            }
+            assert!(
+                a["code"] == "not_your_turn" || a["code"] == "illegal_move",
+                "{a}"
+            );
         }
-        assert_eq!(a["code"], "not_your_turn", "{a}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("nobody could move in {game}");
 }
@@ -230,10 +240,23 @@ async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw
         .map(|(i, c)| (c.player_id.clone(), i))
         .collect();
     let mut clients_for_record = Client::with_token(server, &clients[0].token).await;
-    // Every game ended: the arena is finished and its document is final.
-    let (status, fin) = server.http_get(&format!("/api/arenas/{id}"));
-    assert_eq!(status, 200);
-    let fin: Value = serde_json::from_str(&fin).expect("JSON");
+    // Every game ended (a game cut by a dead node is aborted within its first-action
+    // window): the arena is finished and its document is final.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let fin = loop {
+        let (status, fin) = server.http_get(&format!("/api/arenas/{id}"));
+        assert_eq!(status, 200);
+        let fin: Value = serde_json::from_str(&fin).expect("JSON");
+        let playing = fin["games"]
+            .as_object()
+            .expect("games")
+            .values()
+            .any(|g| g["status"] == "playing");
+        if !playing || Instant::now() > deadline {
+            break fin;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
     assert_eq!(fin["status"], "finished", "{fin}");
     // The games' results, from the games themselves.
     let cutoff = fin["cutoff_at"].as_u64().unwrap();
@@ -527,4 +550,47 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         .map(|p| p["games"].as_u64().unwrap())
         .sum();
     assert!(total >= 2 * (before_kill + after_restart) as u64 - 4, "{fin}");
+}
+
+/// A cluster node over `redis` (short leases, fast pairing waves).
+fn cluster_node(redis: &stoa_tests::redis::RedisServer, id: &str) -> Server {
+    redis_server(
+        redis,
+        &["--cluster", "--node-id", id, "--lease-ms", "1500"],
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
+    let redis = stoa_tests::redis::RedisServer::start();
+    let mut a = cluster_node(&redis, "na");
+    let b = cluster_node(&redis, "nb");
+    let mut clients = Vec::new();
+    for i in 0..16 {
+        let node = if i % 2 == 0 { &a } else { &b };
+        clients.push(Client::guest(node, &format!("c{i}")).await);
+    }
+    let created = clients[0]
+        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":1000,"duration_ms":19000,"berserk":true,"min_draw_plies":2}))
+        .await;
+    let id = ArenaView::from_answer(&created).id;
+    for c in clients.iter_mut() {
+        ok(&c.request(json!({"t":"arena.join","id":id})).await);
+    }
+    let t0 = Instant::now();
+    let before = direct(&mut clients, &id, t0 + Duration::from_secs(7), None).await;
+    assert!(before >= 8, "only {before} games before the node died");
+    // The node that created the arena (and paired on it) dies; its players come back on
+    // the other node.
+    a.kill9();
+    for i in (0..16).step_by(2) {
+        let token = clients[i].token.clone();
+        clients[i] = Client::with_token(&b, &token).await;
+    }
+    let after = direct(&mut clients, &id, t0 + Duration::from_millis(23_000), None).await;
+    assert!(after >= 8, "only {after} games after the node died");
+    let fin = final_standings(&b, &id, &clients, 2).await;
+    assert_eq!(fin["players"].as_array().unwrap().len(), 16);
 }

@@ -112,6 +112,13 @@ impl std::fmt::Debug for Arenas {
     }
 }
 
+/// A paired game not created this long after its pairing never will be (its node died in
+/// between): its players are freed.
+const UNSTARTED_MS: u64 = 10_000;
+
+/// How often an arena with games in progress checks the store for ends nobody reported.
+const SETTLE_EVERY: Duration = Duration::from_secs(2);
+
 fn not_found() -> ApiError {
     ApiError::new(ErrorCode::NotFound, "no such arena (or a wrong code)")
 }
@@ -198,25 +205,31 @@ impl Arenas {
         Ok(())
     }
 
-    /// Settles an arena's games in progress as the store has them, for an arena taken up
-    /// after a restart: a game that ended meanwhile is scored from its final document (its
-    /// end was reported to nobody), a game that was paired but never created frees its
-    /// players.
+    /// Settles an arena's games in progress as the store has them (for an arena taken up
+    /// after a restart, and every few seconds while it has games in progress): a game that
+    /// ended is scored from its final document (its end may have been reported to a node
+    /// that died before it stored it), a game paired more than [`UNSTARTED_MS`] ago but
+    /// never created frees its players.
     async fn settle(&self, cell: &Cell) -> Result<(), ApiError> {
-        let pending: Vec<String> = cell
+        let now = self.now();
+        let pending: Vec<(String, u64)> = cell
             .state()
             .games
             .iter()
             .filter(|g| g.ended.is_none())
-            .map(|g| g.id.clone())
+            .map(|g| (g.id.clone(), g.started_at))
             .collect();
         let (store, metrics) = (&self.parts.store, &self.parts.metrics);
-        for game in pending {
+        for (game, started_at) in pending {
             if let Some(fin) = timed_store_call(metrics, store.finished_game(&game)).await? {
                 if let Some(end) = end_of(&cell.id, &game, &fin.doc) {
-                    self.mutate(cell, |s| Ok(s.game_ended(&end))).await?;
+                    if self.mutate(cell, |s| Ok(s.game_ended(&end))).await? {
+                        cell.wake.notify_one();
+                    }
                 }
-            } else if timed_store_call(metrics, store.game(&game)).await?.is_none() {
+            } else if now.saturating_sub(started_at) > UNSTARTED_MS
+                && timed_store_call(metrics, store.game(&game)).await?.is_none()
+            {
                 self.mutate(cell, |s| {
                     s.unpair(&game);
                     Ok(())
@@ -558,7 +571,14 @@ impl Arenas {
             .parts
             .wave
             .clamp(Duration::from_millis(10), Duration::from_secs(60));
+        let mut settled = tokio::time::Instant::now();
         loop {
+            if settled.elapsed() >= SETTLE_EVERY {
+                settled = tokio::time::Instant::now();
+                if let Err(e) = self.settle(&cell).await {
+                    tracing::warn!(error = %e, "cannot settle the arena's games");
+                }
+            }
             if self.parts.spans_nodes {
                 let mut stored = cell.stored.lock().await;
                 if let Err(e) = self.reload(&cell, &mut stored).await {
@@ -566,19 +586,23 @@ impl Arenas {
                 }
             }
             let now = self.now();
-            let (status, starts_at, ends_at, cutoff) = {
+            let (status, starts_at, ends_at, cutoff, open) = {
                 let s = cell.state();
                 (
                     s.status(now),
                     s.settings.starts_at,
                     s.settings.ends_at,
                     s.cutoff_at(),
+                    s.open(now),
                 )
             };
             self.refresh(&cell);
             let until = |at: u64| Duration::from_millis(at.saturating_sub(now));
             let mut pause = match status {
-                ArenaStatus::Cancelled | ArenaStatus::Finished => break,
+                ArenaStatus::Cancelled => break,
+                // Over, but games still run: their ends are awaited (and settled).
+                ArenaStatus::Finished if open => SETTLE_EVERY,
+                ArenaStatus::Finished => break,
                 ArenaStatus::Scheduled => until(starts_at),
                 ArenaStatus::Running if now < cutoff => {
                     self.pair_round(&cell).await;
