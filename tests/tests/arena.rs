@@ -233,7 +233,12 @@ async fn direct(
 /// and followed its script; each player's line equals a recomputation from the games'
 /// results (read from the games' own documents); the standings in order; nobody met the
 /// same opponent twice in a row; each game's record names the arena.
-async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw_plies: u64) -> Value {
+async fn final_standings(
+    server: &Server,
+    id: &str,
+    clients: &[Client],
+    min_draw_plies: u64,
+) -> Value {
     let index: HashMap<String, usize> = clients
         .iter()
         .enumerate()
@@ -272,9 +277,18 @@ async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw
     for (started_at, g, entry) in &games {
         assert!(*started_at < cutoff, "game {g} started after the cut-off");
         // Every pairing counts for "not the same opponent twice in a row", aborted or not.
-        let (w, b) = (entry["white"].as_str().unwrap(), entry["black"].as_str().unwrap());
-        opponents.entry(w.to_string()).or_default().push(b.to_string());
-        opponents.entry(b.to_string()).or_default().push(w.to_string());
+        let (w, b) = (
+            entry["white"].as_str().unwrap(),
+            entry["black"].as_str().unwrap(),
+        );
+        opponents
+            .entry(w.to_string())
+            .or_default()
+            .push(b.to_string());
+        opponents
+            .entry(b.to_string())
+            .or_default()
+            .push(w.to_string());
         if entry["status"] == "aborted" {
             // Not a result (a game cut by a restart): not on any sheet.
             continue;
@@ -286,9 +300,9 @@ async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw
         let white = entry["white"].as_str().unwrap().to_string();
         let black = entry["black"].as_str().unwrap().to_string();
         assert_eq!(doc["players"]["white"]["id"], white.as_str());
-        let winner = doc["status"]["winner"].as_str().map(|side| {
-            doc["players"][side]["id"].as_str().unwrap().to_string()
-        });
+        let winner = doc["status"]["winner"]
+            .as_str()
+            .map(|side| doc["players"][side]["id"].as_str().unwrap().to_string());
         let plies = doc["moves"].as_array().unwrap().len() as u64;
         let (i, j) = (index[&white], index[&black]);
         // The script was followed.
@@ -330,15 +344,30 @@ async fn final_standings(server: &Server, id: &str, clients: &[Client], min_draw
     for p in players {
         let pid = p["id"].as_str().unwrap();
         let expected = score(per_player.get(pid).map_or(&[][..], |v| v), min_draw_plies);
-        for key in ["sheet", "score", "fire", "wins", "draws", "losses", "games", "performance"] {
+        for key in [
+            "sheet",
+            "score",
+            "fire",
+            "wins",
+            "draws",
+            "losses",
+            "games",
+            "performance",
+        ] {
             assert_eq!(p[key], expected[key], "{key} of {pid}: {p} vs {expected}");
         }
         assert_eq!(p["playing"], Value::Null);
     }
     for w in players.windows(2) {
         let (a, b) = (&w[0], &w[1]);
-        let ka = (a["score"].as_i64().unwrap(), a["performance"].as_i64().unwrap());
-        let kb = (b["score"].as_i64().unwrap(), b["performance"].as_i64().unwrap());
+        let ka = (
+            a["score"].as_i64().unwrap(),
+            a["performance"].as_i64().unwrap(),
+        );
+        let kb = (
+            b["score"].as_i64().unwrap(),
+            b["performance"].as_i64().unwrap(),
+        );
         assert!(ka >= kb, "standings out of order: {a} before {b}");
     }
     // Nobody met the same opponent twice in a row (six players, all active).
@@ -358,10 +387,12 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
         clients.push(Client::guest(&server, &format!("p{i}")).await);
     }
     let created = clients[0]
-        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
             "clock":{"kind":"fischer","initial_ms":5000,"increment_ms":0},"rated":false,
             "starts_in_ms":1500,"duration_ms":14000,"visibility":"public","name":"Test arena",
-            "berserk":true,"min_draw_plies":2}))
+            "berserk":true,"min_draw_plies":2}),
+        )
         .await;
     let mut view = ArenaView::from_answer(&created);
     let id = view.id.clone();
@@ -374,16 +405,28 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
     let mut watcher = Client::guest(&server, "watcher").await;
     let mut lobby = LobbyView::watch(&mut watcher).await;
     lobby
-        .until(&mut watcher, |d| d["arenas"][id.as_str()]["name"] == "Test arena")
+        .until(&mut watcher, |d| {
+            d["arenas"][id.as_str()]["name"] == "Test arena"
+        })
         .await;
     for c in clients.iter_mut() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let ends_at_local = Instant::now() + Duration::from_millis(15_500);
-    let played = direct(&mut clients, &id, ends_at_local + Duration::from_secs(2), Some(&mut view)).await;
+    let played = direct(
+        &mut clients,
+        &id,
+        ends_at_local + Duration::from_secs(2),
+        Some(&mut view),
+    )
+    .await;
     assert!(played >= 6, "only {played} games were played");
     let fin = final_standings(&server, &id, &clients, 2).await;
-    assert_eq!(fin["games"].as_object().unwrap().len(), played, "every paired game was played");
+    assert_eq!(
+        fin["games"].as_object().unwrap().len(),
+        played,
+        "every paired game was played"
+    );
     // The creator's document (snapshot + diffs) is the same.
     let deadline = Instant::now() + Duration::from_secs(3);
     while view.doc != fin && Instant::now() < deadline {
@@ -399,7 +442,13 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
     let players = fin["players"].as_array().expect("players");
     let streaks = players
         .iter()
-        .filter(|p| p["sheet"].as_str().unwrap().split(' ').any(|x| x == "4" || x == "5"))
+        .filter(|p| {
+            p["sheet"]
+                .as_str()
+                .unwrap()
+                .split(' ')
+                .any(|x| x == "4" || x == "5")
+        })
         .count();
     assert!(streaks > 0, "no streak in {players:?}");
     assert!(
@@ -441,10 +490,11 @@ async fn arena_requests_refuse_what_is_not_allowed() {
     req["visibility"] = json!("private");
     let created = a.request(req).await;
     let view = ArenaView::from_answer(&created);
-    let code = view.doc["code"].as_str().expect("a private arena's code").to_string();
-    let e = b
-        .request(json!({"t":"arena.watch","id":view.id}))
-        .await;
+    let code = view.doc["code"]
+        .as_str()
+        .expect("a private arena's code")
+        .to_string();
+    let e = b.request(json!({"t":"arena.watch","id":view.id})).await;
     assert_eq!(e["code"], "not_found", "{e}");
     let (status, _) = server.http_get(&format!("/api/arenas/{}", view.id));
     assert_eq!(status, 404);
@@ -472,8 +522,10 @@ async fn arena_requests_refuse_what_is_not_allowed() {
     ok(&b.request(json!({"t":"arena.unwatch","id":view.id})).await);
     // Berserk outside arenas is refused and changes nothing.
     let room = a
-        .request(json!({"t":"room.create","kind":"unane","visibility":"public",
-            "clock":{"kind":"fischer","initial_ms":60000,"increment_ms":0}}))
+        .request(
+            json!({"t":"room.create","kind":"unane","visibility":"public",
+            "clock":{"kind":"fischer","initial_ms":60000,"increment_ms":0}}),
+        )
         .await;
     let code = room["room"]["code"].as_str().unwrap().to_string();
     b.request(json!({"t":"room.join","code":code})).await;
@@ -505,9 +557,11 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         clients.push(Client::guest(&server, &format!("r{i}")).await);
     }
     let created = clients[0]
-        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
             "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
-            "starts_in_ms":500,"duration_ms":14000,"berserk":true,"min_draw_plies":2}))
+            "starts_in_ms":500,"duration_ms":14000,"berserk":true,"min_draw_plies":2}),
+        )
         .await;
     let id = ArenaView::from_answer(&created).id;
     for c in clients.iter_mut() {
@@ -515,7 +569,10 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
     }
     let t0 = Instant::now();
     let before_kill = direct(&mut clients, &id, t0 + Duration::from_secs(4), None).await;
-    assert!(before_kill >= 2, "only {before_kill} games before the restart");
+    assert!(
+        before_kill >= 2,
+        "only {before_kill} games before the restart"
+    );
     let (_, before) = server.http_get(&format!("/api/arenas/{id}"));
     let before: Value = serde_json::from_str(&before).expect("JSON");
     let tokens: Vec<String> = clients.iter().map(|c| c.token.clone()).collect();
@@ -535,13 +592,20 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         v.sort_by_key(|(id, _)| id.to_string());
         v
     };
-    assert_eq!(scores(&after), scores(&before), "no point lost by the restart");
+    assert_eq!(
+        scores(&after),
+        scores(&before),
+        "no point lost by the restart"
+    );
     let mut clients = Vec::new();
     for t in &tokens {
         clients.push(Client::with_token(&server, t).await);
     }
     let after_restart = direct(&mut clients, &id, t0 + Duration::from_millis(17_000), None).await;
-    assert!(after_restart >= 2, "only {after_restart} games after the restart");
+    assert!(
+        after_restart >= 2,
+        "only {after_restart} games after the restart"
+    );
     let fin = final_standings(&server, &id, &clients, 2).await;
     let total: u64 = fin["players"]
         .as_array()
@@ -549,15 +613,15 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         .iter()
         .map(|p| p["games"].as_u64().unwrap())
         .sum();
-    assert!(total >= 2 * (before_kill + after_restart) as u64 - 4, "{fin}");
+    assert!(
+        total >= 2 * (before_kill + after_restart) as u64 - 4,
+        "{fin}"
+    );
 }
 
 /// A cluster node over `redis` (short leases, fast pairing waves).
 fn cluster_node(redis: &stoa_tests::redis::RedisServer, id: &str) -> Server {
-    redis_server(
-        redis,
-        &["--cluster", "--node-id", id, "--lease-ms", "1500"],
-    )
+    redis_server(redis, &["--cluster", "--node-id", id, "--lease-ms", "1500"])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -571,9 +635,11 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         clients.push(Client::guest(node, &format!("c{i}")).await);
     }
     let created = clients[0]
-        .request(json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
             "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
-            "starts_in_ms":1000,"duration_ms":19000,"berserk":true,"min_draw_plies":2}))
+            "starts_in_ms":1000,"duration_ms":19000,"berserk":true,"min_draw_plies":2}),
+        )
         .await;
     let id = ArenaView::from_answer(&created).id;
     for c in clients.iter_mut() {

@@ -289,10 +289,19 @@ async fn contract(store: &dyn Store) {
 async fn arenas_contract(store: &dyn Store) {
     assert_eq!(store.arena("acontract1").await.unwrap(), None);
     let v1 = json!({"players": []});
-    assert!(!store.save_arena("acontract1", 2, true, &v1).await.unwrap(), "a gap");
+    assert!(
+        !store.save_arena("acontract1", 2, true, &v1).await.unwrap(),
+        "a gap"
+    );
     assert!(store.save_arena("acontract1", 1, true, &v1).await.unwrap());
-    assert!(!store.save_arena("acontract1", 1, true, &v1).await.unwrap(), "twice");
-    assert_eq!(store.arena("acontract1").await.unwrap(), Some((1, v1.clone())));
+    assert!(
+        !store.save_arena("acontract1", 1, true, &v1).await.unwrap(),
+        "twice"
+    );
+    assert_eq!(
+        store.arena("acontract1").await.unwrap(),
+        Some((1, v1.clone()))
+    );
     let v2 = json!({"players": ["p"]});
     assert!(store.save_arena("acontract1", 2, true, &v2).await.unwrap());
     assert!(store.save_arena("acontract2", 1, true, &v1).await.unwrap());
@@ -300,7 +309,10 @@ async fn arenas_contract(store: &dyn Store) {
     assert!(open.contains(&"acontract1".to_string()) && open.contains(&"acontract2".to_string()));
     // A stale writer changes nothing.
     assert!(!store.save_arena("acontract1", 2, false, &v1).await.unwrap());
-    assert_eq!(store.arena("acontract1").await.unwrap(), Some((2, v2.clone())));
+    assert_eq!(
+        store.arena("acontract1").await.unwrap(),
+        Some((2, v2.clone()))
+    );
     assert!(store.save_arena("acontract1", 3, false, &v2).await.unwrap());
     let open = store.open_arenas().await.unwrap();
     assert!(!open.contains(&"acontract1".to_string()), "{open:?}");

@@ -299,7 +299,8 @@ impl Store for MemoryStore {
         if stored.checked_add(1) != Some(version) {
             return Ok(false);
         }
-        s.arenas.insert(id.to_string(), (version, state.clone(), open));
+        s.arenas
+            .insert(id.to_string(), (version, state.clone(), open));
         Ok(true)
     }
 

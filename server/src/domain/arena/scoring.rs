@@ -165,7 +165,16 @@ mod tests {
     #[test]
     fn streak_doubles_wins_after_two_until_a_non_win() {
         let s = Sheet::of(
-            &[r(Win), r(Win), r(Win), r(Win), r(Draw), r(Win), r(Win), r(Win)],
+            &[
+                r(Win),
+                r(Win),
+                r(Win),
+                r(Win),
+                r(Draw),
+                r(Win),
+                r(Win),
+                r(Win),
+            ],
             0,
         );
         assert_eq!(s.points, vec![2, 2, 4, 4, 1, 2, 2, 4]);

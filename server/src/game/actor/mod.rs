@@ -537,7 +537,10 @@ impl Actor {
             winner: winner.map(Side::index),
             aborted: reason == Reason::Aborted,
             plies: u32::try_from(self.core.moves()).unwrap_or(u32::MAX),
-            berserk: [self.core.berserk(Side::First), self.core.berserk(Side::Second)],
+            berserk: [
+                self.core.berserk(Side::First),
+                self.core.berserk(Side::Second),
+            ],
         };
         self.caps.reactions.arena_game_ended(end).await;
     }

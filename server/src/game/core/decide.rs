@@ -207,7 +207,10 @@ impl Core {
             ));
         }
         if self.berserk(side) {
-            return Err(ApiError::new(ErrorCode::Conflict, "you already went berserk"));
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "you already went berserk",
+            ));
         }
         if self.acted.iter().any(|p| p == player_id) {
             return Err(ApiError::new(

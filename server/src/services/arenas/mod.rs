@@ -36,11 +36,11 @@ use tracing::Instrument;
 use crate::domain::arena::ArenaStatus;
 use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
-use crate::metrics::Metrics;
 use crate::game::capabilities::ArenaGameEnd;
 use crate::game::players::Players;
 use crate::game::NewGame;
 use crate::ids;
+use crate::metrics::Metrics;
 use crate::net::outbound::{ConnHandle, SendOutcome};
 use crate::services::ratings::Ratings;
 use crate::services::starter::Starter;
@@ -192,8 +192,7 @@ impl Arenas {
     /// Takes up every open arena of the store that is not held here yet (at start-up, and
     /// in a cluster every few seconds, for arenas created on other nodes).
     pub async fn discover(&self) -> Result<(), ApiError> {
-        let ids =
-            timed_store_call(&self.parts.metrics, self.parts.store.open_arenas()).await?;
+        let ids = timed_store_call(&self.parts.metrics, self.parts.store.open_arenas()).await?;
         for id in ids {
             if self.cells().contains_key(&id) {
                 continue;
@@ -228,7 +227,9 @@ impl Arenas {
                     }
                 }
             } else if now.saturating_sub(started_at) > UNSTARTED_MS
-                && timed_store_call(metrics, store.game(&game)).await?.is_none()
+                && timed_store_call(metrics, store.game(&game))
+                    .await?
+                    .is_none()
             {
                 self.mutate(cell, |s| {
                     s.unpair(&game);
@@ -758,7 +759,9 @@ impl Arenas {
             match self.mutate(&cell, |s| Ok(s.game_ended(&end))).await {
                 Ok(true) => cell.wake.notify_one(),
                 Ok(false) => {}
-                Err(e) => tracing::error!(error = %e, game = %end.game_id, "cannot score an arena game"),
+                Err(e) => {
+                    tracing::error!(error = %e, game = %end.game_id, "cannot score an arena game")
+                }
             }
         }
     }
@@ -768,7 +771,12 @@ impl Arenas {
 fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
     let kind = stoa_protocol::kind(doc["kind"].as_str()?).ok()?;
     let names = kind.side_names;
-    let players = names.map(|n| doc["players"][n]["id"].as_str().unwrap_or_default().to_string());
+    let players = names.map(|n| {
+        doc["players"][n]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    });
     let status = &doc["status"];
     let winner = status["winner"]
         .as_str()

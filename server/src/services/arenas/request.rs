@@ -117,7 +117,13 @@ mod tests {
     }
 
     fn check(extra: serde_json::Value) -> Result<Settings, ApiError> {
-        settings(&req(extra), 1_000, "a1".into(), "CODE".into(), ("c".into(), "C".into()))
+        settings(
+            &req(extra),
+            1_000,
+            "a1".into(),
+            "CODE".into(),
+            ("c".into(), "C".into()),
+        )
     }
 
     #[test]
@@ -148,7 +154,9 @@ mod tests {
             json!({"kind": "chess"}),
             json!({"clock": {"kind":"sundial"}}),
         ] {
-            let e = check(bad.clone()).err().unwrap_or_else(|| panic!("accepted {bad}"));
+            let e = check(bad.clone())
+                .err()
+                .unwrap_or_else(|| panic!("accepted {bad}"));
             assert_eq!(e.code, ErrorCode::InvalidOptions, "{bad}");
         }
     }

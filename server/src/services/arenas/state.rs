@@ -235,10 +235,8 @@ impl ArenaState {
                 [b, a]
             };
             let game_id = make_id();
-            self.sides
-                .record(&players[0], stoa_protocol::Side::First);
-            self.sides
-                .record(&players[1], stoa_protocol::Side::Second);
+            self.sides.record(&players[0], stoa_protocol::Side::First);
+            self.sides.record(&players[1], stoa_protocol::Side::Second);
             let ratings = [0, 1].map(|i| self.entrant(&players[i]).map_or(0, |e| e.rating));
             for i in 0..2 {
                 if let Some(e) = self.entrant_mut(&players[i]) {
@@ -509,8 +507,12 @@ impl ArenaState {
         state.players = s.players;
         state.games = s.games;
         for g in &state.games {
-            state.sides.record(&g.players[0], stoa_protocol::Side::First);
-            state.sides.record(&g.players[1], stoa_protocol::Side::Second);
+            state
+                .sides
+                .record(&g.players[0], stoa_protocol::Side::First);
+            state
+                .sides
+                .record(&g.players[1], stoa_protocol::Side::Second);
         }
         Some(state)
     }
@@ -589,7 +591,10 @@ mod tests {
         let g = pairs[0].game_id.clone();
         let winner = pairs[0].players[0].clone();
         assert!(b.game_ended(&end(&b, &g, Some(&winner), 20)));
-        assert!(!b.game_ended(&end(&b, &g, Some(&winner), 20)), "scored once");
+        assert!(
+            !b.game_ended(&end(&b, &g, Some(&winner), 20)),
+            "scored once"
+        );
         let top = b.standings()[0];
         assert_eq!((top.id.as_str(), top.sheet.score), (winner.as_str(), 2));
         assert!(b.players.iter().all(|p| p.playing.is_none()));
