@@ -485,6 +485,22 @@ async fn arena_requests_refuse_what_is_not_allowed() {
     req["bots"] = json!(true);
     req["rated"] = json!(true);
     assert_eq!(a.request(req).await["code"], "invalid_options");
+    // Computer players join only arenas that take them.
+    let mut bot = Client::connect(&server).await;
+    let w = bot
+        .request(json!({"t":"hello","protocol":1,"name":"botty","bot":true}))
+        .await;
+    assert_eq!(w["t"], "welcome", "{w}");
+    let no_bots = ArenaView::from_answer(&a.request(base.clone()).await);
+    let e = bot.request(json!({"t":"arena.join","id":no_bots.id})).await;
+    assert_eq!(e["code"], "forbidden", "{e}");
+    let mut req = base.clone();
+    req["bots"] = json!(true);
+    let bots = ArenaView::from_answer(&a.request(req).await);
+    assert_eq!(bots.doc["bots"], true);
+    ok(&bot.request(json!({"t":"arena.join","id":bots.id})).await);
+    let w = bot.request(json!({"t":"arena.watch","id":bots.id})).await;
+    assert_eq!(w["doc"]["players"][0]["bot"], true, "{w}");
     // A private arena: seen by its code only.
     let mut req = base.clone();
     req["visibility"] = json!("private");
