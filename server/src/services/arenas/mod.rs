@@ -624,9 +624,14 @@ impl Arenas {
                 }
             }
         }
-        // Over: stored as such (no longer open once its last game ended).
-        if let Err(e) = self.persist(&cell).await {
-            tracing::warn!(error = %e, "cannot store the arena's end");
+        // Over: stored as such (no longer open once its last game ended), and no longer
+        // held here: the store answers for it from now on (its document, a late end).
+        match self.persist(&cell).await {
+            Ok(true) => {
+                self.cells().remove(&cell.id);
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "cannot store the arena's end"),
         }
         tracing::info!("arena over");
     }
@@ -790,4 +795,31 @@ fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
         plies: doc["moves"].as_array().map_or(0, |m| m.len() as u32),
         berserk: names.map(|n| doc["arena"]["berserk"][n] == true),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_end_reads_from_a_final_document() {
+        let doc = json!({"kind":"unane",
+            "players":{"white":{"id":"pw"},"black":{"id":"pb"}},
+            "status":{"state":"ended","winner":"black","reason":"resign"},
+            "moves":["a","b","c"],
+            "arena":{"id":"a1","berserk":{"white":false,"black":true}}});
+        let end = end_of("a1", "g1", &doc).expect("an end");
+        // Ūnane's sides are black (first) and white.
+        assert_eq!(end.players, ["pb".to_string(), "pw".to_string()]);
+        assert_eq!(end.winner, Some(0));
+        assert!(!end.aborted);
+        assert_eq!(end.plies, 3);
+        assert_eq!(end.berserk, [true, false]);
+        let mut aborted = doc.clone();
+        aborted["status"] = json!({"state":"ended","winner":null,"reason":"aborted"});
+        let end = end_of("a1", "g1", &aborted).expect("an end");
+        assert!(end.aborted && end.winner.is_none());
+        assert!(end_of("a1", "g1", &json!({"kind":"chess"})).is_none());
+    }
 }
