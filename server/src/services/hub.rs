@@ -143,6 +143,7 @@ impl Hub {
             ArenasParts {
                 store: store.clone(),
                 spans_nodes: topology.spans_nodes(),
+                node: config.node_id.clone().unwrap_or_else(|| "single".into()),
                 metrics: metrics.clone(),
                 starter: starter.clone(),
                 ratings: ratings.clone(),

@@ -52,8 +52,11 @@ pub struct ArenasParts {
     /// Where arenas are kept (every change is one conditional write).
     pub store: Arc<dyn Store>,
     /// Whether other nodes share the store (then arenas are re-read from it every wave,
-    /// and arenas created elsewhere are discovered).
+    /// arenas created elsewhere are discovered, and one node pairs each arena under a
+    /// lease).
     pub spans_nodes: bool,
+    /// This node's id (the pairing lease names it).
+    pub node: String,
     /// Starts the paired games.
     pub starter: Arc<Starter>,
     /// Players' ratings (shown, and the performance's opponent ratings).
@@ -115,6 +118,10 @@ impl std::fmt::Debug for Arenas {
 /// A paired game not created this long after its pairing never will be (its node died in
 /// between): its players are freed.
 const UNSTARTED_MS: u64 = 10_000;
+
+/// How long a node's pairing lease on an arena lasts unless renewed (it is renewed when
+/// half of it is left): a dead pairing node's arena is paired again within this.
+const PAIRING_LEASE_MS: u64 = 3_000;
 
 /// How often an arena with games in progress checks the store for ends nobody reported.
 const SETTLE_EVERY: Duration = Duration::from_secs(2);
@@ -606,7 +613,9 @@ impl Arenas {
                 ArenaStatus::Finished => break,
                 ArenaStatus::Scheduled => until(starts_at),
                 ArenaStatus::Running if now < cutoff => {
-                    self.pair_round(&cell).await;
+                    if self.pairing_lease(&cell).await {
+                        self.pair_round(&cell).await;
+                    }
                     wave.min(until(cutoff))
                 }
                 ArenaStatus::Running => until(ends_at),
@@ -634,6 +643,35 @@ impl Arenas {
             Err(e) => tracing::warn!(error = %e, "cannot store the arena's end"),
         }
         tracing::info!("arena over");
+    }
+
+    /// Whether this node pairs the arena now: always on a single node; in a cluster while
+    /// it holds the arena's pairing lease, kept in the arena's own record (taken when free
+    /// or expired, renewed when half of it is left, each a conditional write), so one node
+    /// pairs and a dead one's arena is taken over within [`PAIRING_LEASE_MS`].
+    async fn pairing_lease(&self, cell: &Cell) -> bool {
+        if !self.parts.spans_nodes {
+            return true;
+        }
+        let now = self.now();
+        let me = self.parts.node.as_str();
+        let fresh = cell.state().pairer.as_ref().is_some_and(|(holder, until)| {
+            holder == me && until.saturating_sub(now) > PAIRING_LEASE_MS / 2
+        });
+        if fresh {
+            return true;
+        }
+        let until = now + PAIRING_LEASE_MS;
+        let taken = self
+            .mutate(cell, |s| {
+                if s.take_lease(me, now, until) {
+                    Ok(())
+                } else {
+                    Err(ApiError::new(ErrorCode::Conflict, "another node pairs"))
+                }
+            })
+            .await;
+        taken.is_ok()
     }
 
     /// One pairing round: the free players' ratings brought up to date, the pairs chosen

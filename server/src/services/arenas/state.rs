@@ -109,6 +109,9 @@ pub struct ArenaState {
     pub games: Vec<ArenaGame>,
     /// Sides each player had, for alternation.
     pub sides: SideHistory<String>,
+    /// In a cluster, the node that pairs this arena (its lease), and until when (server
+    /// ms) unless it renews.
+    pub pairer: Option<(String, u64)>,
 }
 
 /// A pairing the arena decided: (first side, second side) player ids and their ratings.
@@ -129,6 +132,7 @@ impl ArenaState {
             players: Vec::new(),
             games: Vec::new(),
             sides: SideHistory::new(DEFAULT_SIDE_MEMORY),
+            pairer: None,
         }
     }
 
@@ -456,6 +460,8 @@ struct Stored {
     cancelled: bool,
     players: Vec<Entrant>,
     games: Vec<ArenaGame>,
+    #[serde(default)]
+    pairer: Option<(String, u64)>,
 }
 
 impl ArenaState {
@@ -480,6 +486,7 @@ impl ArenaState {
             cancelled: self.cancelled,
             players: self.players.clone(),
             games: self.games.clone(),
+            pairer: self.pairer.clone(),
         };
         serde_json::to_value(stored).unwrap_or(Value::Null)
     }
@@ -506,6 +513,7 @@ impl ArenaState {
         state.cancelled = s.cancelled;
         state.players = s.players;
         state.games = s.games;
+        state.pairer = s.pairer;
         for g in &state.games {
             state
                 .sides
@@ -515,6 +523,18 @@ impl ArenaState {
                 .record(&g.players[1], stoa_protocol::Side::Second);
         }
         Some(state)
+    }
+
+    /// Takes (or renews) the pairing lease for `node` until `until`; `false` when another
+    /// node holds it at `now`.
+    pub fn take_lease(&mut self, node: &str, now: u64, until: u64) -> bool {
+        match &self.pairer {
+            Some((holder, expiry)) if holder != node && *expiry > now => false,
+            _ => {
+                self.pairer = Some((node.to_string(), until));
+                true
+            }
+        }
     }
 
     /// Whether the arena still needs its service: scheduled, running, or with a game in
@@ -650,9 +670,15 @@ mod tests {
         e.aborted = true;
         assert!(a.game_ended(&e));
         assert!(a.players.iter().all(|p| p.sheet.games() == 1));
+        // The pairing lease: one holder until it expires.
+        assert!(a.take_lease("n1", 10, 3_010));
+        assert!(!a.take_lease("n2", 3_009, 6_009));
+        assert!(a.take_lease("n1", 3_000, 6_000), "renewed");
+        assert!(a.take_lease("n2", 6_000, 9_000), "expired: taken over");
         // The state reads back from the store as it was.
         let back = ArenaState::from_stored(&a.to_stored()).expect("reads back");
         assert_eq!(back.document(3), a.document(3));
+        assert_eq!(back.pairer, a.pairer);
         assert!(!back.open(90_000));
         assert!(back.open(89_999));
     }
