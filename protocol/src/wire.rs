@@ -1430,6 +1430,46 @@ mod tests {
     }
 
     #[test]
+    fn parses_arena_requests() {
+        let m = parse_client_message(
+            r#"{"t":"arena.create","rid":1,"kind":"unane","duration_ms":90000,"berserk":true,
+                "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0}}"#,
+        )
+        .unwrap();
+        let ClientMessage::ArenaCreate { rid, settings } = &m else {
+            panic!("{m:?}");
+        };
+        assert_eq!(rid, &Some(Rid::Int(1)));
+        assert_eq!(settings.kind, "unane");
+        assert_eq!(settings.duration_ms, 90_000);
+        assert!(settings.berserk && !settings.bots && !settings.rated);
+        assert_eq!(settings.visibility, None);
+        assert_eq!(m.type_name(), "arena.create");
+        let e = parse_client_message(r#"{"t":"arena.create","rid":2,"kind":"unane"}"#).unwrap_err();
+        assert_eq!((e.code, e.rid), (ErrorCode::BadRequest, Some(Rid::Int(2))));
+        let m = parse_client_message(r#"{"t":"arena.join","code":"AB12"}"#).unwrap();
+        assert!(matches!(
+            m,
+            ClientMessage::ArenaJoin {
+                id: None,
+                code: Some(_),
+                ..
+            }
+        ));
+        let m = parse_client_message(r#"{"t":"game.berserk","game_id":"g"}"#).unwrap();
+        assert_eq!(m.type_name(), "game.berserk");
+        let d = ServerMessage::ArenaDiff {
+            id: "a1".into(),
+            seq: 3,
+            patch: json!([]),
+        };
+        assert_eq!(
+            d.to_json(),
+            r#"{"t":"arena.diff","id":"a1","seq":3,"patch":[]}"#
+        );
+    }
+
+    #[test]
     fn parses_and_encodes_chat() {
         let m =
             parse_client_message(r#"{"t":"chat.say","rid":1,"game_id":"g","text":"hi"}"#).unwrap();
