@@ -678,6 +678,117 @@ pub enum ClientMessage {
         /// not empty, no control characters).
         text: String,
     },
+    /// Addition: create an arena tournament (answered by `arena`; the creator watches it).
+    #[serde(rename = "arena.create")]
+    ArenaCreate {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's settings.
+        #[serde(flatten)]
+        settings: Box<ArenaSettings>,
+    },
+    /// Addition: subscribe to an arena's document (answered by `arena`, then `arena.diff`s).
+    #[serde(rename = "arena.watch")]
+    ArenaWatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's id (or give `code`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A private arena's code.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: end an arena subscription.
+    #[serde(rename = "arena.unwatch")]
+    ArenaUnwatch {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: enter an arena (or come back after a pause): `ok`.
+    #[serde(rename = "arena.join")]
+    ArenaJoin {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena's id (or give `code`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A private arena's code.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: leave an arena's pool (points stay; a game in progress goes on): `ok`.
+    #[serde(rename = "arena.pause")]
+    ArenaPause {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: the creator cancels an arena before its start: `ok`.
+    #[serde(rename = "arena.cancel")]
+    ArenaCancel {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The arena.
+        id: String,
+    },
+    /// Addition: go berserk in an arena game (before one's first move): `ok`.
+    #[serde(rename = "game.berserk")]
+    GameBerserk {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+    },
+}
+
+/// Addition: an arena's settings as `arena.create` gives them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArenaSettings {
+    /// Game kind.
+    pub kind: String,
+    /// Game options (missing: defaults).
+    #[serde(default)]
+    pub options: Value,
+    /// Clock request object (missing: no clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Value>,
+    /// Rated games.
+    #[serde(default)]
+    pub rated: bool,
+    /// Start in this many ms (or give `starts_at_ms`; neither: at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_in_ms: Option<u64>,
+    /// Start at this server time, ms since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_at_ms: Option<u64>,
+    /// How long the arena runs, ms (10 s to 24 h).
+    pub duration_ms: u64,
+    /// `public` (default: listed in the lobby) or `private` (joined by code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// A name (1-40 printable characters; default from the kind and clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Computer players may join (casual arenas only).
+    #[serde(default)]
+    pub bots: bool,
+    /// Players may go berserk (timed arenas only, not correspondence).
+    #[serde(default)]
+    pub berserk: bool,
+    /// Draws with fewer plies score nothing (default 0).
+    #[serde(default)]
+    pub min_draw_plies: u32,
 }
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
@@ -716,6 +827,13 @@ pub const CLIENT_TYPES: &[&str] = &[
     "room.watch",
     "room.unwatch",
     "room.say",
+    "arena.create",
+    "arena.watch",
+    "arena.unwatch",
+    "arena.join",
+    "arena.pause",
+    "arena.cancel",
+    "game.berserk",
 ];
 
 impl ClientMessage {
@@ -755,7 +873,14 @@ impl ClientMessage {
             | ClientMessage::DeviceRevoke { rid, .. }
             | ClientMessage::RoomWatch { rid, .. }
             | ClientMessage::RoomUnwatch { rid, .. }
-            | ClientMessage::RoomSay { rid, .. } => rid.as_ref(),
+            | ClientMessage::RoomSay { rid, .. }
+            | ClientMessage::ArenaCreate { rid, .. }
+            | ClientMessage::ArenaWatch { rid, .. }
+            | ClientMessage::ArenaUnwatch { rid, .. }
+            | ClientMessage::ArenaJoin { rid, .. }
+            | ClientMessage::ArenaPause { rid, .. }
+            | ClientMessage::ArenaCancel { rid, .. }
+            | ClientMessage::GameBerserk { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -796,6 +921,13 @@ impl ClientMessage {
             ClientMessage::RoomWatch { .. } => "room.watch",
             ClientMessage::RoomUnwatch { .. } => "room.unwatch",
             ClientMessage::RoomSay { .. } => "room.say",
+            ClientMessage::ArenaCreate { .. } => "arena.create",
+            ClientMessage::ArenaWatch { .. } => "arena.watch",
+            ClientMessage::ArenaUnwatch { .. } => "arena.unwatch",
+            ClientMessage::ArenaJoin { .. } => "arena.join",
+            ClientMessage::ArenaPause { .. } => "arena.pause",
+            ClientMessage::ArenaCancel { .. } => "arena.cancel",
+            ClientMessage::GameBerserk { .. } => "game.berserk",
         }
     }
 }
@@ -1057,6 +1189,9 @@ pub enum ServerMessage {
         kind: String,
         /// This player's side.
         side: String,
+        /// Addition: the arena that paired this game (absent for other games).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arena: Option<String>,
     },
     /// Answer to `queue.join`.
     #[serde(rename = "queued")]
@@ -1276,6 +1411,27 @@ pub enum ServerMessage {
         /// stays readable.
         open: bool,
     },
+    /// Addition: an arena's whole document (answer to `arena.create` / `arena.watch`).
+    #[serde(rename = "arena")]
+    Arena {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The document's seq.
+        seq: u64,
+        /// The document.
+        doc: Value,
+    },
+    /// Addition: one change of an arena's document (RFC 6902 patch from seq-1 to seq).
+    #[serde(rename = "arena.diff")]
+    ArenaDiff {
+        /// The arena.
+        id: String,
+        /// The new seq.
+        seq: u64,
+        /// The JSON Patch.
+        patch: Value,
+    },
 }
 
 impl ServerMessage {
@@ -1363,6 +1519,46 @@ mod tests {
             parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"offer"}"#).unwrap();
         assert_eq!(m.type_name(), "game.draw");
         assert!(parse_client_message(r#"{"t":"game.draw","game_id":"g","action":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn parses_arena_requests() {
+        let m = parse_client_message(
+            r#"{"t":"arena.create","rid":1,"kind":"unane","duration_ms":90000,"berserk":true,
+                "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0}}"#,
+        )
+        .unwrap();
+        let ClientMessage::ArenaCreate { rid, settings } = &m else {
+            panic!("{m:?}");
+        };
+        assert_eq!(rid, &Some(Rid::Int(1)));
+        assert_eq!(settings.kind, "unane");
+        assert_eq!(settings.duration_ms, 90_000);
+        assert!(settings.berserk && !settings.bots && !settings.rated);
+        assert_eq!(settings.visibility, None);
+        assert_eq!(m.type_name(), "arena.create");
+        let e = parse_client_message(r#"{"t":"arena.create","rid":2,"kind":"unane"}"#).unwrap_err();
+        assert_eq!((e.code, e.rid), (ErrorCode::BadRequest, Some(Rid::Int(2))));
+        let m = parse_client_message(r#"{"t":"arena.join","code":"AB12"}"#).unwrap();
+        assert!(matches!(
+            m,
+            ClientMessage::ArenaJoin {
+                id: None,
+                code: Some(_),
+                ..
+            }
+        ));
+        let m = parse_client_message(r#"{"t":"game.berserk","game_id":"g"}"#).unwrap();
+        assert_eq!(m.type_name(), "game.berserk");
+        let d = ServerMessage::ArenaDiff {
+            id: "a1".into(),
+            seq: 3,
+            patch: json!([]),
+        };
+        assert_eq!(
+            d.to_json(),
+            r#"{"t":"arena.diff","id":"a1","seq":3,"patch":[]}"#
+        );
     }
 
     #[test]

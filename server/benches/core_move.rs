@@ -41,6 +41,7 @@ fn core() -> Core {
         code: None,
         players: [seat(PLAYERS[0]), seat(PLAYERS[1])],
         rematch_of: None,
+        arena: None,
     };
     let clock = ClockDriver::new(tc, PLAYERS, 30_000).expect("clock");
     Core::new(new, game, clock, 1_000_000, 60_000)

@@ -140,6 +140,11 @@ pub fn game_id() -> String {
     format!("g{}", random_base32(12).to_ascii_lowercase())
 }
 
+/// A new arena id: `a` and 12 random base32 letters.
+pub fn arena_id() -> String {
+    format!("a{}", random_base32(12).to_ascii_lowercase())
+}
+
 /// A number for a command forwarded to another node: unique within this process, and from
 /// a random start so that a node restarted under the same id does not reuse the numbers of
 /// its previous life (a late answer, or a logged command id, must never match a new one).

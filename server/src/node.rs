@@ -203,6 +203,11 @@ async fn serve(
         })?;
     }
     hub.matchmaking.clone().spawn();
+    // Arenas first, so that a game recovery ends finds its arena to score it.
+    hub.arenas
+        .discover()
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot read the arenas: {e}")))?;
     // Unfinished games are back before anyone can connect.
     hub.recovery
         .recover()

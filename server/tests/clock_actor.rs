@@ -129,6 +129,7 @@ impl Fixture {
                 code: None,
                 players: [seat(ALICE), seat(BOB)],
                 rematch_of: None,
+                arena: None,
             })
             .await
             .expect("game created");

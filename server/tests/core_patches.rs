@@ -72,6 +72,7 @@ fn core(kind: &str, variant: u8, timed: bool) -> Core {
         code: None,
         players: [seat(PLAYERS[0]), seat(PLAYERS[1])],
         rematch_of: None,
+        arena: None,
     };
     let clock = ClockDriver::new(tc, PLAYERS, 30_000).expect("clock");
     Core::new(new, game, clock, T0, 60_000)

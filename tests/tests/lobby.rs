@@ -54,7 +54,7 @@ async fn lobby_follows_rooms_games_queues_and_presence() {
     let mut view = LobbyView::watch(&mut w).await;
     assert_eq!(
         view.doc,
-        json!({"rooms":{},"games":{},"queues":{},"online":1})
+        json!({"rooms":{},"games":{},"queues":{},"arenas":{},"online":1})
     );
 
     // A public room appears with its host; a private one never does.

@@ -102,6 +102,7 @@ async fn contract(store: &dyn Store) {
         ],
         created_ms: 42,
         rematch_of: None,
+        arena: None,
     };
     store.create_game(&game).await.unwrap();
     assert!(matches!(
@@ -280,7 +281,42 @@ async fn contract(store: &dyn Store) {
     assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
     leaderboard_contract(store).await;
     devices_contract(store).await;
+    arenas_contract(store).await;
     store.ping().await.unwrap();
+}
+
+/// Arenas: one conditional write per version, and the open index.
+async fn arenas_contract(store: &dyn Store) {
+    assert_eq!(store.arena("acontract1").await.unwrap(), None);
+    let v1 = json!({"players": []});
+    assert!(
+        !store.save_arena("acontract1", 2, true, &v1).await.unwrap(),
+        "a gap"
+    );
+    assert!(store.save_arena("acontract1", 1, true, &v1).await.unwrap());
+    assert!(
+        !store.save_arena("acontract1", 1, true, &v1).await.unwrap(),
+        "twice"
+    );
+    assert_eq!(
+        store.arena("acontract1").await.unwrap(),
+        Some((1, v1.clone()))
+    );
+    let v2 = json!({"players": ["p"]});
+    assert!(store.save_arena("acontract1", 2, true, &v2).await.unwrap());
+    assert!(store.save_arena("acontract2", 1, true, &v1).await.unwrap());
+    let open = store.open_arenas().await.unwrap();
+    assert!(open.contains(&"acontract1".to_string()) && open.contains(&"acontract2".to_string()));
+    // A stale writer changes nothing.
+    assert!(!store.save_arena("acontract1", 2, false, &v1).await.unwrap());
+    assert_eq!(
+        store.arena("acontract1").await.unwrap(),
+        Some((2, v2.clone()))
+    );
+    assert!(store.save_arena("acontract1", 3, false, &v2).await.unwrap());
+    let open = store.open_arenas().await.unwrap();
+    assert!(!open.contains(&"acontract1".to_string()), "{open:?}");
+    assert!(open.contains(&"acontract2".to_string()));
 }
 
 fn device(hash: &str, label: &str, at: u64) -> DeviceRecord {

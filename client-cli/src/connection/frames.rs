@@ -47,7 +47,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::LinkCode { rid, .. }
         | ServerMessage::LinkToken { rid, .. }
         | ServerMessage::Devices { rid, .. }
-        | ServerMessage::RoomChatHistory { rid, .. } => rid.as_ref(),
+        | ServerMessage::RoomChatHistory { rid, .. }
+        | ServerMessage::Arena { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
@@ -58,7 +59,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Chat { .. }
         | ServerMessage::ChatHistory { .. }
         | ServerMessage::ChatSpectators { .. }
-        | ServerMessage::RoomChat { .. } => None,
+        | ServerMessage::RoomChat { .. }
+        | ServerMessage::ArenaDiff { .. } => None,
     }
 }
 

@@ -69,6 +69,13 @@ pub struct Clock {
     turn: Option<Turn>,
     paused_at: Option<u64>,
     flagged: Option<Flagged>,
+    /// Sides that went berserk (an arena's rule, see [`Clock::berserk`]).
+    #[serde(default, skip_serializing_if = "no_berserk")]
+    berserk: [bool; 2],
+}
+
+fn no_berserk(b: &[bool; 2]) -> bool {
+    !b[0] && !b[1]
 }
 
 /// The absolute time at which a side that became to act at `to_act_since` without having
@@ -91,6 +98,7 @@ impl Clock {
             turn: None,
             paused_at: None,
             flagged: None,
+            berserk: [false; 2],
         })
     }
 
@@ -182,6 +190,8 @@ impl Clock {
         match self.tc {
             TimeControl::None => unreachable!("untimed turns returned above"),
             TimeControl::Fischer { increment_ms, .. } => {
+                // A berserk side plays without its increment.
+                let increment_ms = if self.berserk[i] { 0 } else { increment_ms };
                 self.main_ms[i] = main - charged + increment_ms;
                 result.added_ms = increment_ms;
             }
@@ -413,6 +423,26 @@ impl Clock {
         self.paused_at.is_some()
     }
 
+    /// Berserk, an arena's rule: `side` halves its main time (rounded down) and plays
+    /// without its Fischer increment for the rest of the game. Only before its first action,
+    /// only once, only with a running kind of clock (not none, not correspondence);
+    /// `false` (nothing changed) otherwise.
+    pub fn berserk(&mut self, side: Side) -> bool {
+        let i = side.index();
+        let clocked = self.tc.is_timed() && !matches!(self.tc, TimeControl::Correspondence { .. });
+        if !clocked || self.berserk[i] || self.started[i] || self.flagged.is_some() {
+            return false;
+        }
+        self.main_ms[i] /= 2;
+        self.berserk[i] = true;
+        true
+    }
+
+    /// Whether `side` went berserk.
+    pub fn is_berserk(&self, side: Side) -> bool {
+        self.berserk[side.index()]
+    }
+
     /// Exchanges everything kept per side (main times, periods, first-action marks, the
     /// turn in progress, a flag) after a pie-rule swap exchanged the players' seats, so
     /// each person keeps their own clock.
@@ -420,6 +450,7 @@ impl Clock {
         self.main_ms.swap(0, 1);
         self.periods_left.swap(0, 1);
         self.started.swap(0, 1);
+        self.berserk.swap(0, 1);
         if let Some(t) = &mut self.turn {
             t.side = t.side.other();
         }
@@ -507,5 +538,45 @@ mod side_index {
                 "side index {other} (expected 0 or 1)"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod berserk_tests {
+    use super::*;
+
+    #[test]
+    fn berserk_halves_the_time_and_drops_the_increment() {
+        let tc = TimeControl::Fischer {
+            initial_ms: 15_000,
+            increment_ms: 2_000,
+        };
+        let mut c = Clock::new(tc).unwrap();
+        assert!(c.berserk(Side::Second));
+        assert!(!c.berserk(Side::Second), "only once");
+        assert!(c.is_berserk(Side::Second) && !c.is_berserk(Side::First));
+        assert_eq!(c.main_ms, [15_000, 7_500]);
+        // First actions are free; then each side is charged, the berserk one without its
+        // increment.
+        c.start_turn(Side::First, 0);
+        c.end_turn(Side::First, 100, 0).unwrap();
+        c.start_turn(Side::Second, 100);
+        c.end_turn(Side::Second, 200, 0).unwrap();
+        assert!(!c.berserk(Side::First), "not after the first action");
+        c.start_turn(Side::First, 200);
+        c.end_turn(Side::First, 1_200, 0).unwrap();
+        c.start_turn(Side::Second, 1_200);
+        c.end_turn(Side::Second, 2_200, 0).unwrap();
+        assert_eq!(c.main_ms, [16_000, 6_500]);
+        c.swap_sides();
+        assert!(c.is_berserk(Side::First));
+    }
+
+    #[test]
+    fn no_berserk_without_a_running_clock() {
+        let mut c = Clock::new(TimeControl::None).unwrap();
+        assert!(!c.berserk(Side::First));
+        let mut c = Clock::new(TimeControl::Correspondence { days_per_turn: 2 }).unwrap();
+        assert!(!c.berserk(Side::First));
     }
 }

@@ -30,6 +30,8 @@ pub enum Act {
     Claim,
     /// Ask for a rematch.
     Rematch,
+    /// Berserk (an arena game): halve one's own time before one's first action.
+    Berserk,
 }
 
 /// A successful answer from the actor; the connection turns it into a frame with the rid.

@@ -50,6 +50,29 @@ pub trait Reactions: Send + Sync + 'static {
 
     /// Both players asked for a rematch: start the game `setup` describes and tell them.
     async fn rematch(&self, setup: NewGame);
+
+    /// An arena game ended (an abort included): its arena scores it and puts its players
+    /// back in its pool. Called once, by the game's owner, after the ratings.
+    async fn arena_game_ended(&self, end: ArenaGameEnd);
+}
+
+/// How an arena game ended, as its arena needs it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArenaGameEnd {
+    /// The game.
+    pub game_id: String,
+    /// Its arena.
+    pub arena: String,
+    /// Player ids by side index at the end.
+    pub players: [String; 2],
+    /// The winner's side index (`None`: a draw or an abort).
+    pub winner: Option<usize>,
+    /// Aborted: not a result, scores nothing.
+    pub aborted: bool,
+    /// Plies (moves) played.
+    pub plies: u32,
+    /// Who went berserk, by side index at the end.
+    pub berserk: [bool; 2],
 }
 
 /// The other nodes of a cluster, as a game actor sees them (absent on a single node).

@@ -83,6 +83,11 @@ impl ClockDriver {
         }
     }
 
+    /// Berserk for `side` (see [`Clock::berserk`]); `false` when not allowed now.
+    pub fn berserk(&mut self, side: Side) -> bool {
+        self.clock.berserk(side)
+    }
+
     /// The time control.
     pub fn time_control(&self) -> &TimeControl {
         self.clock.time_control()

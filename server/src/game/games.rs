@@ -167,6 +167,7 @@ mod tests {
             kind: stoa_protocol::kind("unane").expect("a kind"),
             tx,
             players: ["a".into(), "b".into()],
+            arena: None,
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         (h, rx)

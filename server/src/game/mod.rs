@@ -49,6 +49,8 @@ pub struct NewGame {
     pub players: [SeatPlayer; 2],
     /// The game this one is a rematch of.
     pub rematch_of: Option<String>,
+    /// The arena that paired this game.
+    pub arena: Option<crate::store::ArenaLink>,
 }
 
 /// Reply channel for a command.
@@ -83,7 +85,7 @@ pub enum Command {
         /// Where to answer.
         reply: Reply,
     },
-    /// A player's action.
+    /// A player's action (berserk included).
     Act {
         /// The acting player.
         player_id: String,
@@ -154,6 +156,8 @@ pub struct GameHandle {
     pub tx: mpsc::Sender<Command>,
     /// Player ids by initial side index.
     pub players: [PlayerId; 2],
+    /// The arena that paired this game (`game.started` names it).
+    pub arena: Option<String>,
     /// The lobby's summary of the game while it is public and on (kept by the actor).
     pub summary: Arc<std::sync::Mutex<Option<Value>>>,
 }

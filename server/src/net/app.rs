@@ -40,6 +40,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/games", get(api_games))
         .route("/api/games/{id}", get(api_game))
+        .route("/api/arenas/{id}", get(api_arena))
         .route("/api/games/{id}/record", get(api_record))
         .route("/api/games/{id}/replay", get(api_replay))
         .route("/rules/{kind}", get(crate::net::web::rules))
@@ -399,6 +400,21 @@ async fn api_player_games(
         .await
     {
         Ok((games, next)) => Json(json!({"games": games, "next_before": next})).into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /api/arenas/{id}` (`?code=` for a private arena): the arena's document, as
+/// `arena.watch` answers it; the final standings stay readable after the end.
+async fn api_arena(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let code = q.get("code").map(String::as_str);
+    match state.hub.arenas.document(&id, code).await {
+        Ok(Some(doc)) => Json(doc).into_response(),
+        Ok(None) => (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response(),
         Err(e) => api_error(e),
     }
 }

@@ -166,6 +166,7 @@ impl Hosting {
             code: Some(room.code.to_string()),
             players,
             rematch_of: None,
+            arena: None,
         };
         let game = match self.starter.create_game(new).await {
             Ok(h) => h,

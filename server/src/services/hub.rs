@@ -25,6 +25,7 @@ use crate::game::{GameHandle, NewGame};
 use crate::ids::RoomCode;
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
+use crate::services::arenas::{Arenas, ArenasParts};
 use crate::services::bots::Bots;
 use crate::services::hosting::Hosting;
 use crate::services::lobby::Lobby;
@@ -68,6 +69,8 @@ pub struct Hub {
     pub matchmaker: Arc<Matchmaker>,
     /// Matchmaking: joins, leaves, the pairing task.
     pub matchmaking: Arc<Matchmaking>,
+    /// Arena tournaments.
+    pub arenas: Arc<Arenas>,
     /// Ratings.
     pub ratings: Arc<Ratings>,
     /// Finished games' records and histories.
@@ -137,12 +140,28 @@ impl Hub {
             topology: &topology,
             shutdown: &shutdown,
         };
-        let starter = base.starter(&time, &ratings, peers);
+        let (arena_ends, ends) = tokio::sync::mpsc::unbounded_channel();
+        let starter = base.starter(&time, &ratings, peers, arena_ends);
+        let arenas = Arenas::new(
+            ArenasParts {
+                store: store.clone(),
+                spans_nodes: topology.spans_nodes(),
+                node: config.node_id.clone().unwrap_or_else(|| "single".into()),
+                metrics: metrics.clone(),
+                starter: starter.clone(),
+                ratings: ratings.clone(),
+                players: players.clone(),
+                time: time.clone(),
+                wave: std::time::Duration::from_millis(config.queue_wave_ms),
+                shutdown: shutdown.clone(),
+            },
+            ends,
+        );
         let rooms = Arc::new(Rooms::default());
         let recovery = base.recovery(&rooms, &starter);
         let hosting = base.hosting(&rooms, &recovery, &starter, &ratings);
         let bots = Arc::new(Bots::new(topology.clone()));
-        let lobby = base.lobby(&rooms, &bots);
+        let lobby = base.lobby(&rooms, &bots, &arenas);
         let matchmaking = base.matchmaking(&ratings, &starter);
         Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
@@ -160,6 +179,7 @@ impl Hub {
             shutdown,
             matchmaker: queues,
             matchmaking,
+            arenas,
             ratings,
             starter,
             recovery,
@@ -267,6 +287,7 @@ impl Base<'_> {
         time: &Arc<dyn TimeSource>,
         ratings: &Arc<Ratings>,
         peers: Option<Arc<dyn Peers>>,
+        arena_ends: tokio::sync::mpsc::UnboundedSender<crate::game::capabilities::ArenaGameEnd>,
     ) -> Arc<Starter> {
         Starter::new(StarterParts {
             store: self.store.clone(),
@@ -281,6 +302,7 @@ impl Base<'_> {
             queues: self.queues.clone(),
             topology: self.topology.clone(),
             peers,
+            arena_ends,
         })
     }
 
@@ -315,8 +337,9 @@ impl Base<'_> {
         }
     }
 
-    fn lobby(&self, rooms: &Arc<Rooms>, bots: &Arc<Bots>) -> Arc<Lobby> {
+    fn lobby(&self, rooms: &Arc<Rooms>, bots: &Arc<Bots>, arenas: &Arc<Arenas>) -> Arc<Lobby> {
         Arc::new(Lobby::new(crate::services::lobby::Sources {
+            arenas: arenas.clone(),
             rooms: rooms.clone(),
             games: self.games.clone(),
             queues: self.queues.clone(),

@@ -16,6 +16,8 @@
 //!  "games":  {<id>: {"kind","players":{<side>:{id,name,rating}},"clock":<clock kind>,
 //!                    "time_control":<clock request object>,"options","rated","spectators"}},
 //!  "queues": {<label>: {"kind","options","clock","rated","waiting":N}},
+//!  "arenas": {<id>: {"name","kind","options","clock","rated","starts_at","ends_at",
+//!                    "status","players":N}},
 //!  "online": N}
 //! ```
 //! Games are summarised by their actors (`GameHandle::summary`), since only an actor knows
@@ -35,6 +37,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::{self, Matchmaker};
 use crate::net::outbound::{ConnHandle, SendOutcome};
+use crate::services::arenas::Arenas;
 use crate::services::bots::Bots;
 use crate::services::rooms::Rooms;
 use crate::services::topology::Topology;
@@ -49,6 +52,8 @@ struct Inner {
 /// What the lobby document is built from: the registries of this node, and the other
 /// nodes' parts through the topology.
 pub struct Sources {
+    /// Arena tournaments (the public ones scheduled or running are listed).
+    pub arenas: Arc<Arenas>,
     /// Waiting rooms.
     pub rooms: Arc<Rooms>,
     /// Live games (their summaries).
@@ -206,7 +211,7 @@ impl Lobby {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         for part in remote {
-            for section in ["rooms", "games"] {
+            for section in ["rooms", "games", "arenas"] {
                 if let Some(theirs) = part[section].as_object() {
                     for (k, v) in theirs {
                         doc[section][k.as_str()] = v.clone();
@@ -259,6 +264,7 @@ impl Lobby {
             "rooms": rooms,
             "games": games,
             "queues": queues,
+            "arenas": src.arenas.lobby_listing(),
             "online": src.players.online_count(),
         })
     }

@@ -185,6 +185,7 @@ impl Matchmaking {
                     code: None,
                     players: made.players.clone(),
                     rematch_of: None,
+                    arena: None,
                 };
                 self.starter.start_game(new).await
             }

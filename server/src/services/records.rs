@@ -159,6 +159,7 @@ pub fn full_json(setup: &GameRecord, finished: &FinishedGame) -> Value {
                 "ended_ms": finished.ended_ms,
                 "ratings_after": finished.ratings_after,
                 "rematch_of": setup.rematch_of,
+                "arena": setup.arena.as_ref().map(|a| a.id.as_str()),
             }),
         );
     }
@@ -211,6 +212,10 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
         .unwrap_or_else(|_| "?".into());
     r.set("Clock", clock);
     r.set("Rated", if doc["rated"] == true { "yes" } else { "no" });
+    // An arena game names its arena: its final standings are at /api/arenas/{id}.
+    if let Some(arena) = &setup.arena {
+        r.set("Arena", arena.id.clone());
+    }
     r.set("Date", utc(setup.created_ms));
     if finished.ended_ms > 0 {
         r.set("End", utc(finished.ended_ms));

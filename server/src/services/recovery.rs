@@ -314,6 +314,7 @@ impl Recovery {
             code: record.code.clone(),
             players: players.clone(),
             rematch_of: record.rematch_of.clone(),
+            arena: record.arena.clone(),
         };
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
         let handle = GameHandle {
@@ -321,6 +322,7 @@ impl Recovery {
             kind,
             tx,
             players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
+            arena: record.arena.as_ref().map(|a| a.id.clone()),
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         let caps = self.starter.capabilities();
@@ -463,6 +465,7 @@ mod tests {
                 ],
                 created_ms: 1,
                 rematch_of: None,
+                arena: None,
             })
             .await
             .unwrap();

@@ -15,7 +15,9 @@ use stoa_protocol::Side;
 use tokio::sync::{mpsc, watch};
 
 use crate::error::ApiError;
-use crate::game::capabilities::{timed_store_call, Capabilities, Peers, Reactions, Settings};
+use crate::game::capabilities::{
+    timed_store_call, ArenaGameEnd, Capabilities, Peers, Reactions, Settings,
+};
 use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
@@ -53,6 +55,8 @@ pub struct StarterParts {
     pub topology: Arc<dyn Topology>,
     /// The other nodes as actors see them (`None` on a single node).
     pub peers: Option<Arc<dyn Peers>>,
+    /// Where arena games' ends go (the arenas service reads them).
+    pub arena_ends: mpsc::UnboundedSender<ArenaGameEnd>,
 }
 
 /// Creates games and tells their players.
@@ -113,6 +117,7 @@ impl Starter {
                 new.players[0].id.as_str().into(),
                 new.players[1].id.as_str().into(),
             ],
+            arena: new.arena.as_ref().map(|a| a.id.clone()),
             summary: Arc::new(std::sync::Mutex::new(None)),
         };
         // Register before reading presence, so a presence change in between still reaches
@@ -157,6 +162,7 @@ impl Starter {
             // seq 0.
             created_ms: self.parts.time.now_ms(),
             rematch_of: new.rematch_of.clone(),
+            arena: new.arena.clone(),
         }
     }
 
@@ -208,6 +214,7 @@ impl Starter {
             game_id: handle.id.to_string(),
             kind: handle.kind.id.to_string(),
             side: side.to_string(),
+            arena: handle.arena.clone(),
         });
         let _ = handle
             .tx
@@ -237,6 +244,7 @@ impl Starter {
                 ratings: p.ratings.clone(),
                 store: p.store.clone(),
                 queues: p.queues.clone(),
+                arena_ends: p.arena_ends.clone(),
             }),
             peers: p.peers.clone(),
         }
@@ -267,6 +275,7 @@ struct StarterReactions {
     ratings: Arc<Ratings>,
     store: Arc<dyn Store>,
     queues: Arc<Matchmaker>,
+    arena_ends: mpsc::UnboundedSender<ArenaGameEnd>,
 }
 
 #[async_trait::async_trait]
@@ -284,6 +293,11 @@ impl Reactions for StarterReactions {
                 None
             }
         }
+    }
+
+    async fn arena_game_ended(&self, end: ArenaGameEnd) {
+        // The arenas service may be gone at shutdown: nothing to score then.
+        let _ = self.arena_ends.send(end);
     }
 
     async fn rematch(&self, mut setup: NewGame) {

@@ -24,6 +24,7 @@ use crate::services::hub::Hub;
 use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
+mod arenas;
 mod bots;
 mod chat;
 mod devices;
@@ -377,6 +378,15 @@ impl Session {
             ClientMessage::RoomSay { rid, code, text } => {
                 Box::pin(self.room_say(rid, &code, &text)).await
             }
+            ClientMessage::GameBerserk { rid, game_id } => {
+                self.act(rid, game_id, Act::Berserk).await
+            }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }
+            | ClientMessage::ArenaJoin { .. }
+            | ClientMessage::ArenaPause { .. }
+            | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
             // Handled by `dispatch` before it hands the rest on.
             _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
         }
@@ -423,6 +433,7 @@ impl Session {
         for code in std::mem::take(&mut self.rooms_open) {
             self.hub.room_chats.unwatch(&code, self.conn.id);
         }
+        self.hub.arenas.unwatch_all(self.conn.id);
         for game_id in self.conn.subs() {
             if let Some(h) = self.hub.games.get(&game_id) {
                 let _ =

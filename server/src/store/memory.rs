@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 
 use async_trait::async_trait;
+use serde_json::Value;
 
 use super::{
     ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
@@ -20,6 +21,8 @@ struct Inner {
     players: HashMap<String, PlayerRecord>,
     by_token: HashMap<String, String>,
     rooms: HashMap<String, RoomRecord>,
+    /// Arenas: (version, state, open).
+    arenas: HashMap<String, (u64, Value, bool)>,
     games: HashMap<String, GameRecord>,
     actions: HashMap<String, Vec<ActionRecord>>,
     finished: HashMap<String, FinishedGame>,
@@ -282,6 +285,39 @@ impl Store for MemoryStore {
             .collect();
         games.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
         Ok(games.into_iter().map(|g| g.id.clone()).collect())
+    }
+
+    async fn save_arena(
+        &self,
+        id: &str,
+        version: u64,
+        open: bool,
+        state: &Value,
+    ) -> StoreResult<bool> {
+        let mut s = self.lock();
+        let stored = s.arenas.get(id).map_or(0, |a| a.0);
+        if stored.checked_add(1) != Some(version) {
+            return Ok(false);
+        }
+        s.arenas
+            .insert(id.to_string(), (version, state.clone(), open));
+        Ok(true)
+    }
+
+    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, Value)>> {
+        Ok(self.lock().arenas.get(id).map(|a| (a.0, a.1.clone())))
+    }
+
+    async fn open_arenas(&self) -> StoreResult<Vec<String>> {
+        let mut ids: Vec<String> = self
+            .lock()
+            .arenas
+            .iter()
+            .filter(|(_, a)| a.2)
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        Ok(ids)
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {

@@ -144,6 +144,20 @@ pub struct GameRecord {
     pub created_ms: u64,
     /// The game this one is a rematch of.
     pub rematch_of: Option<String>,
+    /// The arena this game was paired in (its final standings are at
+    /// `/api/arenas/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<ArenaLink>,
+}
+
+/// An arena game's link to its arena, kept with the game (and its record).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArenaLink {
+    /// The arena's id.
+    pub id: String,
+    /// Whether the arena allows berserk (`game.berserk`).
+    #[serde(default)]
+    pub berserk: bool,
 }
 
 /// One action in a game's log.
@@ -161,6 +175,9 @@ pub enum ActionKind {
     },
     /// Resignation.
     Resign,
+    /// Berserk (an arena game): the player halved their own time before their first
+    /// action.
+    Berserk,
     /// Draw offer.
     DrawOffer,
     /// Draw offer accepted.
@@ -303,6 +320,25 @@ pub trait Store: Send + Sync + 'static {
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool>;
     /// A room by code.
     async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>>;
+
+    /// Saves an arena's state (`state`, the arenas service's JSON) as version `version`,
+    /// only if the stored version is `version - 1` (an arena never saved counts as 0);
+    /// `false` when another writer got there first (nothing was written). The version
+    /// makes every change of an arena — a pairing round above all — one conditional write,
+    /// so a writer with a stale view (a node that lost the arena) cannot make it twice.
+    /// `open` keeps the arena listed in [`Store::open_arenas`].
+    async fn save_arena(
+        &self,
+        id: &str,
+        version: u64,
+        open: bool,
+        state: &Value,
+    ) -> StoreResult<bool>;
+    /// An arena's stored version and state.
+    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, Value)>>;
+    /// Ids of the arenas saved as open (scheduled or running, or with games still
+    /// running), sorted.
+    async fn open_arenas(&self) -> StoreResult<Vec<String>>;
 
     /// Creates a game (its setup); `Conflict` if the id exists. The game counts as
     /// unfinished for both players until [`Store::finish_game`].

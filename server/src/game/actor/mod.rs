@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 use crate::net::frame::Frame;
 use serde_json::{json, Value};
 use stoa_protocol::wire::ErrorCode;
-use stoa_protocol::{AnyGame, Reason};
+use stoa_protocol::{AnyGame, Reason, Side};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-use super::capabilities::Capabilities;
+use super::capabilities::{ArenaGameEnd, Capabilities};
 use super::clock_driver::ClockDriver;
 use super::core::{Core, Decision};
 use super::replay::Replay;
@@ -486,6 +486,7 @@ impl Actor {
         let ended = !was_over && self.core.result().is_some();
         if ended && owner {
             Box::pin(self.rate()).await;
+            self.arena_end().await;
         }
         if let (true, Some(peers)) = (owner, &self.caps.peers) {
             peers
@@ -522,6 +523,26 @@ impl Actor {
         if ended || matches!(event.action, ActionKind::Rematch { .. }) {
             Box::pin(self.save_finished()).await;
         }
+    }
+
+    /// Tells an arena game's arena how it ended.
+    async fn arena_end(&self) {
+        let (Some(link), Some((winner, reason))) = (self.core.arena(), self.core.result()) else {
+            return;
+        };
+        let end = ArenaGameEnd {
+            game_id: self.core.id().to_string(),
+            arena: link.id.clone(),
+            players: self.core.player_ids().map(str::to_string),
+            winner: winner.map(Side::index),
+            aborted: reason == Reason::Aborted,
+            plies: u32::try_from(self.core.moves()).unwrap_or(u32::MAX),
+            berserk: [
+                self.core.berserk(Side::First),
+                self.core.berserk(Side::Second),
+            ],
+        };
+        self.caps.reactions.arena_game_ended(end).await;
     }
 
     fn mark_ended(&mut self) {

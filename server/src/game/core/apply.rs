@@ -86,6 +86,11 @@ impl Core {
                 touched.rematch = touched.players;
             }
             ActionKind::Resign => self.end(Some(seated()?.other()), Reason::Resign, at),
+            ActionKind::Berserk => {
+                if !self.clock.berserk(seated()?) {
+                    return Err(fail("berserk is not allowed now".into()));
+                }
+            }
             ActionKind::DrawOffer => self.draw_offer = Some(seated()?),
             ActionKind::DrawAccept => self.end(None, Reason::Agreement, at),
             ActionKind::DrawDecline => self.draw_offer = None,

@@ -61,6 +61,7 @@ impl Core {
             Act::Abort => self.decide_abort()?,
             Act::Claim => self.decide_claim(side, now, opponent_gone_since)?,
             Act::Rematch => unreachable_rematch()?,
+            Act::Berserk => self.decide_berserk(player_id, side)?,
         };
         Ok(Decision::Record(self.record(player_id, now, kind, None)))
     }
@@ -200,7 +201,44 @@ impl Core {
         }
     }
 
+    /// Berserk: only in an arena game whose arena allows it, only with a running kind of
+    /// clock, only once and before the player's own first action.
+    fn decide_berserk(&self, player_id: &str, side: Side) -> Result<ActionKind, ApiError> {
+        if !self.arena.as_ref().is_some_and(|a| a.berserk) {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "berserk is only allowed in arena games whose arena allows it",
+            ));
+        }
+        if self.berserk(side) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "you already went berserk",
+            ));
+        }
+        if self.acted.iter().any(|p| p == player_id) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "berserk is only allowed before your first move",
+            ));
+        }
+        // The clock decides the rest (a kind of clock that runs; not flagged).
+        if !self.clock.clone().berserk(side) {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "berserk needs a running clock (not none, not correspondence)",
+            ));
+        }
+        Ok(ActionKind::Berserk)
+    }
+
     fn decide_rematch(&self, player_id: &str, now: u64) -> Result<Decision, ApiError> {
+        if self.arena.is_some() {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "arena games have no rematch: the arena pairs you again",
+            ));
+        }
         if self.result.is_none() {
             return Err(ApiError::new(
                 ErrorCode::Conflict,

@@ -38,6 +38,8 @@ pub(super) struct Fields {
     pub(super) status: Value,
     pub(super) draw_offer: Value,
     pub(super) rematch: Value,
+    /// `null` outside arenas.
+    pub(super) arena: Value,
 }
 
 impl Core {
@@ -119,6 +121,10 @@ impl Core {
             let rematch = self.rematch_field(names);
             field("rematch", &mut self.fields.rematch, rematch, &mut ops);
         }
+        if self.arena.is_some() {
+            let arena = self.arena_field(names);
+            field("arena", &mut self.fields.arena, arena, &mut ops);
+        }
         ops
     }
 
@@ -171,6 +177,20 @@ impl Core {
         json!({"requested": sides, "game_id": self.rematch_game})
     }
 
+    /// An arena game's member: the arena's id, and who went berserk (by side).
+    fn arena_field(&self, names: [&str; 2]) -> Value {
+        match &self.arena {
+            None => Value::Null,
+            Some(link) => json!({
+                "id": link.id,
+                "berserk": {
+                    names[0]: self.berserk(stoa_protocol::Side::First),
+                    names[1]: self.berserk(stoa_protocol::Side::Second),
+                },
+            }),
+        }
+    }
+
     /// Every field built from the game state.
     pub(super) fn build_fields(&self) -> Fields {
         let names = self.game.side_names();
@@ -184,13 +204,14 @@ impl Core {
             status,
             draw_offer: self.draw_offer_field(names),
             rematch: self.rematch_field(names),
+            arena: self.arena_field(names),
         }
     }
 
     /// The whole document at the current seq (protocol/docs/PROTOCOL.md, "Games and documents").
     pub fn document(&self) -> Value {
         let f = &self.fields;
-        json!({
+        let mut doc = json!({
             "id": self.id,
             "kind": self.kind(),
             "options": self.options(),
@@ -205,7 +226,12 @@ impl Core {
             "status": f.status,
             "draw_offer": f.draw_offer,
             "rematch": f.rematch,
-        })
+        });
+        // Only arena games have the member: other documents stay as they were.
+        if !f.arena.is_null() {
+            doc["arena"] = f.arena.clone();
+        }
+        doc
     }
 
     /// The document as freshly built from the game state (not from the cached fields the
@@ -224,6 +250,9 @@ impl Core {
             ("rematch", f.rematch),
         ] {
             doc[k] = v;
+        }
+        if !f.arena.is_null() {
+            doc["arena"] = f.arena;
         }
         doc
     }

@@ -69,6 +69,8 @@ pub struct Core {
     code: Option<String>,
     /// The rated flag as set up (an abort unrates the game, not its rematch).
     rated_setting: bool,
+    /// The arena that paired this game, if one did.
+    arena: Option<crate::store::ArenaLink>,
     rated: bool,
     game: Box<dyn AnyGame>,
     /// Players by current side index (a swap exchanges them: they follow the person).
@@ -131,6 +133,7 @@ impl Core {
             code: new.code,
             rated_setting: new.rated,
             rated: new.rated,
+            arena: new.arena,
             game,
             players: new.players,
             moves: Vec::new(),
@@ -156,6 +159,7 @@ impl Core {
                 status: Value::Null,
                 draw_offer: Value::Null,
                 rematch: Value::Null,
+                arena: Value::Null,
             },
         };
         core.clock.start(core.game.to_act(), created_ms);
@@ -234,6 +238,16 @@ impl Core {
         self.game.side_names()
     }
 
+    /// The arena that paired this game.
+    pub fn arena(&self) -> Option<&crate::store::ArenaLink> {
+        self.arena.as_ref()
+    }
+
+    /// Whether the player at `side` (now) went berserk.
+    pub fn berserk(&self, side: Side) -> bool {
+        self.clock.clock().is_berserk(side)
+    }
+
     /// The rematch game, once both asked.
     pub fn rematch_game(&self) -> Option<&str> {
         self.rematch_game.as_deref()
@@ -271,6 +285,7 @@ impl Core {
             code: self.code.clone(),
             players: [self.players[1].clone(), self.players[0].clone()],
             rematch_of: Some(self.id.clone()),
+            arena: None,
         }
     }
 
@@ -425,6 +440,7 @@ mod tests {
             code: None,
             players: [seat("pa"), seat("pb")],
             rematch_of: None,
+            arena: None,
         };
         Core::new(new, kind.start(&options).unwrap(), driver, 1_000, 60_000)
     }

@@ -72,6 +72,10 @@ impl RedisStore {
         }
     }
 
+    pub(super) fn arena_key(&self, id: &str) -> String {
+        self.key(&["arena", id])
+    }
+
     pub(super) fn room_key(&self, code: &str) -> String {
         self.key(&["room", &format!("{{{code}}}")])
     }

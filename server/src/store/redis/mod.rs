@@ -340,6 +340,63 @@ impl Store for RedisStore {
         from_fields(fields)
     }
 
+    async fn save_arena(
+        &self,
+        id: &str,
+        version: u64,
+        open: bool,
+        state: &serde_json::Value,
+    ) -> StoreResult<bool> {
+        if !key_safe(id) {
+            return Err(StoreError::Conflict("malformed arena id".into()));
+        }
+        let mut conn = self.conn();
+        let mut inv = self.inner.scripts.save_arena.prepare_invoke();
+        inv.key(self.arena_key(id))
+            .arg(version)
+            .arg(state.to_string());
+        let saved: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        if saved != 1 {
+            return Ok(false);
+        }
+        // The index lives in another slot: written after the arena. A crash in between
+        // leaves an arena listed as it was, which the next save corrects.
+        let index = self.key(&["arenas", "open"]);
+        if open {
+            self.run(conn.sadd::<_, _, ()>(&index, id)).await?;
+        } else {
+            self.run(conn.srem::<_, _, ()>(&index, id)).await?;
+        }
+        Ok(true)
+    }
+
+    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, serde_json::Value)>> {
+        if !key_safe(id) {
+            return Ok(None);
+        }
+        let mut conn = self.conn();
+        let (version, state): (Option<u64>, Option<String>) = self
+            .run(conn.hget(self.arena_key(id), &["version", "state"]))
+            .await?;
+        match (version, state) {
+            (Some(v), Some(s)) => {
+                let state = serde_json::from_str(&s)
+                    .map_err(|e| StoreError::Corrupt(format!("arena {id}: {e}")))?;
+                Ok(Some((v, state)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    async fn open_arenas(&self) -> StoreResult<Vec<String>> {
+        let mut conn = self.conn();
+        let mut ids: Vec<String> = self
+            .run(conn.smembers(self.key(&["arenas", "open"])))
+            .await?;
+        ids.sort();
+        Ok(ids)
+    }
+
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()> {
         if !key_safe(&game.id) || game.players.iter().any(|p| !key_safe(&p.id)) {
             return Err(StoreError::Conflict("malformed game or player id".into()));

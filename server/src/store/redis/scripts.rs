@@ -66,6 +66,18 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 "#;
 
+/// Saves an arena's state as version ARGV[1] only if the stored version is one below it
+/// (none stored counts as 0): 1 saved, 0 not (another writer got there first).
+/// KEYS: arena hash. ARGV: version, state.
+const SAVE_ARENA: &str = r"
+local v = redis.call('HGET', KEYS[1], 'version') or '0'
+if tonumber(v) + 1 ~= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'state', ARGV[2])
+return 1
+";
+
 /// The scripts, each loaded once per store (the client sends `EVALSHA` and loads the
 /// script again when Redis forgot it, after a restart).
 pub(super) struct Scripts {
@@ -73,6 +85,7 @@ pub(super) struct Scripts {
     pub(super) create_game: Script,
     pub(super) append_action: Script,
     pub(super) claim_room: Script,
+    pub(super) save_arena: Script,
 }
 
 impl Scripts {
@@ -83,6 +96,7 @@ impl Scripts {
             create_game: Script::new(CREATE_GAME),
             append_action: Script::new(APPEND_ACTION),
             claim_room: Script::new(CLAIM_ROOM),
+            save_arena: Script::new(SAVE_ARENA),
         }
     }
 }
