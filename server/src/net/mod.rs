@@ -1,7 +1,7 @@
 //! The network edge: sockets, HTTP and the web client's files.
 //!
-//! Why a layer: everything about connections (accepting them, their one task each,
-//! tasks, the HTTP routes) lives above the sessions, so the rest of the server never sees a
+//! Why a layer: everything about connections (accepting them, the one task each
+//! websocket runs, the HTTP routes) lives above the sessions, so the rest of the server never sees a
 //! socket. [`outbound`], the handle a connection is sent to through, is the exception the
 //! layer table names: the game actors and services below send through it.
 
