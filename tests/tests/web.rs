@@ -2818,7 +2818,7 @@ async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
     until(
         winner,
         "the end of the game",
-        "return document.querySelector('#status').textContent.includes('wins')",
+        "return document.querySelector('#status').textContent.startsWith('The game is over') && document.querySelector('#arena-link')",
     )
     .await;
     // Back on the arena page, the win counts: 2 points, on the sheet as "2".
