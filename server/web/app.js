@@ -7,6 +7,7 @@ import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
 import { renderBoard, boardFacts } from "./board.js";
 import { setupDevices, deviceLabel } from "./devices.js";
 import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange, leavePage } from "./people.js";
+import { showArena, watchArena, leaveArena, onArenaMessage, tickArena, drawLobbyArenas, tickLobbyArenas, arenaPanel, arenaPath } from "./arena.js";
 const IDENTITY_KEY = "stoa.identity";
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -381,6 +382,9 @@ function route() {
   } else if ((m = p.match(/^\/p\/([^/]+)$/))) {
     state.view = "player";
     showPlayer($("#main"), decodeURIComponent(m[1]), loadIdentity().token);
+  } else if ((m = p.match(/^\/t\/([^/]+)$/))) {
+    state.view = "arena";
+    showArena($("#main"), decodeURIComponent(m[1]), new URLSearchParams(location.search).get("code"), arenaContext());
   } else if ((m = p.match(/^\/leaderboard(?:\/([^/]+))?$/))) {
     state.view = "leaderboard";
     showLeaderboard($("#main"), m[1] ? decodeURIComponent(m[1]) : KINDS[0]);
@@ -392,6 +396,7 @@ function route() {
 /** Ends the subscriptions of the view we leave. */
 function leaveCurrent() {
   leavePage();
+  leaveArena();
   if (state.view === "lobby") link.send({ t: "lobby.unwatch" });
   if (state.view === "game" && state.game) link.send({ t: "game.unwatch", game_id: state.game.id });
   closeRoomChat();
@@ -402,6 +407,7 @@ function leaveCurrent() {
 /** After (re)connecting: ask again for what the current view shows. */
 function resubscribe() {
   if (state.view === "lobby") watchLobby();
+  if (state.view === "arena") watchArena();
   if (state.view === "game" && state.game) watchGame(true);
   // A newcomer's name form stays as typed in (a redraw would lose a half-typed line):
   // only its room chat is opened again.
@@ -425,6 +431,10 @@ function onMessage(msg) {
       applyPatch(state.lobby.doc, msg.patch, false, true);
       state.lobby.seq = msg.seq;
       drawLobbyLists();
+      return;
+    case "arena":
+    case "arena.diff":
+      if (state.view === "arena") onArenaMessage(msg);
       return;
     case "queue.status":
       state.queued = msg;
@@ -521,7 +531,8 @@ function showLobby() {
       el("section", { class: "panel" }, el("h2", { text: "Your games" }),
         el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
       el("section", { class: "panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" })),
-      el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" }))),
+      el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" })),
+      arenaPanel(arenaContext(), formError, kindSelect)),
     el("p", { class: "error", id: "lobby-error", role: "alert" }),
   );
   for (const f of ["#quick", "#host", "#computer"].map((id) => $(id))) {
@@ -607,6 +618,7 @@ function drawLobbyLists() {
   $("#rooms").replaceChildren(...(rooms.length ? rooms.map(([code, r]) => el("li", { "data-room": code },
     el("span", { text: `${kindLabel(r)} · ${clockLabel(r.clock)}${r.rated ? " · rated" : ""} · by ` }), playerLink(r.host), " ",
     el("button", { type: "button", onclick: () => go(`/r/${encodeURIComponent(code)}`), text: "Join" }))) : [el("li", { class: "muted", text: "No open rooms right now." })]));
+  drawLobbyArenas(doc, arenaContext());
   const games = Object.entries(doc.games || {});
   $("#games").replaceChildren(...(games.length ? games.map(([id, g]) => el("li", { "data-game": id },
     el("a", { href: `/g/${encodeURIComponent(id)}`, "data-nav": true, text: kindLabel(g) }), " · ",
@@ -626,6 +638,11 @@ async function quickPair(e) {
   } catch (err) {
     lobbyError(err.code ? err : { code: "input", message: err.message }, f);
   }
+}
+
+/** What the arena page and the lobby's arena panel use of this module. */
+function arenaContext() {
+  return { link, go, me: () => state.me, clockLabel, kindLabel, formatMs, parseClock };
 }
 
 function drawQueue() {
@@ -1026,6 +1043,14 @@ async function afterChange() {
     const next = doc.rematch.game_id;
     setTimeout(() => { if (state.game === g) go(`/g/${encodeURIComponent(next)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`); }, 300);
   }
+  // Whether the game's arena allows berserk is in the arena's document, asked once.
+  if (doc.arena && g.arenaBerserk === undefined) {
+    g.arenaBerserk = false;
+    fetch(`/api/arenas/${encodeURIComponent(doc.arena.id)}${g.code ? `?code=${encodeURIComponent(g.code)}` : ""}`)
+      .then((r) => (r.ok ? r.json() : null))
+      .then((a) => { if (a && state.game === g) { g.arenaBerserk = !!a.berserk; drawGame(); } })
+      .catch(() => {});
+  }
   if (doc.status.state === "ended" && doc.rated && !g.ratingAsked) {
     g.ratingAsked = true;
     fetchRatingChange(g, 0);
@@ -1229,7 +1254,8 @@ function drawControls() {
   const doc = g.doc;
   const me = mySide();
   const box = $("#controls");
-  if (!me) { box.replaceChildren(); return; }
+  const arenaLink = doc.arena ? el("a", { href: arenaPath(doc.arena.id, g.code), "data-nav": true, id: "arena-link", text: "back to the arena" }) : null;
+  if (!me) { box.replaceChildren(...(arenaLink ? [arenaLink] : [])); return; }
   const ended = doc.status.state === "ended";
   const act = (label, msg, confirmText) => el("button", { type: "button", "data-action": label, onclick: () => {
     if (confirmText && !window.confirm(confirmText)) return;
@@ -1244,6 +1270,11 @@ function drawControls() {
     } else if (!doc.draw_offer) {
       buttons.push(act("offer draw", { t: "game.draw", action: "offer" }));
     }
+    const plies = (doc.moves || []).length;
+    // Berserk: in an arena that allows it, before one's own first move (the server checks).
+    if (doc.arena && g.arenaBerserk && !(doc.arena.berserk || {})[me] && (plies === 0 || (plies === 1 && doc.to_act === me))) {
+      buttons.push(act("berserk", { t: "game.berserk" }));
+    }
     if ((doc.moves || []).length < 2) {
       const abort = act("abort", { t: "game.abort" });
       abort.addEventListener("click", () => { g.abortSent = true; });
@@ -1253,9 +1284,11 @@ function drawControls() {
     if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim" }));
   } else {
     const asked = (doc.rematch && doc.rematch.requested) || [];
-    buttons.push(act(asked.includes(me) ? "rematch asked" : (asked.length ? "accept rematch" : "rematch"), { t: "game.rematch" }));
+    // The arena pairs its players again itself: no rematch there.
+    if (!doc.arena) buttons.push(act(asked.includes(me) ? "rematch asked" : (asked.length ? "accept rematch" : "rematch"), { t: "game.rematch" }));
     buttons.push(el("button", { type: "button", onclick: () => go("/"), text: "back to the lobby" }));
   }
+  if (arenaLink) buttons.push(arenaLink);
   box.replaceChildren(...buttons);
 }
 
@@ -1439,6 +1472,10 @@ function start() {
   });
   window.addEventListener("popstate", route);
   setInterval(tickClocks, 100);
+  setInterval(() => {
+    if (state.view === "arena") tickArena();
+    if (state.view === "lobby") tickLobbyArenas();
+  }, 500);
   setInterval(checkStorage, 2000);
   // Default options of each kind, so lobby lines name only what a game changes.
   for (const k of KINDS) {

@@ -2639,3 +2639,228 @@ async fn tall_stacks_leave_every_cell_name_readable() {
     }
     let _ = c.close().await;
 }
+
+/// The text of the standings row of the player named `name` on an arena page: its cells
+/// joined by `|` (rank|player|score|sheet|performance), or `Null` while there is none.
+async fn standing_of(c: &Client, name: &str) -> Value {
+    let script = format!(
+        "const r = [...document.querySelectorAll('#standings tbody tr')].find(tr => tr.cells[1] && tr.cells[1].textContent.startsWith({})); \
+         return r ? [...r.cells].map(td => td.textContent.trim()).join('|') : null",
+        json!(name)
+    );
+    c.execute(&script, vec![]).await.unwrap_or(Value::Null)
+}
+
+/// An arena from the lobby's form to its standings (issue 29): one browser creates a short
+/// public arena, which the lobby of a second browser lists with a link; both open its
+/// page and press Join; when it starts they are paired and the game page opens for both
+/// (with a way back to the arena and, before one's first move, a Berserk button); one
+/// plays a move, the other goes berserk and resigns, and the winner's row on the arena
+/// page shows the 2 points of the win, live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = Server::start();
+    let base = page_base(&server);
+    let (_profiles, ada, bob) = driver.two_browsers("web-arena").await;
+    for (page, name) in [(&ada, "ada"), (&bob, "bob")] {
+        page.goto(&format!("{base}/")).await.expect("lobby");
+        until(page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
+        page.execute(
+            &format!("const n = document.querySelector('#name'); n.value = {}; n.dispatchEvent(new Event('change'));", json!(name)),
+            vec![],
+        )
+        .await
+        .expect("name");
+        until(
+            page,
+            "the new name",
+            &format!(
+                "return document.querySelector('#link').textContent === 'connected as {name}'"
+            ),
+        )
+        .await;
+    }
+    // Starts in 3 s, lasts 30 s, 15 s a side: pairing goes on until 15 s before the end.
+    ada.execute(
+        "const f = document.querySelector('#arena-form'); f.kind.value = 'unane'; f.clock.value = '0.25+0'; \
+         f.name.value = 'Web arena'; f.starts.value = '0.05'; f.duration.value = '0.5'; f.querySelector('button[type=submit]').click();",
+        vec![],
+    )
+    .await
+    .expect("create the arena");
+    let path = until(
+        &ada,
+        "the arena page",
+        "return location.pathname.startsWith('/t/') && location.pathname",
+    )
+    .await;
+    let path = path.as_str().expect("path").to_string();
+    until(
+        &ada,
+        "the arena's name",
+        "return document.querySelector('#arena-title').textContent === 'Web arena'",
+    )
+    .await;
+    until(
+        &ada,
+        "the countdown to the start",
+        "return document.querySelector('#arena-countdown').textContent.startsWith('Starts in')",
+    )
+    .await;
+    // The other lobby lists it, live, with a link to its page.
+    let listed = until(&bob, "the arena in the lobby", "const a = document.querySelector('#arenas li[data-arena] a'); return a && a.textContent === 'Web arena' && a.getAttribute('href')").await;
+    assert_eq!(listed, path.as_str(), "the lobby links the arena's page");
+    bob.find(Locator::Css("#arenas li[data-arena] a"))
+        .await
+        .expect("the arena link")
+        .click()
+        .await
+        .expect("open the arena");
+    until(&bob, "the arena page", "return document.querySelector('#arena-title') && document.querySelector('#arena-title').textContent === 'Web arena'").await;
+    for page in [&ada, &bob] {
+        click_action(page, "join").await;
+        until(
+            page,
+            "the pause button",
+            "return document.querySelector('[data-action=pause]')",
+        )
+        .await;
+    }
+    for name in ["ada", "bob"] {
+        until(&ada, "both players in the standings", &format!(
+            "return [...document.querySelectorAll('#standings tbody tr')].some(tr => tr.cells[1] && tr.cells[1].textContent.startsWith('{name}'))"
+        ))
+        .await;
+    }
+    // At the start the two are paired: both pages open the game.
+    for page in [&ada, &bob] {
+        until(page, "the arena game", "return location.pathname.startsWith('/g/') && document.querySelector('#players') && document.querySelector('#heading').textContent.includes('you play')").await;
+        until(
+            page,
+            "the way back to the arena",
+            "return document.querySelector('#arena-link')",
+        )
+        .await;
+        until(
+            page,
+            "the berserk button",
+            "return document.querySelector('[data-action=berserk]')",
+        )
+        .await;
+    }
+    let game = ada.current_url().await.expect("url").path().to_string();
+    assert_eq!(
+        game,
+        bob.current_url().await.expect("url").path(),
+        "both play the same game"
+    );
+    // Whoever moves first will win. The other first pauses (from the arena page, while the
+    // game goes on), so that the two are not paired again at once when it ends.
+    let ada_moves = until(&ada, "whose turn it is", "const s = document.querySelector('#status').textContent; return s.startsWith('Your turn') ? 'yes' : (s ? 'no' : null)").await == "yes";
+    let (winner, loser, winner_name) = if ada_moves {
+        (&ada, &bob, "ada")
+    } else {
+        (&bob, &ada, "bob")
+    };
+    loser
+        .find(Locator::Css("#arena-link"))
+        .await
+        .expect("the arena link")
+        .click()
+        .await
+        .expect("to the arena");
+    click_action(loser, "pause").await;
+    until(loser, "the join button again", "return document.querySelector('[data-action=join]') && document.querySelector('#arena-me').textContent.includes('Paused')").await;
+    until(loser, "the link to one's game", "return [...document.querySelectorAll('#arena-controls a')].find(a => a.textContent === 'Your game')").await;
+    loser
+        .execute("[...document.querySelectorAll('#arena-controls a')].find(a => a.textContent === 'Your game').click()", vec![])
+        .await
+        .expect("back to the game");
+    until(
+        loser,
+        "the game again",
+        &format!(
+            "return location.pathname === {} && document.querySelector('[data-action=berserk]')",
+            json!(game)
+        ),
+    )
+    .await;
+    until(
+        winner,
+        "our turn",
+        "return document.querySelector('#status').textContent.startsWith('Your turn')",
+    )
+    .await;
+    let mv = until(winner, "a legal move", "const o = document.querySelector('#legal-list option:not([value=swap])'); return o && o.value").await;
+    let before = moves_shown(winner).await;
+    winner
+        .execute(
+            "const f = document.querySelector('#move-form'); f.move.value = arguments[0]; f.querySelector('button[type=submit]').click();",
+            vec![mv],
+        )
+        .await
+        .expect("play a move");
+    wait_moves(loser, before + 1).await;
+    until(
+        winner,
+        "no berserk after one's first move",
+        "return !document.querySelector('[data-action=berserk]')",
+    )
+    .await;
+    click_action(loser, "berserk").await;
+    until(loser, "the berserk taken", "return !document.querySelector('[data-action=berserk]') && document.querySelector('[data-action=resign]')").await;
+    click_action(loser, "resign").await;
+    loser.accept_alert().await.expect("confirm the resignation");
+    until(
+        winner,
+        "the end of the game",
+        "return document.querySelector('#status').textContent.startsWith('The game is over') && document.querySelector('#arena-link')",
+    )
+    .await;
+    // Back on the arena page, the win counts: 2 points, on the sheet as "2".
+    winner
+        .find(Locator::Css("#arena-link"))
+        .await
+        .expect("the arena link")
+        .click()
+        .await
+        .expect("back to the arena");
+    until(
+        winner,
+        "the arena page again",
+        "return document.querySelector('#standings')",
+    )
+    .await;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let row = standing_of(winner, winner_name).await;
+        if let Some(r) = row.as_str() {
+            let cells: Vec<&str> = r.split('|').collect();
+            if cells.len() == 5 && cells[2] == "2" && cells[3].starts_with('2') {
+                assert_eq!(cells[0], "1", "the winner leads: {r}");
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the winner's standing never showed 2 points: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let loser_name = if winner_name == "ada" { "bob" } else { "ada" };
+    let row = standing_of(winner, loser_name).await;
+    let row = row.as_str().expect("the loser's row").to_string();
+    assert_eq!(
+        row.split('|').nth(2),
+        Some("0"),
+        "the loss scores nothing: {row}"
+    );
+    until(winner, "the countdown to the end", "const t = document.querySelector('#arena-countdown').textContent; return t.startsWith('Ends in') || t.startsWith('Finished')").await;
+    screenshot(winner, "arena").await;
+    let _ = ada.close().await;
+    let _ = bob.close().await;
+}

@@ -52,6 +52,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/g/{id}", get(shell))
         .route("/r/{code}", get(shell))
         .route("/p/{id}", get(player_shell))
+        .route("/t/{id}", get(arena_shell))
         .route("/leaderboard", get(shell))
         .route("/leaderboard/{kind}", get(leaderboard_shell))
         .route("/assets/{*path}", get(crate::net::web::asset))
@@ -152,6 +153,25 @@ async fn player_shell(State(state): State<AppState>, Path(id): Path<String>) -> 
         Ok(false) => crate::net::web::missing_page(
             "No such player",
             &format!("There is no player with the id '{id}'."),
+        ),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /t/{id}` (`?code=` for a private arena): the page of an arena, or a `404` page
+/// saying there is no such arena (a private one without its code is not found, as in the
+/// API, so its existence is not told).
+async fn arena_shell(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let code = q.get("code").map(String::as_str);
+    match state.hub.arenas.document(&id, code).await {
+        Ok(Some(_)) => crate::net::web::shell(&state.hub.deployment),
+        Ok(None) => crate::net::web::missing_page(
+            "No such arena",
+            &format!("There is no arena with the id '{id}'."),
         ),
         Err(e) => api_error(e),
     }
