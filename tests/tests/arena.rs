@@ -122,15 +122,20 @@ fn ok(a: &Value) {
     assert_eq!(a["t"], "ok", "{a}");
 }
 
-/// One ply by whoever is to act (asked with `game.legal`); returns the mover's index. In
-/// a cluster a player's node may follow the game a moment behind its owner (the legal
-/// moves of the ply before): the ply is tried again then.
-async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> usize {
-    for _ in 0..50 {
+/// One ply by whoever is to act (asked with `game.legal`); returns the mover's index, or
+/// `None` once the game is over. In a cluster a player's node may follow the game a moment
+/// behind its owner (the legal moves of the ply before), and a game whose owner died is
+/// `unavailable` until another node takes it over: the ply is tried again then.
+async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> Option<usize> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
         for &s in &seats {
             let legal = clients[s]
                 .request(json!({"t":"game.legal","game_id":game}))
                 .await;
+            if legal["code"] == "unavailable" {
+                continue;
+            }
             assert_eq!(legal["t"], "legal", "{legal}");
             let Some(mv) = legal["moves"][0].as_str().map(String::from) else {
                 continue;
@@ -139,10 +144,13 @@ async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> usize
                 .request(json!({"t":"game.move","game_id":game,"move":mv}))
                 .await;
             if a["t"] == "ok" {
-                return s;
+                return Some(s);
+            }
+            if a["code"] == "game_over" {
+                return None;
             }
             assert!(
-                a["code"] == "not_your_turn" || a["code"] == "illegal_move",
+                ["not_your_turn", "illegal_move", "unavailable"].contains(&a["code"].as_str().unwrap_or("")),
                 "{a}"
             );
         }
@@ -151,13 +159,35 @@ async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> usize
     panic!("nobody could move in {game}");
 }
 
-/// Plays an arena game by its script with both players' clients.
+/// Sends a request about a game, again while the game is changing servers (an
+/// `unavailable` answer changed nothing, and a dead owner's games are taken over within a
+/// few seconds). `None` once the game is over: a game the dead node cut before anyone
+/// acted in it is aborted, and an aborted game is on nobody's sheet.
+async fn settled(client: &mut Client, req: Value) -> Option<Value> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let a = client.request(req.clone()).await;
+        if a["code"] == "unavailable" && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        }
+        if a["code"] == "game_over" {
+            return None;
+        }
+        return Some(a);
+    }
+}
+
+/// Plays an arena game by its script with both players' clients (until the game is over,
+/// should the node that owned it die first).
 async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
     for &s in &seats {
         if s <= 1 {
-            ok(&clients[s]
-                .request(json!({"t":"game.berserk","game_id":game}))
-                .await);
+            let Some(a) = settled(&mut clients[s], json!({"t":"game.berserk","game_id":game})).await
+            else {
+                return;
+            };
+            ok(&a);
             // Only once.
             let again = clients[s]
                 .request(json!({"t":"game.berserk","game_id":game}))
@@ -169,26 +199,33 @@ async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
     match script(i, j) {
         Script::Win(w) => {
             let loser = if w == i { j } else { i };
-            ok(&clients[loser]
-                .request(json!({"t":"game.resign","game_id":game}))
-                .await);
+            if let Some(a) = settled(&mut clients[loser], json!({"t":"game.resign","game_id":game})).await {
+                ok(&a);
+            }
         }
         Script::LongDraw | Script::EarlyDraw => {
             if script(i, j) == Script::LongDraw {
-                one_ply(clients, seats, game).await;
-                let second = one_ply(clients, seats, game).await;
+                if one_ply(clients, seats, game).await.is_none() {
+                    return;
+                }
+                let Some(second) = one_ply(clients, seats, game).await else {
+                    return;
+                };
                 // A player who moved can no longer go berserk.
                 let late = clients[second]
                     .request(json!({"t":"game.berserk","game_id":game}))
                     .await;
                 assert_eq!(late["t"], "error", "{late}");
             }
-            ok(&clients[i]
-                .request(json!({"t":"game.draw","game_id":game,"action":"offer"}))
-                .await);
-            ok(&clients[j]
-                .request(json!({"t":"game.draw","game_id":game,"action":"accept"}))
-                .await);
+            let offer = json!({"t":"game.draw","game_id":game,"action":"offer"});
+            let Some(a) = settled(&mut clients[i], offer).await else {
+                return;
+            };
+            ok(&a);
+            let accept = json!({"t":"game.draw","game_id":game,"action":"accept"});
+            if let Some(a) = settled(&mut clients[j], accept).await {
+                ok(&a);
+            }
         }
     }
 }
