@@ -232,14 +232,18 @@ async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
 
 /// Plays every arena game the clients are seated in, by its script, until `until`: whoever
 /// gets `game.started` is seated, and once both seats of a game are known it is played.
-/// Diffs of the arena on the first client's connection go into `view`. Returns the number
-/// of games played.
+/// Diffs of the arena on the first client's connection go into `view`. A player the arena
+/// paused (their first move never came: a `game.started` lost with a dying node) joins
+/// again, as a player coming back does; the arena is read from `server` every second for
+/// that. Returns the number of games played.
 async fn direct(
+    server: &Server,
     clients: &mut [Client],
     id: &str,
     until: Instant,
     mut view: Option<&mut ArenaView>,
 ) -> usize {
+    let mut looked = Instant::now();
     let mut seats: HashMap<String, Vec<usize>> = HashMap::new();
     let mut played = 0;
     while Instant::now() < until {
@@ -261,6 +265,27 @@ async fn direct(
         }
         if let Some(v) = view.as_deref_mut() {
             v.absorb(&mut clients[0]);
+        }
+        if looked.elapsed() > Duration::from_secs(1) {
+            looked = Instant::now();
+            let (status, doc) = server.http_get(&format!("/api/arenas/{id}"));
+            let doc: Value = if status == 200 {
+                serde_json::from_str(&doc).expect("JSON")
+            } else {
+                Value::Null
+            };
+            let paused: Vec<String> = doc["players"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["paused"] == true)
+                .filter_map(|p| p["id"].as_str().map(String::from))
+                .collect();
+            for c in clients.iter_mut().filter(|c| paused.contains(&c.player_id)) {
+                let again = c.request(json!({"t":"arena.join","id":id})).await;
+                // Too late is fine: the arena may have ended meanwhile.
+                assert!(again["t"] == "ok" || again["code"] == "conflict", "{again}");
+            }
         }
     }
     played
@@ -451,6 +476,7 @@ async fn a_short_arena_scores_like_a_recomputation_from_its_games() {
     }
     let ends_at_local = Instant::now() + Duration::from_millis(15_500);
     let played = direct(
+        &server,
         &mut clients,
         &id,
         ends_at_local + Duration::from_secs(2),
@@ -621,7 +647,7 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let t0 = Instant::now();
-    let before_kill = direct(&mut clients, &id, t0 + Duration::from_secs(4), None).await;
+    let before_kill = direct(&server, &mut clients, &id, t0 + Duration::from_secs(4), None).await;
     assert!(
         before_kill >= 2,
         "only {before_kill} games before the restart"
@@ -654,7 +680,7 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
     for t in &tokens {
         clients.push(Client::with_token(&server, t).await);
     }
-    let after_restart = direct(&mut clients, &id, t0 + Duration::from_millis(17_000), None).await;
+    let after_restart = direct(&server, &mut clients, &id, t0 + Duration::from_millis(17_000), None).await;
     assert!(
         after_restart >= 2,
         "only {after_restart} games after the restart"
@@ -699,7 +725,7 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let t0 = Instant::now();
-    let before = direct(&mut clients, &id, t0 + Duration::from_secs(7), None).await;
+    let before = direct(&a, &mut clients, &id, t0 + Duration::from_secs(7), None).await;
     assert!(before >= 8, "only {before} games before the node died");
     // The node that created the arena (and paired on it) dies; its players come back on
     // the other node.
@@ -708,8 +734,69 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         let token = clients[i].token.clone();
         clients[i] = Client::with_token(&b, &token).await;
     }
-    let after = direct(&mut clients, &id, t0 + Duration::from_millis(23_000), None).await;
+    let after = direct(&b, &mut clients, &id, t0 + Duration::from_millis(23_000), None).await;
     assert!(after >= 8, "only {after} games after the node died");
     let fin = final_standings(&b, &id, &clients, 2).await;
     assert_eq!(fin["players"].as_array().unwrap().len(), 16);
+}
+
+/// A paired player whose first move never comes (away from the board, or connected to a
+/// node that died) is taken out of the pool when the game aborts for it, so nobody waits
+/// out a first-action window for them again; joining again puts them back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_never_moves_is_paused_until_joining_again() {
+    let server = server();
+    let mut x = Client::guest(&server, "x").await;
+    let mut y = Client::guest(&server, "y").await;
+    let created = x
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":2000,"increment_ms":0},
+            "starts_in_ms":300,"duration_ms":30000}),
+        )
+        .await;
+    let id = ArenaView::from_answer(&created).id;
+    for c in [&mut x, &mut y] {
+        ok(&c.request(json!({"t":"arena.join","id":id})).await);
+    }
+    let started = |m: &Value| m["t"] == "game.started";
+    let gx = recv_within(&mut x, Duration::from_secs(5), started).await.expect("x paired");
+    let gy = recv_within(&mut y, Duration::from_secs(5), started).await.expect("y paired");
+    assert_eq!(gx["game_id"], gy["game_id"]);
+    let game = gx["game_id"].as_str().unwrap().to_string();
+    // Whoever moves first does not.
+    let legal = x.request(json!({"t":"game.legal","game_id":game})).await;
+    let x_first = !legal["moves"].as_array().expect("moves").is_empty();
+    let (absent, present) = if x_first { (&x.player_id, &y.player_id) } else { (&y.player_id, &x.player_id) };
+    let (absent, present) = (absent.clone(), present.clone());
+    // Aborted after the first-action window (the initial time, 2 s).
+    let deadline = Instant::now() + Duration::from_secs(8);
+    let doc = loop {
+        let (status, doc) = server.http_get(&format!("/api/arenas/{id}"));
+        assert_eq!(status, 200);
+        let doc: Value = serde_json::from_str(&doc).expect("JSON");
+        if doc["games"][game.as_str()]["status"] == "aborted" {
+            break doc;
+        }
+        assert!(Instant::now() < deadline, "not aborted: {doc}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let entry = |pid: &str| {
+        doc["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == pid)
+            .cloned()
+            .expect("in the arena")
+    };
+    assert_eq!(entry(&absent)["paused"], true, "{doc}");
+    assert_eq!(entry(&present)["paused"], false, "{doc}");
+    assert_eq!(entry(&absent)["sheet"], "", "an abort scores nothing: {doc}");
+    assert_eq!(doc["games"].as_object().unwrap().len(), 1, "nobody to pair: {doc}");
+    // Back at the board: paired again.
+    let back = if x_first { &mut x } else { &mut y };
+    ok(&back.request(json!({"t":"arena.join","id":id})).await);
+    let again = recv_within(back, Duration::from_secs(5), started).await.expect("paired again");
+    assert_ne!(again["game_id"], game.as_str());
 }

@@ -122,9 +122,13 @@ impl IpQuota for Cluster {
 #[async_trait]
 impl Membership for Cluster {
     async fn members(&self) -> Option<Members> {
+        // The heartbeat set orders nodes by their last beat; operators (and health checks
+        // comparing lists) want a stable order.
+        let mut nodes = self.nodes().await;
+        nodes.sort();
         Some(Members {
             node: self.node.clone(),
-            nodes: self.nodes().await,
+            nodes,
             owned: lock(&self.owned).len(),
             matchmaker: self.is_matchmaker(),
         })

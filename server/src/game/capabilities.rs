@@ -73,6 +73,9 @@ pub struct ArenaGameEnd {
     pub plies: u32,
     /// Who went berserk, by side index at the end.
     pub berserk: [bool; 2],
+    /// The side index of a player whose first action never came (the game was aborted
+    /// for it): the arena pauses that player.
+    pub absent: Option<usize>,
 }
 
 /// The other nodes of a cluster, as a game actor sees them (absent on a single node).

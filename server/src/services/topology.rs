@@ -175,7 +175,7 @@ pub trait IpQuota: Send + Sync {
 pub struct Members {
     /// This node's id.
     pub node: String,
-    /// The nodes seen alive.
+    /// The nodes seen alive, by id.
     pub nodes: Vec<String>,
     /// Games whose lease this node holds.
     pub owned: usize,

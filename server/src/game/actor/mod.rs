@@ -541,6 +541,7 @@ impl Actor {
                 self.core.berserk(Side::First),
                 self.core.berserk(Side::Second),
             ],
+            absent: self.core.absent().map(Side::index),
         };
         self.caps.reactions.arena_game_ended(end).await;
     }

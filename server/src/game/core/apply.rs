@@ -105,6 +105,7 @@ impl Core {
                 self.end(Some(side.other()), Reason::Timeout, at);
             }
             ActionKind::NoFirstAction => {
+                self.absent = Some(seated()?);
                 self.rated = false;
                 self.end(None, Reason::Aborted, at);
             }

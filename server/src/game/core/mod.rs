@@ -82,6 +82,9 @@ pub struct Core {
     acted: Vec<String>,
     rematch_requested: Vec<String>,
     rematch_game: Option<String>,
+    /// The side whose first action never came (the game was aborted for it): an arena
+    /// takes that player out of its pool, since they are not at the board.
+    absent: Option<Side>,
     clock: ClockDriver,
     /// The seq of the last applied event (0: none).
     seq: u64,
@@ -142,6 +145,7 @@ impl Core {
             acted: Vec::new(),
             rematch_requested: Vec::new(),
             rematch_game: None,
+            absent: None,
             clock,
             seq: 0,
             last_ms: created_ms,
@@ -196,6 +200,11 @@ impl Core {
     /// The result once ended: the winner (`None`: a draw) and the reason.
     pub fn result(&self) -> Option<(Option<Side>, Reason)> {
         self.result
+    }
+
+    /// The side aborted for not making its first action in time, if the game ended so.
+    pub fn absent(&self) -> Option<Side> {
+        self.absent
     }
 
     /// Whether the game counts for ratings now (an abort unrates it).

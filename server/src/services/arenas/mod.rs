@@ -832,6 +832,8 @@ fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
         aborted: status["reason"] == "aborted",
         plies: doc["moves"].as_array().map_or(0, |m| m.len() as u32),
         berserk: names.map(|n| doc["arena"]["berserk"][n] == true),
+        // A final document does not say whose first action was missing.
+        absent: None,
     })
 }
 

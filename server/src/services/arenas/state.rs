@@ -306,6 +306,12 @@ impl ArenaState {
             if e.playing.as_deref() == Some(game.id.as_str()) {
                 e.playing = None;
             }
+            // A player who never made a first move is not at the board (closed the page,
+            // or their node died where presence is not known): out of the pool until they
+            // join again, so nobody else waits out a first-action window for them.
+            if end.absent.is_some_and(|a| end.players.get(a) == Some(pid)) {
+                e.paused = true;
+            }
             if end.aborted {
                 continue;
             }
@@ -590,7 +596,33 @@ mod tests {
             aborted: false,
             plies,
             berserk: [false, false],
+            absent: None,
         }
+    }
+
+    #[test]
+    fn a_player_whose_first_move_never_came_leaves_the_pool() {
+        let mut a = arena(0);
+        a.join("x", "x", 1500, false);
+        a.join("y", "y", 1600, false);
+        let mut ids = || "g1".to_string();
+        let pairs = a.pair_round(1, &|_| true, &mut ids);
+        let first = pairs[0].players[0].clone();
+        let second = pairs[0].players[1].clone();
+        let mut e = end(&a, "g1", None, 0);
+        e.aborted = true;
+        e.absent = Some(0);
+        assert!(a.game_ended(&e));
+        assert!(a.entrant(&first).unwrap().paused, "not at the board: paused");
+        assert!(!a.entrant(&second).unwrap().paused);
+        assert!(a.players.iter().all(|p| p.sheet.games() == 0), "no result");
+        // Nobody left to pair the other with, until the absent player joins again.
+        let mut ids = || "g2".to_string();
+        assert!(a.pair_round(2, &|_| true, &mut ids).is_empty());
+        a.join(&first, &first, 1500, false);
+        assert!(!a.entrant(&first).unwrap().paused);
+        let mut ids = || "g3".to_string();
+        assert_eq!(a.pair_round(3, &|_| true, &mut ids).len(), 1);
     }
 
     #[test]
