@@ -13,6 +13,7 @@
 
 mod announce;
 mod answers;
+mod arena;
 mod devices;
 mod events;
 mod followed;
@@ -33,7 +34,7 @@ use crate::document::{GameDoc, Versioned};
 pub use answers::Answer;
 use answers::Pending;
 use followed::{Announced, Followed};
-pub use input::{HELP, LOBBY_HELP, WATCH_HELP};
+pub use input::{ARENA_HELP, HELP, LOBBY_HELP, WATCH_HELP};
 pub use note::Note;
 pub use phase::{Phase, QueueStatus};
 pub use start::Start;
@@ -49,6 +50,8 @@ pub struct Redraw {
     pub doc: bool,
     /// The lobby changed.
     pub lobby: bool,
+    /// The arena's document changed, or we came back to it.
+    pub arena: bool,
 }
 
 /// Why the session ends.
@@ -100,6 +103,8 @@ pub struct Session {
     room_chat_seen: u64,
     /// The devices as `devices` last listed them (`revoke <n>` names one by its number).
     devices: Vec<stoa_protocol::wire::DeviceInfo>,
+    /// The arena followed (`stoa arena`), across its games.
+    arena: Option<arena::ArenaFollow>,
     /// Set once the session should end.
     exit: Option<Exit>,
     notes: Vec<Note>,
@@ -114,8 +119,10 @@ impl Session {
         start: Start,
     ) -> (Session, mpsc::UnboundedReceiver<Answer>) {
         let (tx, rx) = mpsc::unbounded_channel();
+        let arena = Session::arena_start(&start);
         (
             Session {
+                arena,
                 conn,
                 answers: tx,
                 me,
@@ -279,8 +286,11 @@ impl Session {
         self.game.doc.is_some() && !self.spectating() && !self.game_over()
     }
 
-    /// Best-effort goodbye: leave a queue or close a waiting room.
+    /// Best-effort goodbye: leave a queue, close a waiting room, or leave an arena's pool.
     pub fn leave(&mut self) {
+        if self.in_arena() {
+            self.leave_arena();
+        }
         match self.phase {
             Phase::Queued { .. } => self.conn.send(ClientMessage::QueueLeave { rid: None }),
             Phase::Hosting => {
