@@ -64,19 +64,28 @@ fn first_side() -> String {
 }
 
 /// Waits until one standings table printed by `c` (plain mode: `standings:`, then its rows)
-/// holds, for each group, one of its rows (exact text, plain mode's indent included).
-fn wait_rows(clients: &mut Clients, c: usize, groups: &[Vec<String>]) {
+/// holds, for each group, one of its rows (exact text, plain mode's indent included), and
+/// each of the lines `also` came, before or after it: an answer and the diff it caused
+/// may arrive in either order.
+fn wait_rows(clients: &mut Clients, c: usize, groups: &[Vec<String>], also: &[&str]) {
     let seen: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    let done: RefCell<bool> = RefCell::new(false);
+    let came: RefCell<Vec<usize>> = RefCell::new(Vec::new());
     clients.wait(c, |l| {
         let mut seen = seen.borrow_mut();
-        if l == "standings:" {
+        let mut done = done.borrow_mut();
+        let mut came = came.borrow_mut();
+        if let Some(i) = also.iter().position(|a| *a == l) {
+            came.push(i);
+        }
+        if l == "standings:" && !*done {
             seen.clear();
-            return false;
         }
         if let Some(g) = groups.iter().position(|g| g.iter().any(|r| r == l)) {
             seen.push(g);
         }
-        (0..groups.len()).all(|g| seen.contains(&g))
+        *done = *done || (0..groups.len()).all(|g| seen.contains(&g));
+        *done && (0..also.len()).all(|i| came.contains(&i))
     });
 }
 
@@ -93,7 +102,8 @@ fn side_of(started: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_players_join_play_and_see_the_new_standings() {
     let server = arena_server();
-    let id = create_arena(&server, 1500).await;
+    // Time for both to join before the start, so the standings show both before any game.
+    let id = create_arena(&server, 5000).await;
     let mut clients = Clients::with_url(&server.ws_url());
 
     let ann = clients.spawn("ann", &["arena", &id]);
@@ -105,25 +115,21 @@ async fn plain_players_join_play_and_see_the_new_standings() {
         )
     );
     let stage = clients.wait(ann, |l| l.starts_with("arena ") && !l.contains(&id));
-    assert!(stage.starts_with("arena starts in "), "{stage}");
+    assert!(stage.starts_with("arena starts in 0:0"), "{stage}");
     clients.wait(ann, |l| l == "standings:");
     clients.wait(ann, |l| l == "  nobody has joined yet");
     // Arena commands before joining: a pause is refused by the server, and changes nothing.
     clients.send(ann, "pause");
     let refused = clients.wait(ann, |l| l.starts_with("error "));
-    assert!(refused.starts_with("error conflict: "), "{refused}");
+    assert_eq!(refused, "error conflict: you are not in this arena");
     clients.send(ann, "join");
-    let joined = clients.wait(ann, |l| l.starts_with("joined the arena"));
-    assert!(
-        joined == "joined the arena: pairing starts at its start"
-            || joined == "joined the arena: you are paired as soon as an opponent is free",
-        "{joined}"
-    );
+    clients.wait(ann, |l| {
+        l == "joined the arena: pairing starts at its start"
+    });
     // bob joins from the command line.
     let bob = clients.spawn("bob", &["arena", &id, "--join"]);
-    clients.wait(bob, |l| l.starts_with("joined the arena"));
     // Both names in one table (no game yet: no score, no performance; the order is the
-    // players' ids then).
+    // players' ids then), before the start.
     for (who, mine, other) in [(ann, "ann", "bob"), (bob, "bob", "ann")] {
         let either = |name: &str, rest: &str| {
             vec![
@@ -131,17 +137,26 @@ async fn plain_players_join_play_and_see_the_new_standings() {
                 plain_row(2, name, 0, "-", rest),
             ]
         };
+        let also: &[&str] = if who == bob {
+            &["joined the arena: pairing starts at its start"]
+        } else {
+            &[]
+        };
         wait_rows(
             &mut clients,
             who,
             &[either(mine, "(you)"), either(other, "")],
+            also,
         );
     }
 
     // The arena starts and pairs them: the usual game screen, in both.
     let started = [ann, bob].map(|c| clients.wait(c, |l| l.starts_with("game started ")));
     let game = started[0].split(' ').nth(2).expect("game id").to_string();
-    assert!(started[1].starts_with(&format!("game started {game} side ")));
+    assert!(
+        started[1].starts_with(&format!("game started {game} side ")),
+        "{started:?}"
+    );
     for c in [ann, bob] {
         clients.wait(c, |l| {
             l == "arena game: type berserk before your first move to halve your time for one more point on a win"
