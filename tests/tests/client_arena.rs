@@ -13,7 +13,7 @@ mod client_support;
 
 use std::cell::RefCell;
 
-use client_support::{scripted_game, tui_command, Clients, TempDir, Tmux};
+use client_support::{scripted_game, tui_command, Clients, TempDir, Tmux, TIMEOUT};
 use serde_json::json;
 use stoa_tests::{Client, Server, LOOSE};
 
@@ -237,6 +237,25 @@ async fn plain_players_join_play_and_see_the_new_standings() {
     clients.send(second, "berserk");
     let again = clients.wait(second, |l| l.starts_with("error "));
     assert_eq!(again, "error conflict: you already went berserk");
+
+    // Quitting leaves the pool (points stay); the game goes on, as any game left.
+    clients.send(second, "quit");
+    let left = format!(
+        "left the arena's pool (paused; your points stay): come back with stoa arena {id}, then join"
+    );
+    clients.wait(second, |l| l == left);
+    clients.wait(second, |l| {
+        l.starts_with("game ") && l.contains(" goes on without you and your clock runs")
+    });
+    clients.expect_exit(second, TIMEOUT);
+    // The server took the pause: the one still here sees it in the standings.
+    let stayed = if second == mover { other } else { mover };
+    let paused = if second == mover {
+        plain_row(1, &winner, 2, "2000", "2 (paused) (playing)")
+    } else {
+        plain_row(2, &loser, 0, "1000", "0 (paused) (playing)")
+    };
+    clients.wait(stayed, |l| l == paused);
 }
 
 #[test]
@@ -308,6 +327,16 @@ async fn tui_arena_shows_standings_plays_the_paired_game_and_comes_back() {
     // The usual game screen: the 4x3 board and both names.
     tmux.wait_screen("the paired game's board", |s| {
         s.contains("a b c d") && s.contains("Players") && s.contains("bob") && s.contains("Tui")
+    });
+    // `standings` during the game opens them in a window; Esc closes it.
+    tmux.keys(&["standings", "Enter"]);
+    let screen = tmux.wait_screen("the standings window", |s| {
+        s.contains("standings of Test arena") && s.contains("(you) (playing)")
+    });
+    assert!(screen.contains("#  player  score  perf  sheet"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the window closed", |s| {
+        !s.contains("standings of Test arena")
     });
     let mv = first_move();
     if bob_side == first_side() {

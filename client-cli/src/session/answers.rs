@@ -30,6 +30,8 @@ pub enum Pending {
     LobbyWatch,
     /// `arena.watch` again (after a reconnect or a missed diff).
     ArenaWatch,
+    /// `arena.pause` sent on leaving the client.
+    ArenaLeave,
     /// `history` (the newest game) after a rated game ended, for the rating change: the
     /// game's id and how many times it was asked before (its record is written just after
     /// the end).
@@ -108,6 +110,7 @@ impl Session {
                     self.error(&e);
                 }
             }
+            Pending::ArenaLeave => self.on_arena_left(answer),
             Pending::ArenaWatch => {
                 if let Err(e) = answer {
                     if e != RequestError::Disconnected {

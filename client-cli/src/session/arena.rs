@@ -6,6 +6,8 @@
 //! again and again, each game an ordinary game shown by the usual game screen; between games
 //! (and before the first) the front-ends show the arena ([`Phase::Arena`]).
 
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 use stoa_protocol::wire::{ClientMessage, ServerMessage};
 
@@ -14,6 +16,9 @@ use super::{Note, Phase, Session, Start};
 use crate::connection::RequestError;
 use crate::document::{Applied, Versioned};
 use crate::present;
+
+/// How long leaving waits for the server to take the pause sent on the way out.
+const LEAVE_WAIT: Duration = Duration::from_secs(2);
 
 /// The arena a session follows.
 #[derive(Clone, Debug)]
@@ -176,7 +181,7 @@ impl Session {
             self.game_id = Some(game);
             self.started_side = None;
             self.phase = Phase::Game;
-            self.started_at = Some(std::time::Instant::now());
+            self.started_at = Some(Instant::now());
             self.watch_in_flight = false;
             self.watch_game();
         }
@@ -307,7 +312,11 @@ impl Session {
             return;
         }
         if let Some(id) = self.arena.as_ref().and_then(|a| a.id.clone()) {
-            self.conn.send(ClientMessage::ArenaPause { rid: None, id });
+            self.arena_leaving = Some(Instant::now() + LEAVE_WAIT);
+            self.request(
+                Pending::ArenaLeave,
+                ClientMessage::ArenaPause { rid: None, id },
+            );
             let target = self
                 .arena
                 .as_ref()
@@ -316,6 +325,14 @@ impl Session {
             self.info(format!(
                 "left the arena's pool (paused; your points stay): come back with stoa arena {target}, then join"
             ));
+        }
+    }
+
+    /// The answer to the pause sent on leaving: the exit need not wait any more.
+    pub(super) fn on_arena_left(&mut self, answer: Result<ServerMessage, RequestError>) {
+        self.arena_leaving = None;
+        if let Err(e) = answer {
+            self.error(&e);
         }
     }
 

@@ -105,6 +105,9 @@ pub struct Session {
     devices: Vec<stoa_protocol::wire::DeviceInfo>,
     /// The arena followed (`stoa arena`), across its games.
     arena: Option<arena::ArenaFollow>,
+    /// Leaving the arena: the pause sent on the way out, unanswered, and how long the exit
+    /// waits for its answer (a message still queued when the process ends is lost).
+    arena_leaving: Option<Instant>,
     /// Set once the session should end.
     exit: Option<Exit>,
     notes: Vec<Note>,
@@ -123,6 +126,7 @@ impl Session {
         (
             Session {
                 arena,
+                arena_leaving: None,
                 conn,
                 answers: tx,
                 me,
@@ -172,9 +176,14 @@ impl Session {
         std::mem::take(&mut self.notes)
     }
 
-    /// Whether the session should end now (the user quit, or something failed).
+    /// Whether the session should end now (the user quit, or something failed); a user
+    /// leaving an arena's pool waits for the server to take the pause, a moment at most.
     pub fn quitting(&self) -> bool {
         self.exit.is_some()
+            && (self.exit == Some(Exit::Failed)
+                || self
+                    .arena_leaving
+                    .is_none_or(|until| Instant::now() >= until))
     }
 
     /// Whether the session ends because something failed (exit status 1).
