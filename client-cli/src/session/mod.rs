@@ -9,7 +9,8 @@
 //! One concept per file: [`start`] (what the user asked for and its answer), [`events`]
 //! (the server's pushes), [`announce`] (what a change of the game says), [`answers`] (the
 //! answers to our other requests), [`devices`] (the devices holding this identity), [`input`] (typed commands), [`phase`] (where we are),
-//! [`followed`] (the game we follow) and [`note`] (the lines for the user).
+//! [`followed`] (the game we follow), [`arena`] (the arena followed, `stoa arena`) and
+//! [`note`] (the lines for the user).
 
 mod announce;
 mod answers;
