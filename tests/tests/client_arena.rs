@@ -386,3 +386,53 @@ async fn tui_arena_shows_standings_plays_the_paired_game_and_comes_back() {
     );
     tmux.keys(&["C-c"]);
 }
+
+/// A private arena is opened by its code (typed in lower case, read forgivingly) and joined
+/// by it; its heading shows the code; quitting pauses and exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_arena_is_opened_and_joined_by_its_code() {
+    let server = arena_server();
+    let mut org = Client::guest(&server, "org").await;
+    let created = org
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0},
+            "starts_in_ms":600000,"duration_ms":60000,"name":"Private",
+            "visibility":"private"}),
+        )
+        .await;
+    assert_eq!(created["t"], "arena", "{created}");
+    let id = created["doc"]["id"].as_str().expect("id").to_string();
+    let code = created["doc"]["code"].as_str().expect("code").to_string();
+    org.close().await;
+    let mut clients = Clients::with_url(&server.ws_url());
+    let carol = clients.spawn("carol", &["arena", &code.to_ascii_lowercase()]);
+    let heading = clients.wait(carol, |l| l.starts_with(&format!("arena {id} ")));
+    assert_eq!(
+        heading,
+        format!(
+            "arena {id} Private: unane width=4,height=3 · 15s+0 · casual · 0 players · code {code}"
+        )
+    );
+    clients.send(carol, "join");
+    wait_rows(
+        &mut clients,
+        carol,
+        &[vec![plain_row(1, "carol", 0, "-", "(you)")]],
+        &["joined the arena: pairing starts at its start"],
+    );
+    clients.send(carol, "quit");
+    clients.wait(carol, |l| {
+        l == format!(
+            "left the arena's pool (paused; your points stay): come back with stoa arena {}, then join",
+            code.to_ascii_lowercase()
+        )
+    });
+    clients.expect_exit(carol, TIMEOUT);
+    // The pause reached the server before the exit.
+    let (status, body) = server.http_get(&format!("/api/arenas/{id}?code={code}"));
+    assert_eq!(status, 200, "{body}");
+    let doc: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(doc["players"][0]["name"], "carol", "{doc}");
+    assert_eq!(doc["players"][0]["paused"], true, "{doc}");
+}
