@@ -1,8 +1,9 @@
 //! `stoa`: the thin reference client for the Stoa game server, and offline rules tools.
 //!
-//! It speaks only protocol/docs/PROTOCOL.md: play (quick pairing), host/join (rooms), watch, lobby; a
-//! terminal UI for people and a plain line mode for scripts. Everything it shows comes from
-//! the server's game document; it needs no rules knowledge of its own.
+//! It speaks only protocol/docs/PROTOCOL.md: play (quick pairing), host/join (rooms), watch,
+//! lobby, arena tournaments; a terminal UI for people and a plain line mode for scripts.
+//! Everything it shows comes from the server's documents; it needs no rules knowledge of its
+//! own.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
@@ -53,6 +54,9 @@ enum Command {
     Watch(commands::watch::WatchArgs),
     /// Live list of public rooms and games; pick one to watch or join.
     Lobby,
+    /// An arena tournament by id or private code: live standings; join, pause, and play
+    /// the games it pairs.
+    Arena(commands::arena::ArenaArgs),
     /// Offline rules tools: start positions, legal actions, perft, playing out move lists,
     /// each game's guide.
     Rules(rules::RulesArgs),
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Join(args) => Ok(args.start()),
         Command::Watch(args) => Ok(args.start()),
         Command::Lobby => Ok(commands::lobby::start()),
+        Command::Arena(args) => Ok(args.start()),
     };
     match start {
         Ok(start) => commands::run(&cli.global, start),

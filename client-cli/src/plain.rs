@@ -13,10 +13,14 @@
 //! spectators <n> | <side> online | <side> offline
 //! game over: <side> wins by <reason> | draw by <reason> | aborted
 //! game <id> goes on without you and your clock runs; resume with: stoa watch <id>
+//! arena <id> <name>: <kind> · <clock> · casual|rated · … (stoa arena, once)
+//! arena starts in <t> | arena running, ends in <t> | arena finished: …   (on each change)
+//! standings:                          (then the table, each time it changes)
 //! ```
 //!
 //! Why stdin EOF does not quit a game: a script may pipe its moves and close stdin; the client
-//! then plays on until the game ends. A watcher exits when the game ends.
+//! then plays on until the game ends. A watcher exits when the game ends; an arena's client
+//! without input exits once the arena is over.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -57,6 +61,12 @@ struct Printed {
     legend_for: Option<String>,
     spectators: Option<u64>,
     online: Vec<(String, bool)>,
+    /// The arena whose heading was printed.
+    arena_heading: Option<String>,
+    /// The arena's stage last said (`scheduled`, `running` …).
+    arena_stage: Option<&'static str>,
+    /// The standings last printed.
+    standings: Vec<String>,
 }
 
 /// Runs plain mode until the session ends.
@@ -87,9 +97,13 @@ pub async fn run(
             _ = tick.tick() => session.on_tick(),
         }
         flush(&mut session, &mut printed);
-        let done_with_game = session.game_over() && (session.spectating() || !stdin_open);
+        let done_with_game =
+            session.game_over() && (session.spectating() || !stdin_open) && !session.in_arena();
         let done_with_lobby = session.phase().is_lobby() && !stdin_open;
-        if session.quitting() || done_with_game || done_with_lobby {
+        // Without input nobody can play: an arena's client stays to its end.
+        let done_with_arena =
+            session.in_arena() && !stdin_open && session.arena_over() && !session.in_running_game();
+        if session.quitting() || done_with_game || done_with_lobby || done_with_arena {
             if session.quitting() {
                 if let Some(note) = session.leaving_note() {
                     println!("{note}");
@@ -200,13 +214,48 @@ fn flush(session: &mut Session, printed: &mut Printed) {
     for n in after {
         out.push_str(n.text());
         out.push('\n');
-        if n.text().starts_with("game over") && !session.spectating() {
+        if n.text().starts_with("game over") && !session.spectating() && !session.in_arena() {
             out.push_str("type rematch, or quit\n");
         }
+    }
+    if session.redraw.arena {
+        session.redraw.arena = false;
+        arena_lines(session, printed, &mut out);
     }
     if !out.is_empty() {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
+    }
+}
+
+/// What changed in the arena: its heading (once), its stage with the countdown, the
+/// standings (whenever the table changes).
+fn arena_lines(session: &Session, printed: &mut Printed, out: &mut String) {
+    let Some(doc) = session.arena() else { return };
+    let id = doc["id"].as_str().unwrap_or_default();
+    if printed.arena_heading.as_deref() != Some(id) {
+        printed.arena_heading = Some(id.to_string());
+        out.push_str(&format!(
+            "arena {id} {}: {}\n",
+            doc["name"].as_str().unwrap_or_default(),
+            present::arena_heading(doc)
+        ));
+    }
+    let stage = present::arena_stage(doc);
+    if printed.arena_stage != Some(stage) {
+        printed.arena_stage = Some(stage);
+        out.push_str(&format!(
+            "arena {}\n",
+            present::arena_countdown(doc, session.server_now())
+        ));
+    }
+    let standings = present::standings_lines(doc, &session.me.id);
+    if standings != printed.standings {
+        out.push_str("standings:\n");
+        for l in &standings {
+            out.push_str(&format!("  {l}\n"));
+        }
+        printed.standings = standings;
     }
 }

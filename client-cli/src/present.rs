@@ -1,5 +1,5 @@
 //! Words about a game document shared by plain mode and the terminal UI: player lines with
-//! clocks, the status sentence, the move list, the lobby list.
+//! clocks, the status sentence, the move list, the lobby list, an arena's standings.
 //!
 //! Why shared: the two front-ends must say the same thing; plain mode's lines are also what
 //! scripts and tests read, so their format is stable.
@@ -280,6 +280,184 @@ pub fn lobby_summary(doc: &Value) -> String {
     s
 }
 
+/// A name from a document as shown: control characters (refused by the server anyway)
+/// become `?`, so a name can never steer the terminal.
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// An arena's settings in one line: `unane width=4,height=3 · 15s+0 · casual · berserk
+/// allowed · 2 players` (and the code of a private arena).
+pub fn arena_heading(doc: &Value) -> String {
+    let players = doc["players"].as_array().map_or(0, Vec::len);
+    let mut parts = vec![
+        kind_with_options(doc),
+        clock_spec::label(&doc["clock"]),
+        if doc["rated"] == true {
+            "rated"
+        } else {
+            "casual"
+        }
+        .to_string(),
+    ];
+    if doc["berserk"] == true {
+        parts.push("berserk allowed".into());
+    }
+    parts.push(format!(
+        "{players} player{}",
+        if players == 1 { "" } else { "s" }
+    ));
+    if let Some(code) = doc["code"].as_str() {
+        parts.push(format!("code {}", clean(code)));
+    }
+    parts.join(" · ")
+}
+
+/// Whether any game of the arena is still being played.
+fn arena_games_running(doc: &Value) -> bool {
+    doc["games"]
+        .as_object()
+        .is_some_and(|g| g.values().any(|g| g["status"] == "playing"))
+}
+
+/// Where the arena stands, without a time: `scheduled`, `running`, `finishing` (over, its
+/// last games being played out), `finished` or `cancelled`. Plain mode says the countdown
+/// again when this changes.
+pub fn arena_stage(doc: &Value) -> &'static str {
+    match doc["status"].as_str() {
+        Some("scheduled") => "scheduled",
+        Some("running") => "running",
+        Some("cancelled") => "cancelled",
+        _ if arena_games_running(doc) => "finishing",
+        _ => "finished",
+    }
+}
+
+/// The countdown to the start or to the end at server time `now` (ms), or how it ended.
+pub fn arena_countdown(doc: &Value, now: i64) -> String {
+    let at = |key: &str| doc[key].as_i64().unwrap_or(0);
+    match arena_stage(doc) {
+        "scheduled" => format!("starts in {}", clock_spec::format_ms(at("starts_at") - now)),
+        "running" => format!(
+            "running, ends in {}",
+            clock_spec::format_ms(at("ends_at") - now)
+        ),
+        "cancelled" => "cancelled by its creator".into(),
+        "finishing" => "over: the last games are being played out".into(),
+        _ => "finished: these are the final standings".into(),
+    }
+}
+
+/// Where the player `me` stands in the arena, in words.
+pub fn arena_me_line(doc: &Value, me: &str) -> String {
+    let open = matches!(doc["status"].as_str(), Some("scheduled" | "running"));
+    let mine = doc["players"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["id"] == me));
+    match mine {
+        _ if !open => "the arena is closed: no more games".into(),
+        None => "not joined: type join to enter the arena".into(),
+        Some(p) if p["paused"] == true => "paused: you are not paired until you type join".into(),
+        Some(_) if doc["status"] == "scheduled" => "joined: pairing starts at the start".into(),
+        Some(p) if p["playing"].is_string() => "in the pool, playing a game".into(),
+        Some(_) => "in the pool: you are paired as soon as an opponent is free".into(),
+    }
+}
+
+/// The standings as a table, best first: rank, name, score, performance (`-` before any
+/// game), and the sheet (each game's points, oldest first; 🔥 when on fire: the next win
+/// counts double), then who is you, paused, playing or a computer.
+pub fn standings_lines(doc: &Value, me: &str) -> Vec<String> {
+    let players = doc["players"].as_array().cloned().unwrap_or_default();
+    if players.is_empty() {
+        return vec!["nobody has joined yet".into()];
+    }
+    let names: Vec<String> = players
+        .iter()
+        .map(|p| clean(p["name"].as_str().unwrap_or("?")))
+        .collect();
+    let w = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut out = vec![format!(
+        "{:>3}  {:<w$}  {:>5}  {:>4}  sheet",
+        "#", "player", "score", "perf"
+    )];
+    for (i, (p, name)) in players.iter().zip(&names).enumerate() {
+        let perf = if p["games"].as_u64().unwrap_or(0) > 0 {
+            p["performance"].to_string()
+        } else {
+            "-".into()
+        };
+        let mut flags = String::new();
+        if p["fire"] == true {
+            flags.push_str(" 🔥");
+        }
+        if p["id"] == me {
+            flags.push_str(" (you)");
+        }
+        if p["bot"] == true {
+            flags.push_str(" (computer)");
+        }
+        if p["paused"] == true {
+            flags.push_str(" (paused)");
+        }
+        if p["playing"].is_string() {
+            flags.push_str(" (playing)");
+        }
+        let sheet = clean(p["sheet"].as_str().unwrap_or(""));
+        let rest = format!("{sheet}{flags}");
+        let row = format!(
+            "{:>3}  {:<w$}  {:>5}  {:>4}  {}",
+            i + 1,
+            name,
+            p["score"].as_u64().unwrap_or(0),
+            perf,
+            rest.trim_start()
+        );
+        out.push(row.trim_end().to_string());
+    }
+    out
+}
+
+/// The arena's games in progress: `ann (white) vs bob (black)`, the top game marked.
+pub fn arena_games_lines(doc: &Value) -> Vec<String> {
+    let name = |id: &str| {
+        doc["players"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["id"] == id))
+            .and_then(|p| p["name"].as_str())
+            .map(clean)
+            .unwrap_or_else(|| "?".into())
+    };
+    let sides = doc["kind"]
+        .as_str()
+        .and_then(|k| stoa_protocol::kind(k).ok())
+        .map(|k| k.side_names.to_vec())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    if let Some(games) = doc["games"].as_object() {
+        for (id, g) in games.iter().filter(|(_, g)| g["status"] == "playing") {
+            let who: Vec<String> = sides
+                .iter()
+                .filter_map(|s| g[*s].as_str().map(|p| format!("{} ({s})", name(p))))
+                .collect();
+            let top = if doc["top_game"] == id.as_str() {
+                " · top game"
+            } else {
+                ""
+            };
+            out.push(format!("{id} {}{top}", who.join(" vs ")));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,6 +533,43 @@ mod tests {
         assert_eq!(
             options_text("akron", &json!({"size":7,"pieces":24,"nodelay":false})),
             " size=7"
+        );
+    }
+
+    #[test]
+    fn an_arena_in_words() {
+        let doc = json!({
+            "id":"a1","name":"Friday","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0},"rated":false,
+            "berserk":true,"status":"running","starts_at":1000,"ends_at":61000,
+            "players":[
+                {"id":"p1","name":"ann","score":9,"sheet":"2 2 5","fire":true,"games":3,
+                 "performance":2000,"paused":false,"playing":"g2"},
+                {"id":"p2","name":"bob","score":0,"sheet":"","fire":false,"games":0,
+                 "performance":0,"paused":true,"playing":null}],
+            "games":{"g2":{"white":"p1","black":"p3","status":"playing"}},
+            "top_game":"g2"
+        });
+        assert_eq!(
+            arena_heading(&doc),
+            "unane width=4,height=3 · 15s+0 · casual · berserk allowed · 2 players"
+        );
+        assert_eq!(arena_countdown(&doc, 1000), "running, ends in 1:00");
+        assert_eq!(
+            standings_lines(&doc, "p2"),
+            [
+                "  #  player  score  perf  sheet",
+                "  1  ann         9  2000  2 2 5 🔥 (playing)",
+                "  2  bob         0     -  (you) (paused)",
+            ]
+        );
+        assert_eq!(
+            arena_games_lines(&doc),
+            ["g2 ? (black) vs ann (white) · top game"]
+        );
+        assert_eq!(
+            arena_me_line(&doc, "p2"),
+            "paused: you are not paired until you type join"
         );
     }
 }

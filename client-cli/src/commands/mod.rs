@@ -1,7 +1,8 @@
-//! The subcommands that talk to a server (`play`, `host`, `join`, `watch`, `lobby`): each
+//! The subcommands that talk to a server (`play`, `host`, `join`, `watch`, `lobby`, `arena`): each
 //! turns its arguments into a [`Start`], then [`run`] connects with the stored identity and
 //! hands over to plain mode or the terminal UI.
 
+pub mod arena;
 pub mod devices;
 pub mod export;
 pub mod history;

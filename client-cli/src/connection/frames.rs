@@ -25,6 +25,8 @@ pub(super) fn is_document_message(msg: &ServerMessage) -> bool {
             | ServerMessage::GameDiff { .. }
             | ServerMessage::Lobby { .. }
             | ServerMessage::LobbyDiff { .. }
+            | ServerMessage::Arena { .. }
+            | ServerMessage::ArenaDiff { .. }
     )
 }
 

@@ -25,6 +25,7 @@ impl Session {
         if status.ended {
             self.announce_end(&id, &g, &status);
             self.announce_rematch(&id, &doc);
+            self.back_to_arena();
             return;
         }
         self.announce_offer(&g, moves.len());

@@ -28,6 +28,10 @@ pub enum Pending {
     Action(&'static str),
     /// `lobby.watch`.
     LobbyWatch,
+    /// `arena.watch` again (after a reconnect or a missed diff).
+    ArenaWatch,
+    /// `arena.pause` sent on leaving the client.
+    ArenaLeave,
     /// `history` (the newest game) after a rated game ended, for the rating change: the
     /// game's id and how many times it was asked before (its record is written just after
     /// the end).
@@ -97,13 +101,21 @@ impl Session {
                     "draw decline" => self.info("draw declined"),
                     "mute" => self.info("muted: their chat lines no longer reach you here"),
                     "unmute" => self.info("unmuted: their chat lines reach you again"),
-                    _ => {}
+                    other => self.arena_action_done(other),
                 },
                 Err(e) => self.error(&e),
             },
             Pending::LobbyWatch => {
                 if let Err(e) = answer {
                     self.error(&e);
+                }
+            }
+            Pending::ArenaLeave => self.on_arena_left(answer),
+            Pending::ArenaWatch => {
+                if let Err(e) = answer {
+                    if e != RequestError::Disconnected {
+                        self.error(&e);
+                    }
                 }
             }
             Pending::RoomWatch => self.on_room_history(answer),

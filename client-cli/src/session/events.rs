@@ -46,6 +46,10 @@ impl Session {
         if self.game_id.is_some() {
             self.watch_game();
         }
+        if !self.phase.is_starting() {
+            // (A cut-off start request is sent again below, and is the watch.)
+            self.watch_arena();
+        }
         self.open_room_chat();
         if self.phase.is_queued() || self.take_cut_off() {
             // Dropping every connection left the queue (join it again), or the start request
@@ -85,7 +89,12 @@ impl Session {
 
     fn on_message(&mut self, msg: ServerMessage) {
         match msg {
-            ServerMessage::GameStarted { game_id, side, .. } => self.on_game_started(game_id, side),
+            ServerMessage::GameStarted {
+                game_id,
+                side,
+                arena,
+                ..
+            } => self.on_game_started(game_id, side, arena),
             ServerMessage::GameSnapshot {
                 game_id, seq, doc, ..
             } => self.on_snapshot(game_id, seq, doc),
@@ -109,6 +118,8 @@ impl Session {
                 }
             }
             ServerMessage::LobbyDiff { seq, patch } => self.on_lobby_diff(seq, &patch),
+            ServerMessage::Arena { seq, doc, .. } => self.on_arena_doc(seq, doc),
+            ServerMessage::ArenaDiff { id, seq, patch } => self.on_arena_diff(&id, seq, &patch),
             ServerMessage::Error { code, message, .. } => {
                 let e = RequestError::Server {
                     code: code.as_str().into(),
@@ -177,7 +188,7 @@ impl Session {
         }
     }
 
-    fn on_game_started(&mut self, id: String, side: String) {
+    fn on_game_started(&mut self, id: String, side: String, arena: Option<String>) {
         if self.game_id.as_deref() != Some(id.as_str()) {
             if let Some(old) = &self.game_id {
                 // A rematch: the finished game is of no more interest.
@@ -201,6 +212,9 @@ impl Session {
         self.phase = Phase::Game;
         self.started_at = Some(Instant::now());
         self.info(format!("game started {id} side {side}"));
+        if arena.is_some() && self.arena().is_some_and(|d| d["berserk"] == true) {
+            self.info("arena game: type berserk before your first move to halve your time for one more point on a win");
+        }
     }
 
     fn on_snapshot(&mut self, id: String, seq: u64, doc: Value) {

@@ -17,6 +17,10 @@ pub const WATCH_HELP: &str = "watching: say <text> · watch <game> · join <code
 pub const LOBBY_HELP: &str =
     "lobby: ↑/↓ and Enter join a room or watch a game · join <code> · watch <game> · help · quit";
 
+/// The commands in an arena, between its games.
+pub const ARENA_HELP: &str =
+    "arena: join · pause · standings · berserk (in a game, before your first move) · help · quit";
+
 /// Moves that name no cell, in any game: the pie-rule swap, Akunur's pass.
 const CELLLESS_MOVES: &[&str] = &["swap", "pass"];
 
@@ -42,6 +46,14 @@ spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
+join                  (stoa arena) enter the arena's pool, or come back after a pause:
+                      the server pairs you as soon as an opponent is free
+pause                 (stoa arena) leave the pool; your points stay, a game in
+                      progress goes on and counts
+standings             (stoa arena) the arena's standings: rank, name, score, sheet
+                      (🔥: on fire, the next win counts double), performance
+berserk               (arena game, before your first move) halve your time and play
+                      without increment; a win scores one more point
 devices               list the devices holding your identity, numbered
 revoke <n>            revoke device n of that list: its token stops working and its
                       connections close
@@ -62,6 +74,9 @@ impl Session {
         let mut words = line.split_whitespace();
         let first = words.next().unwrap_or_default().to_ascii_lowercase();
         let rest: Vec<&str> = words.collect();
+        if self.arena_command(&first, &rest) {
+            return;
+        }
         match (first.as_str(), rest.as_slice()) {
             ("help" | "?", []) => self.notes.push(Note::Page {
                 title: "commands".into(),
@@ -211,6 +226,13 @@ impl Session {
 
     /// Leaves the lobby (or a finished game) for another start.
     fn switch(&mut self, start: Start) {
+        if self.in_arena() {
+            // The arena pairs us again and again: leaving it is `quit`.
+            self.notes.push(Note::Error(
+                "error input: this client is in an arena; quit it first".into(),
+            ));
+            return;
+        }
         if self.phase.is_lobby() {
             self.conn.send(ClientMessage::LobbyUnwatch { rid: None });
         } else if let Some(id) = &self.game_id {
@@ -261,7 +283,7 @@ impl Session {
     }
 
     /// Sends a game action, made for the game we play.
-    fn action(&mut self, what: &'static str, msg: impl FnOnce(String) -> ClientMessage) {
+    pub(super) fn action(&mut self, what: &'static str, msg: impl FnOnce(String) -> ClientMessage) {
         let Some(id) = self.game_target() else { return };
         self.request(Pending::Action(what), msg(id));
     }

@@ -9,10 +9,12 @@
 //! One concept per file: [`start`] (what the user asked for and its answer), [`events`]
 //! (the server's pushes), [`announce`] (what a change of the game says), [`answers`] (the
 //! answers to our other requests), [`devices`] (the devices holding this identity), [`input`] (typed commands), [`phase`] (where we are),
-//! [`followed`] (the game we follow) and [`note`] (the lines for the user).
+//! [`followed`] (the game we follow), [`arena`] (the arena followed, `stoa arena`) and
+//! [`note`] (the lines for the user).
 
 mod announce;
 mod answers;
+mod arena;
 mod devices;
 mod events;
 mod followed;
@@ -33,7 +35,7 @@ use crate::document::{GameDoc, Versioned};
 pub use answers::Answer;
 use answers::Pending;
 use followed::{Announced, Followed};
-pub use input::{HELP, LOBBY_HELP, WATCH_HELP};
+pub use input::{ARENA_HELP, HELP, LOBBY_HELP, WATCH_HELP};
 pub use note::Note;
 pub use phase::{Phase, QueueStatus};
 pub use start::Start;
@@ -49,6 +51,8 @@ pub struct Redraw {
     pub doc: bool,
     /// The lobby changed.
     pub lobby: bool,
+    /// The arena's document changed, or we came back to it.
+    pub arena: bool,
 }
 
 /// Why the session ends.
@@ -100,6 +104,11 @@ pub struct Session {
     room_chat_seen: u64,
     /// The devices as `devices` last listed them (`revoke <n>` names one by its number).
     devices: Vec<stoa_protocol::wire::DeviceInfo>,
+    /// The arena followed (`stoa arena`), across its games.
+    arena: Option<arena::ArenaFollow>,
+    /// Leaving the arena: the pause sent on the way out, unanswered, and how long the exit
+    /// waits for its answer (a message still queued when the process ends is lost).
+    arena_leaving: Option<Instant>,
     /// Set once the session should end.
     exit: Option<Exit>,
     notes: Vec<Note>,
@@ -114,8 +123,11 @@ impl Session {
         start: Start,
     ) -> (Session, mpsc::UnboundedReceiver<Answer>) {
         let (tx, rx) = mpsc::unbounded_channel();
+        let arena = Session::arena_start(&start);
         (
             Session {
+                arena,
+                arena_leaving: None,
                 conn,
                 answers: tx,
                 me,
@@ -165,9 +177,14 @@ impl Session {
         std::mem::take(&mut self.notes)
     }
 
-    /// Whether the session should end now (the user quit, or something failed).
+    /// Whether the session should end now (the user quit, or something failed); a user
+    /// leaving an arena's pool waits for the server to take the pause, a moment at most.
     pub fn quitting(&self) -> bool {
         self.exit.is_some()
+            && (self.exit == Some(Exit::Failed)
+                || self
+                    .arena_leaving
+                    .is_none_or(|until| Instant::now() >= until))
     }
 
     /// Whether the session ends because something failed (exit status 1).
@@ -279,8 +296,11 @@ impl Session {
         self.game.doc.is_some() && !self.spectating() && !self.game_over()
     }
 
-    /// Best-effort goodbye: leave a queue or close a waiting room.
+    /// Best-effort goodbye: leave a queue, close a waiting room, or leave an arena's pool.
     pub fn leave(&mut self) {
+        if self.in_arena() {
+            self.leave_arena();
+        }
         match self.phase {
             Phase::Queued { .. } => self.conn.send(ClientMessage::QueueLeave { rid: None }),
             Phase::Hosting => {

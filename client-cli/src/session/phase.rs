@@ -26,6 +26,8 @@ pub enum Phase {
     Joined,
     /// Following a game (playing or watching).
     Game,
+    /// In an arena (`stoa arena`), between its games: its standings are shown.
+    Arena,
     /// Browsing the lobby.
     Lobby {
         /// The lobby document, once the server sent it.
@@ -42,6 +44,11 @@ impl Phase {
     /// Whether we wait in the matchmaking queue.
     pub fn is_queued(&self) -> bool {
         matches!(self, Phase::Queued { .. })
+    }
+
+    /// Whether we are in an arena's view, between its games.
+    pub fn is_arena(&self) -> bool {
+        matches!(self, Phase::Arena)
     }
 
     /// Whether we browse the lobby.

@@ -64,6 +64,13 @@ pub enum Start {
     },
     /// `stoa lobby`.
     Lobby,
+    /// `stoa arena <id|code>`.
+    Arena {
+        /// An arena id, or a private arena's code.
+        target: String,
+        /// Join the arena once it is found (`--join`).
+        join: bool,
+    },
 }
 
 impl Start {
@@ -115,6 +122,7 @@ impl Start {
             Start::Join { code } => ClientMessage::RoomJoin { rid: None, code },
             Start::Watch { target } => watch_request(target),
             Start::Lobby => ClientMessage::LobbyWatch { rid: None },
+            Start::Arena { target, .. } => super::arena::arena_watch_request(&target),
         }
     }
 }
@@ -155,6 +163,13 @@ impl Session {
     }
 
     fn on_start_failed(&mut self, e: RequestError) {
+        if let Start::Arena { target, .. } = &self.start {
+            if e != RequestError::Disconnected {
+                let target = target.clone();
+                self.on_arena_refused(&target, &e);
+                return;
+            }
+        }
         if let Start::Watch { target } = &self.start {
             let target = target.clone();
             if self.on_watch_refused(&target, &e) {
@@ -165,7 +180,7 @@ impl Session {
             // Watching and the lobby resubscribe anyway; the others ask again.
             if matches!(
                 self.start,
-                Start::Queue { .. } | Start::Host { .. } | Start::Join { .. }
+                Start::Queue { .. } | Start::Host { .. } | Start::Join { .. } | Start::Arena { .. }
             ) {
                 self.info("the start request was cut off; retrying after reconnect");
                 if let Phase::Starting { cut_off } = &mut self.phase {
@@ -219,6 +234,7 @@ impl Session {
             ServerMessage::Room { room, .. } => self.on_room(room.code),
             ServerMessage::GameSnapshot { game_id, .. } => self.on_watching(game_id),
             ServerMessage::Lobby { .. } => {}
+            ServerMessage::Arena { .. } => self.on_arena_opened(&msg),
             _ => {
                 if self.phase.is_starting() {
                     self.phase = Phase::Game;

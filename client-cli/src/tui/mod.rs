@@ -118,6 +118,7 @@ pub async fn run(
         session.redraw.board = false;
         session.redraw.doc = false;
         session.redraw.lobby = false;
+        session.redraw.arena = false;
         if let Err(e) = terminal.draw(|f| ui::draw(f, &session, &view)) {
             break Err(e.to_string());
         }

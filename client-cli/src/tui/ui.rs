@@ -10,7 +10,7 @@ use super::{Confirm, View};
 use crate::board::{self, Tone};
 use crate::document::GameDoc;
 use crate::present;
-use crate::session::{Note, Phase, Session, Start, HELP, LOBBY_HELP, WATCH_HELP};
+use crate::session::{Note, Phase, Session, Start, ARENA_HELP, HELP, LOBBY_HELP, WATCH_HELP};
 
 fn tone_style(tone: Tone) -> Style {
     let s = Style::default();
@@ -54,6 +54,7 @@ pub fn draw(f: &mut Frame, session: &Session, view: &View) {
     let mut too_small = None;
     match (session.phase(), session.doc()) {
         (Phase::Lobby { .. }, _) => draw_lobby(f, left, session, view),
+        (Phase::Arena, _) => draw_arena(f, left, session),
         (_, Some(g)) => {
             let (w, h) = draw_board(f, left, g);
             // What the whole screen needs for this board: its pane plus the side column
@@ -239,6 +240,10 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
                 Style::default().fg(Color::DarkGray),
             ));
         }
+        (_, _, Start::Arena { target, .. }) => {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw(format!("  Opening arena {target}…")));
+        }
         _ => {
             lines.push(Line::raw(""));
             lines.push(Line::raw("  Waiting for the game…"));
@@ -286,6 +291,64 @@ fn draw_lobby(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     );
 }
 
+/// The arena between its games: name, settings, countdown, where we stand, the standings
+/// and the games in progress.
+fn draw_arena(f: &mut Frame, area: Rect, session: &Session) {
+    let mut lines = Vec::new();
+    let title = match session.arena() {
+        None => {
+            lines.push(Line::raw("loading the arena…"));
+            " Arena ".to_string()
+        }
+        Some(doc) => {
+            let dim = Style::default().fg(Color::DarkGray);
+            lines.push(Line::styled(present::arena_heading(doc), dim));
+            lines.push(Line::styled(
+                present::arena_countdown(doc, session.server_now()),
+                Style::default()
+                    .fg(Color::LightYellow)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            lines.push(Line::styled(
+                present::arena_me_line(doc, &session.me.id),
+                Style::default().fg(Color::LightGreen),
+            ));
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(
+                "Standings",
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+            for (i, l) in present::standings_lines(doc, &session.me.id)
+                .into_iter()
+                .enumerate()
+            {
+                let style = if l.contains("(you)") {
+                    Style::default().add_modifier(Modifier::BOLD)
+                } else if i == 0 {
+                    dim
+                } else {
+                    Style::default()
+                };
+                lines.push(Line::styled(l, style));
+            }
+            let games = present::arena_games_lines(doc);
+            if !games.is_empty() {
+                lines.push(Line::raw(""));
+                lines.push(Line::styled(
+                    "Games in progress",
+                    Style::default().add_modifier(Modifier::BOLD),
+                ));
+                lines.extend(games.into_iter().map(Line::raw));
+            }
+            format!(" Arena: {} ", doc["name"].as_str().unwrap_or("?"))
+        }
+    };
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        area,
+    );
+}
+
 fn clock_style(g: GameDoc, side: &str, now: i64) -> Style {
     let running = g.clock()["running"].as_str() == Some(side) && !g.status().ended;
     let low = g.remaining_ms(side, now).is_some_and(|ms| ms < 10_000);
@@ -308,7 +371,9 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     ])
     .areas(area);
     let mut lines = Vec::new();
-    if let Some(g) = session.doc() {
+    // Between arena games the last game's document is kept, but it is not what is shown.
+    let game = session.doc().filter(|_| !session.phase().is_arena());
+    if let Some(g) = game {
         let now = session.server_now();
         let me = session.my_side();
         for (i, side) in g.sides().iter().enumerate() {
@@ -359,7 +424,7 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     );
 
     let mut move_lines: Vec<Line> = Vec::new();
-    if let Some(g) = session.doc() {
+    if let Some(g) = game {
         let numbered = present::numbered_moves(g);
         for pair in numbered.chunks(2) {
             move_lines.push(Line::raw(
@@ -466,7 +531,7 @@ fn draw_status(
             Style::default().fg(Color::Black).bg(Color::Yellow),
         ));
     }
-    match session.doc() {
+    match session.doc().filter(|_| !session.phase().is_arena()) {
         Some(g) => {
             let me = session.my_side();
             let sentence = present::status_sentence(g, me.as_deref());
@@ -510,6 +575,7 @@ fn draw_status(
             Phase::Queued { .. } => "in the queue",
             Phase::Hosting => "waiting for an opponent",
             Phase::Lobby { .. } => "lobby",
+            Phase::Arena => "arena",
             _ => "connecting",
         })),
     }
@@ -556,6 +622,8 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         "waiting for an opponent with the same settings: Ctrl-C leaves the queue".to_string()
     } else if matches!(session.phase(), Phase::Hosting) {
         "waiting for your opponent to join: Ctrl-C closes the room".to_string()
+    } else if session.phase().is_arena() {
+        ARENA_HELP.to_string()
     } else if session.game_over() && !session.spectating() {
         "game over: type rematch, or quit".to_string()
     } else if let Some(side) = opponent_offline(session) {
@@ -577,7 +645,9 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
 
 /// Whether nothing typed here can be a move: in the lobby, or watching a game.
 fn moves_none(session: &Session) -> bool {
-    session.phase().is_lobby() || (matches!(session.phase(), Phase::Game) && session.spectating())
+    session.phase().is_lobby()
+        || session.phase().is_arena()
+        || (matches!(session.phase(), Phase::Game) && session.spectating())
 }
 
 /// The opponent's side when we play and the opponent has no connection.

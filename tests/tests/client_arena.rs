@@ -1,0 +1,438 @@
+//! `stoa arena` end to end against the real server: terminal players (plain mode, and the
+//! terminal UI under tmux) open an arena a websocket client created, join it, see the
+//! standings, play the game it pairs in the usual game screen, and see the new scores when
+//! they come back to the standings; `pause` and `berserk` answer, refusals are error lines
+//! that change nothing, and an unknown arena is a clear error with exit status 1.
+//!
+//! Why a second player in the pool is paused before the first game ends: with two players
+//! the arena pairs them again at once, and a paused winner keeps the standings on screen
+//! (and their text exact) once the game is over.
+#![forbid(unsafe_code)]
+
+mod client_support;
+
+use std::cell::RefCell;
+
+use client_support::{scripted_game, tui_command, Clients, TempDir, Tmux, TIMEOUT};
+use serde_json::json;
+use stoa_tests::{Client, Server, LOOSE};
+
+/// A server that pairs arenas in fast waves.
+fn arena_server() -> Server {
+    let mut args: Vec<&str> = LOOSE.to_vec();
+    args.extend_from_slice(&["--queue-wave-ms", "200"]);
+    Server::start_with(&args)
+}
+
+/// A short Ūnane 4x3 arena (15 s + 0, berserk allowed) created by a websocket client
+/// `org`, who does not play; starts in `starts_in_ms`. Returns its id.
+async fn create_arena(server: &Server, starts_in_ms: u64) -> String {
+    let mut org = Client::guest(server, "org").await;
+    let created = org
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0},
+            "starts_in_ms":starts_in_ms,"duration_ms":60000,"name":"Test arena",
+            "berserk":true}),
+        )
+        .await;
+    assert_eq!(created["t"], "arena", "{created}");
+    let id = created["doc"]["id"].as_str().expect("arena id").to_string();
+    org.close().await;
+    id
+}
+
+/// One row of the standings as the client prints it (without plain mode's indent): rank,
+/// name (padded to the `player` column), score, performance and the rest (sheet and marks).
+fn row(rank: usize, name: &str, score: u64, perf: &str, rest: &str) -> String {
+    format!("{rank:>3}  {name:<6}  {score:>5}  {perf:>4}  {rest}")
+        .trim_end()
+        .to_string()
+}
+
+/// The move the scripted first mover plays: the first of a fixed Ūnane 4x3 game.
+fn first_move() -> String {
+    scripted_game("unane", &json!({"width":4,"height":3}), 1, 400).moves[0].clone()
+}
+
+/// The side that acts first in Ūnane.
+fn first_side() -> String {
+    let kind = stoa_protocol::kind("unane").expect("unane");
+    let game = kind.start(&json!({"width":4,"height":3})).expect("options");
+    let side = game.to_act().expect("a side to act");
+    kind.side_names[side.index()].to_string()
+}
+
+/// Waits until one standings table printed by `c` (plain mode: `standings:`, then its rows)
+/// holds, for each group, one of its rows (exact text, plain mode's indent included), and
+/// each of the lines `also` came, before or after it: an answer and the diff it caused
+/// may arrive in either order.
+fn wait_rows(clients: &mut Clients, c: usize, groups: &[Vec<String>], also: &[&str]) {
+    let seen: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    let done: RefCell<bool> = RefCell::new(false);
+    let came: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    clients.wait(c, |l| {
+        let mut seen = seen.borrow_mut();
+        let mut done = done.borrow_mut();
+        let mut came = came.borrow_mut();
+        if let Some(i) = also.iter().position(|a| *a == l) {
+            came.push(i);
+        }
+        if l == "standings:" && !*done {
+            seen.clear();
+        }
+        if let Some(g) = groups.iter().position(|g| g.iter().any(|r| r == l)) {
+            seen.push(g);
+        }
+        *done = *done || (0..groups.len()).all(|g| seen.contains(&g));
+        *done && (0..also.len()).all(|i| came.contains(&i))
+    });
+}
+
+/// A standings row as plain mode prints it: indented by two.
+fn plain_row(rank: usize, name: &str, score: u64, perf: &str, rest: &str) -> String {
+    format!("  {}", row(rank, name, score, perf, rest))
+}
+
+/// The side named in a `game started <id> side <side>` line.
+fn side_of(started: &str) -> String {
+    started.rsplit(' ').next().expect("side").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_players_join_play_and_see_the_new_standings() {
+    let server = arena_server();
+    // Time for both to join before the start, so the standings show both before any game.
+    let id = create_arena(&server, 5000).await;
+    let mut clients = Clients::with_url(&server.ws_url());
+
+    let ann = clients.spawn("ann", &["arena", &id]);
+    let heading = clients.wait(ann, |l| l.starts_with(&format!("arena {id} ")));
+    assert_eq!(
+        heading,
+        format!(
+            "arena {id} Test arena: unane width=4,height=3 · 15s+0 · casual · berserk allowed · 0 players"
+        )
+    );
+    let stage = clients.wait(ann, |l| l.starts_with("arena ") && !l.contains(&id));
+    assert!(stage.starts_with("arena starts in 0:0"), "{stage}");
+    clients.wait(ann, |l| l == "standings:");
+    clients.wait(ann, |l| l == "  nobody has joined yet");
+    // Arena commands before joining: a pause is refused by the server, and changes nothing.
+    clients.send(ann, "pause");
+    let refused = clients.wait(ann, |l| l.starts_with("error "));
+    assert_eq!(refused, "error conflict: you are not in this arena");
+    clients.send(ann, "join");
+    clients.wait(ann, |l| {
+        l == "joined the arena: pairing starts at its start"
+    });
+    // bob joins from the command line.
+    let bob = clients.spawn("bob", &["arena", &id, "--join"]);
+    // Both names in one table (no game yet: no score, no performance; the order is the
+    // players' ids then), before the start.
+    for (who, mine, other) in [(ann, "ann", "bob"), (bob, "bob", "ann")] {
+        let either = |name: &str, rest: &str| {
+            vec![
+                plain_row(1, name, 0, "-", rest),
+                plain_row(2, name, 0, "-", rest),
+            ]
+        };
+        let also: &[&str] = if who == bob {
+            &["joined the arena: pairing starts at its start"]
+        } else {
+            &[]
+        };
+        wait_rows(
+            &mut clients,
+            who,
+            &[either(mine, "(you)"), either(other, "")],
+            also,
+        );
+    }
+
+    // The arena starts and pairs them: the usual game screen, in both.
+    let started = [ann, bob].map(|c| clients.wait(c, |l| l.starts_with("game started ")));
+    let game = started[0].split(' ').nth(2).expect("game id").to_string();
+    assert!(
+        started[1].starts_with(&format!("game started {game} side ")),
+        "{started:?}"
+    );
+    for c in [ann, bob] {
+        clients.wait(c, |l| {
+            l == "arena game: type berserk before your first move to halve your time for one more point on a win"
+        });
+    }
+    let mover = clients.wait_any(&[ann, bob], |l| l == "your turn");
+    let other = if mover == ann { bob } else { ann };
+    let mover_side = side_of(&started[if mover == ann { 0 } else { 1 }]);
+    let mv = first_move();
+    clients.send(mover, &mv);
+    clients.wait(other, |l| l == format!("move 1 {mv}"));
+    clients.wait(other, |l| l == "your turn");
+    // Berserk after one's first move is refused, and changes nothing.
+    clients.send(mover, "berserk");
+    let refused = clients.wait(mover, |l| l.starts_with("error "));
+    assert_eq!(
+        refused,
+        "error conflict: berserk is only allowed before your first move"
+    );
+    // The first mover leaves the pool: this game goes on and counts.
+    clients.send(mover, "pause");
+    clients.wait(mover, |l| {
+        l == "paused: this game goes on and counts; no new game until you type join"
+    });
+    clients.send(other, "resign");
+    let end = format!("game over: {mover_side} wins by resign");
+    for c in [mover, other] {
+        clients.wait(c, |l| l == end);
+    }
+    clients.wait(other, |l| {
+        l == "back to the arena: you are paired again as soon as an opponent is free"
+    });
+    clients.wait(mover, |l| l.starts_with("back to the arena: "));
+
+    // The new standings: the winner 2 points (a win over a 1500: performance 2000),
+    // the loser 0 (1000); the sheets say each game's points.
+    let (winner, loser) = (
+        clients.name(mover).to_string(),
+        clients.name(other).to_string(),
+    );
+    for (c, me_winner) in [(mover, true), (other, false)] {
+        let you = |is_me: bool| if is_me { " (you)" } else { "" };
+        let first = plain_row(
+            1,
+            &winner,
+            2,
+            "2000",
+            &format!("2{} (paused)", you(me_winner)),
+        );
+        let second = plain_row(2, &loser, 0, "1000", &format!("0{}", you(!me_winner)));
+        clients.wait(c, |l| l == first);
+        let next = clients.wait(c, |_| true);
+        assert_eq!(next, second);
+    }
+
+    // `standings` prints the table again on request.
+    clients.send(other, "standings");
+    clients.wait(other, |l| l == "  #  player  score  perf  sheet");
+
+    // Joining again pairs them again; berserk before one's first move is taken, once.
+    clients.send(mover, "join");
+    clients.wait(mover, |l| l.starts_with("joined the arena"));
+    for c in [mover, other] {
+        clients.wait(c, |l| l.starts_with("game started "));
+    }
+    let second = {
+        let first = clients.wait_any(&[mover, other], |l| l == "your turn");
+        if first == mover {
+            other
+        } else {
+            mover
+        }
+    };
+    clients.send(second, "berserk");
+    clients.wait(second, |l| {
+        l == "berserk: your time is halved and you play without increment; a win scores one more"
+    });
+    clients.send(second, "berserk");
+    let again = clients.wait(second, |l| l.starts_with("error "));
+    assert_eq!(again, "error conflict: you already went berserk");
+
+    // Quitting leaves the pool (points stay); the game goes on, as any game left.
+    clients.send(second, "quit");
+    let left = format!(
+        "left the arena's pool (paused; your points stay): come back with stoa arena {id}, then join"
+    );
+    clients.wait(second, |l| l == left);
+    clients.wait(second, |l| {
+        l.starts_with("game ") && l.contains(" goes on without you and your clock runs")
+    });
+    clients.expect_exit(second, TIMEOUT);
+    // The server took the pause: the one still here sees it in the standings.
+    let stayed = if second == mover { other } else { mover };
+    let paused = if second == mover {
+        plain_row(1, &winner, 2, "2000", "2 (paused) (playing)")
+    } else {
+        plain_row(2, &loser, 0, "1000", "0 (paused) (playing)")
+    };
+    clients.wait(stayed, |l| l == paused);
+}
+
+#[test]
+fn an_unknown_arena_is_a_clear_error_and_exit_status_1() {
+    let server = arena_server();
+    let config = TempDir::new("arena-unknown");
+    for target in ["azzzzzzzzzzzz", "NOSUCHCODE"] {
+        let out = std::process::Command::new(stoa_tests::binary("stoa"))
+            .args(["--plain", "--server", &server.ws_url(), "--name", "zed"])
+            .args(["arena", target])
+            .env("STOA_CONFIG_DIR", &config.0)
+            .env_remove("STOA_SERVER")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run stoa");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("error "))
+            .unwrap_or_else(|| panic!("no error line: {stdout}"));
+        assert_eq!(
+            line,
+            format!(
+                "error not_found: cannot open arena '{target}': no such arena (or a wrong code)"
+            )
+        );
+    }
+}
+
+/// The terminal UI: the arena's view with its standings, `join` at the prompt, the paired
+/// game on the usual board, a move typed there, and the standings back with the new
+/// scores after the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tui_arena_shows_standings_plays_the_paired_game_and_comes_back() {
+    if !Tmux::available() {
+        eprintln!("tmux is not installed: skipping the terminal UI test");
+        return;
+    }
+    let server = arena_server();
+    let id = create_arena(&server, 1500).await;
+    let config = TempDir::new("arena-tui");
+    let tmux = Tmux::start(
+        "arena",
+        &tui_command(&config, &server.ws_url(), "Tui", &format!("arena {id}")),
+    );
+    let screen = tmux.wait_screen("the arena's view", |s| {
+        s.contains("Arena: Test arena") && s.contains("nobody has joined yet")
+    });
+    assert!(
+        screen.contains("unane width=4,height=3 · 15s+0 · casual · berserk allowed · 0 players"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("not joined: type join to enter the arena"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("arena: join · pause · standings"),
+        "{screen}"
+    );
+    tmux.keys(&["join", "Enter"]);
+    tmux.wait_screen("joined", |s| s.contains("joined the arena"));
+
+    let mut clients = Clients::with_url(&server.ws_url());
+    let bob = clients.spawn("bob", &["arena", &id, "--join"]);
+    let started = clients.wait(bob, |l| l.starts_with("game started "));
+    let bob_side = side_of(&started);
+    // The usual game screen: the 4x3 board and both names.
+    tmux.wait_screen("the paired game's board", |s| {
+        s.contains("a b c d") && s.contains("Players") && s.contains("bob") && s.contains("Tui")
+    });
+    // `standings` during the game opens them in a window; Esc closes it.
+    tmux.keys(&["standings", "Enter"]);
+    let screen = tmux.wait_screen("the standings window", |s| {
+        s.contains("standings of Test arena") && s.contains("(you) (playing)")
+    });
+    assert!(screen.contains("#  player  score  perf  sheet"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_screen("the window closed", |s| {
+        !s.contains("standings of Test arena")
+    });
+    let mv = first_move();
+    if bob_side == first_side() {
+        // bob acts first and plays the scripted move; the TUI answers.
+        clients.wait(bob, |l| l == "your turn");
+        clients.send(bob, &mv);
+        tmux.wait_screen("our turn", |s| s.contains("your turn"));
+        // A move typed in the TUI reaches the opponent.
+        let reply = {
+            let mut g = stoa_protocol::kind("unane")
+                .unwrap()
+                .start(&json!({"width":4,"height":3}))
+                .unwrap();
+            g.play(&mv).unwrap();
+            g.legal_notations()
+                .into_iter()
+                .find(|m| m != "swap")
+                .expect("a reply")
+        };
+        tmux.keys(&[&reply, "Enter"]);
+        clients.wait(bob, |l| l == format!("move 2 {reply}"));
+    } else {
+        tmux.wait_screen("our turn", |s| s.contains("your turn"));
+        tmux.keys(&[&mv, "Enter"]);
+        clients.wait(bob, |l| l == format!("move 1 {mv}"));
+    }
+    // bob leaves the pool (no new pairing), then the TUI resigns (confirmed with y).
+    clients.send(bob, "pause");
+    clients.wait(bob, |l| l.starts_with("paused: "));
+    tmux.keys(&["resign", "Enter"]);
+    tmux.wait_screen("the resign question", |s| s.contains("Resign this game?"));
+    tmux.keys(&["y"]);
+    clients.wait(bob, |l| {
+        l == format!("game over: {bob_side} wins by resign")
+    });
+
+    // Back in the arena's view, with the new scores.
+    let first = row(1, "bob", 2, "2000", "2 (paused)");
+    let second = row(2, "Tui", 0, "1000", "0 (you)");
+    let screen = tmux.wait_screen("the new standings", |s| {
+        s.contains(&first) && s.contains(&second)
+    });
+    assert!(screen.contains("Arena: Test arena"), "{screen}");
+    assert!(
+        screen.contains("in the pool: you are paired as soon as an opponent is free"),
+        "{screen}"
+    );
+    tmux.keys(&["C-c"]);
+}
+
+/// A private arena is opened by its code (typed in lower case, read forgivingly) and joined
+/// by it; its heading shows the code; quitting pauses and exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_arena_is_opened_and_joined_by_its_code() {
+    let server = arena_server();
+    let mut org = Client::guest(&server, "org").await;
+    let created = org
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0},
+            "starts_in_ms":600000,"duration_ms":60000,"name":"Private",
+            "visibility":"private"}),
+        )
+        .await;
+    assert_eq!(created["t"], "arena", "{created}");
+    let id = created["doc"]["id"].as_str().expect("id").to_string();
+    let code = created["doc"]["code"].as_str().expect("code").to_string();
+    org.close().await;
+    let mut clients = Clients::with_url(&server.ws_url());
+    let carol = clients.spawn("carol", &["arena", &code.to_ascii_lowercase()]);
+    let heading = clients.wait(carol, |l| l.starts_with(&format!("arena {id} ")));
+    assert_eq!(
+        heading,
+        format!(
+            "arena {id} Private: unane width=4,height=3 · 15s+0 · casual · 0 players · code {code}"
+        )
+    );
+    clients.send(carol, "join");
+    wait_rows(
+        &mut clients,
+        carol,
+        &[vec![plain_row(1, "carol", 0, "-", "(you)")]],
+        &["joined the arena: pairing starts at its start"],
+    );
+    clients.send(carol, "quit");
+    clients.wait(carol, |l| {
+        l == format!(
+            "left the arena's pool (paused; your points stay): come back with stoa arena {}, then join",
+            code.to_ascii_lowercase()
+        )
+    });
+    clients.expect_exit(carol, TIMEOUT);
+    // The pause reached the server before the exit.
+    let (status, body) = server.http_get(&format!("/api/arenas/{id}?code={code}"));
+    assert_eq!(status, 200, "{body}");
+    let doc: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(doc["players"][0]["name"], "carol", "{doc}");
+    assert_eq!(doc["players"][0]["paused"], true, "{doc}");
+}
