@@ -150,7 +150,8 @@ async fn one_ply(clients: &mut [Client], seats: [usize; 2], game: &str) -> Optio
                 return None;
             }
             assert!(
-                ["not_your_turn", "illegal_move", "unavailable"].contains(&a["code"].as_str().unwrap_or("")),
+                ["not_your_turn", "illegal_move", "unavailable"]
+                    .contains(&a["code"].as_str().unwrap_or("")),
                 "{a}"
             );
         }
@@ -183,7 +184,8 @@ async fn settled(client: &mut Client, req: Value) -> Option<Value> {
 async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
     for &s in &seats {
         if s <= 1 {
-            let Some(a) = settled(&mut clients[s], json!({"t":"game.berserk","game_id":game})).await
+            let Some(a) =
+                settled(&mut clients[s], json!({"t":"game.berserk","game_id":game})).await
             else {
                 return;
             };
@@ -199,7 +201,12 @@ async fn play(clients: &mut [Client], seats: [usize; 2], game: &str) {
     match script(i, j) {
         Script::Win(w) => {
             let loser = if w == i { j } else { i };
-            if let Some(a) = settled(&mut clients[loser], json!({"t":"game.resign","game_id":game})).await {
+            if let Some(a) = settled(
+                &mut clients[loser],
+                json!({"t":"game.resign","game_id":game}),
+            )
+            .await
+            {
                 ok(&a);
             }
         }
@@ -647,7 +654,14 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let t0 = Instant::now();
-    let before_kill = direct(&server, &mut clients, &id, t0 + Duration::from_secs(4), None).await;
+    let before_kill = direct(
+        &server,
+        &mut clients,
+        &id,
+        t0 + Duration::from_secs(4),
+        None,
+    )
+    .await;
     assert!(
         before_kill >= 2,
         "only {before_kill} games before the restart"
@@ -680,7 +694,14 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
     for t in &tokens {
         clients.push(Client::with_token(&server, t).await);
     }
-    let after_restart = direct(&server, &mut clients, &id, t0 + Duration::from_millis(17_000), None).await;
+    let after_restart = direct(
+        &server,
+        &mut clients,
+        &id,
+        t0 + Duration::from_millis(17_000),
+        None,
+    )
+    .await;
     assert!(
         after_restart >= 2,
         "only {after_restart} games after the restart"
@@ -734,7 +755,14 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         let token = clients[i].token.clone();
         clients[i] = Client::with_token(&b, &token).await;
     }
-    let after = direct(&b, &mut clients, &id, t0 + Duration::from_millis(23_000), None).await;
+    let after = direct(
+        &b,
+        &mut clients,
+        &id,
+        t0 + Duration::from_millis(23_000),
+        None,
+    )
+    .await;
     assert!(after >= 8, "only {after} games after the node died");
     let fin = final_standings(&b, &id, &clients, 2).await;
     assert_eq!(fin["players"].as_array().unwrap().len(), 16);
@@ -760,14 +788,22 @@ async fn a_player_who_never_moves_is_paused_until_joining_again() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let started = |m: &Value| m["t"] == "game.started";
-    let gx = recv_within(&mut x, Duration::from_secs(5), started).await.expect("x paired");
-    let gy = recv_within(&mut y, Duration::from_secs(5), started).await.expect("y paired");
+    let gx = recv_within(&mut x, Duration::from_secs(5), started)
+        .await
+        .expect("x paired");
+    let gy = recv_within(&mut y, Duration::from_secs(5), started)
+        .await
+        .expect("y paired");
     assert_eq!(gx["game_id"], gy["game_id"]);
     let game = gx["game_id"].as_str().unwrap().to_string();
     // Whoever moves first does not.
     let legal = x.request(json!({"t":"game.legal","game_id":game})).await;
     let x_first = !legal["moves"].as_array().expect("moves").is_empty();
-    let (absent, present) = if x_first { (&x.player_id, &y.player_id) } else { (&y.player_id, &x.player_id) };
+    let (absent, present) = if x_first {
+        (&x.player_id, &y.player_id)
+    } else {
+        (&y.player_id, &x.player_id)
+    };
     let (absent, present) = (absent.clone(), present.clone());
     // Aborted after the first-action window (the initial time, 2 s).
     let deadline = Instant::now() + Duration::from_secs(8);
@@ -792,11 +828,21 @@ async fn a_player_who_never_moves_is_paused_until_joining_again() {
     };
     assert_eq!(entry(&absent)["paused"], true, "{doc}");
     assert_eq!(entry(&present)["paused"], false, "{doc}");
-    assert_eq!(entry(&absent)["sheet"], "", "an abort scores nothing: {doc}");
-    assert_eq!(doc["games"].as_object().unwrap().len(), 1, "nobody to pair: {doc}");
+    assert_eq!(
+        entry(&absent)["sheet"],
+        "",
+        "an abort scores nothing: {doc}"
+    );
+    assert_eq!(
+        doc["games"].as_object().unwrap().len(),
+        1,
+        "nobody to pair: {doc}"
+    );
     // Back at the board: paired again.
     let back = if x_first { &mut x } else { &mut y };
     ok(&back.request(json!({"t":"arena.join","id":id})).await);
-    let again = recv_within(back, Duration::from_secs(5), started).await.expect("paired again");
+    let again = recv_within(back, Duration::from_secs(5), started)
+        .await
+        .expect("paired again");
     assert_ne!(again["game_id"], game.as_str());
 }

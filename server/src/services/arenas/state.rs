@@ -613,7 +613,10 @@ mod tests {
         e.aborted = true;
         e.absent = Some(0);
         assert!(a.game_ended(&e));
-        assert!(a.entrant(&first).unwrap().paused, "not at the board: paused");
+        assert!(
+            a.entrant(&first).unwrap().paused,
+            "not at the board: paused"
+        );
         assert!(!a.entrant(&second).unwrap().paused);
         assert!(a.players.iter().all(|p| p.sheet.games() == 0), "no result");
         // Nobody left to pair the other with, until the absent player joins again.
