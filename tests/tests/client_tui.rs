@@ -206,17 +206,19 @@ fn tui_long_output_opens_in_a_window() {
     // help: every command, down to the last line.
     tmux.keys(&["help", "Enter"]);
     // One predicate for the whole window: a capture may catch it half drawn.
-    tmux.wait_screen("the help window with every command", |s| {
+    tmux.wait_screen("the help window's first page", |s| {
         s.contains(" commands ")
-            && [
-                "draw decline",
-                "rematch",
-                "help <game>",
-                "quit",
-                "stoa watch <game-id>",
-            ]
-            .iter()
-            .all(|line| s.contains(line))
+            && ["<move>", "draw decline", "rematch"]
+                .iter()
+                .all(|line| s.contains(line))
+    });
+    // Longer than the screen: the rest is a page down.
+    tmux.keys(&["NPage"]);
+    tmux.wait_screen("the help window down to its last command", |s| {
+        s.contains(" commands ")
+            && ["help <game>", "quit", "stoa watch <game-id>"]
+                .iter()
+                .all(|line| s.contains(line))
     });
     tmux.keys(&["Escape"]);
 
