@@ -74,7 +74,8 @@ pub struct ArenaGameEnd {
     /// Who went berserk, by side index at the end.
     pub berserk: [bool; 2],
     /// The side index of a player whose first action never came (the game was aborted
-    /// for it): the arena pauses that player.
+    /// for it): the arena pauses that player. (Absent from an older node's report.)
+    #[serde(default)]
     pub absent: Option<usize>,
 }
 

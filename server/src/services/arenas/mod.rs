@@ -105,6 +105,10 @@ impl Cell {
 /// The arenas of this node.
 pub struct Arenas {
     parts: ArenasParts,
+    /// When this service started (server time): on a single node, a pairing older than
+    /// this whose game is not in the store was cut by the last run's end, and is undone at
+    /// once rather than after [`UNSTARTED_MS`].
+    born: u64,
     arenas: Mutex<HashMap<String, Arc<Cell>>>,
     me: Weak<Arenas>,
 }
@@ -133,8 +137,10 @@ fn not_found() -> ApiError {
 impl Arenas {
     /// The service, reading arena games' ends from `ends` until the server stops.
     pub fn new(parts: ArenasParts, ends: mpsc::UnboundedReceiver<ArenaGameEnd>) -> Arc<Self> {
+        let born = parts.time.now_ms();
         let arenas = Arc::new_cyclic(|me| Arenas {
             parts,
+            born,
             arenas: Mutex::new(HashMap::new()),
             me: me.clone(),
         });
@@ -233,7 +239,8 @@ impl Arenas {
                         cell.wake.notify_one();
                     }
                 }
-            } else if now.saturating_sub(started_at) > UNSTARTED_MS
+            } else if (now.saturating_sub(started_at) > UNSTARTED_MS
+                || (!self.parts.spans_nodes && started_at < self.born))
                 && timed_store_call(metrics, store.game(&game))
                     .await?
                     .is_none()

@@ -79,6 +79,9 @@ pub struct Ended {
     pub berserk: Vec<String>,
     /// Points scored, by player id.
     pub points: HashMap<String, u32>,
+    /// The player paused because their first move never came (aborted games only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
 }
 
 /// A game the arena paired.
@@ -289,8 +292,19 @@ impl ArenaState {
         let Some(gi) = self.games.iter().position(|g| g.id == end.game_id) else {
             return false;
         };
-        if self.games[gi].ended.is_some() {
-            return false;
+        let absent = end.absent.and_then(|a| end.players.get(a)).cloned();
+        if let Some(ended) = self.games[gi].ended.as_mut() {
+            // Already scored from the game's final document (read by the periodic settle
+            // before the live report came): only the live report says whose first move
+            // never came, so that part is applied now, once.
+            let Some(pid) = absent.filter(|_| ended.aborted && ended.absent.is_none()) else {
+                return false;
+            };
+            ended.absent = Some(pid.clone());
+            if let Some(e) = self.entrant_mut(&pid) {
+                e.paused = true;
+            }
+            return true;
         }
         let game = self.games[gi].clone();
         let winner = end.winner.and_then(|w| end.players.get(w).cloned());
@@ -309,7 +323,7 @@ impl ArenaState {
             // A player who never made a first move is not at the board (closed the page,
             // or their node died where presence is not known): out of the pool until they
             // join again, so nobody else waits out a first-action window for them.
-            if end.absent.is_some_and(|a| end.players.get(a) == Some(pid)) {
+            if absent.as_ref() == Some(pid) {
                 e.paused = true;
             }
             if end.aborted {
@@ -334,6 +348,7 @@ impl ArenaState {
             plies: end.plies,
             berserk,
             points,
+            absent,
         });
         true
     }
@@ -617,6 +632,7 @@ mod tests {
             a.entrant(&first).unwrap().paused,
             "not at the board: paused"
         );
+        assert!(!a.game_ended(&e), "applied once");
         assert!(!a.entrant(&second).unwrap().paused);
         assert!(a.players.iter().all(|p| p.sheet.games() == 0), "no result");
         // Nobody left to pair the other with, until the absent player joins again.
@@ -626,6 +642,18 @@ mod tests {
         assert!(!a.entrant(&first).unwrap().paused);
         let mut ids = || "g3".to_string();
         assert_eq!(a.pair_round(3, &|_| true, &mut ids).len(), 1);
+        // The same abort scored first from the final document (which cannot tell who was
+        // absent), then reported live: the player is paused all the same, once.
+        let g3_first = a.games[1].players[0].clone();
+        let mut from_doc = end(&a, "g3", None, 0);
+        from_doc.aborted = true;
+        assert!(a.game_ended(&from_doc));
+        assert!(!a.entrant(&g3_first).unwrap().paused);
+        let mut live = from_doc.clone();
+        live.absent = Some(0);
+        assert!(a.game_ended(&live));
+        assert!(a.entrant(&g3_first).unwrap().paused);
+        assert!(!a.game_ended(&live), "applied once");
     }
 
     #[test]
