@@ -256,8 +256,8 @@ async fn direct(
     let mut looked = Instant::now();
     let mut played = 0;
     let mut ready = Vec::new();
-    for k in 0..clients.len() {
-        let unfinished: Vec<String> = clients[k].welcome["games"]
+    for (k, client) in clients.iter().enumerate() {
+        let unfinished: Vec<String> = client.welcome["games"]
             .as_array()
             .into_iter()
             .flatten()
