@@ -849,9 +849,11 @@ async fn a_player_who_never_moves_is_paused_until_joining_again() {
         .expect("y paired");
     assert_eq!(gx["game_id"], gy["game_id"]);
     let game = gx["game_id"].as_str().unwrap().to_string();
-    // Whoever moves first does not.
-    let legal = x.request(json!({"t":"game.legal","game_id":game})).await;
-    let x_first = !legal["moves"].as_array().expect("moves").is_empty();
+    // Whoever moves first does not (`game.legal` lists the position's moves to both).
+    let snap = x.request(json!({"t":"game.watch","game_id":game})).await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let to_act = snap["doc"]["to_act"].as_str().expect("to_act");
+    let x_first = gx["side"] == to_act;
     let (absent, present) = if x_first {
         (&x.player_id, &y.player_id)
     } else {
