@@ -218,10 +218,16 @@ async fn plain_players_join_play_and_see_the_new_standings() {
 
     // Joining again pairs them again; berserk before one's first move is taken, once.
     clients.send(mover, "join");
-    clients.wait(mover, |l| l.starts_with("joined the arena"));
-    for c in [mover, other] {
-        clients.wait(c, |l| l.starts_with("game started "));
+    // The pairing may be quicker than the join's answer: either line comes first.
+    let first = clients.wait(mover, |l| {
+        l.starts_with("joined the arena") || l.starts_with("game started ")
+    });
+    if first.starts_with("joined the arena") {
+        clients.wait(mover, |l| l.starts_with("game started "));
+    } else {
+        clients.wait(mover, |l| l.starts_with("joined the arena"));
     }
+    clients.wait(other, |l| l.starts_with("game started "));
     let second = {
         let first = clients.wait_any(&[mover, other], |l| l == "your turn");
         if first == mover {
