@@ -234,3 +234,58 @@ async fn clocks_resume_without_charging_the_downtime() {
     );
     assert!(snap["doc"]["players"][&running].is_object());
 }
+
+/// A game's creation is several writes (the indexes live in other hash slots than the
+/// record): a `kill -9` between them must not leave a game nobody can see or an index entry
+/// for a game that never was. Both leftovers are made by hand here (the window is a fraction
+/// of a millisecond), and the restarted server repairs them: the game is listed again to the
+/// player whose list missed it and plays on; the entry without a record is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_inside_a_games_creation_is_repaired_on_restart() {
+    let redis = RedisServer::start();
+    let server = redis.start_server("half");
+    let mut live = Table::open(&server, "unane", quick_options("unane"), "public").await;
+    live.step(1).await.expect("a move");
+    let game = live.game_id.clone();
+    let (host, guest) = (live.host.player_id.clone(), live.guest.player_id.clone());
+    let tokens = (live.host.token.clone(), live.guest.token.clone());
+    drop(live);
+    drop(server); // kill -9
+                  // What a crash after the record, before the players' lists, leaves; and a crash after
+                  // the recovery index, before the record.
+    let zrem = format!("ZREM half:player:{{{guest}}}:unfinished {game}");
+    assert!(redis.command(&zrem).unwrap().starts_with(":1"), "{zrem}");
+    let ghost = "gnevermade0001";
+    let zadd = format!("ZADD half:games:unfinished 1 {ghost}");
+    assert!(redis.command(&zadd).unwrap().starts_with(":1"));
+
+    let server = redis.start_server("half");
+    let listed = redis.command("ZRANGE half:games:unfinished 0 -1").unwrap();
+    assert!(listed.contains(&game), "{listed}");
+    assert!(
+        !listed.contains(ghost),
+        "the entry of a game never made stays: {listed}"
+    );
+    let mut host_c = Client::with_token(&server, &tokens.0).await;
+    let mut guest_c = Client::with_token(&server, &tokens.1).await;
+    assert_eq!(host_c.player_id, host);
+    assert_eq!(host_c.welcome["games"], json!([game]));
+    assert_eq!(
+        guest_c.welcome["games"],
+        json!([game]),
+        "the player whose list missed the game sees it again"
+    );
+    // It plays on: whoever is to act resigns, and the game is over for both.
+    let snap = guest_c
+        .request(json!({"t":"game.watch","game_id":game}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let resign = json!({"t":"game.resign","game_id":game});
+    assert_eq!(guest_c.request(resign).await["t"], "ok");
+    let over = host_c
+        .request(json!({"t":"game.watch","game_id":game}))
+        .await;
+    assert_eq!(over["doc"]["status"]["state"], "ended", "{over}");
+    let guest_again = Client::with_token(&server, &tokens.1).await;
+    assert_eq!(guest_again.welcome["games"], json!([]));
+}

@@ -195,6 +195,11 @@ impl Recovery {
                     }
                 }
                 Err(RecoveryError::Store(e)) => return Err(e),
+                Err(RecoveryError::Missing(_)) => {
+                    // A crash inside its creation, before the record: nothing was ever
+                    // played, and its index entry is gone now.
+                    tracing::info!(game = %id, "an unfinished entry for a game never created: dropped");
+                }
                 Err(e) => {
                     tracing::error!(game = %id, error = %e, "game not recovered: left in the store");
                     report.failed.push((id, e.to_string()));
@@ -221,7 +226,7 @@ impl Recovery {
     /// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
     /// number of actions replayed.
     async fn restore_game(&self, id: &str) -> Result<(bool, usize), RecoveryError> {
-        let (handle, rx, core, actions) = self.rebuild(id).await?;
+        let (handle, rx, core, actions) = self.rebuild(id, true).await?;
         let ended = core.result().is_some();
         // Registered and counted live as a new game would be: an end reached in the log
         // unregisters it the same way (the actor marks it ended).
@@ -238,7 +243,7 @@ impl Recovery {
     /// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
     /// instead: one node never runs two actors for one game.
     pub async fn take_over(&self, id: &str) -> Result<(), RecoveryError> {
-        let (handle, rx, core, _) = self.rebuild(id).await?;
+        let (handle, rx, core, _) = self.rebuild(id, true).await?;
         let summary = handle.summary.clone();
         if let Some(existing) = self.games.insert_if_absent(handle.clone()) {
             if existing.tx.send(Command::Promote).await.is_ok() {
@@ -255,7 +260,7 @@ impl Recovery {
 
     /// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
     pub async fn follow(&self, id: &str) -> Result<GameHandle, RecoveryError> {
-        let (handle, rx, core, _) = self.rebuild(id).await?;
+        let (handle, rx, core, _) = self.rebuild(id, false).await?;
         let online = [
             self.players.is_online(handle.players[0].as_str()),
             self.players.is_online(handle.players[1].as_str()),
@@ -273,15 +278,19 @@ impl Recovery {
     }
 
     /// A game's core folded from its stored log, with the handle and queue of its actor-to-be.
+    /// `leased`: this node holds the game's lease (it recovers or takes over the game), so it
+    /// also repairs what a crash inside the game's creation left
+    /// ([`crate::store::Store::repair_unfinished`]).
     async fn rebuild(
         &self,
         id: &str,
+        leased: bool,
     ) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
-        let record = self
-            .store
-            .game(id)
-            .await?
-            .ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
+        let record = self.store.game(id).await?;
+        if leased {
+            self.store.repair_unfinished(id, record.as_ref()).await?;
+        }
+        let record = record.ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
         let log = self.store.actions(id).await?;
         let kind =
             stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;

@@ -358,6 +358,19 @@ pub trait Store: Send + Sync + 'static {
     }
     /// Ids of every unfinished game, oldest first (what recovery reloads).
     async fn all_unfinished_games(&self) -> StoreResult<Vec<String>>;
+    /// Repairs the unfinished indexes of game `game_id` after a crash inside
+    /// [`Store::create_game`], for a store whose creation is several writes: with its
+    /// `record` (the game exists) its players list it again; without (the crash came before
+    /// the record) the index entry of a game never created is dropped. Only the node that
+    /// holds the game's lease calls it (nobody else is creating the game meanwhile). A store
+    /// that creates a game in one step has nothing to repair.
+    async fn repair_unfinished(
+        &self,
+        _game_id: &str,
+        _record: Option<&GameRecord>,
+    ) -> StoreResult<()> {
+        Ok(())
+    }
     /// Rooms still waiting for an opponent (what recovery reloads).
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>>;
     /// Records (or replaces) the final document of a finished game and removes the game from

@@ -28,7 +28,8 @@
 //! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys
 //! (and a player's, and a room's) live in one slot and the append script (game hash, log,
 //! lease) runs on a cluster too. No script or transaction spans two records; the indexes are
-//! written beside the records, one command each. The cluster mode adds `P:nodes` (sorted
+//! written beside the records, one command each (a game: `P:games:unfinished`, the record,
+//! then its players' lists, an order whose crash leftovers recovery repairs). The cluster mode adds `P:nodes` (sorted
 //! set of heartbeats), `P:matchmaker` (the matchmaking node's lease), `P:lobby:<node>` (each
 //! node's part of the lobby) and `P:ratinglock:<player>`; its pub/sub channels are
 //! `P:bus:game:<id>`, `P:bus:node:<node>` and `P:bus:push`.

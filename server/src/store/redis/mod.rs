@@ -402,17 +402,25 @@ impl Store for RedisStore {
             return Err(StoreError::Conflict("malformed game or player id".into()));
         }
         let mut conn = self.conn();
+        // The indexes live in other hash slots, so the writes are not one transaction. Their
+        // order leaves a crash in between repairable by whoever takes the game's lease next
+        // ([`Store::repair_unfinished`]): recovery finds every game through this index, so it
+        // comes first (an entry without a record is dropped); the players' lists come after
+        // the record (they are rebuilt from it).
+        let unfinished = self.key(&["games", "unfinished"]);
+        let fields = flat(to_fields(game)?);
         let mut inv = self.inner.scripts.create_game.prepare_invoke();
-        inv.key(self.game_key(&game.id)).arg(flat(to_fields(game)?));
+        inv.key(self.game_key(&game.id)).arg(fields);
+        let exists: bool = self.run(conn.exists(self.game_key(&game.id))).await?;
+        if exists {
+            return Err(StoreError::Conflict(format!("game {} exists", game.id)));
+        }
+        self.run(conn.zadd::<_, _, _, ()>(&unfinished, &game.id, game.created_ms))
+            .await?;
         let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         if created != 1 {
             return Err(StoreError::Conflict(format!("game {} exists", game.id)));
         }
-        // The indexes live in other hash slots: written after the game, each on its own. A
-        // crash in between leaves a game its players are not shown (nothing was played).
-        let unfinished = self.key(&["games", "unfinished"]);
-        self.run(conn.zadd::<_, _, _, ()>(&unfinished, &game.id, game.created_ms))
-            .await?;
         for p in &game.players {
             let key = self.player_key(&p.id, Some("unfinished"));
             self.run(conn.zadd::<_, _, _, ()>(&key, &game.id, game.created_ms))
@@ -573,6 +581,32 @@ impl Store for RedisStore {
         let mut conn = self.conn();
         self.run(conn.zrange(self.player_key(player_id, Some("unfinished")), 0, -1))
             .await
+    }
+
+    async fn repair_unfinished(
+        &self,
+        game_id: &str,
+        record: Option<&GameRecord>,
+    ) -> StoreResult<()> {
+        if !key_safe(game_id) {
+            return Ok(());
+        }
+        let mut conn = self.conn();
+        match record {
+            Some(game) => {
+                for p in &game.players {
+                    let key = self.player_key(&p.id, Some("unfinished"));
+                    self.run(conn.zadd::<_, _, _, ()>(&key, game_id, game.created_ms))
+                        .await?;
+                }
+            }
+            None => {
+                let unfinished = self.key(&["games", "unfinished"]);
+                self.run(conn.zrem::<_, _, ()>(&unfinished, game_id))
+                    .await?;
+            }
+        }
+        Ok(())
     }
 
     async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {
