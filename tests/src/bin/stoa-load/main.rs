@@ -203,7 +203,16 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
             node_args.extend(["--cluster".into(), "--node-id".into(), format!("node{i}")]);
         }
         let refs: Vec<&str> = node_args.iter().map(String::as_str).collect();
-        servers.push(Server::start_with(&refs));
+        // Started on its core, as an operator gives a server one core: the runtime then
+        // sizes itself to it (one worker thread). Pinned only after the start, it would run
+        // a worker per core of the machine taking turns on the one core, and measure their
+        // hand-offs.
+        let cpu = cli.cpu_server.to_string();
+        servers.push(if cli.no_pin {
+            Server::start_with(&refs)
+        } else {
+            Server::start_under(&["taskset", "-c", &cpu], &refs)
+        });
     }
     let server = &servers[0];
     if !cli.no_pin {
