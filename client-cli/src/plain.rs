@@ -201,14 +201,14 @@ fn flush(session: &mut Session, printed: &mut Printed) {
         session.redraw.lobby = false;
         if let Some(l) = session.lobby() {
             out.push_str(&format!("{}\n", present::lobby_summary(&l.doc)));
-            let entries = present::lobby_entries(&l.doc);
+            let entries = present::lobby_entries(&l.doc, session.server_now());
             if entries.is_empty() {
-                out.push_str("no public rooms or games\n");
+                out.push_str("no public rooms, games or arenas\n");
             }
             for e in entries {
                 out.push_str(&format!("  {}\n", e.text));
             }
-            out.push_str("type: watch <game-id> | join <room-code>\n");
+            out.push_str("type: watch <game-id> | join <room-code> | arena <arena-id>\n");
         }
     }
     for n in after {

@@ -212,8 +212,9 @@ fn kind_with_options(entry: &Value) -> String {
     format!("{kind}{}", options_text(kind, &entry["options"]))
 }
 
-/// The lobby document as a list: waiting rooms first, then live games.
-pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
+/// The lobby document as a list: waiting rooms first, then live games, then public arenas
+/// (with their countdown at server time `now`, ms).
+pub fn lobby_entries(doc: &Value, now: i64) -> Vec<LobbyEntry> {
     let mut out = Vec::new();
     if let Some(rooms) = doc["rooms"].as_object() {
         for (code, r) in rooms {
@@ -245,6 +246,28 @@ pub fn lobby_entries(doc: &Value) -> Vec<LobbyEntry> {
                     clock_of(g),
                     players_text(&g["players"]),
                     g["spectators"].as_u64().unwrap_or(0)
+                ),
+            });
+        }
+    }
+    if let Some(arenas) = doc["arenas"].as_object() {
+        for (id, a) in arenas {
+            let players = a["players"].as_u64().unwrap_or(0);
+            out.push(LobbyEntry {
+                what: "arena",
+                key: id.clone(),
+                text: format!(
+                    "arena {id} {} · {} {} {} · {} · {players} player{}",
+                    clean(a["name"].as_str().unwrap_or("?")),
+                    kind_with_options(a),
+                    clock_spec::label(&a["clock"]),
+                    if a["rated"] == true {
+                        "rated"
+                    } else {
+                        "casual"
+                    },
+                    arena_countdown(a, now),
+                    if players == 1 { "" } else { "s" },
                 ),
             });
         }
@@ -507,7 +530,7 @@ mod tests {
             "queues": {"staku {} {\"kind\":\"none\"} casual": {"kind":"staku","options":{},"clock":{"kind":"none"},"rated":false,"waiting":1}},
             "online": 3
         });
-        let e = lobby_entries(&doc);
+        let e = lobby_entries(&doc, 0);
         assert_eq!(e[0].text, "room ABC unane 5+3 by Ann");
         assert_eq!(e[1].key, "g9");
         assert!(
@@ -529,6 +552,24 @@ mod tests {
             " width=6"
         );
         assert_eq!(options_text("unane", &json!({"width":8,"height":7})), "");
+        // Arenas come last, with their countdown at the given server time.
+        let arenas = json!({"arenas": {
+            "a1": {"name":"Friday <b>","kind":"staku","options":{},"rated":true,
+                   "clock":{"kind":"fischer","initial_ms":180000,"increment_ms":2000},
+                   "status":"scheduled","starts_at":70_000,"ends_at":1_870_000,"players":1},
+            "a2": {"name":"Night","kind":"unane","options":{"width":4,"height":3},"rated":false,
+                   "clock":{"kind":"fischer","initial_ms":15000,"increment_ms":0},
+                   "status":"running","starts_at":0,"ends_at":100_000,"players":12}}});
+        let e = lobby_entries(&arenas, 10_000);
+        assert_eq!((e[0].what, e[0].key.as_str()), ("arena", "a1"));
+        assert_eq!(
+            e[0].text,
+            "arena a1 Friday <b> · staku 3+2 rated · starts in 1:00 · 1 player"
+        );
+        assert_eq!(
+            e[1].text,
+            "arena a2 Night · unane width=4,height=3 15s+0 casual · running, ends in 1:30 · 12 players"
+        );
         // Akron's pieces follow its size by default.
         assert_eq!(
             options_text("akron", &json!({"size":7,"pieces":24,"nodelay":false})),

@@ -442,3 +442,39 @@ async fn a_private_arena_is_opened_and_joined_by_its_code() {
     assert_eq!(doc["players"][0]["name"], "carol", "{doc}");
     assert_eq!(doc["players"][0]["paused"], true, "{doc}");
 }
+
+/// A public arena is listed in `stoa lobby` with its settings, countdown and players, and
+/// `arena <id>` typed at the lobby opens it there; `join` then enters its pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_lists_a_public_arena_and_opens_it() {
+    let server = arena_server();
+    let id = create_arena(&server, 60_000).await;
+    let mut clients = Clients::with_url(&server.ws_url());
+    let eve = clients.spawn("eve", &["lobby"]);
+    let line = clients.wait(eve, |l| l.starts_with(&format!("  arena {id} ")));
+    let prefix =
+        format!("  arena {id} Test arena · unane width=4,height=3 15s+0 casual · starts in ");
+    assert!(line.starts_with(&prefix), "{line}");
+    assert!(line.ends_with(" · 0 players"), "{line}");
+    clients.wait(eve, |l| {
+        l == "type: watch <game-id> | join <room-code> | arena <arena-id>"
+    });
+    clients.send(eve, &format!("arena {id}"));
+    let heading = clients.wait(eve, |l| {
+        l.starts_with(&format!("arena {id} ")) && l.contains(':')
+    });
+    assert_eq!(
+        heading,
+        format!(
+            "arena {id} Test arena: unane width=4,height=3 · 15s+0 · casual · berserk allowed · 0 players"
+        )
+    );
+    clients.send(eve, "join");
+    clients.wait(eve, |l| {
+        l == "joined the arena: pairing starts at its start"
+    });
+    // The lobby counts the new player.
+    let mut watcher = Client::guest(&server, "watcher").await;
+    let lobby = watcher.request(json!({"t":"lobby.watch"})).await;
+    assert_eq!(lobby["doc"]["arenas"][&id]["players"], 1, "{lobby}");
+}

@@ -46,6 +46,7 @@ spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
 join <code>           join a room by its code
+arena <id|code>       open an arena (from the lobby): its standings, then join
 join                  (stoa arena) enter the arena's pool, or come back after a pause:
                       the server pairs you as soon as an opponent is free
 pause                 (stoa arena) leave the pool; your points stay, a game in
@@ -114,6 +115,10 @@ impl Session {
             }),
             ("join", [code]) => self.switch(Start::Join {
                 code: code.to_string(),
+            }),
+            ("arena", [target]) => self.switch(Start::Arena {
+                target: target.to_string(),
+                join: false,
             }),
             (word, rest) => {
                 if !self.game_command(word, rest) {
@@ -256,6 +261,8 @@ impl Session {
         self.started_side = None;
         self.room_code = None;
         self.phase = Phase::Starting { cut_off: false };
+        // `arena <id>` typed at the lobby follows the arena from here on, as `stoa arena`.
+        self.arena = Session::arena_start(&start);
         self.start = start;
         self.redraw.board = true;
         self.begin();

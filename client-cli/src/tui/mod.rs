@@ -249,12 +249,16 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
             } else if line.trim().is_empty() && session.phase().is_lobby() {
                 let entries = session
                     .lobby()
-                    .map(|l| present::lobby_entries(&l.doc))
+                    .map(|l| present::lobby_entries(&l.doc, session.server_now()))
                     .unwrap_or_default();
                 if let Some(e) =
                     entries.get(view.lobby_selected.min(entries.len().saturating_sub(1)))
                 {
-                    let cmd = if e.what == "room" { "join" } else { "watch" };
+                    let cmd = match e.what {
+                        "room" => "join",
+                        "arena" => "arena",
+                        _ => "watch",
+                    };
                     session.on_input(&format!("{cmd} {}", e.key));
                 }
             } else {

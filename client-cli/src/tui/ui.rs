@@ -262,10 +262,10 @@ fn draw_lobby(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         Some(l) => {
             lines.push(Line::raw(present::lobby_summary(&l.doc)));
             lines.push(Line::raw(""));
-            let entries = present::lobby_entries(&l.doc);
+            let entries = present::lobby_entries(&l.doc, session.server_now());
             if entries.is_empty() {
                 lines.push(Line::styled(
-                    "no public rooms or games right now",
+                    "no public rooms, games or arenas right now",
                     Style::default().fg(Color::DarkGray),
                 ));
             }
@@ -280,7 +280,7 @@ fn draw_lobby(f: &mut Frame, area: Rect, session: &Session, view: &View) {
             }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
-                "↑/↓ select, Enter watches a game or joins a room",
+                "↑/↓ select, Enter watches a game, joins a room or opens an arena",
                 Style::default().fg(Color::DarkGray),
             ));
         }
