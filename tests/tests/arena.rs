@@ -619,6 +619,21 @@ async fn arena_requests_refuse_what_is_not_allowed() {
         .await;
     assert_eq!(w["t"], "arena", "{w}");
     ok(&b.request(json!({"t":"arena.join","code":code})).await);
+    // A player of the private arena watches it by id (a game record's link has no code),
+    // and its page is served without the code; the page's websocket decides what it shows,
+    // the API still wants the code, and an unknown id is a 404 page.
+    let w = b.request(json!({"t":"arena.watch","id":view.id})).await;
+    assert_eq!(w["t"], "arena", "{w}");
+    let (status, page) = server.http_get(&format!("/t/{}", view.id));
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        !page.contains(&code),
+        "the page itself tells nothing: {page}"
+    );
+    assert_eq!(server.http_get(&format!("/api/arenas/{}", view.id)).0, 404);
+    let (status, page) = server.http_get("/t/anope00000000");
+    assert_eq!(status, 404);
+    assert!(page.contains("No such arena"), "{page}");
     // Only the creator cancels, before the start; then nobody joins.
     let e = b.request(json!({"t":"arena.cancel","id":view.id})).await;
     assert_eq!(e["code"], "forbidden", "{e}");

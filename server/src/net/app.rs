@@ -159,17 +159,16 @@ async fn player_shell(State(state): State<AppState>, Path(id): Path<String>) -> 
 }
 
 /// `GET /t/{id}` (`?code=` for a private arena): the page of an arena, or a `404` page
-/// saying there is no such arena (a private one without its code is not found, as in the
-/// API, so its existence is not told).
-async fn arena_shell(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
-) -> Response {
-    let code = q.get("code").map(String::as_str);
-    match state.hub.arenas.document(&id, code).await {
-        Ok(Some(_)) => crate::net::web::shell(&state.hub.deployment),
-        Ok(None) => crate::net::web::missing_page(
+/// saying there is no such arena. A private arena's page is served without its code too
+/// (its random id is as hard to guess as its code); what it shows is decided by the
+/// websocket, and `GET /api/arenas/{id}` still wants the code.
+async fn arena_shell(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+    // The page holds no arena data: its websocket `arena.watch` (by the `?code=` of the
+    // link, or by id for the arena's creator and players) decides what a private arena
+    // shows, so a player's link without the code works too.
+    match state.hub.arenas.exists(&id).await {
+        Ok(true) => crate::net::web::shell(&state.hub.deployment),
+        Ok(false) => crate::net::web::missing_page(
             "No such arena",
             &format!("There is no arena with the id '{id}'."),
         ),

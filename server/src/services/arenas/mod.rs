@@ -526,6 +526,13 @@ impl Arenas {
         Ok(())
     }
 
+    /// Whether an arena `id` exists (open, over or cancelled), whoever asks: its page is
+    /// served to anyone holding its id, and the page's `arena.watch` then decides who sees
+    /// a private arena (its creator, its players, whoever has its code).
+    pub async fn exists(&self, id: &str) -> Result<bool, ApiError> {
+        Ok(self.cell(id).await?.is_some())
+    }
+
     /// The document for `GET /api/arenas/{id}` (`code` for a private arena); `None` when
     /// there is no such arena or it is private and the code is wrong.
     pub async fn document(&self, id: &str, code: Option<&str>) -> Result<Option<Value>, ApiError> {
