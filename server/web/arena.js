@@ -213,9 +213,12 @@ export function arenaPanel(context, formError, kindSelect) {
       el("label", {}, "Clock", el("input", { name: "clock", value: "3+2" })),
       el("label", {}, "Name", el("input", { name: "name", maxlength: 40, placeholder: "the game's arena" })),
       el("label", {}, "Starts in (minutes)", el("input", { name: "starts", type: "number", min: 0, step: "any", value: 5 })),
+      el("label", {}, "or starts at (your time)", el("input", { name: "at", type: "datetime-local" })),
       el("label", {}, "Lasts (minutes)", el("input", { name: "duration", type: "number", min: 0.2, step: "any", value: 30 })),
       el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
       el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "berserk", checked: true }), " berserk allowed (with a running clock)")),
+      el("label", {}, "No points for a draw before ply", el("input", { name: "min_draw", type: "number", min: 0, max: 500, step: 1, value: 0 })),
+      el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "bots" }), " computer players may join (casual only)")),
       el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "private" }), " private (joined by its code)")),
       el("button", { class: "primary", type: "submit", text: "Create the arena" }), formError()));
 }
@@ -229,9 +232,23 @@ async function createArena(e) {
     const duration = Number(f.duration.value);
     if (!Number.isFinite(starts) || starts < 0) throw new Error("starts in: write a number of minutes");
     if (!Number.isFinite(duration) || duration <= 0) throw new Error("lasts: write a number of minutes");
+    const minDraw = Number(f.min_draw.value || 0);
+    if (!Number.isInteger(minDraw) || minDraw < 0 || minDraw > 500) throw new Error("no points for a draw before ply: write a whole number from 0 to 500");
     const msg = { t: "arena.create", kind: f.kind.value, options: {}, clock: ctx.parseClock(f.clock.value),
-      rated: f.rated.checked, starts_in_ms: Math.round(starts * 60000), duration_ms: Math.round(duration * 60000),
-      visibility: f.private.checked ? "private" : "public" };
+      rated: f.rated.checked, duration_ms: Math.round(duration * 60000),
+      visibility: f.private.checked ? "private" : "public", min_draw_plies: minDraw };
+    if (f.at.value) {
+      // A start time of one's own clock, told to the server on its clock.
+      const at = new Date(f.at.value).getTime();
+      if (!Number.isFinite(at)) throw new Error("starts at: pick a date and time");
+      msg.starts_at_ms = Math.round(at + (ctx.link.offset || 0));
+    } else {
+      msg.starts_in_ms = Math.round(starts * 60000);
+    }
+    if (f.bots.checked) {
+      if (msg.rated) throw new Error("computer players may join casual arenas only: untick rated or computer players");
+      msg.bots = true;
+    }
     // Berserk halves a running clock: there is none to halve without one or by the day.
     msg.berserk = f.berserk.checked && !["none", "correspondence"].includes(msg.clock.kind);
     if (f.name.value.trim()) msg.name = f.name.value.trim();

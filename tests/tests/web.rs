@@ -2864,3 +2864,81 @@ async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
     let _ = ada.close().await;
     let _ = bob.close().await;
 }
+
+/// The "Create an arena" form takes a start time of the browser's clock, the minimum plies
+/// before a draw scores and whether computer players may join; a computer-players arena
+/// that is also rated is refused in the form, and nothing is created.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profile = TempDir::new("web-arena-form");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/")).await.expect("lobby");
+    until(&page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    // Rated with computer players: refused in the form.
+    let refused = page
+        .execute(
+            "const f = document.querySelector('#arena-form'); f.kind.value = 'staku'; f.clock.value = '3+2'; \
+             f.name.value = 'Bots rated'; f.rated.checked = true; f.bots.checked = true; \
+             f.querySelector('button[type=submit]').click(); return f.querySelector('.form-error').textContent;",
+            vec![],
+        )
+        .await
+        .expect("submit");
+    assert_eq!(
+        refused,
+        json!("computer players may join casual arenas only: untick rated or computer players")
+    );
+    // Ten minutes ahead on the browser's clock, to the minute, as the input takes it.
+    let at = page
+        .execute(
+            "const f = document.querySelector('#arena-form'); const t = new Date(Date.now() + 600000); \
+             t.setSeconds(0, 0); const p = (n) => String(n).padStart(2, '0'); \
+             f.at.value = `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}`; \
+             f.rated.checked = false; f.name.value = 'Form arena'; f.min_draw.value = '6'; \
+             f.querySelector('button[type=submit]').click(); return t.getTime();",
+            vec![],
+        )
+        .await
+        .expect("submit");
+    let at = at.as_i64().expect("ms");
+    let path = until(
+        &page,
+        "the arena page",
+        "return location.pathname.startsWith('/t/') && location.pathname",
+    )
+    .await;
+    let id = path
+        .as_str()
+        .expect("path")
+        .trim_start_matches("/t/")
+        .to_string();
+    let (status, doc) = server.http_get(&format!("/api/arenas/{id}"));
+    assert_eq!(status, 200, "{doc}");
+    let doc: Value = serde_json::from_str(&doc).expect("JSON");
+    assert_eq!(doc["name"], "Form arena");
+    assert_eq!(doc["kind"], "staku");
+    assert_eq!(doc["rated"], false);
+    assert_eq!(doc["bots"], true, "{doc}");
+    assert_eq!(doc["min_draw_plies"], 6, "{doc}");
+    assert_eq!(doc["status"], "scheduled");
+    // The browser and the server share this machine's clock.
+    let starts = doc["starts_at"].as_i64().expect("starts_at");
+    assert!(
+        (starts - at).abs() < 2_000,
+        "starts at {starts}, asked {at}"
+    );
+    // Only this one was created.
+    let mut lobby = stoa_tests::Client::guest(&server, "look").await;
+    let l = lobby.request(json!({"t":"lobby.watch"})).await;
+    assert_eq!(
+        l["doc"]["arenas"].as_object().map(|a| a.len()),
+        Some(1),
+        "{l}"
+    );
+}
