@@ -273,6 +273,14 @@ impl Arenas {
     /// gone, and the caller may apply its change again).
     async fn persist(&self, cell: &Cell) -> Result<bool, ApiError> {
         let mut stored = cell.stored.lock().await;
+        self.persist_locked(cell, &mut stored).await
+    }
+
+    /// [`Arenas::persist`] under the version lock the caller holds. A change is made and
+    /// written under one hold of that lock: a reload in between (another node wrote) would
+    /// replace the state with the store's, and the write that follows would then store it
+    /// without the change and still succeed, an `ok` for a change that is gone.
+    async fn persist_locked(&self, cell: &Cell, stored: &mut u64) -> Result<bool, ApiError> {
         let (state, open) = {
             let s = cell.state();
             (s.to_stored(), s.open(self.now()))
@@ -287,7 +295,7 @@ impl Arenas {
             *stored += 1;
             return Ok(true);
         }
-        self.reload(cell, &mut stored).await?;
+        self.reload(cell, stored).await?;
         Ok(false)
     }
 
@@ -313,9 +321,11 @@ impl Arenas {
         cell: &Cell,
         change: impl Fn(&mut ArenaState) -> Result<R, ApiError>,
     ) -> Result<R, ApiError> {
+        let mut stored = cell.stored.lock().await;
         for _ in 0..8 {
             let r = change(&mut cell.state())?;
-            if self.persist(cell).await? {
+            if self.persist_locked(cell, &mut stored).await? {
+                drop(stored);
                 self.refresh(cell);
                 return Ok(r);
             }
@@ -717,6 +727,9 @@ impl Arenas {
         // here, so nobody is left out for it.
         let anywhere = self.parts.spans_nodes;
         let online = |p: &str| anywhere || players.is_online(p);
+        // The round is chosen and written under one hold of the version lock (see
+        // `persist_locked`): a reload in between would drop it from the state written.
+        let mut stored = cell.stored.lock().await;
         let (pairings, settings, seats) = {
             let mut s = cell.state();
             for (pid, r) in ratings {
@@ -744,7 +757,9 @@ impl Arenas {
         if pairings.is_empty() {
             return;
         }
-        match self.persist(cell).await {
+        let persisted = self.persist_locked(cell, &mut stored).await;
+        drop(stored);
+        match persisted {
             Ok(true) => {}
             Ok(false) => {
                 tracing::info!("another node paired this round first");
