@@ -168,6 +168,18 @@ impl RedisStore {
     fn conn(&self) -> RedisConn {
         self.inner.conn.clone()
     }
+
+    /// Lists a game among each of its players' unfinished games (the last writes of a
+    /// game's creation, and what a repair writes again).
+    async fn list_unfinished_for_players(&self, game: &GameRecord) -> StoreResult<()> {
+        let mut conn = self.conn();
+        for p in &game.players {
+            let key = self.player_key(&p.id, Some("unfinished"));
+            self.run(conn.zadd::<_, _, _, ()>(&key, &game.id, game.created_ms))
+                .await?;
+        }
+        Ok(())
+    }
 }
 
 #[async_trait]
@@ -421,12 +433,7 @@ impl Store for RedisStore {
         if created != 1 {
             return Err(StoreError::Conflict(format!("game {} exists", game.id)));
         }
-        for p in &game.players {
-            let key = self.player_key(&p.id, Some("unfinished"));
-            self.run(conn.zadd::<_, _, _, ()>(&key, &game.id, game.created_ms))
-                .await?;
-        }
-        Ok(())
+        self.list_unfinished_for_players(game).await
     }
 
     async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
@@ -593,13 +600,7 @@ impl Store for RedisStore {
         }
         let mut conn = self.conn();
         match record {
-            Some(game) => {
-                for p in &game.players {
-                    let key = self.player_key(&p.id, Some("unfinished"));
-                    self.run(conn.zadd::<_, _, _, ()>(&key, game_id, game.created_ms))
-                        .await?;
-                }
-            }
+            Some(game) => self.list_unfinished_for_players(game).await?,
             None => {
                 let unfinished = self.key(&["games", "unfinished"]);
                 self.run(conn.zrem::<_, _, ()>(&unfinished, game_id))
