@@ -10,6 +10,7 @@ pub mod clock;
 pub mod game;
 pub mod guide;
 pub mod perft;
+pub mod pointer;
 pub mod record;
 pub mod registry;
 pub mod staku;

@@ -779,6 +779,53 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
     );
 }
 
+/// A change answered with an error changed nothing: a pause that could not be stored
+/// while Redis was down is not written later with the next player's join.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_refused_during_a_redis_outage_is_not_kept() {
+    let mut redis = stoa_tests::redis::RedisServer::start();
+    let server = redis_server(&redis, &[]);
+    let mut clients = Vec::new();
+    for i in 0..3 {
+        clients.push(Client::guest(&server, &format!("o{i}")).await);
+    }
+    let created = clients[0]
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":600000,"duration_ms":600000}),
+        )
+        .await;
+    let id = ArenaView::from_answer(&created).id;
+    for c in clients.iter_mut().take(2) {
+        ok(&c.request(json!({"t":"arena.join","id":id})).await);
+    }
+    redis.kill9();
+    let refused = clients[1].request(json!({"t":"arena.pause","id":id})).await;
+    assert_eq!(refused["t"], "error", "{refused}");
+    redis.restart();
+    stoa_tests::redis::wait_health(&server, 200, Duration::from_secs(20));
+    let joined = settled(&mut clients[2], json!({"t":"arena.join","id":id})).await;
+    ok(&joined.expect("an answer"));
+    let (status, body) = server.http_get(&format!("/api/arenas/{id}"));
+    assert_eq!(status, 200, "{body}");
+    let doc: Value = serde_json::from_str(&body).expect("JSON");
+    let mut players: Vec<(String, bool)> = doc["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["paused"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    players.sort();
+    let expected = [("o0", false), ("o1", false), ("o2", false)].map(|(n, p)| (n.to_string(), p));
+    assert_eq!(players, expected, "{doc}");
+}
+
 /// A cluster node over `redis` (short leases, fast pairing waves).
 fn cluster_node(redis: &stoa_tests::redis::RedisServer, id: &str) -> Server {
     redis_server(redis, &["--cluster", "--node-id", id, "--lease-ms", "1500"])

@@ -164,7 +164,7 @@ pub fn view_changes(game: &Akron, before: &Akron) -> Option<Vec<(String, Value)>
     let mut out = Vec::new();
     for (i, side) in SIDES.iter().enumerate() {
         if game.piles[i] != before.piles[i] {
-            out.push((format!("/piles/{side}"), Value::from(game.piles[i])));
+            out.push((crate::pointer!("piles", side), Value::from(game.piles[i])));
         }
     }
     if swap_available(game) != swap_available(before) {
@@ -179,14 +179,17 @@ pub fn view_changes(game: &Akron, before: &Akron) -> Option<Vec<(String, Value)>
     Analysis::with(geo, &game.cells, |an| {
         for (i, side) in SIDES.iter().enumerate() {
             if an.connected[i] != was.connected[i] {
-                out.push((format!("/connected/{side}"), Value::from(an.connected[i])));
+                out.push((
+                    crate::pointer!("connected", side),
+                    Value::from(an.connected[i]),
+                ));
             }
         }
         for p in 0..points {
             if game.cells[p] != before.cells[p] {
                 let (k, i, j) = geo.coord[p];
                 out.push((
-                    format!("/levels/{k}/rows/{j}/{i}"),
+                    crate::pointer!("levels", k, "rows", j, i),
                     side_name(game.cells[p]),
                 ));
             }
@@ -197,13 +200,16 @@ pub fn view_changes(game: &Akron, before: &Akron) -> Option<Vec<(String, Value)>
             for (at, (&(p0, cut0), p)) in was.balls.iter().zip(ball_points(game)).enumerate() {
                 let ops = entries.len();
                 if p != p0 {
-                    entries.push((format!("/balls/{at}"), ball(game, an, p)));
+                    entries.push((crate::pointer!("balls", at), ball(game, an, p)));
                 } else {
                     if game.cells[p] != before.cells[p] {
-                        entries.push((format!("/balls/{at}/side"), side_name(game.cells[p])));
+                        entries.push((
+                            crate::pointer!("balls", at, "side"),
+                            side_name(game.cells[p]),
+                        ));
                     }
                     if an.cut[p] != cut0 {
-                        entries.push((format!("/balls/{at}/cut"), Value::from(an.cut[p])));
+                        entries.push((crate::pointer!("balls", at, "cut"), Value::from(an.cut[p])));
                     }
                 }
                 changed += usize::from(entries.len() > ops);
@@ -220,15 +226,18 @@ pub fn view_changes(game: &Akron, before: &Akron) -> Option<Vec<(String, Value)>
             for (at, (&(e0, cut0), e)) in was.links.iter().zip(shown_links(game)).enumerate() {
                 let ops = entries.len();
                 if e != e0 {
-                    entries.push((format!("/links/{at}"), link(game, an, e)));
+                    entries.push((crate::pointer!("links", at), link(game, an, e)));
                 } else {
                     let a = geo.link_ends[e].0 as usize;
                     if game.cells[a] != before.cells[a] {
-                        entries.push((format!("/links/{at}/side"), side_name(game.cells[a])));
+                        entries.push((
+                            crate::pointer!("links", at, "side"),
+                            side_name(game.cells[a]),
+                        ));
                     }
                     let cut = !an.linked[e];
                     if cut != cut0 {
-                        entries.push((format!("/links/{at}/cut"), Value::from(cut)));
+                        entries.push((crate::pointer!("links", at, "cut"), Value::from(cut)));
                     }
                 }
                 changed += usize::from(entries.len() > ops);

@@ -117,10 +117,13 @@ pub(super) fn view_changes(g: &Akunur, before: &Akunur) -> Option<Vec<(String, V
     if moved != 0 || taken != 0 {
         for (at, c) in board::display_order().enumerate() {
             if moved & c.bit() != 0 {
-                out.push((format!("/cells/{at}/stone"), stone(g, c)));
+                out.push((crate::pointer!("cells", at, "stone"), stone(g, c)));
             }
             if c.is_corner() && g.has_token(c) != before.has_token(c) {
-                out.push((format!("/cells/{at}/token"), Value::from(g.has_token(c))));
+                out.push((
+                    crate::pointer!("cells", at, "token"),
+                    Value::from(g.has_token(c)),
+                ));
             }
         }
     }
@@ -136,7 +139,7 @@ pub(super) fn view_changes(g: &Akunur, before: &Akunur) -> Option<Vec<(String, V
     for (key, count) in COUNTERS {
         for (i, side) in Akunur::SIDE_NAMES.iter().enumerate() {
             if count(g, i) != count(before, i) {
-                out.push((format!("/{key}/{side}"), Value::from(count(g, i))));
+                out.push((crate::pointer!(key, side), Value::from(count(g, i))));
             }
         }
     }

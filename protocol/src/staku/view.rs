@@ -41,7 +41,10 @@ impl Staku {
         for (c, (&now, &was)) in self.board.iter().zip(&before.board).enumerate() {
             // Compared token by token, not by byte: the view shows tokens.
             if now.tokens().ne(was.tokens()) {
-                out.push((format!("/cells/{c}/tokens"), Value::from(tokens(now))));
+                out.push((
+                    crate::pointer!("cells", c, "tokens"),
+                    Value::from(tokens(now)),
+                ));
             }
         }
         if self.counter != before.counter {
@@ -52,7 +55,7 @@ impl Staku {
             let i = token as usize;
             if now[i] != was[i] {
                 out.push((
-                    format!("/tokens_on_board/{}", token.name()),
+                    crate::pointer!("tokens_on_board", token.name()),
                     Value::from(now[i]),
                 ));
             }

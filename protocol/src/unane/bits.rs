@@ -174,7 +174,13 @@ impl Bits {
         let (mut runs, mut joins) = (0u32, 0u32);
         let mut below = [(0u16, 0u8); 8];
         let mut below_len = 0;
-        for rank in 0..16u8 {
+        // Only the ranks up to the highest stone (on 8x7 at most 7 of the 16).
+        let top = if self.hi != 0 {
+            16 - (self.hi.leading_zeros() / 16) as u8
+        } else {
+            8 - (self.lo.leading_zeros() / 16) as u8
+        };
+        for rank in 0..top {
             let mut row = self.rank(rank);
             let mut here = [(0u16, 0u8); 8];
             let mut here_len = 0;

@@ -397,7 +397,7 @@ impl Game for Unane {
             let value = self
                 .stone(Cell::from_index(index))
                 .map_or(Value::Null, |s| Value::from(Self::colour(s)));
-            out.push((format!("/rows/{row}/{file}"), value));
+            out.push((crate::pointer!("rows", row, file), value));
         }
         for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
             let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
@@ -405,7 +405,7 @@ impl Game for Unane {
                 continue;
             }
             if now.count() != was.count() {
-                out.push((format!("/stones/{name}"), Value::from(now.count())));
+                out.push((crate::pointer!("stones", name), Value::from(now.count())));
             }
         }
         for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
@@ -415,7 +415,7 @@ impl Game for Unane {
             }
             let groups = now.groups();
             if groups != was.groups() {
-                out.push((format!("/groups/{name}"), Value::from(groups)));
+                out.push((crate::pointer!("groups", name), Value::from(groups)));
             }
         }
         if self.swap_available() != before.swap_available() {

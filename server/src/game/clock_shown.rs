@@ -47,27 +47,36 @@ impl ClockShown {
         if let (Some(now), Some(was)) = (self.remaining_ms, before.remaining_ms) {
             for i in 0..2 {
                 if now[i] != was[i] {
-                    out.push((format!("/remaining_ms/{}", names[i]), json!(now[i])));
+                    out.push((
+                        stoa_protocol::pointer!("remaining_ms", names[i]),
+                        json!(now[i]),
+                    ));
                 }
             }
         }
         if let (Some(now), Some(was)) = (self.periods_left, before.periods_left) {
             for i in 0..2 {
                 if now[i] != was[i] {
-                    out.push((format!("/periods_left/{}", names[i]), json!(now[i])));
+                    out.push((
+                        stoa_protocol::pointer!("periods_left", names[i]),
+                        json!(now[i]),
+                    ));
                 }
             }
         }
         if self.running != before.running {
             let running = self.running.map(|s| names[s.index()]);
-            out.push(("/running".into(), json!(running)));
+            out.push((stoa_protocol::pointer!("running"), json!(running)));
         }
         if self.since != before.since {
-            out.push(("/since".into(), json!(self.since)));
+            out.push((stoa_protocol::pointer!("since"), json!(self.since)));
         }
         if self.first_action_deadline != before.first_action_deadline {
             let deadline = self.first_action_deadline;
-            out.push(("/first_action_deadline".into(), json!(deadline)));
+            out.push((
+                stoa_protocol::pointer!("first_action_deadline"),
+                json!(deadline),
+            ));
         }
         out
     }

@@ -10,18 +10,19 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use stoa_protocol::wire::Rid;
 
-use crate::game::core::PatchOp;
+use crate::game::core::{write_patch, write_str, PatchOp};
 
 /// The `game.diff` frame, byte for byte what
 /// [`stoa_protocol::wire::ServerMessage::GameDiff`] encodes.
 pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
-    let patch = serde_json::to_string(patch).unwrap_or_else(|_| "[]".into());
-    let id = Value::from(game_id);
-    let mut frame = String::with_capacity(patch.len() + 64);
-    let _ = write!(
-        frame,
-        "{{\"t\":\"game.diff\",\"game_id\":{id},\"seq\":{seq},\"patch\":{patch}}}"
-    );
+    let mut frame = String::with_capacity(512);
+    frame.push_str("{\"t\":\"game.diff\",\"game_id\":");
+    write_str(&mut frame, game_id);
+    frame.push_str(",\"seq\":");
+    frame.push_str(itoa::Buffer::new().format(seq));
+    frame.push_str(",\"patch\":");
+    write_patch(&mut frame, patch);
+    frame.push('}');
     frame
 }
 

@@ -42,6 +42,13 @@ pub(super) struct Fields {
     pub(super) arena: Value,
 }
 
+/// `pointer` under the document's member `prefix`, in place (the engines leave room for
+/// it, see `stoa_protocol::pointer::CAPACITY`): no formatting and, mostly, no allocation.
+fn prefixed(prefix: &str, mut pointer: String) -> String {
+    pointer.insert_str(0, prefix);
+    pointer
+}
+
 impl Core {
     /// The patch from the fields as they were to the fields now, plus the moves appended
     /// since `moves_before`, in the document's member order. Parts the event cannot have
@@ -67,7 +74,7 @@ impl Core {
                     // Never: the member has every key `changes` names.
                     None => tracing::error!(pointer, "a clock change names no member"),
                 }
-                ops.push(PatchOp::replace(format!("/clock{pointer}"), value));
+                ops.push(PatchOp::replace(prefixed("/clock", pointer), value));
             }
             self.clock_shown = shown;
         }
@@ -89,8 +96,20 @@ impl Core {
             }
             self.fields.position = position;
         }
-        let (status, to_act) = self.status_fields(names);
-        field("to_act", &mut self.fields.to_act, to_act, &mut ops);
+        // Status, side to act and draw offer are compared before any JSON is built: a move
+        // of a game in play changes at most the side to act, and a game that is playing
+        // always shows the same status.
+        let still_playing = self.result.is_none()
+            && self.fields.status.get("state").and_then(Value::as_str) == Some("playing");
+        let to_act = match self.result {
+            Some(_) => None,
+            None => self.game.to_act().map(|s| names[s.index()]),
+        };
+        if self.fields.to_act.as_str() != to_act || to_act.is_none() != self.fields.to_act.is_null()
+        {
+            let to_act = to_act.map_or(Value::Null, Value::from);
+            field("to_act", &mut self.fields.to_act, to_act, &mut ops);
+        }
         for mv in &self.moves[moves_before..] {
             ops.push(PatchOp {
                 op: "add",
@@ -102,21 +121,29 @@ impl Core {
             match self.view_changes.take() {
                 Some(changes) => {
                     ops.extend(changes.into_iter().map(|(pointer, value)| {
-                        PatchOp::replace(format!("/state{pointer}"), value)
+                        PatchOp::replace(prefixed("/state", pointer), value)
                     }))
                 }
                 // An engine that cannot tell what its move changed: the whole view.
                 None => ops.push(PatchOp::replace("/state".into(), self.game.view())),
             }
         }
-        field("status", &mut self.fields.status, status, &mut ops);
-        let draw_offer = self.draw_offer_field(names);
-        field(
-            "draw_offer",
-            &mut self.fields.draw_offer,
-            draw_offer,
-            &mut ops,
-        );
+        if !still_playing {
+            let (status, _) = self.status_fields(names);
+            field("status", &mut self.fields.status, status, &mut ops);
+        }
+        let offer = self.draw_offer.map(|s| names[s.index()]);
+        if self.fields.draw_offer.as_str() != offer
+            || offer.is_none() != self.fields.draw_offer.is_null()
+        {
+            let draw_offer = self.draw_offer_field(names);
+            field(
+                "draw_offer",
+                &mut self.fields.draw_offer,
+                draw_offer,
+                &mut ops,
+            );
+        }
         if touched.rematch {
             let rematch = self.rematch_field(names);
             field("rematch", &mut self.fields.rematch, rematch, &mut ops);

@@ -21,6 +21,7 @@
 mod apply;
 mod decide;
 mod document;
+mod json_text;
 mod patch;
 
 use serde_json::Value;
@@ -36,7 +37,8 @@ use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
-pub use patch::PatchOp;
+pub use json_text::{write_str, write_value};
+pub use patch::{write_patch, PatchOp};
 
 /// What the core decided about a command.
 #[derive(Clone, Debug, PartialEq)]

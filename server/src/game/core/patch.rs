@@ -9,6 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::json_text::{write_str, write_value};
+
 /// One RFC 6902 operation, typed so that a patch is encoded straight to text (no JSON
 /// object per operation); the fields serialize in the order RFC 6902 shows them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -30,6 +32,25 @@ impl PatchOp {
             value,
         }
     }
+}
+
+/// Appends `ops` as the JSON text of an RFC 6902 patch, byte for byte what `serde_json`
+/// writes for them (see [`super::json_text`]).
+pub fn write_patch(out: &mut String, ops: &[PatchOp]) {
+    out.push('[');
+    for (i, op) in ops.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"op\":");
+        write_str(out, op.op);
+        out.push_str(",\"path\":");
+        write_str(out, &op.path);
+        out.push_str(",\"value\":");
+        write_value(out, &op.value);
+        out.push('}');
+    }
+    out.push(']');
 }
 
 /// Appends to `ops` the operations that turn `old` into `new` at `path`: objects with the
@@ -87,6 +108,27 @@ fn push_escaped(path: &mut String, key: &str) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_patch_is_written_as_serde_json_writes_it() {
+        let ops = vec![
+            PatchOp::replace("/clock/remaining_ms/black".into(), json!(59_000)),
+            PatchOp::replace("/position".into(), json!("8/8/3b4/8 w 1")),
+            PatchOp {
+                op: "add",
+                path: "/moves/-".into(),
+                value: json!("d4"),
+            },
+            PatchOp::replace("/state/rows/6/3".into(), json!(null)),
+            PatchOp::replace("/a~1\"b".into(), json!({"x": [1.5, "\n", false]})),
+        ];
+        let mut text = String::new();
+        write_patch(&mut text, &ops);
+        assert_eq!(text, serde_json::to_string(&ops).unwrap());
+        let mut empty = String::new();
+        write_patch(&mut empty, &[]);
+        assert_eq!(empty, "[]");
+    }
 
     #[test]
     fn diff_replaces_only_changed_members() {

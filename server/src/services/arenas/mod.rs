@@ -323,11 +323,30 @@ impl Arenas {
     ) -> Result<R, ApiError> {
         let mut stored = cell.stored.lock().await;
         for _ in 0..8 {
-            let r = change(&mut cell.state())?;
-            if self.persist_locked(cell, &mut stored).await? {
-                drop(stored);
-                self.refresh(cell);
-                return Ok(r);
+            // An error answer must mean nothing changed: the state before this try is put
+            // back when the change is refused or cannot be stored. (A conditional write
+            // that lost to another node reloads the state instead, and the change is tried
+            // again on the fresher copy.)
+            let before = cell.state().clone();
+            let changed = change(&mut cell.state());
+            let tried = match changed {
+                Ok(r) => self
+                    .persist_locked(cell, &mut stored)
+                    .await
+                    .map(|saved| (r, saved)),
+                Err(e) => Err(e),
+            };
+            match tried {
+                Ok((r, true)) => {
+                    drop(stored);
+                    self.refresh(cell);
+                    return Ok(r);
+                }
+                Ok((_, false)) => {}
+                Err(e) => {
+                    *cell.state() = before;
+                    return Err(e);
+                }
             }
         }
         Err(ApiError::new(
