@@ -413,8 +413,7 @@ impl Game for Unane {
             if now == was {
                 continue;
             }
-            let groups = now.groups();
-            if groups != was.groups() {
+            if let Some(groups) = changed_groups(now, was) {
                 out.push((crate::pointer!("groups", name), Value::from(groups)));
             }
         }
@@ -461,4 +460,25 @@ impl Game for Unane {
             }
         }
     }
+}
+
+/// A side's group count when it differs between `was` and `now` (its stones before and
+/// after a move), else `None`.
+///
+/// Why not two counts every move: a move usually adds one stone next to one of its own
+/// groups, which leaves the count as it was; a stone with no neighbour of its colour
+/// makes a new group (one count, of `now`). Only other changes (a stone joining several
+/// groups, captures, a swap) count both sets.
+fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
+    let added = now & !was;
+    if (was & !now).is_empty() && added.count() == 1 {
+        let touching = added.neighbours() & was;
+        match touching.count() {
+            0 => return Some(now.groups()),
+            1 => return None,
+            _ => {}
+        }
+    }
+    let groups = now.groups();
+    (groups != was.groups()).then_some(groups)
 }

@@ -161,6 +161,11 @@ impl Actor {
     /// buffers it for `since` and queues the same bytes for every subscriber.
     pub(super) fn publish(&mut self, patch: Vec<PatchOp>) {
         let bytes = Frame::text(frames::diff_frame(self.core.id(), self.core.seq(), &patch));
+        // The encoded document of an older seq is never sent again: not kept for the life
+        // of an idle game (a few KiB each).
+        if matches!(&self.snapshot, Some((seq, _)) if *seq != self.core.seq()) {
+            self.snapshot = None;
+        }
         self.replay.push(self.core.seq(), bytes.clone());
         self.broadcast(bytes);
     }
