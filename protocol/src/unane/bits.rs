@@ -331,6 +331,45 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_group_count_is_found_from_the_changed_cells() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..20_000 {
+            // A random side's stones on an 8x7 board, then one or two cells flipped (a
+            // removal, a stone taken, a capture's step, or any other pair).
+            let mut was = Bits::EMPTY;
+            let density = next() % 4;
+            for r in 0..7u8 {
+                for f in 0..8u8 {
+                    if next() % 4 <= density {
+                        was = was | Bits::cell(r * STRIDE + f);
+                    }
+                }
+            }
+            let mut now = was;
+            for _ in 0..1 + next() % 2 {
+                let cell = Bits::cell((next() % 7) as u8 * STRIDE + (next() % 8) as u8);
+                now = if (now & cell).is_empty() {
+                    now | cell
+                } else {
+                    now & !cell
+                };
+            }
+            let expected = (now.groups() != was.groups()).then(|| now.groups());
+            assert_eq!(
+                crate::unane::changed_groups(now, was),
+                expected,
+                "{was:?} -> {now:?}"
+            );
+        }
+    }
+
+    #[test]
     fn groups_agree_with_a_flood_fill_on_random_sets() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {

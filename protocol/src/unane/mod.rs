@@ -465,19 +465,40 @@ impl Game for Unane {
 /// A side's group count when it differs between `was` and `now` (its stones before and
 /// after a move), else `None`.
 ///
-/// Why not two counts every move: a move usually adds one stone next to one of its own
-/// groups, which leaves the count as it was; a stone with no neighbour of its colour
-/// makes a new group (one count, of `now`). Only other changes (a stone joining several
-/// groups, captures, a swap) count both sets.
-fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
-    let added = now & !was;
-    if (was & !now).is_empty() && added.count() == 1 {
-        let touching = added.neighbours() & was;
-        match touching.count() {
-            0 => return Some(now.groups()),
-            1 => return None,
-            _ => {}
+/// Why not two counts every move: a move changes a side's stones by a cell or two (a
+/// capture moves a stone one step and takes the stone there, a removal takes one off), and
+/// each such change is mostly decided by its neighbours alone. A stone added next to none
+/// of its colour makes a group, next to one it joins that group; a stone taken with no
+/// neighbour of its colour ends its group, with one it leaves the rest connected. When
+/// every change is of those kinds the count moved by a known amount, and is counted (once)
+/// only if it moved; anything else (a stone touching two or more) counts both sets.
+pub(crate) fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
+    let (added, taken) = (now & !was, was & !now);
+    let mut set = was;
+    let mut delta = 0i32;
+    let mut known = true;
+    // Additions first: a captured cell next to the stone that took it is then added
+    // while that stone still stands, so the step stays a join of one group.
+    for (cells, adding) in [(added, true), (taken, false)] {
+        for cell in cells.iter() {
+            let c = Bits::cell(cell);
+            let rest = if adding { set } else { set & !c };
+            match (c.neighbours() & rest).count() {
+                0 => delta += if adding { 1 } else { -1 },
+                1 => {}
+                _ => known = false,
+            }
+            set = if adding { set | c } else { rest };
+            if !known {
+                break;
+            }
         }
+        if !known {
+            break;
+        }
+    }
+    if known {
+        return (delta != 0).then(|| now.groups());
     }
     let groups = now.groups();
     (groups != was.groups()).then_some(groups)
