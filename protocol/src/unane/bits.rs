@@ -330,15 +330,19 @@ mod tests {
         n
     }
 
-    #[test]
-    fn a_changed_group_count_is_found_from_the_changed_cells() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move || {
+    /// A small seeded generator (xorshift64) for the random sets below.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x
-        };
+        }
+    }
+
+    #[test]
+    fn a_changed_group_count_is_found_from_the_changed_cells() {
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         for _ in 0..20_000 {
             // A random side's stones on an 8x7 board, then one or two cells flipped (a
             // removal, a stone taken, a capture's step, or any other pair).
@@ -371,13 +375,7 @@ mod tests {
 
     #[test]
     fn groups_agree_with_a_flood_fill_on_random_sets() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..3_000u64 {
             // Densities from sparse to nearly full, over the whole 16x16 area.
             let density = round % 16;
