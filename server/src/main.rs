@@ -6,7 +6,10 @@ use std::io::IsTerminal;
 use clap::Parser;
 use stoa_server::Config;
 
-/// See `server/Cargo.toml` for why not the system allocator.
+/// See `server/Cargo.toml` for why not the system allocator. The `system-alloc` feature
+/// keeps the system's, for heap profilers that hook `malloc` (heaptrack, valgrind's
+/// massif): mimalloc's allocations are invisible to them.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -244,7 +244,9 @@ impl Actor {
         let directory = self.caps.directory.clone();
         let id = self.core.id().to_string();
         let summary = self.summary.clone();
-        let task = tokio::spawn(self.run(rx).instrument(span));
+        // Boxed: an `async fn` taking the actor by value keeps it twice in its state (the
+        // argument and the local it moves into), several KiB per idle game.
+        let task = tokio::spawn(Box::new(self).run(rx).instrument(span));
         // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
         // behind; its game is unregistered and requests get `not_found` instead of hanging.
         tokio::spawn(async move {
@@ -257,7 +259,7 @@ impl Actor {
         });
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+    async fn run(mut self: Box<Self>, mut rx: mpsc::Receiver<Command>) {
         let following = matches!(self.role, Role::Follower(_));
         tracing::info!(seq = self.core.seq(), follower = following, "game running");
         if following {
