@@ -19,6 +19,7 @@
 mod conn;
 mod proc;
 mod scenarios;
+mod send_floor;
 mod table;
 
 use clap::{Parser, Subcommand};
@@ -106,6 +107,29 @@ pub enum Scenario {
     /// Every scenario in turn at the sizes the targets are set for (idle 10,000; fanout
     /// 5,000; throughput 200 games; mixed 1,000 games with Redis).
     All,
+    /// No server: the kernel's own cost of one small send on a loopback socket, to
+    /// read the fan-out figures against (the sender pinned as the server is).
+    SendFloor {
+        /// Sockets written to.
+        #[arg(long, default_value_t = 2_000)]
+        conns: usize,
+        /// Rounds of one send to every socket, 100 ms apart.
+        #[arg(long, default_value_t = 50)]
+        rounds: usize,
+        /// Bytes per send (about a diff frame).
+        #[arg(long, default_value_t = 500)]
+        bytes: usize,
+    },
+    /// The receiving side of `send-floor` (run by it).
+    #[command(hide = true)]
+    SendFloorSink {
+        /// The sender's address.
+        #[arg(long)]
+        addr: String,
+        /// Sockets to open.
+        #[arg(long)]
+        conns: usize,
+    },
     /// G games, two players and two spectators each, one move per second per game.
     Mixed {
         /// Games.
@@ -145,6 +169,31 @@ async fn main() {
     let cli = Cli::parse();
     let options: Value = serde_json::from_str(&cli.options).expect("--options is JSON");
     let nofile = proc::raise_nofile();
+    match cli.scenario {
+        Scenario::SendFloor {
+            conns,
+            rounds,
+            bytes,
+        } => {
+            let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
+            let report =
+                send_floor::send_floor(conns, rounds, bytes, pins.map(|p| p.0), pins.map(|p| p.1));
+            println!(
+                "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}",
+                cli.scenario,
+                cli.cpu_server,
+                cli.cpu_load,
+                if cli.no_pin { " (not pinned)" } else { "" },
+            );
+            print_report(&report);
+            return;
+        }
+        Scenario::SendFloorSink { ref addr, conns } => {
+            send_floor::sink(addr, conns).await;
+            return;
+        }
+        _ => {}
+    }
     let scenarios = match cli.scenario.clone() {
         // Every scenario at its issue-sized defaults, each on a fresh server.
         Scenario::All => vec![
@@ -239,7 +288,9 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         } => scenarios::fanout(&ctx, spectators, moves, interval_ms).await,
         Scenario::Throughput { games, moves } => scenarios::throughput(&ctx, games, moves).await,
         Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
-        Scenario::All => unreachable_all(),
+        Scenario::All | Scenario::SendFloor { .. } | Scenario::SendFloorSink { .. } => {
+            unreachable_all()
+        }
     };
     println!(
         "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
@@ -256,15 +307,20 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         cli.cpu_load,
         if cli.no_pin { " (not pinned)" } else { "" },
     );
-    println!("| figure | value |\n|---|---|");
-    for (k, v) in &report.rows {
-        println!("| {k} | {v} |");
-    }
+    print_report(&report);
     drop(servers);
     drop(redis);
 }
 
-/// `all` is expanded into the other scenarios before any runs.
+/// Prints a report as a Markdown table.
+fn print_report(report: &Report) {
+    println!("| figure | value |\n|---|---|");
+    for (k, v) in &report.rows {
+        println!("| {k} | {v} |");
+    }
+}
+
+/// `all` is expanded into the other scenarios before any runs; `send-floor` runs no server.
 fn unreachable_all() -> Report {
     Report::default()
 }

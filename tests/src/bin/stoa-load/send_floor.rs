@@ -1,0 +1,111 @@
+//! `send-floor`: what the kernel alone charges for one small send on a loopback TCP
+//! socket, with no server in the way.
+//!
+//! Why: fan-out is one `send` per recipient, and on loopback each send also does the
+//! receiver's TCP work. This scenario measures that floor on the machine at hand (the same
+//! pinning as the others: the sender on the server's CPU, the receivers in a child process
+//! on the generator's), so a fan-out figure can be read against it rather than against a
+//! number from another machine.
+
+use std::io::{ErrorKind, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+use tokio::task::JoinSet;
+
+use crate::{proc, Report};
+
+/// The sender: `conns` sockets, `rounds` rounds of one `bytes`-long write to each.
+pub fn send_floor(
+    conns: usize,
+    rounds: usize,
+    bytes: usize,
+    cpu_send: Option<usize>,
+    cpu_sink: Option<usize>,
+) -> Report {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let addr = listener.local_addr().expect("its address");
+    let exe = std::env::current_exe().expect("this program's path");
+    let mut sink = match cpu_sink {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", &cpu.to_string()]).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    let mut sink = sink
+        .args(["send-floor-sink", "--addr", &addr.to_string()])
+        .args(["--conns", &conns.to_string()])
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("start the receiving process");
+    let mut sockets: Vec<TcpStream> = (0..conns)
+        .map(|_| {
+            let (s, _) = listener.accept().expect("accept");
+            s.set_nodelay(true).expect("TCP_NODELAY");
+            s.set_nonblocking(true).expect("non-blocking");
+            s
+        })
+        .collect();
+    if let Some(cpu) = cpu_send {
+        proc::pin(std::process::id(), cpu);
+    }
+    let frame = vec![b'x'; bytes];
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = std::process::id();
+    let mut cpu = 0.0;
+    let mut full = 0u64;
+    let started = Instant::now();
+    for _ in 0..rounds {
+        let before = proc::cpu_seconds(pid);
+        for s in sockets.iter_mut() {
+            match s.write(&frame) {
+                Ok(n) if n == frame.len() => {}
+                Ok(_) => full += 1,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => full += 1,
+                Err(e) => panic!("send failed: {e}"),
+            }
+        }
+        cpu += proc::cpu_seconds(pid) - before;
+        // As the fan-out scenario: a round every 100 ms, the receivers drained meanwhile.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let elapsed = started.elapsed();
+    drop(sockets);
+    let _ = sink.wait();
+    let sends = (conns * rounds) as f64;
+    let mut r = Report::default();
+    r.add("sockets", conns);
+    r.add("rounds (one send to every socket)", rounds);
+    r.add("bytes per send", bytes);
+    r.add("sends short or refused (buffer full)", full);
+    r.add(
+        "sender CPU per round, ms",
+        format!("{:.2}", 1000.0 * cpu / rounds as f64),
+    );
+    r.add(
+        "sender CPU per send, µs",
+        format!("{:.2}", 1e6 * cpu / sends),
+    );
+    r.add("wall time, s", format!("{:.1}", elapsed.as_secs_f64()));
+    r
+}
+
+/// The receiving side (a child process): connects `conns` sockets and reads them until
+/// the sender closes them.
+pub async fn sink(addr: &str, conns: usize) {
+    let mut set = JoinSet::new();
+    for _ in 0..conns {
+        let mut s = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connect to the sender");
+        set.spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while matches!(s.read(&mut buf).await, Ok(n) if n > 0) {}
+        });
+    }
+    while set.join_next().await.is_some() {}
+}
