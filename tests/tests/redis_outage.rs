@@ -39,6 +39,11 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
         duels.push(Duel::open(&server, kind, json!({}), 7 + i as u64).await);
     }
     let mut host = Client::guest(&server, "host").await;
+    // A game nobody plays until Redis is down: it has no write in flight when Redis dies,
+    // so its move must be refused at once. (A driven game may have its move's write in
+    // flight at the kill: that answer waits for the log, and if every driven game is in
+    // that state, none of them is refused during the outage.)
+    let mut probe = Duel::open(&server, "unane", json!({}), 99).await;
 
     let acked = Arc::new(AtomicUsize::new(0));
     let refused = Arc::new(AtomicUsize::new(0));
@@ -92,14 +97,16 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
         )
         .await;
     assert_eq!(r["code"], "unavailable", "{r}");
-    // Games are paused: moves keep being refused for a while.
-    let refused_before = refused.load(Ordering::Relaxed);
+    // Games are paused: a move is refused, and none is acknowledged for a while.
+    match probe.step().await {
+        Step::Refused(e) => assert_eq!(e["code"], "unavailable", "{e}"),
+        _ => panic!("a move was not refused while Redis is down"),
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let paused_at = acked.load(Ordering::Relaxed);
     tokio::time::sleep(Duration::from_millis(800)).await;
-    assert!(
-        refused.load(Ordering::Relaxed) > refused_before,
-        "moves were tried and refused"
-    );
     let during = acked.load(Ordering::Relaxed);
+    assert_eq!(during, paused_at, "moves were acknowledged while Redis was down");
 
     redis.restart();
     wait_health(&server, 200, Duration::from_secs(20));
