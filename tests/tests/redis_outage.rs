@@ -106,7 +106,10 @@ async fn redis_restart_pauses_games_and_loses_no_acknowledged_move() {
     let paused_at = acked.load(Ordering::Relaxed);
     tokio::time::sleep(Duration::from_millis(800)).await;
     let during = acked.load(Ordering::Relaxed);
-    assert_eq!(during, paused_at, "moves were acknowledged while Redis was down");
+    assert_eq!(
+        during, paused_at,
+        "moves were acknowledged while Redis was down"
+    );
 
     redis.restart();
     wait_health(&server, 200, Duration::from_secs(20));
