@@ -178,7 +178,7 @@ impl Counted {
 
 impl crate::net::outbound::RawSocket for Counted {
     fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
-        self.tcp()?.try_write_vectored(bufs)
+        crate::net::outbound::RawSocket::try_write_vectored(self.tcp()?, bufs)
     }
     fn poll_write_ready(
         &self,

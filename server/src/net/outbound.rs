@@ -37,7 +37,14 @@ pub trait RawSocket: Send + Sync + 'static {
 
 impl RawSocket for TcpStream {
     fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        TcpStream::try_write_vectored(self, bufs)
+        // One slice (a broadcast's frame, nearly every write) goes by `write`: the kernel's
+        // `writev` path costs a little more per call (`stoa-load send-floor`, with
+        // `write_vectored` in place of `write`: 8.5–10.1 against 8.1–8.9 µs a send), and
+        // fan-out is one call per recipient.
+        match bufs {
+            [one] => TcpStream::try_write(self, one),
+            _ => TcpStream::try_write_vectored(self, bufs),
+        }
     }
     fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         TcpStream::poll_write_ready(self, cx)
