@@ -237,6 +237,26 @@ impl ClockDriver {
         Ok(Some(turn))
     }
 
+    /// Whether [`ClockDriver::on_action`] with these arguments would flag the side, without
+    /// changing anything. A move is decided before it is applied (a refused move changes
+    /// nothing) and only the flag matters then: this copies the clock, not the lag map
+    /// (a table of player ids, cloned per move before).
+    pub fn would_flag(
+        &self,
+        side: Side,
+        player_id: &str,
+        ends_turn: bool,
+        now: u64,
+        credit_ms: u64,
+    ) -> bool {
+        let mut clock = self.clock.clone();
+        if ends_turn {
+            clock.end_turn(side, now, credit_ms).is_err()
+        } else {
+            clock.check_flag(now, self.grace_ms(player_id)).is_some()
+        }
+    }
+
     /// The game ended otherwise (resignation, agreement, abort, abandonment, or by rule
     /// after the turn was already ended): the running side is charged what it used.
     pub fn stop(&mut self, now: u64) {
@@ -343,6 +363,68 @@ mod tests {
         .expect("valid");
         d.start(Some(First), T);
         d
+    }
+
+    #[test]
+    fn would_flag_says_what_on_action_does() {
+        for tc in [
+            TimeControl::Fischer {
+                initial_ms: 3_000,
+                increment_ms: 1_000,
+            },
+            TimeControl::None,
+        ] {
+            let mut d = ClockDriver::new(tc, P, 30_000).expect("valid");
+            d.start(Some(First), T);
+            let (mut flagged, mut kept) = (0, 0);
+            let mut turn_start = T;
+            for i in 0..30u64 {
+                let (side, player) = if i % 2 == 0 {
+                    (First, P[0])
+                } else {
+                    (Second, P[1])
+                };
+                // Lag compensation builds up: its grace moves the flag.
+                d.record_rtt(player, 240);
+                let credit = d.credit_for(side, player);
+                // Every 7 ms of the turn, over and past the side's remaining time.
+                for now in (turn_start..turn_start + 20_000).step_by(7) {
+                    for ends_turn in [true, false] {
+                        let would = d.would_flag(side, player, ends_turn, now, credit);
+                        let mut copy = d.clone();
+                        let next = Some(side.other());
+                        let did = copy
+                            .on_action(side, player, ends_turn, false, next, now, credit)
+                            .is_err();
+                        assert_eq!(would, did, "{tc:?} action {i} at {now} ends {ends_turn}");
+                        if did {
+                            flagged += 1;
+                        } else {
+                            kept += 1;
+                        }
+                    }
+                }
+                // The action itself, half a second into the turn: the game goes on.
+                turn_start += 500;
+                d.on_action(
+                    side,
+                    player,
+                    true,
+                    false,
+                    Some(side.other()),
+                    turn_start,
+                    credit,
+                )
+                .expect("in time");
+            }
+            assert!(kept > 0);
+            // Fischer 3+1 flags within 20 s of a turn; no clock never does.
+            assert_eq!(
+                flagged > 0,
+                matches!(tc, TimeControl::Fischer { .. }),
+                "{tc:?}"
+            );
+        }
     }
 
     #[test]

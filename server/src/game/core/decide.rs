@@ -146,19 +146,10 @@ impl Core {
             .map_err(|e| ApiError::new(ErrorCode::IllegalMove, e.to_string()))?;
         let played = &tracked.played;
         let credit_ms = self.clock.credit_for(side, player_id);
-        let mut clock = self.clock.clone();
-        let (next_side, ends_turn) = self.turn_after(next.as_ref(), player_id, played.swap);
-        if clock
-            .on_action(
-                side,
-                player_id,
-                ends_turn,
-                played.swap,
-                next_side,
-                now,
-                credit_ms,
-            )
-            .is_err()
+        let (_, ends_turn) = self.turn_after(next.as_ref(), player_id, played.swap);
+        if self
+            .clock
+            .would_flag(side, player_id, ends_turn, now, credit_ms)
         {
             let end = self.record(player_id, now, ActionKind::Timeout, None);
             return Ok(Decision::EndInstead(
