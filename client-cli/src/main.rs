@@ -57,6 +57,8 @@ enum Command {
     /// An arena tournament by id or private code: live standings; join, pause, and play
     /// the games it pairs.
     Arena(commands::arena::ArenaArgs),
+    /// Create an arena tournament, print its id (or private code) to share, and follow it.
+    HostArena(commands::host_arena::HostArenaArgs),
     /// Offline rules tools: start positions, legal actions, perft, playing out move lists,
     /// each game's guide.
     Rules(rules::RulesArgs),
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => Ok(args.start()),
         Command::Lobby => Ok(commands::lobby::start()),
         Command::Arena(args) => Ok(args.start()),
+        Command::HostArena(args) => args.start(),
     };
     match start {
         Ok(start) => commands::run(&cli.global, start),

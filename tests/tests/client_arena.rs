@@ -478,3 +478,111 @@ async fn the_lobby_lists_a_public_arena_and_opens_it() {
     let lobby = watcher.request(json!({"t":"lobby.watch"})).await;
     assert_eq!(lobby["doc"]["arenas"][&id]["players"], 1, "{lobby}");
 }
+
+/// `stoa host-arena`: a player creates a private arena from the terminal and joins it
+/// (`--join`); the line it prints names the arena and the code others open it with; another
+/// player opens it by that code and sees the host in the standings; the server holds the
+/// settings as given. Bad settings are refused with an error line and exit status 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_hosted_from_the_terminal_is_created_joined_and_opened_by_its_code() {
+    let server = arena_server();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let dave = clients.spawn(
+        "dave",
+        &[
+            "host-arena",
+            "unane",
+            "--options",
+            "width=4,height=3",
+            "--clock",
+            "1+0",
+            "--minutes",
+            "2",
+            "--starts-in",
+            "600",
+            "--title",
+            "Hosted",
+            "--private",
+            "--berserk",
+            "--join",
+        ],
+    );
+    let created = clients.wait(dave, |l| l.starts_with("created arena "));
+    let rest = created.strip_prefix("created arena ").expect("prefix");
+    let (id, code) = rest
+        .split_once("; others open it with: stoa arena ")
+        .unwrap_or_else(|| panic!("{created}"));
+    let (id, code) = (id.to_string(), code.to_string());
+    assert!(id.starts_with('a') && id.len() == 13, "{created}");
+    assert_eq!(code.len(), 10, "{created}");
+    wait_rows(
+        &mut clients,
+        dave,
+        &[vec![plain_row(1, "dave", 0, "-", "(you)")]],
+        &["joined the arena: pairing starts at its start"],
+    );
+
+    let erin = clients.spawn("erin", &["arena", &code]);
+    let heading = clients.wait(erin, |l| l.starts_with(&format!("arena {id} ")));
+    assert_eq!(
+        heading,
+        format!(
+            "arena {id} Hosted: unane width=4,height=3 · 1+0 · casual · berserk allowed · 1 player · code {code}"
+        )
+    );
+    wait_rows(
+        &mut clients,
+        erin,
+        &[vec![plain_row(1, "dave", 0, "-", "")]],
+        &[],
+    );
+
+    let (status, body) = server.http_get(&format!("/api/arenas/{id}?code={code}"));
+    assert_eq!(status, 200, "{body}");
+    let doc: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(doc["name"], "Hosted", "{doc}");
+    assert_eq!(doc["kind"], "unane", "{doc}");
+    assert_eq!(doc["options"], json!({"width":4,"height":3}), "{doc}");
+    assert_eq!(doc["berserk"], true, "{doc}");
+    assert_eq!(
+        doc["ends_at"]
+            .as_u64()
+            .zip(doc["starts_at"].as_u64())
+            .map(|(e, s)| e - s),
+        Some(120_000),
+        "{doc}"
+    );
+    assert_eq!(
+        doc["clock"],
+        json!({"kind":"fischer","initial_ms":60000,"increment_ms":0}),
+        "{doc}"
+    );
+    assert_eq!(doc["visibility"], "private", "{doc}");
+    assert_eq!(doc["creator"]["name"], "dave", "{doc}");
+    assert_eq!(doc["players"][0]["name"], "dave", "{doc}");
+    assert_eq!(doc["players"].as_array().map(Vec::len), Some(1), "{doc}");
+    for c in [dave, erin] {
+        clients.send(c, "quit");
+        clients.expect_exit(c, TIMEOUT);
+    }
+
+    // Settings the server refuses: an error line, nothing created, exit status 1.
+    let config = TempDir::new("arena-refused");
+    let out = std::process::Command::new(stoa_tests::binary("stoa"))
+        .args(["--plain", "--server", &server.ws_url(), "--name", "fay"])
+        .args(["host-arena", "unane", "--minutes", "0.01"])
+        .env("STOA_CONFIG_DIR", &config.0)
+        .env_remove("STOA_SERVER")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run stoa");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "error invalid_options: duration_ms must be between 10000 and 86400000"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("created arena"), "{stdout}");
+}

@@ -7,6 +7,7 @@ pub mod devices;
 pub mod export;
 pub mod history;
 pub mod host;
+pub mod host_arena;
 pub mod join;
 pub mod lobby;
 pub mod play;

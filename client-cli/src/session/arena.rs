@@ -100,6 +100,20 @@ impl Session {
         self.phase = Phase::Arena;
         self.redraw.arena = true;
         let id = doc["id"].as_str().unwrap_or_default().to_string();
+        if let Start::NewArena { join, .. } = &self.start {
+            // From now on it is `stoa arena` of what was created (a reconnect watches it).
+            let target = doc["code"].as_str().unwrap_or(&id).to_string();
+            self.start = Start::Arena {
+                target: target.clone(),
+                join: *join,
+            };
+            if let Some(a) = self.arena.as_mut() {
+                a.target = target.clone();
+            }
+            self.info(format!(
+                "created arena {id}; others open it with: stoa arena {target}"
+            ));
+        }
         self.info(format!("watching arena {id}"));
         // The document itself came (or comes) through the event stream.
         self.follow_my_arena_game();
@@ -237,6 +251,13 @@ impl Session {
     /// `join`: enter the arena's pool (again after a pause).
     fn arena_join(&mut self) {
         let Some(a) = &self.arena else { return };
+        if a.target.is_empty() {
+            // `stoa host-arena` before the server answered.
+            self.notes.push(Note::Error(
+                "error input: the arena is not created yet".into(),
+            ));
+            return;
+        }
         // As typed: a private arena is joined by its code.
         let (id, code) = by_target(&a.target);
         self.request(
@@ -341,6 +362,14 @@ impl Session {
         match start {
             Start::Arena { target, join } => Some(ArenaFollow {
                 target: target.clone(),
+                id: None,
+                doc: None,
+                join_on_open: *join,
+                left_game: None,
+            }),
+            // Its target is known once the server made it (`on_arena_opened`).
+            Start::NewArena { join, .. } => Some(ArenaFollow {
+                target: String::new(),
                 id: None,
                 doc: None,
                 join_on_open: *join,

@@ -71,6 +71,14 @@ pub enum Start {
         /// Join the arena once it is found (`--join`).
         join: bool,
     },
+    /// `stoa host-arena`: create an arena, then follow it as [`Start::Arena`] (which the
+    /// start becomes once the arena exists: a reconnect watches it, never creates another).
+    NewArena {
+        /// The arena's settings.
+        settings: Box<stoa_protocol::wire::ArenaSettings>,
+        /// Join the arena once it is created (`--join`).
+        join: bool,
+    },
 }
 
 impl Start {
@@ -123,6 +131,10 @@ impl Start {
             Start::Watch { target } => watch_request(target),
             Start::Lobby => ClientMessage::LobbyWatch { rid: None },
             Start::Arena { target, .. } => super::arena::arena_watch_request(&target),
+            Start::NewArena { settings, .. } => ClientMessage::ArenaCreate {
+                rid: None,
+                settings,
+            },
         }
     }
 }
@@ -175,6 +187,18 @@ impl Session {
             if self.on_watch_refused(&target, &e) {
                 return;
             }
+        }
+        if matches!(self.start, Start::NewArena { .. }) {
+            // Not asked again after a drop: the arena may exist already, and a second
+            // request would create another.
+            self.error(&e);
+            if e == RequestError::Disconnected {
+                self.info(
+                    "the arena may have been created before the connection dropped: see stoa lobby",
+                );
+            }
+            self.fail();
+            return;
         }
         if e == RequestError::Disconnected {
             // Watching and the lobby resubscribe anyway; the others ask again.

@@ -244,6 +244,10 @@ fn draw_waiting(f: &mut Frame, area: Rect, session: &Session) {
             lines.push(Line::raw(""));
             lines.push(Line::raw(format!("  Opening arena {target}…")));
         }
+        (_, _, Start::NewArena { .. }) => {
+            lines.push(Line::raw(""));
+            lines.push(Line::raw("  Creating the arena…"));
+        }
         _ => {
             lines.push(Line::raw(""));
             lines.push(Line::raw("  Waiting for the game…"));
