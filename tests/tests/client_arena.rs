@@ -42,6 +42,25 @@ async fn create_arena(server: &Server, starts_in_ms: u64) -> String {
     id
 }
 
+/// Runs `stoa --plain` as `name` with no input to its end: its exit status and output.
+fn run_to_end(
+    server: &Server,
+    config: &TempDir,
+    name: &str,
+    args: &[&str],
+) -> (Option<i32>, String) {
+    let out = std::process::Command::new(stoa_tests::binary("stoa"))
+        .args(["--plain", "--server", &server.ws_url(), "--name", name])
+        .args(args)
+        .env("STOA_CONFIG_DIR", &config.0)
+        .env_remove("STOA_SERVER")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run stoa");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), stdout)
+}
+
 /// One row of the standings as the client prints it (without plain mode's indent): rank,
 /// name (padded to the `player` column), score, performance and the rest (sheet and marks).
 fn row(rank: usize, name: &str, score: u64, perf: &str, rest: &str) -> String {
@@ -269,16 +288,8 @@ fn an_unknown_arena_is_a_clear_error_and_exit_status_1() {
     let server = arena_server();
     let config = TempDir::new("arena-unknown");
     for target in ["azzzzzzzzzzzz", "NOSUCHCODE"] {
-        let out = std::process::Command::new(stoa_tests::binary("stoa"))
-            .args(["--plain", "--server", &server.ws_url(), "--name", "zed"])
-            .args(["arena", target])
-            .env("STOA_CONFIG_DIR", &config.0)
-            .env_remove("STOA_SERVER")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("run stoa");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let (status, stdout) = run_to_end(&server, &config, "zed", &["arena", target]);
+        assert_eq!(status, Some(1), "{stdout}");
         let line = stdout
             .lines()
             .find(|l| l.starts_with("error "))
@@ -568,16 +579,9 @@ async fn an_arena_hosted_from_the_terminal_is_created_joined_and_opened_by_its_c
 
     // Settings the server refuses: an error line, nothing created, exit status 1.
     let config = TempDir::new("arena-refused");
-    let out = std::process::Command::new(stoa_tests::binary("stoa"))
-        .args(["--plain", "--server", &server.ws_url(), "--name", "fay"])
-        .args(["host-arena", "unane", "--minutes", "0.01"])
-        .env("STOA_CONFIG_DIR", &config.0)
-        .env_remove("STOA_SERVER")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run stoa");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let args = ["host-arena", "unane", "--minutes", "0.01"];
+    let (status, stdout) = run_to_end(&server, &config, "fay", &args);
+    assert_eq!(status, Some(1), "{stdout}");
     assert!(
         stdout
             .lines()
