@@ -32,13 +32,28 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// Where the instances keep their AOF: `/dev/shm` when it is there. Why: every write is
+/// fsynced (`appendfsync always`), and on a slow CI disk an fsync can stall Redis past the
+/// servers' 500 ms timeout, which the servers rightly report as an outage — failing tests
+/// that are not about one. A file in memory still survives a kill -9 of Redis, which is
+/// what the tests kill.
+fn data_root() -> PathBuf {
+    let shm = PathBuf::from("/dev/shm");
+    let writable = std::fs::metadata(&shm).is_ok_and(|m| m.is_dir() && !m.permissions().readonly());
+    if writable {
+        shm
+    } else {
+        std::env::temp_dir()
+    }
+}
+
 impl RedisServer {
     /// Starts `redis-server` on a free port with a fresh temporary directory, AOF on
     /// (`appendfsync always`, so even a kill -9 of Redis loses no acknowledged write), no
     /// RDB snapshots.
     pub fn start() -> RedisServer {
         static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
+        let dir = data_root().join(format!(
             "stoa-redis-{}-{}",
             std::process::id(),
             N.fetch_add(1, Ordering::Relaxed)
@@ -382,7 +397,7 @@ impl RedisCluster {
         static N: AtomicU32 = AtomicU32::new(0);
         let mut nodes = Vec::new();
         for _ in 0..masters {
-            let dir = std::env::temp_dir().join(format!(
+            let dir = data_root().join(format!(
                 "stoa-redis-cluster-{}-{}",
                 std::process::id(),
                 N.fetch_add(1, Ordering::Relaxed)
