@@ -190,7 +190,7 @@ impl crate::net::outbound::RawSocket for Counted {
         }
     }
     fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.tcp()?.try_read(buf)
+        crate::net::outbound::RawSocket::try_read(self.tcp()?, buf)
     }
     fn poll_read_ready(
         &self,

@@ -50,7 +50,27 @@ impl RawSocket for TcpStream {
         TcpStream::poll_write_ready(self, cx)
     }
     fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        TcpStream::try_read(self, buf)
+        // A read that does not fill the buffer has emptied the socket (epoll reports edges,
+        // so the next data raises a new one): mark it not readable then, as tokio's own
+        // `poll_read` does. `TcpStream::try_read` only learns that from a second call's
+        // `EAGAIN` — a system call per request for nothing, since the websocket reader
+        // reads until the socket says it is empty. The bytes read are kept aside while the
+        // closure answers `WouldBlock` so that `try_io` clears the readiness it saw (a
+        // newer event is not cleared; a closed input stays readable).
+        let len = buf.len();
+        let mut short = None;
+        let res = self.try_io(tokio::io::Interest::READABLE, || {
+            let n = io::Read::read(&mut &*socket2::SockRef::from(self), buf)?;
+            if 0 < n && n < len {
+                short = Some(n);
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Ok(n)
+        });
+        match short {
+            Some(n) => Ok(n),
+            None => res,
+        }
     }
     fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         TcpStream::poll_read_ready(self, cx)
