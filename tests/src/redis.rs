@@ -40,11 +40,20 @@ fn free_port() -> u16 {
 fn data_root() -> PathBuf {
     let shm = PathBuf::from("/dev/shm");
     let writable = std::fs::metadata(&shm).is_ok_and(|m| m.is_dir() && !m.permissions().readonly());
-    if writable {
+    // A container's /dev/shm can be as small as 64 MiB (Docker's default), shared with the
+    // browser tests' Chromium: a full one would fail Redis's writes instead.
+    if writable && free_kib(&shm).is_some_and(|kib| kib >= 512 * 1024) {
         shm
     } else {
         std::env::temp_dir()
     }
+}
+
+/// Free space of a file system in KiB, as `df` reports it.
+fn free_kib(path: &std::path::Path) -> Option<u64> {
+    let out = Command::new("df").arg("-Pk").arg(path).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()
 }
 
 impl RedisServer {
