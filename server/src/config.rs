@@ -22,6 +22,12 @@ pub struct Config {
     #[arg(long, env = "STOA_LISTEN", default_value = "127.0.0.1:7878")]
     pub listen: SocketAddr,
 
+    /// Threads that run the server's tasks (default: the cores this process may use). With
+    /// one, a single thread runs every task and polls the sockets itself, without the
+    /// multi-threaded scheduler's work stealing (lower latency on one core).
+    #[arg(long, env = "STOA_THREADS", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
     /// Log format on stderr: `text` (coloured only on a terminal) or `json` (one object per
     /// line, for log collectors).
     #[arg(long, env = "STOA_LOG_FORMAT", default_value = "text", value_parser = ["text", "json"])]

@@ -70,7 +70,43 @@ async fn all_see_the_end(table: &mut Table, watcher: &mut Client, watched: &mut 
 
 #[tokio::test]
 async fn fischer_two_seconds_flag_reaches_players_and_spectator_on_time() {
-    let server = Server::start();
+    flag_on_time(&Server::start()).await;
+}
+
+/// Threads of a process whose name starts with `prefix` (Linux names them in `comm`).
+fn threads_named(pid: u32, prefix: &str) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("the server's threads")
+        .filter_map(Result::ok)
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with(prefix))
+        })
+        .count()
+}
+
+/// A server on one thread (`--threads 1`, and what a process that may use one core picks):
+/// its timers, sockets and game actors share that thread, and the flag still falls on time.
+#[tokio::test]
+async fn one_thread_runs_everything_and_flags_on_time() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--threads", "1"]);
+    let server = Server::start_with(&args);
+    assert_eq!(threads_named(server.pid(), "tokio-rt-worker"), 0);
+    flag_on_time(&server).await;
+
+    // Given one core (`taskset`), it sizes itself the same way; given two, it runs two
+    // workers.
+    let pinned = Server::start_under(&["taskset", "-c", "0"], LOOSE);
+    assert_eq!(threads_named(pinned.pid(), "tokio-rt-worker"), 0);
+    let mut args = LOOSE.to_vec();
+    args.extend(["--threads", "2"]);
+    let two = Server::start_with(&args);
+    assert_eq!(threads_named(two.pid(), "tokio-rt-worker"), 2);
+}
+
+/// A Fischer 2+0 game where the side to act stops moving: the flag reaches both players
+/// and a spectator within [`SLACK_MS`] of the deadline, and the document says so.
+async fn flag_on_time(server: &Server) {
     let clock = json!({"kind":"fischer","initial_ms":2000,"increment_ms":0});
     let mut table = Table::open_with_clock(&server, "staku", json!({}), clock, "private").await;
     let (mut watcher, mut watched) = spectator(&server, &table).await;
