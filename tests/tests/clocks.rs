@@ -108,8 +108,8 @@ async fn one_thread_runs_everything_and_flags_on_time() {
 /// and a spectator within [`SLACK_MS`] of the deadline, and the document says so.
 async fn flag_on_time(server: &Server) {
     let clock = json!({"kind":"fischer","initial_ms":2000,"increment_ms":0});
-    let mut table = Table::open_with_clock(&server, "staku", json!({}), clock, "private").await;
-    let (mut watcher, mut watched) = spectator(&server, &table).await;
+    let mut table = Table::open_with_clock(server, "staku", json!({}), clock, "private").await;
+    let (mut watcher, mut watched) = spectator(server, &table).await;
     let c = &table.host_doc.doc["clock"];
     assert_eq!(c["kind"], "fischer");
     assert_eq!(c["initial_ms"], 2000);
