@@ -232,7 +232,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     // pending frame of a big fan-out queued.
     let cluster = cli.nodes > 1;
     let redis = (cli.redis || cluster || matches!(scenario, Scenario::Mixed { .. }))
-        .then(RedisServer::start);
+        .then(RedisServer::start_on_disk);
     let mut args: Vec<String> = match &redis {
         // The Redis flags come with the loose limits.
         Some(r) => r.server_args("load"),
