@@ -3,7 +3,7 @@
 //! Why a plain mutex-guarded map: lookups are short and never held across an await; the
 //! actors own all game state, the registry only routes.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -162,14 +162,14 @@ mod tests {
 
     fn handle(id: &str) -> (GameHandle, mpsc::Receiver<Command>) {
         let (tx, rx) = mpsc::channel(4);
-        let h = GameHandle {
+        let h = GameHandle::new(crate::game::GameRoute {
             id: id.into(),
             kind: stoa_protocol::kind("unane").expect("a kind"),
             tx,
             players: ["a".into(), "b".into()],
             arena: None,
             summary: Arc::new(std::sync::Mutex::new(None)),
-        };
+        });
         (h, rx)
     }
 

@@ -145,9 +145,28 @@ pub struct ChatRequest {
     pub reply: Reply,
 }
 
-/// How the rest of the server reaches a live game.
+/// How the rest of the server reaches a live game: shared, because every request to a
+/// game looks its handle up (a clone is one reference count, not three ids copied).
 #[derive(Clone)]
-pub struct GameHandle {
+pub struct GameHandle(Arc<GameRoute>);
+
+impl GameHandle {
+    /// The handle of a game reached by `route`.
+    pub fn new(route: GameRoute) -> Self {
+        Self(Arc::new(route))
+    }
+}
+
+impl std::ops::Deref for GameHandle {
+    type Target = GameRoute;
+
+    fn deref(&self) -> &GameRoute {
+        &self.0
+    }
+}
+
+/// What a [`GameHandle`] holds: the game's identity and its actor's command queue.
+pub struct GameRoute {
     /// Game id.
     pub id: GameId,
     /// Game kind (its engine; the wire and the store have its id).

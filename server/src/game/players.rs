@@ -4,7 +4,7 @@
 //! first connection and the last disconnection of a player are the moments its games'
 //! `online` flags change, so [`Players::connect`]/[`Players::disconnect`] report them.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::sync::{Arc, Mutex};
 
 use stoa_protocol::wire::{ErrorCode, ServerMessage};

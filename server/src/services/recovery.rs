@@ -326,14 +326,14 @@ impl Recovery {
             arena: record.arena.clone(),
         };
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
-        let handle = GameHandle {
+        let handle = GameHandle::new(crate::game::GameRoute {
             id: record.id.as_str().into(),
             kind,
             tx,
             players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
             arena: record.arena.as_ref().map(|a| a.id.clone()),
             summary: Arc::new(std::sync::Mutex::new(None)),
-        };
+        });
         let caps = self.starter.capabilities();
         let mut core = actor::new_core(&caps, new, game, record.created_ms);
         replay(&mut core, &log)?;

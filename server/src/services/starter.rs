@@ -109,7 +109,7 @@ impl Starter {
         let record = self.record_of(&new);
         timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
-        let handle = GameHandle {
+        let handle = GameHandle::new(crate::game::GameRoute {
             id: new.id.as_str().into(),
             kind: new.setup.kind,
             tx,
@@ -119,7 +119,7 @@ impl Starter {
             ],
             arena: new.arena.as_ref().map(|a| a.id.clone()),
             summary: Arc::new(std::sync::Mutex::new(None)),
-        };
+        });
         // Register before reading presence, so a presence change in between still reaches
         // the actor (presence commands are idempotent).
         p.games.insert(handle.clone());

@@ -147,15 +147,16 @@ impl Session {
         game_id: String,
         act: Act,
     ) -> Result<(), ApiError> {
-        let me = self.me()?.id.clone();
+        let player_id = self.me()?.id.clone();
+        let rematch = act == Act::Rematch;
         // The action's diff reaches this connection before its answer: both leave in one
         // write (one system call and one packet instead of two).
         let conn = self.conn.clone();
         let _cork = conn.cork();
         let r = self
             .call(&game_id, |reply| Command::Act {
-                player_id: me.clone(),
-                act: act.clone(),
+                player_id,
+                act,
                 reply,
             })
             .await;
@@ -163,13 +164,13 @@ impl Session {
             Some(r) => self.answer(rid, &game_id, r?),
             None => {
                 let finished = self.finished(&game_id).await?;
-                if !finished.players.contains(&me) {
+                if !finished.players.contains(&self.me()?.id) {
                     return Err(ApiError::new(
                         ErrorCode::Forbidden,
                         "only the seated players act in this game",
                     ));
                 }
-                if act == Act::Rematch {
+                if rematch {
                     return Err(ApiError::new(
                         ErrorCode::Conflict,
                         "this game is too old for a rematch: create a room",

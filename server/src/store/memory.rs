@@ -3,7 +3,9 @@
 //! Why one mutex: every call is a few map operations with no await inside, so a single lock
 //! is simpler than sharding and never contended for long.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use hashbrown::HashMap;
 use std::sync::Mutex;
 
 use async_trait::async_trait;

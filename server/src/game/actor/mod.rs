@@ -12,7 +12,7 @@
 //! document: it goes out as unversioned `game.crowd` frames (protocol/docs/PROTOCOL.md version 2), so
 //! people coming and going never move `seq` nor evict the replay buffer.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -75,7 +75,7 @@ impl Actor {
         cmd: Option<String>,
     ) {
         let local = cmd.is_none();
-        let (event, answer) = match self.decide(player_id, act.clone()).await {
+        let (event, answer) = match self.decide(player_id, &act).await {
             Ok(Decision::Record(mut event)) => {
                 let seq = event.seq;
                 event.cmd = cmd;
@@ -126,7 +126,11 @@ impl Actor {
         }
     }
 
-    pub(super) async fn decide(&mut self, player_id: &str, act: Act) -> Result<Decision, ApiError> {
+    pub(super) async fn decide(
+        &mut self,
+        player_id: &str,
+        act: &Act,
+    ) -> Result<Decision, ApiError> {
         self.settle().await?;
         if self.shutting_down && self.core.result().is_none() {
             return Err(ApiError::new(

@@ -50,7 +50,6 @@ impl Core {
         // Only this event's move may report view changes.
         self.view_changes = None;
         self.position_known = None;
-        let players_before = self.player_ids().map(str::to_string);
         let mut touched = Touched::default();
         match &record.action {
             ActionKind::Rematch { game_id } => {
@@ -72,7 +71,7 @@ impl Core {
                 credit_ms,
             } => {
                 touched.game = true;
-                self.apply_move(
+                let swapped = self.apply_move(
                     &record.player_id,
                     seated()?,
                     notation,
@@ -80,8 +79,10 @@ impl Core {
                     at,
                     record.seq,
                 )?;
-                touched.players =
-                    self.player_ids() != players_before.each_ref().map(String::as_str);
+                // Only a swap moves the players between sides (compared without copying
+                // their ids: this runs for every move).
+                let [a, b] = self.player_ids();
+                touched.players = swapped && a != b;
                 // The rematch field names sides: a swap moves its entries too.
                 touched.rematch = touched.players;
             }
@@ -119,6 +120,7 @@ impl Core {
         Ok(self.patch(moves_before, touched))
     }
 
+    /// Plays a logged move; `true` when it was a swap (the players traded sides).
     fn apply_move(
         &mut self,
         player_id: &str,
@@ -127,7 +129,7 @@ impl Core {
         credit_ms: u64,
         at: u64,
         seq: u64,
-    ) -> Result<(), ApplyError> {
+    ) -> Result<bool, ApplyError> {
         let fail_seq = self.seq + 1;
         let fail = |reason: String| ApplyError {
             seq: fail_seq,
@@ -179,7 +181,7 @@ impl Core {
         if let Some(outcome) = self.game.outcome() {
             self.end(outcome.winner, outcome.reason, at);
         }
-        Ok(())
+        Ok(played.swap)
     }
 
     fn end(&mut self, winner: Option<Side>, reason: Reason, at: u64) {

@@ -20,7 +20,7 @@ impl Core {
     pub fn decide(
         &self,
         player_id: &str,
-        act: Act,
+        act: &Act,
         now: u64,
         opponent_gone_since: Option<u64>,
     ) -> Result<Decision, ApiError> {
@@ -30,7 +30,7 @@ impl Core {
                 "only the seated players act in this game",
             ));
         };
-        if act == Act::Rematch {
+        if *act == Act::Rematch {
             return self.decide_rematch(player_id, now);
         }
         if self.result.is_some() {
@@ -55,9 +55,9 @@ impl Core {
             ));
         }
         let kind = match act {
-            Act::Move { mv, seq } => return self.decide_move(player_id, side, &mv, seq, now),
+            Act::Move { mv, seq } => return self.decide_move(player_id, side, mv, *seq, now),
             Act::Resign => ActionKind::Resign,
-            Act::Draw { action } => self.decide_draw(side, action)?,
+            Act::Draw { action } => self.decide_draw(side, *action)?,
             Act::Abort => self.decide_abort()?,
             Act::Claim => self.decide_claim(side, now, opponent_gone_since)?,
             Act::Rematch => unreachable_rematch()?,

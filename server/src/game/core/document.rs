@@ -6,6 +6,8 @@
 //! as of the previous event; the engine's view and the whole document are built only for
 //! a snapshot, since a move's engine says which members of its view it changed.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 use super::patch::{diff_into, PatchOp};
@@ -80,7 +82,7 @@ impl Core {
         }
         if self.fields.rated != self.rated {
             self.fields.rated = self.rated;
-            ops.push(PatchOp::replace("/rated".into(), json!(self.rated)));
+            ops.push(PatchOp::replace("/rated", json!(self.rated)));
         }
         if touched.players {
             let players = self.players_field(names);
@@ -92,28 +94,34 @@ impl Core {
                 .take()
                 .unwrap_or_else(|| self.game.position());
             if position != self.fields.position {
-                ops.push(PatchOp::replace("/position".into(), json!(position)));
+                ops.push(PatchOp::replace("/position", json!(position)));
             }
             self.fields.position = position;
         }
         // Status, side to act and draw offer are compared before any JSON is built: a move
         // of a game in play changes at most the side to act, and a game that is playing
         // always shows the same status.
+        // (The status has three members: scanned, not hashed.)
         let still_playing = self.result.is_none()
-            && self.fields.status.get("state").and_then(Value::as_str) == Some("playing");
+            && self.fields.status.as_object().is_some_and(|m| {
+                m.iter()
+                    .any(|(k, v)| k == "state" && v.as_str() == Some("playing"))
+            });
         let to_act = match self.result {
             Some(_) => None,
             None => self.game.to_act().map(|s| names[s.index()]),
         };
         if self.fields.to_act.as_str() != to_act || to_act.is_none() != self.fields.to_act.is_null()
         {
+            // A string or null: replaced whole, as the diff of two scalars would be.
             let to_act = to_act.map_or(Value::Null, Value::from);
-            field("to_act", &mut self.fields.to_act, to_act, &mut ops);
+            ops.push(PatchOp::replace("/to_act", to_act.clone()));
+            self.fields.to_act = to_act;
         }
         for mv in &self.moves[moves_before..] {
             ops.push(PatchOp {
                 op: "add",
-                path: "/moves/-".into(),
+                path: Cow::Borrowed("/moves/-"),
                 value: json!(mv),
             });
         }
@@ -125,7 +133,7 @@ impl Core {
                     }))
                 }
                 // An engine that cannot tell what its move changed: the whole view.
-                None => ops.push(PatchOp::replace("/state".into(), self.game.view())),
+                None => ops.push(PatchOp::replace("/state", self.game.view())),
             }
         }
         if !still_playing {

@@ -460,7 +460,7 @@ mod tests {
     fn next_move(core: &Core, at: u64) -> ActionRecord {
         let player = core.player_ids()[core.game.to_act().unwrap().index()].to_string();
         let mv = core.legal()[0].clone();
-        match core.decide(&player, Act::Move { mv, seq: None }, at, None) {
+        match core.decide(&player, &Act::Move { mv, seq: None }, at, None) {
             Ok(Decision::Record(event)) => event,
             _ => panic!("the move is refused"),
         }
@@ -504,7 +504,7 @@ mod tests {
         assert!(legal.len() > 1);
         let decide = |core: &Core, mv: &str| match core.decide(
             "pa",
-            Act::Move {
+            &Act::Move {
                 mv: mv.to_string(),
                 seq: None,
             },
@@ -528,7 +528,7 @@ mod tests {
         other.apply(&event).unwrap();
         let theirs = {
             let mv = other.legal().last().unwrap().clone();
-            match other.decide("pb", Act::Move { mv, seq: None }, 3_500, None) {
+            match other.decide("pb", &Act::Move { mv, seq: None }, 3_500, None) {
                 Ok(Decision::Record(e)) => e,
                 _ => panic!("the move is refused"),
             }

@@ -4,6 +4,7 @@
 //! member, so a move replaces single board cells instead of the whole board, and the
 //! operations are typed so a patch is encoded straight to text.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -17,18 +18,18 @@ use super::json_text::{write_str, write_value};
 pub struct PatchOp {
     /// `replace` or `add`.
     pub op: &'static str,
-    /// JSON Pointer.
-    pub path: String,
+    /// JSON Pointer (a fixed member's is static: no copy per move).
+    pub path: Cow<'static, str>,
     /// The new value.
     pub value: Value,
 }
 
 impl PatchOp {
     /// A `replace` of the value at `path`.
-    pub(super) fn replace(path: String, value: Value) -> PatchOp {
+    pub(super) fn replace(path: impl Into<Cow<'static, str>>, value: Value) -> PatchOp {
         PatchOp {
             op: "replace",
-            path,
+            path: path.into(),
             value,
         }
     }
@@ -112,15 +113,15 @@ mod tests {
     #[test]
     fn a_patch_is_written_as_serde_json_writes_it() {
         let ops = vec![
-            PatchOp::replace("/clock/remaining_ms/black".into(), json!(59_000)),
-            PatchOp::replace("/position".into(), json!("8/8/3b4/8 w 1")),
+            PatchOp::replace("/clock/remaining_ms/black", json!(59_000)),
+            PatchOp::replace("/position", json!("8/8/3b4/8 w 1")),
             PatchOp {
                 op: "add",
                 path: "/moves/-".into(),
                 value: json!("d4"),
             },
-            PatchOp::replace("/state/rows/6/3".into(), json!(null)),
-            PatchOp::replace("/a~1\"b".into(), json!({"x": [1.5, "\n", false]})),
+            PatchOp::replace("/state/rows/6/3", json!(null)),
+            PatchOp::replace("/a~1\"b", json!({"x": [1.5, "\n", false]})),
         ];
         let mut text = String::new();
         write_patch(&mut text, &ops);

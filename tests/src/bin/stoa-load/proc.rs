@@ -19,6 +19,13 @@ fn clock_ticks() -> f64 {
 
 /// CPU seconds (user + system) the process has used so far.
 pub fn cpu_seconds(pid: u32) -> f64 {
+    let (user, system) = cpu_split(pid);
+    user + system
+}
+
+/// CPU seconds the process has used so far in user space and in the kernel: on loopback
+/// the kernel's share includes the receiver's TCP work, which no change of ours can cut.
+pub fn cpu_split(pid: u32) -> (f64, f64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // The command name may contain spaces: fields count from after its closing parenthesis.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
@@ -30,7 +37,8 @@ pub fn cpu_seconds(pid: u32) -> f64 {
             .unwrap_or(0.0)
     };
     // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name and state.
-    (ticks(11) + ticks(12)) / clock_ticks()
+    let hz = clock_ticks();
+    (ticks(11) / hz, ticks(12) / hz)
 }
 
 /// Resident memory of the process, KiB.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
 use crate::conn::{is_type, seq_of, source, Conn};
-use crate::proc::{cpu_seconds, rss_kib};
+use crate::proc::{cpu_seconds, cpu_split, rss_kib};
 use crate::table::Table;
 use crate::{percentile_ms, Report};
 
@@ -33,6 +33,11 @@ impl Ctx {
     /// CPU seconds used so far by every node.
     fn cpu(&self) -> f64 {
         self.nodes.iter().map(|(_, pid)| cpu_seconds(*pid)).sum()
+    }
+
+    /// CPU seconds used so far in user space by every node.
+    fn user_cpu(&self) -> f64 {
+        self.nodes.iter().map(|(_, pid)| cpu_split(*pid).0).sum()
     }
 }
 
@@ -289,6 +294,8 @@ struct Played {
     errors: u64,
     /// Server CPU seconds while the moves were played (set-up excluded).
     cpu: f64,
+    /// Of `cpu`, the seconds in user space.
+    user_cpu: f64,
     /// Seconds the moves took.
     seconds: f64,
 }
@@ -368,6 +375,7 @@ async fn play_games(
     }
     go.wait().await;
     let cpu0 = ctx.cpu();
+    let user0 = ctx.user_cpu();
     let start = Instant::now();
     let mut all = Played::default();
     while let Some(r) = set.join_next().await {
@@ -380,6 +388,7 @@ async fn play_games(
     }
     all.seconds = start.elapsed().as_secs_f64();
     all.cpu = ctx.cpu() - cpu0;
+    all.user_cpu = ctx.user_cpu() - user0;
     all.latencies_us.sort_unstable();
     all
 }
@@ -423,6 +432,10 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
     r.add(
         "server CPU per move, µs",
         format!("{:.0}", 1e6 * p.cpu / moves),
+    );
+    r.add(
+        "of which in user space, µs",
+        format!("{:.0}", 1e6 * p.user_cpu / moves),
     );
     r.add(
         "p50 move → opponent, ms",
