@@ -382,22 +382,26 @@ impl Game for Unane {
     const VIEW_CHANGES: bool = true;
 
     fn view_changes(&self, before: &Self) -> Option<Vec<(String, Value)>> {
-        let mut out = Vec::new();
         if (self.width, self.height) != (before.width, before.height) {
             return None;
         }
         // Only the cells whose stone changed (a placement and its captures), in the view's
-        // order: rows from the top rank down, files left to right.
+        // order: rows from the top rank down, files left to right (each rank's bits read
+        // lowest file first, so nothing is collected or sorted).
         let changed = (self.stones[0] ^ before.stones[0]) | (self.stones[1] ^ before.stones[1]);
-        let mut cells: Vec<u8> = changed.iter().collect();
-        cells.sort_unstable_by_key(|&i| (std::cmp::Reverse(i / STRIDE), i % STRIDE));
-        for index in cells {
-            let (rank, file) = (index / STRIDE, index % STRIDE);
-            let row = self.height - 1 - rank;
-            let value = self
-                .stone(Cell::from_index(index))
-                .map_or(Value::Null, |s| Value::from(Self::colour(s)));
-            out.push((crate::pointer!("rows", row, file), value));
+        // The changed cells, then at most two stone counts, two group counts and the swap.
+        let mut out = Vec::with_capacity(changed.count() as usize + 5);
+        for rank in (0..self.height).rev() {
+            let mut bits = changed.rank(rank);
+            while bits != 0 {
+                let file = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                let row = self.height - 1 - rank;
+                let value = self
+                    .stone(Cell::from_index(rank * STRIDE + file))
+                    .map_or(Value::Null, |s| Value::from(Self::colour(s)));
+                out.push((crate::pointer!("rows", row, file), value));
+            }
         }
         for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
             let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
