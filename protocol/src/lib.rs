@@ -9,6 +9,7 @@ pub mod any_game;
 pub mod clock;
 pub mod game;
 pub mod guide;
+pub mod json_text;
 pub mod perft;
 pub mod pointer;
 pub mod record;

@@ -1485,9 +1485,42 @@ impl ServerMessage {
 
     /// Encodes the message as one JSON text frame.
     pub fn to_json(&self) -> String {
+        if let ServerMessage::Ok { rid, seq, game_id } = self {
+            // The answer to every move: written directly (serde's path for a member of an
+            // internally tagged enum buffers and escapes every key), the same bytes.
+            return ok_json(rid.as_ref(), *seq, game_id.as_deref());
+        }
         // Serialising these types cannot fail: every map key is a string.
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"t\":\"error\"}"))
     }
+}
+
+/// The text of [`ServerMessage::Ok`], byte for byte what `serde_json` writes for it.
+fn ok_json(rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) -> String {
+    use crate::json_text::write_str;
+    let mut out = String::with_capacity(64);
+    out.push_str("{\"t\":\"ok\"");
+    match rid {
+        Some(Rid::Int(i)) => {
+            out.push_str(",\"rid\":");
+            out.push_str(itoa::Buffer::new().format(*i));
+        }
+        Some(Rid::Str(s)) => {
+            out.push_str(",\"rid\":");
+            write_str(&mut out, s);
+        }
+        None => {}
+    }
+    if let Some(seq) = seq {
+        out.push_str(",\"seq\":");
+        out.push_str(itoa::Buffer::new().format(seq));
+    }
+    if let Some(id) = game_id {
+        out.push_str(",\"game_id\":");
+        write_str(&mut out, id);
+    }
+    out.push('}');
+    out
 }
 
 #[cfg(test)]
@@ -1721,6 +1754,25 @@ mod tests {
             game_id: None,
         };
         assert_eq!(ok.to_json(), r#"{"t":"ok","rid":"x","seq":3}"#);
+        // Every shape of `ok`, escapes included, as serde writes it.
+        for rid in [
+            None,
+            Some(Rid::Int(i64::MIN)),
+            Some(Rid::Int(7)),
+            Some(Rid::Str(String::new())),
+            Some(Rid::Str("a\"b\\c\n\u{1}ū".into())),
+        ] {
+            for seq in [None, Some(0), Some(u64::MAX)] {
+                for game_id in [None, Some("g1".to_string()), Some("x\"\t".to_string())] {
+                    let ok = ServerMessage::Ok {
+                        rid: rid.clone(),
+                        seq,
+                        game_id,
+                    };
+                    assert_eq!(ok.to_json(), serde_json::to_string(&ok).unwrap());
+                }
+            }
+        }
         let clock: ClockSpec =
             serde_json::from_value(json!({"kind":"fischer","initial_ms":1,"increment_ms":2}))
                 .unwrap();

@@ -100,8 +100,7 @@ impl Core {
         }
         // Status, side to act and draw offer are compared before any JSON is built: a move
         // of a game in play changes at most the side to act, and a game that is playing
-        // always shows the same status.
-        // (The status has three members: scanned, not hashed.)
+        // always shows the same status (its three members are scanned, not hashed).
         let still_playing = self.result.is_none()
             && self.fields.status.as_object().is_some_and(|m| {
                 m.iter()

@@ -21,7 +21,6 @@
 mod apply;
 mod decide;
 mod document;
-mod json_text;
 mod patch;
 
 use serde_json::Value;
@@ -37,8 +36,8 @@ use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
-pub use json_text::{write_str, write_value};
 pub use patch::{write_patch, PatchOp};
+pub use stoa_protocol::json_text::{write_str, write_value};
 
 /// What the core decided about a command.
 #[derive(Clone, Debug, PartialEq)]

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::json_text::{write_str, write_value};
+use stoa_protocol::json_text::{write_str, write_value};
 
 /// One RFC 6902 operation, typed so that a patch is encoded straight to text (no JSON
 /// object per operation); the fields serialize in the order RFC 6902 shows them.
@@ -36,7 +36,7 @@ impl PatchOp {
 }
 
 /// Appends `ops` as the JSON text of an RFC 6902 patch, byte for byte what `serde_json`
-/// writes for them (see [`super::json_text`]).
+/// writes for them (see [`stoa_protocol::json_text`]).
 pub fn write_patch(out: &mut String, ops: &[PatchOp]) {
     out.push('[');
     for (i, op) in ops.iter().enumerate() {
