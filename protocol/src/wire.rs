@@ -1488,17 +1488,19 @@ impl ServerMessage {
         if let ServerMessage::Ok { rid, seq, game_id } = self {
             // The answer to every move: written directly (serde's path for a member of an
             // internally tagged enum buffers and escapes every key), the same bytes.
-            return ok_json(rid.as_ref(), *seq, game_id.as_deref());
+            let mut out = String::with_capacity(64);
+            write_ok(&mut out, rid.as_ref(), *seq, game_id.as_deref());
+            return out;
         }
         // Serialising these types cannot fail: every map key is a string.
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"t\":\"error\"}"))
     }
 }
 
-/// The text of [`ServerMessage::Ok`], byte for byte what `serde_json` writes for it.
-fn ok_json(rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) -> String {
+/// Appends the text of [`ServerMessage::Ok`], byte for byte what `serde_json` writes for
+/// it (a server writes it straight into the frame it sends).
+pub fn write_ok(out: &mut String, rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) {
     use crate::json_text::write_str;
-    let mut out = String::with_capacity(64);
     out.push_str("{\"t\":\"ok\"");
     match rid {
         Some(Rid::Int(i)) => {
@@ -1507,7 +1509,7 @@ fn ok_json(rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) -> String
         }
         Some(Rid::Str(s)) => {
             out.push_str(",\"rid\":");
-            write_str(&mut out, s);
+            write_str(out, s);
         }
         None => {}
     }
@@ -1517,10 +1519,9 @@ fn ok_json(rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) -> String
     }
     if let Some(id) = game_id {
         out.push_str(",\"game_id\":");
-        write_str(&mut out, id);
+        write_str(out, id);
     }
     out.push('}');
-    out
 }
 
 #[cfg(test)]

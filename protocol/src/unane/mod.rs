@@ -336,7 +336,7 @@ impl Game for Unane {
     }
 
     fn format_action(&self, action: Action) -> String {
-        action.to_string()
+        action.notation()
     }
 
     fn is_swap(&self, action: Action) -> bool {

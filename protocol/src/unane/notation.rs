@@ -51,6 +51,41 @@ impl Cell {
     }
 }
 
+impl Cell {
+    /// Appends the cell's name (`b3`, `p16`).
+    fn push_name(self, out: &mut String) {
+        out.push(char::from(b'a' + self.file()));
+        let rank = self.rank() + 1;
+        if rank >= 10 {
+            out.push(char::from(b'0' + rank / 10));
+        }
+        out.push(char::from(b'0' + rank % 10));
+    }
+}
+
+impl Action {
+    /// The canonical notation, as [`fmt::Display`] writes it.
+    ///
+    /// Why beside `Display`: every move's record and diff carry it, and the formatting
+    /// machinery cost more than the move's legality check.
+    pub fn notation(self) -> String {
+        let mut out = String::with_capacity(8);
+        match self {
+            Action::Capture { from, to } => {
+                from.push_name(&mut out);
+                out.push('x');
+                to.push_name(&mut out);
+            }
+            Action::Remove(cell) => {
+                out.push('-');
+                cell.push_name(&mut out);
+            }
+            Action::Swap => out.push_str("swap"),
+        }
+        out
+    }
+}
+
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", (b'a' + self.file()) as char, self.rank() + 1)
@@ -184,4 +219,37 @@ pub fn parse(text: &str, width: u8, height: u8) -> Result<Action, RulesError> {
         };
     }
     Ok(Action::Capture { from, to })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notation_is_what_display_writes_for_every_action_on_the_largest_board() {
+        let cells: Vec<Cell> = (0..16u8)
+            .flat_map(|rank| (0..16u8).map(move |file| Cell::from_index(rank * STRIDE + file)))
+            .collect();
+        let mut seen = 0;
+        for &from in &cells {
+            let remove = Action::Remove(from);
+            assert_eq!(remove.notation(), remove.to_string());
+            for &to in cells.iter().filter(|to| from.adjacent(**to)) {
+                let capture = Action::Capture { from, to };
+                assert_eq!(capture.notation(), capture.to_string());
+                seen += 1;
+            }
+        }
+        // Every orthogonal step on a 16x16 board, both ways.
+        assert_eq!(seen, 2 * 2 * 16 * 15);
+        assert_eq!(Action::Swap.notation(), "swap");
+        assert_eq!(
+            Action::Capture {
+                from: Cell::from_index(9 * STRIDE + 15),
+                to: Cell::from_index(10 * STRIDE + 15)
+            }
+            .notation(),
+            "p10xp11"
+        );
+    }
 }

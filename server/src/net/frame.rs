@@ -8,13 +8,21 @@
 
 use std::fmt;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
+use stoa_protocol::wire::{Rid, ServerMessage};
 use tungstenite::protocol::frame::coding::{Data, OpCode};
 use tungstenite::protocol::frame::{CloseFrame, Frame as WsFrame, FrameHeader};
 
 /// One complete websocket frame (header and payload), ready for the socket.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Frame(Bytes);
+
+/// Bytes kept free at the front of a text being written (see [`Frame::text_room`]): the
+/// longest header of an unmasked frame (2 bytes, and an 8-byte length).
+const HEADER_ROOM: usize = 10;
+
+/// What a text being written starts with: its header's room.
+const ROOM: &str = "\0\0\0\0\0\0\0\0\0\0";
 
 impl Frame {
     /// A final text frame carrying `text`.
@@ -31,6 +39,58 @@ impl Frame {
         let _ = header.format(len, &mut out);
         out.extend_from_slice(payload);
         Frame(out.into())
+    }
+
+    /// An empty text with room at its front for a frame header, to write a payload after
+    /// and make into a frame by [`Frame::from_room`].
+    ///
+    /// Why: the frames of every move (its diff, its `ok`) are written once, and copying
+    /// each behind a header cost an allocation and a copy of the whole text per frame.
+    /// The header goes into the room instead and the frame starts where it does.
+    pub fn text_room(capacity: usize) -> String {
+        let mut text = String::with_capacity(HEADER_ROOM + capacity);
+        text.push_str(ROOM);
+        text
+    }
+
+    /// The text frame of a text begun by [`Frame::text_room`], without copying it. A text
+    /// begun otherwise is framed by [`Frame::text`] (a copy), never misread.
+    pub fn from_room(text: String) -> Frame {
+        if !text.starts_with(ROOM) {
+            return Frame::text(text);
+        }
+        let mut bytes = text.into_bytes();
+        let len = (bytes.len() - HEADER_ROOM) as u64;
+        let header = FrameHeader {
+            is_final: true,
+            opcode: OpCode::Data(Data::Text),
+            ..FrameHeader::default()
+        };
+        let mut head = [0u8; HEADER_ROOM];
+        let header_len = header.len(len);
+        // Writing into a slice of the header's own length cannot fail.
+        let _ = header.format(len, &mut &mut head[..header_len]);
+        let start = HEADER_ROOM - header_len;
+        bytes[start..HEADER_ROOM].copy_from_slice(&head[..header_len]);
+        let mut frame = Bytes::from(bytes);
+        frame.advance(start);
+        Frame(frame)
+    }
+
+    /// The frame of a server message; an `ok` (every move's answer) is written straight
+    /// into its frame.
+    pub fn msg(msg: &ServerMessage) -> Frame {
+        if let ServerMessage::Ok { rid, seq, game_id } = msg {
+            return Frame::ok(rid.as_ref(), *seq, game_id.as_deref());
+        }
+        Frame::text(msg.to_json())
+    }
+
+    /// The frame of [`ServerMessage::Ok`] with these members, from borrowed parts.
+    pub fn ok(rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) -> Frame {
+        let mut text = Frame::text_room(64);
+        stoa_protocol::wire::write_ok(&mut text, rid, seq, game_id);
+        Frame::from_room(text)
     }
 
     /// A ping frame with `payload` (at most 125 bytes, as control frames must be).
@@ -127,6 +187,44 @@ mod tests {
             &[0x81, 127, 0, 0, 0, 0, 0, 1, 0x11, 0x70]
         );
         assert_eq!(f.payload_text(), big);
+    }
+
+    #[test]
+    fn frames_written_in_their_room_are_the_same_bytes() {
+        for len in [0, 1, 125, 126, 300, 65_535, 65_536, 70_000] {
+            let payload = "é".repeat(len / 2) + &"z".repeat(len % 2);
+            let mut text = Frame::text_room(payload.len());
+            text.push_str(&payload);
+            let framed = Frame::from_room(text);
+            assert_eq!(framed, Frame::text(&payload), "payload of {len} bytes");
+            assert_eq!(framed.payload_text(), payload);
+        }
+        // A text not begun in a room is framed whole, never cut.
+        let plain = String::from("\0\0{}");
+        assert_eq!(Frame::from_room(plain.clone()), Frame::text(&plain));
+    }
+
+    #[test]
+    fn message_frames_are_their_json() {
+        let msgs = [
+            ServerMessage::Ok {
+                rid: Some(Rid::Int(7)),
+                seq: Some(12),
+                game_id: Some("g\"1".into()),
+            },
+            ServerMessage::Ok {
+                rid: None,
+                seq: None,
+                game_id: None,
+            },
+            ServerMessage::Pong {
+                rid: Some(Rid::Str("p".into())),
+                server_time: 5,
+            },
+        ];
+        for msg in msgs {
+            assert_eq!(Frame::msg(&msg), Frame::text(msg.to_json()), "{msg:?}");
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::{Act, Answer, Command};
 use crate::ids::{self, GameId, RoomCode};
+use crate::net::frame::Frame;
 use crate::net::outbound::ConnHandle;
 use crate::services::hub::Hub;
 use crate::services::rooms::{Room, RoomStatus};
@@ -398,7 +399,11 @@ impl Session {
 
     fn answer(&self, rid: Option<Rid>, game_id: &str, answer: Answer) -> Result<(), ApiError> {
         match answer {
-            Answer::Ok { seq } => self.ok(rid, Some(seq), Some(game_id.to_string())),
+            // Every move's answer: written from the borrowed id, not a message built first.
+            Answer::Ok { seq } => {
+                self.conn
+                    .send(Frame::ok(rid.as_ref(), Some(seq), Some(game_id)));
+            }
             Answer::Legal { seq, moves } => self.send(&ServerMessage::Legal {
                 rid,
                 game_id: game_id.to_string(),

@@ -11,11 +11,12 @@ use serde_json::Value;
 use stoa_protocol::wire::Rid;
 
 use crate::game::core::{write_patch, write_str, PatchOp};
+use crate::net::frame::Frame;
 
 /// The `game.diff` frame, byte for byte what
 /// [`stoa_protocol::wire::ServerMessage::GameDiff`] encodes.
-pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
-    let mut frame = String::with_capacity(512);
+pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> Frame {
+    let mut frame = Frame::text_room(512);
     frame.push_str("{\"t\":\"game.diff\",\"game_id\":");
     write_str(&mut frame, game_id);
     frame.push_str(",\"seq\":");
@@ -23,21 +24,21 @@ pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> String {
     frame.push_str(",\"patch\":");
     write_patch(&mut frame, patch);
     frame.push('}');
-    frame
+    Frame::from_room(frame)
 }
 
 /// The `game.snapshot` frame around an encoded document, byte for byte what
 /// [`stoa_protocol::wire::ServerMessage::GameSnapshot`] encodes.
-pub(super) fn snapshot_frame(game_id: &str, seq: u64, rid: Option<&Rid>, doc: &str) -> String {
+pub(super) fn snapshot_frame(game_id: &str, seq: u64, rid: Option<&Rid>, doc: &str) -> Frame {
     let id = Value::from(game_id);
-    let mut frame = String::with_capacity(doc.len() + 96);
+    let mut frame = Frame::text_room(doc.len() + 96);
     frame.push_str("{\"t\":\"game.snapshot\",");
     if let Some(rid) = rid {
         let rid = serde_json::to_string(rid).unwrap_or_else(|_| "null".into());
         let _ = write!(frame, "\"rid\":{rid},");
     }
     let _ = write!(frame, "\"game_id\":{id},\"seq\":{seq},\"doc\":{doc}}}");
-    frame
+    Frame::from_room(frame)
 }
 
 #[cfg(test)]
@@ -58,7 +59,7 @@ mod tests {
             seq: 3,
             patch: json!(patch),
         };
-        assert_eq!(diff_frame("g1", 3, &patch), msg.to_json());
+        assert_eq!(diff_frame("g1", 3, &patch).payload_text(), msg.to_json());
     }
 
     #[test]
@@ -71,6 +72,6 @@ mod tests {
             doc: doc.clone(),
         };
         let frame = snapshot_frame("g1", 7, Some(&Rid::Str("r\"1".into())), &doc.to_string());
-        assert_eq!(frame, msg.to_json());
+        assert_eq!(frame.payload_text(), msg.to_json());
     }
 }

@@ -57,8 +57,11 @@ impl Core {
     /// changed are neither rebuilt nor compared.
     pub(super) fn patch(&mut self, moves_before: usize, touched: Touched) -> Vec<PatchOp> {
         let names = self.game.side_names();
-        let mut ops = Vec::new();
-        let mut path = String::with_capacity(64);
+        // Room for a move's operations (the clock, position, side to act, the move, a few
+        // cells and counts) without growing; the path is built only for a member diffed
+        // whole, which most events have none of.
+        let mut ops = Vec::with_capacity(16);
+        let mut path = String::new();
         let mut field = |name: &str, old: &mut Value, new: Value, ops: &mut Vec<PatchOp>| {
             path.clear();
             path.push('/');
@@ -94,7 +97,10 @@ impl Core {
                 .take()
                 .unwrap_or_else(|| self.game.position());
             if position != self.fields.position {
-                ops.push(PatchOp::replace("/position", json!(position)));
+                ops.push(PatchOp::replace(
+                    "/position",
+                    Value::String(position.clone()),
+                ));
             }
             self.fields.position = position;
         }
@@ -121,7 +127,7 @@ impl Core {
             ops.push(PatchOp {
                 op: "add",
                 path: Cow::Borrowed("/moves/-"),
-                value: json!(mv),
+                value: Value::String(mv.clone()),
             });
         }
         if touched.game {

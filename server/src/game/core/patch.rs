@@ -43,9 +43,16 @@ pub fn write_patch(out: &mut String, ops: &[PatchOp]) {
         if i > 0 {
             out.push(',');
         }
-        out.push_str("{\"op\":");
-        write_str(out, op.op);
-        out.push_str(",\"path\":");
+        // The two operations' names are known: written whole, not checked for escapes.
+        match op.op {
+            "replace" => out.push_str("{\"op\":\"replace\",\"path\":"),
+            "add" => out.push_str("{\"op\":\"add\",\"path\":"),
+            other => {
+                out.push_str("{\"op\":");
+                write_str(out, other);
+                out.push_str(",\"path\":");
+            }
+        }
         write_str(out, &op.path);
         out.push_str(",\"value\":");
         write_value(out, &op.value);
