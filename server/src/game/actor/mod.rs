@@ -75,6 +75,9 @@ struct Actor {
     /// [`Actor::ping_runner`]).
     pinged_at: [Option<tokio::time::Instant>; 2],
     subs: HashMap<u64, Arc<ConnHandle>>,
+    /// The subscribers that are seated players' connections (a few at most), so a
+    /// broadcast reaches them first without comparing every spectator's player id.
+    player_subs: Vec<u64>,
     /// Subscribers that are not the seated players, counted as they come and go.
     watchers: u64,
     /// The spectator count last published in `game.crowd`.
@@ -224,6 +227,7 @@ impl Actor {
             code_viewers: HashSet::new(),
             pinged_at: [None; 2],
             subs: HashMap::new(),
+            player_subs: Vec::new(),
             watchers: 0,
             spectators: 0,
             online: online_map,

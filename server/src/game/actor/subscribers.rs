@@ -66,8 +66,11 @@ impl Actor {
             // reconnect) without it.
             self.code_viewers.insert(p.to_string());
         }
-        if self.subs.insert(conn.id, conn.clone()).is_none() && !seated {
-            self.watchers += 1;
+        if self.subs.insert(conn.id, conn.clone()).is_none() {
+            match seated {
+                true => self.player_subs.push(conn.id),
+                false => self.watchers += 1,
+            }
         }
         if let Role::Follower(f) = &mut self.role {
             f.idle_since = None;
@@ -176,14 +179,19 @@ impl Actor {
         let mut gone = Vec::new();
         // The players first: their writers wake before thousands of spectators' do, so a
         // crowd never delays the opponent's diff.
-        for players_pass in [true, false] {
-            for (id, conn) in &self.subs {
-                if self.is_player(conn.player_id()) != players_pass {
-                    continue;
-                }
+        for id in &self.player_subs {
+            if let Some(conn) = self.subs.get(id) {
                 if conn.send(bytes.clone()) != SendOutcome::Sent {
                     gone.push(*id);
                 }
+            }
+        }
+        for (id, conn) in &self.subs {
+            if self.player_subs.contains(id) {
+                continue;
+            }
+            if conn.send(bytes.clone()) != SendOutcome::Sent {
+                gone.push(*id);
             }
         }
         for id in gone {
@@ -196,8 +204,11 @@ impl Actor {
     pub(super) fn unsubscribe(&mut self, conn_id: u64) {
         if let Some(conn) = self.subs.remove(&conn_id) {
             conn.remove_sub(self.core.id());
-            if !self.is_player(conn.player_id()) {
-                self.watchers -= 1;
+            match self.player_subs.iter().position(|id| *id == conn_id) {
+                Some(i) => {
+                    self.player_subs.swap_remove(i);
+                }
+                None => self.watchers -= 1,
             }
         }
         if let (true, Role::Follower(f)) = (self.subs.is_empty(), &mut self.role) {
