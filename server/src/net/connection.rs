@@ -186,26 +186,17 @@ async fn read_loop(
     let ping = tokio::time::sleep(keepalive);
     tokio::pin!(ping);
     let mut last_seen = Instant::now();
-    // The ways the loop ends are waited for by one future each for the connection's whole
-    // life, not by new ones per request: each new wait registered itself with its `Notify`
-    // (or `watch`) and removed itself again, twice per request.
-    let kicked = conn.kicked();
-    let ended = conn.ended();
-    let shut = shutdown.changed();
-    // What a full socket could not take at once goes out as it drains.
-    let flushed = conn.flush();
-    tokio::pin!(kicked, ended, shut, flushed);
 
     loop {
         tokio::select! {
             biased;
-            _ = &mut kicked => {
+            _ = conn.kicked() => {
                 return Ending { close: None, wait_writer: false };
             }
-            (code, reason) = &mut ended => {
+            (code, reason) = conn.ended() => {
                 return Ending::close(code, reason);
             }
-            _ = &mut shut => {
+            _ = shutdown.changed() => {
                 conn.send_msg(&ServerMessage::Shutdown {
                     message: "the server is shutting down; reconnect later".into(),
                 });
@@ -246,7 +237,8 @@ async fn read_loop(
                     return ending;
                 }
             }
-            flushed = &mut flushed => {
+            // What a full socket could not take at once goes out as it drains.
+            flushed = conn.flush() => {
                 // Done only when the queue closed (then the connection ends) or the
                 // socket failed (then nothing queued would reach anyone).
                 return Ending { close: None, wait_writer: flushed.is_ok() };
