@@ -186,6 +186,10 @@ async fn read_loop(
     let ping = tokio::time::sleep(keepalive);
     tokio::pin!(ping);
     let mut last_seen = Instant::now();
+    // Made once: it is ready only when the server shuts down, which ends the loop, and a
+    // fresh one each pass took the channel's lock twice per request.
+    let shutdown = shutdown.changed();
+    tokio::pin!(shutdown);
 
     loop {
         tokio::select! {
@@ -196,7 +200,7 @@ async fn read_loop(
             (code, reason) = conn.ended() => {
                 return Ending::close(code, reason);
             }
-            _ = shutdown.changed() => {
+            _ = &mut shutdown => {
                 conn.send_msg(&ServerMessage::Shutdown {
                     message: "the server is shutting down; reconnect later".into(),
                 });
