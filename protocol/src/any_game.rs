@@ -210,7 +210,7 @@ impl<G: Game> AnyGame for Instance<G> {
     fn play_tracked(&mut self, notation: &str) -> Result<Tracked, RulesError> {
         let before = G::VIEW_CHANGES.then(|| self.state.clone());
         let played = self.play(notation)?;
-        let view_changes = before.and_then(|b| self.state.view_changes(&b));
+        let view_changes = before.and_then(|b| self.state.view_changes_kept(&b));
         Ok(Tracked {
             played,
             view_changes,
@@ -222,7 +222,7 @@ impl<G: Game> AnyGame for Instance<G> {
         let played = next.play(notation)?;
         // This game is the state before: no second copy to compare with.
         let view_changes = if G::VIEW_CHANGES {
-            next.state.view_changes(&self.state)
+            next.state.view_changes_kept(&self.state)
         } else {
             None
         };

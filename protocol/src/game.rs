@@ -259,6 +259,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// As [`Game::view_changes`], for a state that goes on being played (a server's game):
+    /// the engine may keep in `self` what it learnt, so the next action's changes cost
+    /// less (Ūnane keeps its group counts). What it returns is what `view_changes` would.
+    fn view_changes_kept(&mut self, before: &Self) -> Option<Vec<(String, serde_json::Value)>> {
+        self.view_changes(before)
+    }
+
     /// The static geometry clients draw the view on (cell names and coordinates, layout,
     /// special cells), for these options: the same for every game with them, so it is not
     /// in any game document. Its objects and arrays line up with the view's: merging the

@@ -25,8 +25,10 @@ use crate::game::{Game, Outcome, Reason, RulesError, Side};
 /// Colour names indexed by [`Side::index`].
 const COLOURS: [&str; 2] = ["black", "white"];
 
-/// A complete Ūnane game state (board, side to act, ply, result). It is `Copy`: 80-odd bytes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+/// A complete Ūnane game state (board, side to act, ply, result). It is `Copy`: 80 bytes.
+///
+/// Equal and hashed by the game alone: the kept group counts are a memo, not state.
+#[derive(Copy, Clone, Debug)]
 pub struct Unane {
     width: u8,
     height: u8,
@@ -37,6 +39,51 @@ pub struct Unane {
     /// Actions played so far, swap included (only decides whether swap is offered).
     ply: u32,
     outcome: Option<Outcome>,
+    /// Each side's group count when known ([`GROUPS_UNKNOWN`] otherwise), kept by
+    /// [`Game::view_changes_kept`] so the next move's diff adds a known change to it instead
+    /// of counting the groups again (the count was most of a move's diff). Any action
+    /// forgets it (one byte store: perft and bots pay nothing else).
+    groups_kept: [u8; 2],
+}
+
+/// A kept group count that is not known ([`Unane::groups_kept`]; a 16x16 board has at most
+/// 128 groups).
+const GROUPS_UNKNOWN: u8 = u8::MAX;
+
+impl PartialEq for Unane {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.width,
+            self.height,
+            self.stones,
+            self.to_move,
+            self.ply,
+            self.outcome,
+        ) == (
+            other.width,
+            other.height,
+            other.stones,
+            other.to_move,
+            other.ply,
+            other.outcome,
+        )
+    }
+}
+
+impl Eq for Unane {}
+
+impl std::hash::Hash for Unane {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (
+            self.width,
+            self.height,
+            self.stones,
+            self.to_move,
+            self.ply,
+            self.outcome,
+        )
+            .hash(state);
+    }
 }
 
 impl Unane {
@@ -48,6 +95,7 @@ impl Unane {
             to_move,
             ply,
             outcome: None,
+            groups_kept: [GROUPS_UNKNOWN; 2],
         }
     }
 
@@ -168,6 +216,82 @@ impl Unane {
 
     fn colour(side: Side) -> &'static str {
         COLOURS[side.index()]
+    }
+
+    /// The view's changed members since `before` ([`Game::view_changes`]), and each side's
+    /// group count after them where known (what [`Unane::groups_kept`] keeps).
+    #[allow(clippy::type_complexity)]
+    fn changes(&self, before: &Self) -> Option<(Vec<(String, Value)>, [u8; 2])> {
+        if (self.width, self.height) != (before.width, before.height) {
+            return None;
+        }
+        // Only the cells whose stone changed (a placement and its captures), in the view's
+        // order: rows from the top rank down, files left to right (each rank's bits read
+        // lowest file first, so nothing is collected or sorted).
+        let changed = (self.stones[0] ^ before.stones[0]) | (self.stones[1] ^ before.stones[1]);
+        // The changed cells, then at most two stone counts, two group counts and the swap.
+        let mut out = Vec::with_capacity(changed.count() as usize + 5);
+        for rank in (0..self.height).rev() {
+            let mut bits = changed.rank(rank);
+            while bits != 0 {
+                let file = bits.trailing_zeros() as u8;
+                bits &= bits - 1;
+                let row = self.height - 1 - rank;
+                let value = self
+                    .stone(Cell::from_index(rank * STRIDE + file))
+                    .map_or(Value::Null, |s| Value::from(Self::colour(s)));
+                out.push((crate::pointer!("rows", row, file), value));
+            }
+        }
+        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
+            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
+            if now == was {
+                continue;
+            }
+            if now.count() != was.count() {
+                out.push((crate::pointer!("stones", name), Value::from(now.count())));
+            }
+        }
+        let mut kept = [GROUPS_UNKNOWN; 2];
+        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
+            let i = side.index();
+            let (now, was) = (self.stones[i], before.stones[i]);
+            let known = before.groups_kept[i];
+            if now == was {
+                kept[i] = known;
+                continue;
+            }
+            let (shown, count) = match (group_change(now, was), known) {
+                // The same count as before, whatever it was.
+                (Some(0), _) => (None, u32::from(known)),
+                // A known change to a known count.
+                (Some(delta), known) if known != GROUPS_UNKNOWN => {
+                    let count = (i32::from(known) + delta) as u32;
+                    (Some(count), count)
+                }
+                (Some(_), _) => {
+                    let count = now.groups();
+                    (Some(count), count)
+                }
+                // Merges or splits: counted, and compared with the count before.
+                (None, known) => {
+                    let count = now.groups();
+                    let before = match known {
+                        GROUPS_UNKNOWN => was.groups(),
+                        known => u32::from(known),
+                    };
+                    ((count != before).then_some(count), count)
+                }
+            };
+            if let Some(groups) = shown {
+                out.push((crate::pointer!("groups", name), Value::from(groups)));
+            }
+            kept[i] = u8::try_from(count).unwrap_or(GROUPS_UNKNOWN);
+        }
+        if self.swap_available() != before.swap_available() {
+            out.push(("/swap_available".into(), Value::from(self.swap_available())));
+        }
+        Some((out, kept))
     }
 
     /// Why an action is illegal here, or `None` when it is legal.
@@ -309,6 +433,7 @@ impl Game for Unane {
 
     #[inline]
     fn apply(&mut self, action: Action) {
+        self.groups_kept = [GROUPS_UNKNOWN; 2];
         let mover = self.to_move;
         let (me, foe) = (mover.index(), mover.other().index());
         match action {
@@ -382,49 +507,13 @@ impl Game for Unane {
     const VIEW_CHANGES: bool = true;
 
     fn view_changes(&self, before: &Self) -> Option<Vec<(String, Value)>> {
-        if (self.width, self.height) != (before.width, before.height) {
-            return None;
-        }
-        // Only the cells whose stone changed (a placement and its captures), in the view's
-        // order: rows from the top rank down, files left to right (each rank's bits read
-        // lowest file first, so nothing is collected or sorted).
-        let changed = (self.stones[0] ^ before.stones[0]) | (self.stones[1] ^ before.stones[1]);
-        // The changed cells, then at most two stone counts, two group counts and the swap.
-        let mut out = Vec::with_capacity(changed.count() as usize + 5);
-        for rank in (0..self.height).rev() {
-            let mut bits = changed.rank(rank);
-            while bits != 0 {
-                let file = bits.trailing_zeros() as u8;
-                bits &= bits - 1;
-                let row = self.height - 1 - rank;
-                let value = self
-                    .stone(Cell::from_index(rank * STRIDE + file))
-                    .map_or(Value::Null, |s| Value::from(Self::colour(s)));
-                out.push((crate::pointer!("rows", row, file), value));
-            }
-        }
-        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
-            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
-            if now == was {
-                continue;
-            }
-            if now.count() != was.count() {
-                out.push((crate::pointer!("stones", name), Value::from(now.count())));
-            }
-        }
-        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
-            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
-            if now == was {
-                continue;
-            }
-            if let Some(groups) = changed_groups(now, was) {
-                out.push((crate::pointer!("groups", name), Value::from(groups)));
-            }
-        }
-        if self.swap_available() != before.swap_available() {
-            out.push(("/swap_available".into(), Value::from(self.swap_available())));
-        }
-        Some(out)
+        self.changes(before).map(|(changes, _)| changes)
+    }
+
+    fn view_changes_kept(&mut self, before: &Self) -> Option<Vec<(String, Value)>> {
+        let (changes, groups) = self.changes(before)?;
+        self.groups_kept = groups;
+        Some(changes)
     }
 
     fn geometry(&self) -> Value {
@@ -466,17 +555,30 @@ impl Game for Unane {
     }
 }
 
-/// A side's group count when it differs between `was` and `now` (its stones before and
-/// after a move), else `None`.
-///
-/// Why not two counts every move: a move changes a side's stones by a cell or two (a
-/// capture moves a stone one step and takes the stone there, a removal takes one off), and
-/// each such change is mostly decided by its neighbours alone. A stone added next to none
-/// of its colour makes a group, next to one it joins that group; a stone taken with no
-/// neighbour of its colour ends its group, with one it leaves the rest connected. When
-/// every change is of those kinds the count moved by a known amount, and is counted (once)
-/// only if it moved; anything else (a stone touching two or more) counts both sets.
+/// A side's group count when it differs between `was` and `now`, else `None` (what the
+/// diff shows, counted without a kept count).
+#[cfg(test)]
 pub(crate) fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
+    match group_change(now, was) {
+        Some(delta) => (delta != 0).then(|| now.groups()),
+        None => {
+            let groups = now.groups();
+            (groups != was.groups()).then_some(groups)
+        }
+    }
+}
+
+/// How much a side's group count moved between `was` and `now` (its stones before and
+/// after a move) when the changed cells alone tell; `None` when a changed cell touches two
+/// or more stones of its colour (a merge or a split: only a count tells).
+///
+/// Why: a move changes a side's stones by a cell or two (a capture moves a stone one step
+/// and takes the stone there, a removal takes one off), and each such change is mostly
+/// decided by its neighbours alone. A stone added next to none of its colour makes a
+/// group, next to one it joins that group; a stone taken with no neighbour of its colour
+/// ends its group, with one it leaves the rest connected. With the count before kept
+/// ([`Unane::groups_kept`]) most moves' counts are found without counting.
+fn group_change(now: Bits, was: Bits) -> Option<i32> {
     let (added, taken) = (now & !was, was & !now);
     let mut set = was;
     let mut delta = 0i32;
@@ -501,9 +603,5 @@ pub(crate) fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
             break;
         }
     }
-    if known {
-        return (delta != 0).then(|| now.groups());
-    }
-    let groups = now.groups();
-    (groups != was.groups()).then_some(groups)
+    known.then_some(delta)
 }
