@@ -388,6 +388,7 @@ proptest! {
             prop_assert_eq!(kept.view_changes_kept(&kept_before), game.view_changes(&before));
             check_view_changes(&kept_before, &kept)?;
             prop_assert_eq!(kept, game);
+            prop_assert_eq!(kept.view(), game.view());
         }
     }
 }

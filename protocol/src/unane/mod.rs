@@ -15,7 +15,7 @@ pub mod notation;
 pub mod options;
 mod position;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use self::bits::{Bits, STRIDE};
 pub use self::notation::{Action, Cell};
@@ -496,12 +496,29 @@ impl Game for Unane {
                 .collect();
             rows.push(Value::Array(row));
         }
-        json!({
-            "rows": rows,
-            "stones": {"black": self.stone_count(Side::First), "white": self.stone_count(Side::Second)},
-            "groups": {"black": self.group_count(Side::First), "white": self.group_count(Side::Second)},
-            "swap_available": self.swap_available(),
-        })
+        // Built member by member: `json!` would copy the rows through a serializer.
+        let per_side = |count: &dyn Fn(Side) -> u32| {
+            let mut m = Map::with_capacity(2);
+            for side in [Side::First, Side::Second] {
+                m.insert(Self::colour(side).to_string(), Value::from(count(side)));
+            }
+            Value::Object(m)
+        };
+        let mut view = Map::with_capacity(4);
+        view.insert("rows".to_string(), Value::Array(rows));
+        view.insert("stones".to_string(), per_side(&|s| self.stone_count(s)));
+        view.insert(
+            "groups".to_string(),
+            per_side(&|s| match self.groups_kept[s.index()] {
+                GROUPS_UNKNOWN => self.group_count(s),
+                kept => u32::from(kept),
+            }),
+        );
+        view.insert(
+            "swap_available".to_string(),
+            Value::Bool(self.swap_available()),
+        );
+        Value::Object(view)
     }
 
     const VIEW_CHANGES: bool = true;

@@ -251,27 +251,34 @@ impl Core {
     /// The whole document at the current seq (protocol/docs/PROTOCOL.md, "Games and documents").
     pub fn document(&self) -> Value {
         let f = &self.fields;
-        let mut doc = json!({
-            "id": self.id,
-            "kind": self.kind(),
-            "options": self.options(),
-            "clock": f.clock,
-            "rated": f.rated,
-            "visibility": self.visibility.as_str(),
-            "players": f.players,
-            "position": f.position,
-            "to_act": f.to_act,
-            "moves": self.moves,
-            "state": self.game.view(),
-            "status": f.status,
-            "draw_offer": f.draw_offer,
-            "rematch": f.rematch,
-        });
+        // Members cloned or moved in, in the document's order: `json!` would copy each
+        // value through a serializer (most of a snapshot's and a finished game's cost).
+        let moves = self.moves.iter().cloned().map(Value::String).collect();
+        let members: [(&str, Value); 14] = [
+            ("id", Value::String(self.id.clone())),
+            ("kind", Value::from(self.kind())),
+            ("options", self.options().clone()),
+            ("clock", f.clock.clone()),
+            ("rated", Value::Bool(f.rated)),
+            ("visibility", Value::from(self.visibility.as_str())),
+            ("players", f.players.clone()),
+            ("position", Value::String(f.position.clone())),
+            ("to_act", f.to_act.clone()),
+            ("moves", Value::Array(moves)),
+            ("state", self.game.view()),
+            ("status", f.status.clone()),
+            ("draw_offer", f.draw_offer.clone()),
+            ("rematch", f.rematch.clone()),
+        ];
+        let mut doc = Map::with_capacity(members.len() + 1);
+        for (name, value) in members {
+            doc.insert(name.to_string(), value);
+        }
         // Only arena games have the member: other documents stay as they were.
         if !f.arena.is_null() {
-            doc["arena"] = f.arena.clone();
+            doc.insert("arena".to_string(), f.arena.clone());
         }
-        doc
+        Value::Object(doc)
     }
 
     /// The document as freshly built from the game state (not from the cached fields the
