@@ -156,7 +156,7 @@ async fn contract(store: &dyn Store) {
         ratings_after: Some(json!({"white": 1516.2, "black": 1483.8})),
     };
     assert_eq!(store.finished_game("g1").await.unwrap(), None);
-    store.finish_game("g1", &finished).await.unwrap();
+    store.finish_game("g1", finished.clone()).await.unwrap();
     assert_eq!(
         store.finished_game("g1").await.unwrap(),
         Some(finished.clone())
@@ -165,7 +165,7 @@ async fn contract(store: &dyn Store) {
     assert!(store.all_unfinished_games().await.unwrap().is_empty());
     // Replacing it (a rematch request on an ended game) is fine.
     let again = FinishedGame { seq: 8, ..finished };
-    store.finish_game("g1", &again).await.unwrap();
+    store.finish_game("g1", again.clone()).await.unwrap();
     assert_eq!(store.finished_game("g1").await.unwrap(), Some(again));
     // Each player's history lists it once, under its end time.
     for p in ["pa", "pb"] {
@@ -193,7 +193,7 @@ async fn contract(store: &dyn Store) {
         store
             .finish_game(
                 &id,
-                &FinishedGame {
+                FinishedGame {
                     seq: 1,
                     doc: json!({"id": id}),
                     ended_ms: ended,
@@ -570,7 +570,7 @@ async fn memory_store_keeps_a_bounded_number_of_finished_games() {
             ended_ms: ended,
             ratings_after: None,
         };
-        store.finish_game(&id, &done).await.unwrap();
+        store.finish_game(&id, done).await.unwrap();
     }
     assert_eq!(store.finished_game("g1").await.unwrap(), None);
     assert_eq!(store.game("g1").await.unwrap(), None);
@@ -618,7 +618,7 @@ async fn redis_store_forgets_finished_games_after_the_retention() {
         ended_ms: now,
         ratings_after: None,
     };
-    store.finish_game("gr1", &done).await.unwrap();
+    store.finish_game("gr1", done).await.unwrap();
     assert_eq!(
         store.finished_games_of("pa", None, 5).await.unwrap().len(),
         1

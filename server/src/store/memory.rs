@@ -343,7 +343,7 @@ impl Store for MemoryStore {
             .unwrap_or_default())
     }
 
-    async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {
+    async fn finish_game(&self, game_id: &str, finished: FinishedGame) -> StoreResult<()> {
         let mut s = self.lock();
         let players: Vec<String> = s
             .games
@@ -368,7 +368,7 @@ impl Store for MemoryStore {
             s.history.entry(p).or_default().insert(key.clone());
         }
         s.finished_order.insert(key);
-        s.finished.insert(game_id.to_string(), finished.clone());
+        s.finished.insert(game_id.to_string(), finished);
         while s.finished.len() > self.keep_finished {
             let Some((ended, id)) = s.finished_order.pop_first() else {
                 break;

@@ -221,7 +221,7 @@ impl Actor {
         };
         let stored = self
             .caps
-            .store_call(self.caps.store.finish_game(self.core.id(), &finished))
+            .store_call(self.caps.store.finish_game(self.core.id(), finished))
             .await;
         let saved = match stored {
             Ok(()) => true,

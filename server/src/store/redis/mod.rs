@@ -487,7 +487,7 @@ impl Store for RedisStore {
         last.as_deref().map(decode).transpose()
     }
 
-    async fn finish_game(&self, game_id: &str, finished: &FinishedGame) -> StoreResult<()> {
+    async fn finish_game(&self, game_id: &str, finished: FinishedGame) -> StoreResult<()> {
         let Some(game) = self.game(game_id).await? else {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         };
@@ -497,7 +497,7 @@ impl Store for RedisStore {
             ids::now_ms()
         };
         let mut pipe = redis::pipe();
-        pipe.set(self.final_key(game_id), encode(finished)?)
+        pipe.set(self.final_key(game_id), encode(&finished)?)
             .ignore()
             .zrem(self.key(&["games", "unfinished"]), game_id)
             .ignore()
