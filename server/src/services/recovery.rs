@@ -149,7 +149,9 @@ impl Recovery {
         if !self.topology.spans_nodes() {
             return Ok(None);
         }
-        self.attach(id).await.map_err(ApiError::store)
+        // Boxed: following a game of another node is rare, and inline its state would sit
+        // in every request's future (each move's among them).
+        Box::pin(self.attach(id)).await.map_err(ApiError::store)
     }
 
     async fn attach(&self, id: &str) -> Result<Option<GameHandle>, StoreError> {
