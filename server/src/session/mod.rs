@@ -12,7 +12,7 @@ use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
     Visibility, PROTOCOL_VERSION,
 };
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::rate_limit::{ConnLimiter, Verdict};
 use crate::domain::setup::GameSetup;
@@ -427,7 +427,12 @@ impl Session {
             Err(e) => return Some(Err(e)),
         };
         let (tx, rx) = oneshot::channel();
-        handle.tx.send(make(tx)).await.ok()?;
+        // A free slot (nearly always) takes the command at once; only a full queue waits.
+        match handle.tx.try_send(make(tx)) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(cmd)) => handle.tx.send(cmd).await.ok()?,
+            Err(mpsc::error::TrySendError::Closed(_)) => return None,
+        }
         rx.await.ok()
     }
 
