@@ -492,7 +492,7 @@ impl Actor {
         let ended = !was_over && self.core.result().is_some();
         if ended && owner {
             Box::pin(self.rate()).await;
-            self.arena_end().await;
+            Box::pin(self.arena_end()).await;
         }
         if let (true, Some(peers)) = (owner, &self.caps.peers) {
             peers

@@ -108,7 +108,8 @@ impl Actor {
                     cmd: None,
                     retry: false,
                 };
-                self.forward(op, Some(reply)).await;
+                // Boxed: rare (the game moved), and large.
+                Box::pin(self.forward(op, Some(reply))).await;
             }
             Err(Committed::Moved) => {
                 let _ = reply.send(Err(ApiError::new(
@@ -168,7 +169,8 @@ impl Actor {
                 Ok(())
             }
             Err(StoreError::NotOwner(_)) => {
-                self.demote("another node holds the lease").await;
+                // Boxed, as every rare path of a command: it would sit in each move's future.
+                Box::pin(self.demote("another node holds the lease")).await;
                 Err(Committed::Moved)
             }
             Err(e @ StoreError::InDoubt(_)) => {
@@ -429,6 +431,13 @@ impl Actor {
         if self.in_doubt.is_none() {
             return Ok(());
         }
+        // Boxed: a lost answer is rare, and its reads would otherwise sit in every
+        // command's future (each move's is boxed and copied whole).
+        Box::pin(self.settle_doubt()).await
+    }
+
+    /// [`Actor::settle`] with a write in doubt.
+    async fn settle_doubt(&mut self) -> Result<(), ApiError> {
         if let Role::Follower(_) = self.role {
             // Others may have logged after it since: only the whole log tells.
             return if self.heal().await {
