@@ -370,7 +370,52 @@ mod tests {
                 expected,
                 "{was:?} -> {now:?}"
             );
+            if let Some(delta) = crate::unane::group_change(now, was) {
+                assert_eq!(
+                    i64::from(delta),
+                    i64::from(now.groups()) - i64::from(was.groups()),
+                    "{was:?} -> {now:?}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn a_group_change_found_around_the_changed_cells_is_exact_on_big_boards() {
+        let mut next = xorshift(0xD1B5_4A32_D192_ED03);
+        let (mut found, mut left) = (0, 0);
+        for round in 0..20_000u64 {
+            // Any density on a 16x16 board, then one to three cells flipped.
+            let density = round % 16;
+            let mut was = Bits::EMPTY;
+            for index in 0..=255u8 {
+                if next() % 16 < density {
+                    was = was | Bits::cell(index);
+                }
+            }
+            let mut now = was;
+            for _ in 0..1 + next() % 3 {
+                let cell = Bits::cell((next() % 256) as u8);
+                now = if (now & cell).is_empty() {
+                    now | cell
+                } else {
+                    now & !cell
+                };
+            }
+            match crate::unane::group_change(now, was) {
+                Some(delta) => {
+                    found += 1;
+                    assert_eq!(
+                        i64::from(delta),
+                        i64::from(now.groups()) - i64::from(was.groups()),
+                        "{was:?} -> {now:?}"
+                    );
+                }
+                None => left += 1,
+            }
+        }
+        // Most changes are told around the cells; some are left to a full count.
+        assert!(found > left, "{found} found, {left} left to a count");
     }
 
     #[test]
