@@ -380,19 +380,24 @@ mod tests {
         }
     }
 
+    /// A random set over the whole 16x16 area, each cell in it with odds `density` in 16.
+    fn random_set(next: &mut impl FnMut() -> u64, density: u64) -> Bits {
+        let mut b = Bits::EMPTY;
+        for index in 0..=255u8 {
+            if next() % 16 < density {
+                b = b | Bits::cell(index);
+            }
+        }
+        b
+    }
+
     #[test]
     fn a_group_change_found_around_the_changed_cells_is_exact_on_big_boards() {
         let mut next = xorshift(0xD1B5_4A32_D192_ED03);
         let (mut found, mut left) = (0, 0);
         for round in 0..20_000u64 {
             // Any density on a 16x16 board, then one to three cells flipped.
-            let density = round % 16;
-            let mut was = Bits::EMPTY;
-            for index in 0..=255u8 {
-                if next() % 16 < density {
-                    was = was | Bits::cell(index);
-                }
-            }
+            let was = random_set(&mut next, round % 16);
             let mut now = was;
             for _ in 0..1 + next() % 3 {
                 let cell = Bits::cell((next() % 256) as u8);
@@ -423,13 +428,7 @@ mod tests {
         let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..3_000u64 {
             // Densities from sparse to nearly full, over the whole 16x16 area.
-            let density = round % 16;
-            let mut b = Bits::EMPTY;
-            for index in 0..=255u8 {
-                if next() % 16 < density {
-                    b = b | Bits::cell(index);
-                }
-            }
+            let b = random_set(&mut next, round % 16);
             assert_eq!(b.groups(), groups_by_flood(b), "{b:?}");
         }
         // A spiral (one group winding through every rank) and a checkerboard (128 groups).

@@ -50,23 +50,27 @@ pub struct Unane {
 /// 128 groups).
 const GROUPS_UNKNOWN: u8 = u8::MAX;
 
+/// The fields that make the game (all but the kept memo), as equality and hashing see it.
+type GameKey = (u8, u8, [Bits; 2], Side, u32, Option<Outcome>);
+
+impl Unane {
+    fn game_key(&self) -> GameKey {
+        let Unane {
+            width,
+            height,
+            stones,
+            to_move,
+            ply,
+            outcome,
+            groups_kept: _,
+        } = *self;
+        (width, height, stones, to_move, ply, outcome)
+    }
+}
+
 impl PartialEq for Unane {
     fn eq(&self, other: &Self) -> bool {
-        (
-            self.width,
-            self.height,
-            self.stones,
-            self.to_move,
-            self.ply,
-            self.outcome,
-        ) == (
-            other.width,
-            other.height,
-            other.stones,
-            other.to_move,
-            other.ply,
-            other.outcome,
-        )
+        self.game_key() == other.game_key()
     }
 }
 
@@ -74,15 +78,7 @@ impl Eq for Unane {}
 
 impl std::hash::Hash for Unane {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (
-            self.width,
-            self.height,
-            self.stones,
-            self.to_move,
-            self.ply,
-            self.outcome,
-        )
-            .hash(state);
+        self.game_key().hash(state);
     }
 }
 
