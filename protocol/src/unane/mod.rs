@@ -269,7 +269,8 @@ impl Unane {
                     let count = now.groups();
                     (Some(count), count)
                 }
-                // Merges or splits: counted, and compared with the count before.
+                // Not told around the cells (a long flood): counted, and compared with the
+                // count before.
                 (None, known) => {
                     let count = now.groups();
                     let before = match known {
