@@ -1,11 +1,11 @@
 //! Position strings: `<size> <to-act> <vert-pile>,<horz-pile> <ply> <vert-balls> <horz-balls>`.
 
-use crate::game::{RulesError, Side};
+use crate::game::{Outcome, Reason, RulesError, Side};
 
-use super::connection::EMPTY;
+use super::connection::{Analysis, EMPTY};
 use super::geometry::{MAX_SIZE, MIN_SIZE, NONE};
 use super::notation::parse_point;
-use super::options::{Options, MAX_PIECES};
+use super::options::Options;
 use super::Akron;
 
 /// The canonical position string: balls by level, then row, then column.
@@ -37,8 +37,14 @@ pub fn format(game: &Akron) -> String {
     )
 }
 
+/// A decimal number as the position string writes it: digits only, no sign, no leading
+/// zero (as the other games' strings).
 fn number(field: &str, text: &str) -> Result<u64, RulesError> {
-    if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    if text.is_empty()
+        || text.len() > 9
+        || !text.bytes().all(|b| b.is_ascii_digit())
+        || (text.len() > 1 && text.starts_with('0'))
+    {
         return Err(RulesError::position(format!(
             "{field} must be a non-negative integer, got '{text}'"
         )));
@@ -51,8 +57,13 @@ fn number(field: &str, text: &str) -> Result<u64, RulesError> {
 /// spaces; ball lists in any order, names case-insensitive).
 ///
 /// The string is self-describing: its size is the board size even when it differs from
-/// `options.size`. When the sizes agree, each colour's balls plus pile may not exceed
-/// `options.pieces`; otherwise the limit is 1000 (the largest pile allowed).
+/// `options.size`. Each colour's balls plus pile may not exceed the game's pieces: the
+/// `pieces` option when it was set to other than its default, else the default for the
+/// string's own size (so whether a string loads never depends on an unrelated size option).
+///
+/// A position whose side to act has no legal action is where play would have ended (the
+/// page's fourth end check, "if Q has no legal action, Q loses"): it loads as that ended
+/// game, not as one nobody can go on with. No other end is decided on loading.
 pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
     let fields: Vec<&str> = text.trim().split(' ').collect();
     if fields.len() != 6 || fields.iter().any(|f| f.is_empty()) {
@@ -69,8 +80,8 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
         )));
     }
     let to_move = match fields[1] {
-        "v" | "V" => Side::First,
-        "h" | "H" => Side::Second,
+        "v" => Side::First,
+        "h" => Side::Second,
         other => {
             return Err(RulesError::position(format!(
                 "the side to act must be 'v' or 'h', got '{other}'"
@@ -124,11 +135,7 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
             )));
         }
     }
-    let limit = if size == options.size as usize {
-        options.pieces() as u64
-    } else {
-        MAX_PIECES as u64
-    };
+    let limit = u64::from(game.pieces);
     for side in 0..2 {
         let who = if side == 0 { "vert" } else { "horz" };
         if counts[side] + piles[side] > limit {
@@ -143,5 +150,13 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
     game.ply = ply as u32;
     game.hash = game.zobrist_all();
     game.history = vec![game.hash];
+    if !game.can_add_or_swap()
+        && Analysis::with(game.geo, &game.cells, |an| !game.has_legal_action(an))
+    {
+        game.outcome = Some(Outcome {
+            winner: Some(to_move.other()),
+            reason: Reason::NoMoves,
+        });
+    }
     Ok(game)
 }

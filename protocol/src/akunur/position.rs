@@ -45,9 +45,13 @@ fn err(reason: impl Into<String>) -> RulesError {
     RulesError::position(reason)
 }
 
-/// A small decimal number: digits only (no sign), at most 3 of them.
+/// A small decimal number: digits only (no sign, no leading zero), at most 3 of them.
 fn number(field: &str, text: &str) -> Result<u32, RulesError> {
-    if text.is_empty() || text.len() > 3 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    if text.is_empty()
+        || text.len() > 3
+        || !text.bytes().all(|b| b.is_ascii_digit())
+        || (text.len() > 1 && text.starts_with('0'))
+    {
         return Err(err(format!("{field} must be a number, got '{text}'")));
     }
     text.parse()
