@@ -163,8 +163,8 @@ impl Model {
             let mut q = VecDeque::from([s]);
             while let Some(p) = q.pop_front() {
                 for &r in adj.get(&p).map(Vec::as_slice).unwrap_or(&[]) {
-                    if !comp.contains_key(&r) {
-                        comp.insert(r, id);
+                    if let std::collections::hash_map::Entry::Vacant(e) = comp.entry(r) {
+                        e.insert(id);
                         q.push_back(r);
                     }
                 }
@@ -351,8 +351,8 @@ fn options(n: i32, nodelay: bool) -> Options {
 fn engine_agrees_with_naive_model_on_dense_tall_positions() {
     let mut rng = StdRng::seed_from_u64(0xA4C0);
     let mut tall = 0;
-    for round in 0..700 {
-        let n = 3 + (round % 5) as i32; // 3..=7
+    for round in 0..700i32 {
+        let n = 3 + round % 5; // 3..=7
         let nodelay = round % 3 == 0;
         let text = random_tall_position(&mut rng, n);
         let g = Akron::from_position(&options(n, nodelay), &text)

@@ -18,10 +18,10 @@ fn xy(name: &str) -> (i32, i32) {
 /// The rows field from `(cell, 'L' | 'D')` pairs.
 fn rows(cells: &[(&str, char)]) -> String {
     let mut out = Vec::new();
-    for y in (0..9).rev() {
+    for y in (0..9i32).rev() {
         let mut row = String::new();
         for x in 0..9 {
-            if (x - y as i32).abs() > 4 {
+            if (x - y).abs() > 4 {
                 continue;
             }
             let c = cells

@@ -289,7 +289,7 @@ fn compare(g: &Staku, max: usize, rng: &mut StdRng, follow: usize) {
     let list: Vec<String> = model.into_iter().collect();
     for _ in 0..follow.min(list.len()) {
         let t = &list[rng.gen_range(0..list.len())];
-        let mut e = g.clone();
+        let mut e = *g;
         let a = e.parse_action(t).unwrap();
         e.check(a).unwrap();
         e.apply(a);
@@ -486,7 +486,7 @@ fn page_conformance_examples() {
     let t = turns_from(&g, "d4+");
     assert!(t.contains(&"d4+d5".to_string()));
     assert!(!t.iter().any(|m| m.starts_with("d4+d3")));
-    let mut h = g.clone();
+    let mut h = g;
     h.apply(h.parse_action("d4+d5").unwrap());
     assert_eq!(
         h.position(),

@@ -295,7 +295,7 @@ fn notation_canonical_forms_and_rejections() {
         ("-a16", "-a16"),
         ("SWAP", "swap"),
     ] {
-        match g.parse_action(&text) {
+        match g.parse_action(text) {
             Ok(a) => assert_eq!(g.format_action(a), canon, "{text:?}"),
             Err(RulesError::BadNotation { .. }) => assert_eq!(canon, "", "{text:?}"),
             Err(e) => panic!("{text:?}: {e}"),

@@ -1,17 +1,23 @@
 //! `stoa-server`: the Stoa game server.
-#![forbid(unsafe_code)]
+// Unsafe code only in `allocator` (a global allocator cannot be written without it); the
+// library crate forbids it outright.
+#![deny(unsafe_code)]
 
 use std::io::IsTerminal;
 
 use clap::Parser;
 use stoa_server::Config;
 
-/// See `server/Cargo.toml` for why not the system allocator. The `system-alloc` feature
-/// keeps the system's, for heap profilers that hook `malloc` (heaptrack, valgrind's
-/// massif): mimalloc's allocations are invisible to them.
+#[cfg(not(feature = "system-alloc"))]
+mod allocator;
+
+/// See `server/Cargo.toml` for why not the system allocator, and `allocator` for why not
+/// the `mimalloc` crate's wrapper. The `system-alloc` feature keeps the system's, for heap
+/// profilers that hook `malloc` (heaptrack, valgrind's massif): mimalloc's allocations are
+/// invisible to them.
 #[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 fn main() -> std::process::ExitCode {
     let config = Config::parse();
