@@ -1047,9 +1047,11 @@ fn metric_families() -> BTreeMap<String, String> {
     families
 }
 
-/// The sample names a family's type gives it in queries.
+/// The sample names a family's type gives it in queries (a counter's family is named
+/// with its `_total` in Prometheus's text format, without it in OpenMetrics).
 fn sample_names(family: &str, kind: &str) -> Vec<String> {
     match kind {
+        "counter" if family.ends_with("_total") => vec![family.to_string()],
         "counter" => vec![format!("{family}_total")],
         "histogram" => ["_bucket", "_sum", "_count"]
             .iter()

@@ -150,8 +150,9 @@ async fn game_log_lines_carry_only_their_own_game_span() {
     }
 }
 
-/// `/metrics` in the OpenMetrics format, as Prometheus scrapes it: moves and endings per
-/// kind and reason, live games, and rooms waiting for a guest.
+/// `/metrics` in the OpenMetrics format, as Prometheus scrapes it (asking for it by
+/// `Accept`): moves and endings per kind and reason, live games, and rooms waiting for a
+/// guest; and the same series in Prometheus's plain text format to anyone else.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_count_moves_endings_and_waiting_rooms_by_kind() {
     use serde_json::json;
@@ -172,15 +173,23 @@ async fn metrics_count_moves_endings_and_waiting_rooms_by_kind() {
         .await;
     assert_eq!(room["t"], "room", "{room}");
 
-    // The raw answer: the content type Prometheus negotiates for OpenMetrics.
-    let mut s = std::net::TcpStream::connect(server.addr).expect("connect");
-    write!(
-        s,
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .expect("write");
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).expect("read");
+    // The raw answer: the content type Prometheus negotiates for OpenMetrics, with the
+    // `Accept` header its scraper sends.
+    let get = |accept: &str| -> String {
+        let mut s = std::net::TcpStream::connect(server.addr).expect("connect");
+        write!(
+            s,
+            "GET /metrics HTTP/1.1\r\nHost: x\r\n{accept}Connection: close\r\n\r\n"
+        )
+        .expect("write");
+        let mut raw = String::new();
+        s.read_to_string(&mut raw).expect("read");
+        raw
+    };
+    let raw = get(
+        "Accept: application/openmetrics-text;version=1.0.0,application/openmetrics-text;\
+         version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n",
+    );
     let (head, text) = raw.split_once("\r\n\r\n").expect("a response");
     assert!(
         head.to_ascii_lowercase()
@@ -208,4 +217,29 @@ async fn metrics_count_moves_endings_and_waiting_rooms_by_kind() {
     assert_eq!(value("stoa_connections_open"), Some(3.0));
     assert!(value("stoa_store_latency_seconds_count").unwrap_or(0.0) >= 3.0);
     assert!(text.ends_with("# EOF\n"), "{text}");
+    assert!(text.contains("# TYPE stoa_moves counter\n"), "{text}");
+
+    // Without an `Accept` header (curl, most tools): Prometheus's text format, the same
+    // series, a counter's HELP and TYPE named as its samples, no end marker.
+    let plain = get("");
+    let (head, body) = plain.split_once("\r\n\r\n").expect("a response");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: text/plain; version=0.0.4"),
+        "{head}"
+    );
+    assert!(!body.contains("# EOF"), "{body}");
+    assert!(
+        body.contains("# HELP stoa_moves_total Moves applied"),
+        "{body}"
+    );
+    assert!(body.contains("# TYPE stoa_moves_total counter\n"), "{body}");
+    assert!(
+        body.contains("# TYPE stoa_connections_open gauge\n"),
+        "{body}"
+    );
+    assert!(
+        body.contains("stoa_moves_total{kind=\"unane\"} 2\n"),
+        "{body}"
+    );
 }

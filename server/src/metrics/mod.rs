@@ -1,5 +1,6 @@
 //! The server's Prometheus metrics, kept in a `prometheus-client` registry and served at
-//! `GET /metrics` in the OpenMetrics text format.
+//! `GET /metrics` in Prometheus's text format, or OpenMetrics to a scraper that asks for it
+//! ([`exposition`]).
 //!
 //! Why this crate: it is the Prometheus project's own Rust client; its counters and gauges
 //! are atomics (the hot paths, every frame in and out, stay lock-free), and it renders the
@@ -21,14 +22,12 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Metric, Registry};
 use stoa_protocol::{Reason, KINDS};
 
+pub mod exposition;
 pub mod queues;
 mod series;
 
 use queues::QueueMetrics;
 use series::Series;
-
-/// The content type of [`Metrics::render`]'s output.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// Store call latency buckets, seconds: memory answers in microseconds, Redis in well under
 /// a millisecond on loopback, an fsync'ing Redis in milliseconds.

@@ -20,6 +20,7 @@ use tokio::sync::oneshot;
 
 use crate::game::Command;
 use crate::ids;
+use crate::metrics::exposition;
 use crate::net::connection::{self, ConnGuard};
 use crate::net::upgrade::Upgrade;
 use crate::services::hub::Hub;
@@ -244,18 +245,24 @@ async fn health(State(state): State<AppState>) -> Response {
     (code, Json(body)).into_response()
 }
 
-async fn metrics(State(state): State<AppState>) -> Response {
+async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let metrics = &state.hub.metrics;
     if let Some(m) = state.hub.topology.members().await {
         metrics.set_cluster(&m.node, m.nodes.len(), m.owned, m.matchmaker);
     }
     let waiting = state.hub.rooms.waiting_kinds();
     metrics.set_rooms_open(waiting.iter().map(String::as_str));
-    (
-        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
-        metrics.render(),
-    )
-        .into_response()
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let text = metrics.render();
+    if exposition::wants_openmetrics(accept) {
+        ([(header::CONTENT_TYPE, exposition::OPENMETRICS)], text).into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, exposition::PROMETHEUS_TEXT)],
+            exposition::prometheus_text(&text),
+        )
+            .into_response()
+    }
 }
 
 /// The static geometry of a game kind (for `?options=<JSON>`, default options without):
