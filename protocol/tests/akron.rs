@@ -591,9 +591,8 @@ fn position_errors_say_what_is_wrong() {
     assert!(e.contains("vert balls"), "{e}");
     let e = position_error("{}", "9 v 40,40 1 A1 -");
     assert!(e.contains("40 pieces"), "{e}");
-    // A size-8 string under default (9x9) options: 8x8's default of 32 pieces bounds it.
     let e = position_error("{}", "8 v 1001,0 1 - -");
-    assert!(e.contains("32 pieces"), "{e}");
+    assert!(e.contains("1000 pieces"), "{e}");
     let e = position_error("{}", "9 v 40,40 0 é -");
     assert!(e.contains("vert balls"), "{e}");
     let e = position_error("{}", "");

@@ -753,21 +753,23 @@ fn loaded_position_without_legal_action_is_lost_by_the_side_to_act() {
     assert_eq!(g.to_act(), Some(Side::First));
 }
 
-/// Balls plus pile may not exceed the game's pieces: the option when given, else the
-/// default for the string's own size. Whether a string loads never depends on an unrelated
-/// size option.
+/// Balls plus pile may not exceed `pieces` when the string's size is the options' size; a
+/// string of another size is taken as written (its piles up to 1000), since a position
+/// string loads on its own.
 #[test]
-fn pile_bound_does_not_depend_on_an_unrelated_size_option() {
+fn pile_bound_is_pieces_for_the_options_board_and_free_for_another() {
     let k = kind("akron").unwrap();
-    let p = "9 v 40,40 0 A1 -";
-    // 1 ball + 40 in the pile: more than 9x9's default 40 pieces, whatever the size option.
-    assert!(k.from_position(&json!(null), p).is_err());
-    assert!(k.from_position(&json!({"size": 8}), p).is_err());
-    // The pieces option, when given, is the bound.
+    // 1 ball + 40 in the pile: more than 9x9's default 40 pieces.
+    assert!(k.from_position(&json!(null), "9 v 40,40 0 A1 -").is_err());
     assert!(k
-        .from_position(&json!({"size": 8, "pieces": 41}), p)
+        .from_position(&json!({"pieces": 41}), "9 v 40,40 0 A1 -")
         .is_ok());
-    // A size-8 string under 9x9 options is bound by 8x8's default of 32.
-    assert!(k.from_position(&json!(null), "8 v 31,32 0 A1 -").is_ok());
-    assert!(k.from_position(&json!(null), "8 v 32,32 0 A1 -").is_err());
+    // Another size: piles as written.
+    assert!(k
+        .from_position(&json!({"size": 8}), "9 v 40,40 0 A1 -")
+        .is_ok());
+    assert!(k
+        .from_position(&json!(null), "3 h 5,5 9 B1,B2,B3 A1,A2,C1,C2,A2',B2'")
+        .is_ok());
+    assert!(k.from_position(&json!(null), "8 v 1001,0 0 - -").is_err());
 }

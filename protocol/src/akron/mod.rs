@@ -77,20 +77,11 @@ impl Akron {
     fn empty(options: &Options, n: usize) -> Akron {
         let geo = Geometry::get(n);
         let hash = 0;
-        // A position string's own size may differ from `options.size`: then the pile is the
-        // default of the board being set up, unless `pieces` was set to something else than
-        // the default of `options.size` (validated options always carry it, so a value equal
-        // to that default counts as the default).
-        let default_for = |size: u32| size * size / 2;
-        let pieces = match options.pieces() {
-            p if n as u32 == options.size || p != default_for(options.size) => p,
-            _ => default_for(n as u32),
-        };
         Akron {
             geo,
             cells: [EMPTY; MAX_POINTS],
-            piles: [pieces; 2],
-            pieces,
+            piles: [options.pieces(); 2],
+            pieces: options.pieces(),
             to_move: Side::First,
             ply: 0,
             nodelay: options.nodelay,

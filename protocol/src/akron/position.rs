@@ -5,7 +5,7 @@ use crate::game::{Outcome, Reason, RulesError, Side};
 use super::connection::{Analysis, EMPTY};
 use super::geometry::{MAX_SIZE, MIN_SIZE, NONE};
 use super::notation::parse_point;
-use super::options::Options;
+use super::options::{Options, MAX_PIECES};
 use super::Akron;
 
 /// The canonical position string: balls by level, then row, then column.
@@ -57,9 +57,9 @@ fn number(field: &str, text: &str) -> Result<u64, RulesError> {
 /// spaces; ball lists in any order, names case-insensitive).
 ///
 /// The string is self-describing: its size is the board size even when it differs from
-/// `options.size`. Each colour's balls plus pile may not exceed the game's pieces: the
-/// `pieces` option when it was set to other than its default, else the default for the
-/// string's own size (so whether a string loads never depends on an unrelated size option).
+/// `options.size`. When the sizes agree, each colour's balls plus pile may not exceed
+/// `options.pieces`; otherwise the limit is 1000 (the largest pile allowed): a string of
+/// another size is taken as it is written, piles included.
 ///
 /// A position whose side to act has no legal action is where play would have ended (the
 /// page's fourth end check, "if Q has no legal action, Q loses"): it loads as that ended
@@ -135,7 +135,11 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
             )));
         }
     }
-    let limit = u64::from(game.pieces);
+    let limit = if size == options.size as usize {
+        options.pieces() as u64
+    } else {
+        MAX_PIECES as u64
+    };
     for side in 0..2 {
         let who = if side == 0 { "vert" } else { "horz" };
         if counts[side] + piles[side] > limit {
