@@ -184,8 +184,12 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&root, &mut files);
-    // The binary's `main.rs` is its own crate: it names the library, not modules.
-    files.retain(|f| f.file_name().is_some_and(|n| n != "main.rs"));
+    // The binary's `main.rs` and its `allocator` are their own crate: they name the
+    // library, not its modules.
+    files.retain(|f| {
+        f.file_name()
+            .is_some_and(|n| n != "main.rs" && n != "allocator.rs")
+    });
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(&root, f)).collect();
     let mut graph = BTreeMap::new();
     for file in &files {
