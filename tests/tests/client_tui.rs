@@ -41,12 +41,14 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
     let tmux = Tmux::start("game", &command);
     clients.wait(host, |l| l.starts_with("game started "));
 
-    // The board (files and ranks of the 5x4 grid) and both players' clocks at 5:00.
-    let screen = tmux.wait_screen("the board and both clocks", |s| {
+    // The board (files and ranks of the 5x4 grid) and both players' clocks at 5:00. Waited
+    // for whole, status line included: tmux may be read in the middle of a redraw.
+    let screen = tmux.wait_screen("the board, both clocks and the status", |s| {
         s.contains("a b c d e")
             && s.matches("5:00").count() >= 2
             && s.contains("host")
             && s.contains("Tui")
+            && s.contains("black to act")
     });
     assert!(screen.contains("  4 B W B W B 4"), "{screen}");
     assert!(screen.contains("Players"), "{screen}");
