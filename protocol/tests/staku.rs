@@ -7,33 +7,14 @@ use serde_json::json;
 use stoa_protocol::staku::{Options, Staku};
 use stoa_protocol::{kind, Game, Outcome, Reason, RulesError, Side};
 
+mod staku_positions;
+use staku_positions::pos;
+
 const START: &str = "B,B,B,B,B,B/B,B,B,B,B,B,B/N,.,N,.,.,N,.,N/.,.,.,N,.,.,./N,.,N,.,.,N,.,N/W,W,W,W,W,W,W/W,W,W,W,W,W w 20";
 const ROW_LEN: [usize; 7] = [6, 7, 8, 7, 8, 7, 6];
 
 fn opts(max_stack: u8) -> Options {
     Options { max_stack }
-}
-
-/// A position string from `(cell, tokens)` pairs; every other cell is empty.
-fn pos(cells: &[(&str, &str)], side: &str, counter: u8) -> String {
-    let rows: Vec<String> = (0..7)
-        .rev()
-        .map(|r| {
-            let letter = (b'a' + r as u8) as char;
-            (1..=ROW_LEN[r])
-                .map(|i| {
-                    let name = format!("{letter}{i}");
-                    cells
-                        .iter()
-                        .find(|(c, _)| *c == name)
-                        .map_or(".", |(_, t)| *t)
-                        .to_string()
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect();
-    format!("{} {side} {counter}", rows.join("/"))
 }
 
 fn load(cells: &[(&str, &str)], side: &str, counter: u8) -> Staku {

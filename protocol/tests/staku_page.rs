@@ -9,6 +9,9 @@
 
 use std::collections::BTreeSet;
 
+mod staku_positions;
+use staku_positions::pos;
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
@@ -383,27 +386,6 @@ fn engine_agrees_with_naive_model_along_random_playouts() {
 }
 
 // ------------------------------------------------------------------ targeted page points
-
-fn pos(cells: &[(&str, &str)], side: &str, counter: u8) -> String {
-    let rows: Vec<String> = (0..7)
-        .rev()
-        .map(|r| {
-            let letter = (b'a' + r as u8) as char;
-            (1..=ROW_LEN[r])
-                .map(|i| {
-                    let name = format!("{letter}{i}");
-                    cells
-                        .iter()
-                        .find(|(c, _)| *c == name)
-                        .map_or(".", |(_, t)| *t)
-                        .to_string()
-                })
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect();
-    format!("{} {side} {counter}", rows.join("/"))
-}
 
 fn load(max: u8, cells: &[(&str, &str)], side: &str, counter: u8) -> Staku {
     let p = pos(cells, side, counter);
