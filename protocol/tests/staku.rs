@@ -742,8 +742,11 @@ fn options_validation() {
             json!({"max_stack": null}),
             "expected max_stack as an integer, 2 or 3",
         ),
+        (json!({"max_stack": 0}), "max_stack must be 2 or 3, got 0"),
         (json!({"stack": 2}), "unknown field `stack`"),
+        (json!({"other": 1}), "unknown field `other`"),
         (json!([2]), "options must be a JSON object"),
+        (json!(3), "options must be a JSON object"),
     ] {
         match k.validate_options(&bad) {
             Err(RulesError::InvalidOptions(m)) => assert!(m.contains(needle), "{bad}: {m}"),

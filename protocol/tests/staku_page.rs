@@ -14,9 +14,8 @@ use staku_positions::pos;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde_json::json;
 use stoa_protocol::staku::{Options, Staku};
-use stoa_protocol::{kind, Game, Outcome, Reason, RulesError, Side};
+use stoa_protocol::{Game, Outcome, Reason, RulesError, Side};
 
 const START: &str = "B,B,B,B,B,B/B,B,B,B,B,B,B/N,.,N,.,.,N,.,N/.,.,.,N,.,.,./N,.,N,.,.,N,.,N/W,W,W,W,W,W,W/W,W,W,W,W,W w 20";
 
@@ -656,39 +655,6 @@ fn notation_forms() {
             g.parse_action(text)
         );
     }
-}
-
-#[test]
-fn options_exact() {
-    let k = kind("staku").unwrap();
-    assert_eq!(
-        k.validate_options(&json!(null)).unwrap(),
-        json!({"max_stack": 3})
-    );
-    assert_eq!(
-        k.validate_options(&json!({})).unwrap(),
-        json!({"max_stack": 3})
-    );
-    assert_eq!(
-        k.validate_options(&json!({"max_stack": 2})).unwrap(),
-        json!({"max_stack": 2})
-    );
-    for bad in [
-        json!({"max_stack": 1}),
-        json!({"max_stack": 4}),
-        json!({"max_stack": 0}),
-        json!({"max_stack": -3}),
-        json!({"max_stack": "3"}),
-        json!({"max_stack": 2.5}),
-        json!({"other": 1}),
-        json!(3),
-    ] {
-        assert!(
-            matches!(k.validate_options(&bad), Err(RulesError::InvalidOptions(_))),
-            "{bad}"
-        );
-    }
-    assert_eq!(k.side_names, ["white", "black"]);
 }
 
 #[test]
