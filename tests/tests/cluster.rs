@@ -711,41 +711,65 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
     }
     t.step(seed).await.expect("a move");
     t.step(seed + 1).await.expect("a move");
-    let before = t.host_doc.doc["moves"].as_array().map(Vec::len);
+    // The owner is the joiner's node unless its lease lapsed on a loaded machine and
+    // another node took the game: the lease in Redis tells. The player who acts must be
+    // on a follower, so when node 1 itself holds the game, the guest acts instead.
+    let owner = lease_holder(&redis, &t.game_id);
+    let owner_at = ["w1", "w2", "w3"]
+        .iter()
+        .position(|id| *id == owner)
+        .unwrap_or_else(|| panic!("the lease is held by {owner:?}"));
+    let guest_acts = owner_at == 0;
+    if guest_acts {
+        t.step(seed + 2).await.expect("a move");
+    }
+    let watcher = &nodes[(owner_at + 1) % 3];
     let game_id = t.game_id.clone();
-    let legal = t
-        .host
+    let (client, tracked) = if guest_acts {
+        (&mut t.guest, &mut t.guest_doc)
+    } else {
+        (&mut t.host, &mut t.host_doc)
+    };
+    let before = tracked.doc["moves"].as_array().map(Vec::len);
+    let legal = client
         .request(json!({"t":"game.legal","game_id":game_id}))
         .await;
     let mv = legal["moves"][0].as_str().expect("a move").to_string();
-    let owner_pid = nodes[1].pid();
+    let owner_pid = nodes[owner_at].pid();
     stoa_tests::signal(owner_pid, "-STOP");
-    let answer = t
-        .host
-        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":t.host_doc.seq}))
+    let answer = client
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":tracked.seq}))
         .await;
     assert_eq!(answer["code"], "unavailable", "{answer}");
     stoa_tests::signal(owner_pid, "-CONT");
     tokio::time::sleep(Duration::from_millis(2 * LEASE_MS)).await;
-    let (_, doc) = nodes[2].api_game(&game_id, None);
+    let (_, doc) = watcher.api_game(&game_id, None);
     assert_eq!(
         doc["moves"].as_array().map(Vec::len),
         before,
         "an unavailable move was played: {doc}"
     );
-    t.host_doc.absorb_pending(&mut t.host);
-    let ok = t
-        .host
-        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":t.host_doc.seq}))
+    tracked.absorb_pending(client);
+    let ok = client
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":tracked.seq}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let (_, doc) = nodes[2].api_game(&game_id, None);
+    let (_, doc) = watcher.api_game(&game_id, None);
     assert_eq!(
         doc["moves"].as_array().map(Vec::len),
         before.map(|n| n + 1),
         "played once: {doc}"
     );
+}
+
+/// The node holding a game's lease in the tests' Redis (key prefix `cl`).
+fn lease_holder(redis: &RedisServer, game_id: &str) -> String {
+    let reply = redis
+        .command(&format!("GET cl:game:{{{game_id}}}:lease"))
+        .unwrap_or_default();
+    // A bulk string: `$2\r\nw2\r\n`.
+    reply.lines().nth(1).unwrap_or_default().to_string()
 }
 
 /// The per-IP limit on new connections holds across the nodes: a client spreading its

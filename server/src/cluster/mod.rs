@@ -239,13 +239,11 @@ impl Peers for Cluster {
             .map(|n| n > 0)
     }
 
-    async fn owner_of(&self, game: &str) -> Option<String> {
+    async fn owner_of(&self, game: &str) -> Result<Option<String>, StoreError> {
         let mut conn = self.store.connection();
         self.store
             .call(conn.get::<_, Option<String>>(self.store.lease_key(game)))
             .await
-            .ok()
-            .flatten()
     }
 
     fn set_owned(&self, game: &str, owned: bool) {

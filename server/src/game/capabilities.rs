@@ -99,8 +99,9 @@ pub trait Peers: Send + Sync {
         node: &str,
         message: &crate::cluster::messages::BusMessage,
     ) -> Option<bool>;
-    /// The node holding a game's lease now, if any.
-    async fn owner_of(&self, game: &str) -> Option<String>;
+    /// The node holding a game's lease now: `Ok(None)` when nobody holds it, `Err` when
+    /// Redis could not tell (a caller must not take that for a free lease).
+    async fn owner_of(&self, game: &str) -> Result<Option<String>, crate::store::StoreError>;
     /// Whether this node owns (renews the lease of) a game; called as that changes.
     fn set_owned(&self, game: &str, owned: bool);
     /// This node follows a game from now on (an owner that lost its lease): its channel is

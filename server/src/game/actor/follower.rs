@@ -139,7 +139,7 @@ impl Actor {
         };
         let owner = match known {
             Some(owner) => Some(owner),
-            None => peers.owner_of(self.core.id()).await,
+            None => peers.owner_of(self.core.id()).await.ok().flatten(),
         };
         let Some(owner) = owner else {
             if let Some(reply) = reply {
@@ -336,14 +336,30 @@ impl Actor {
         let Some(peers) = self.caps.peers.clone() else {
             return;
         };
-        let current = peers.owner_of(self.core.id()).await;
+        // Redis cannot tell who holds the lease, or nobody does yet (the old owner may
+        // take it back and play the command): the commands wait, asked again next round. Only
+        // once another node holds the lease can the old owner no longer write, and the log
+        // tell what was played.
+        let current = match peers.owner_of(self.core.id()).await {
+            Ok(Some(owner)) => owner,
+            Ok(None) | Err(_) => {
+                if let Role::Follower(f) = &mut self.role {
+                    for req in reqs {
+                        if let Some(w) = f.pending.get_mut(&req) {
+                            w.at = Instant::now();
+                        }
+                    }
+                }
+                return;
+            }
+        };
         let game = self.core.id().to_string();
         let Role::Follower(f) = &mut self.role else {
             return;
         };
         let (again, settle): (Vec<u64>, Vec<u64>) = reqs
             .into_iter()
-            .partition(|req| f.pending.get(req).map(|w| &w.owner) == current.as_ref());
+            .partition(|req| f.pending.get(req).map(|w| &w.owner) == Some(&current));
         let mut resend = Vec::new();
         for req in again {
             let Some(w) = f.pending.get_mut(&req) else {
@@ -367,7 +383,7 @@ impl Actor {
             peers.send_to(&owner, &message).await;
         }
         if !settle.is_empty() {
-            f.owner = current;
+            f.owner = Some(current);
             self.heal().await;
             self.settle_forwarded(settle).await;
         }
