@@ -288,19 +288,7 @@ impl Actor {
         let linger = Duration::from_millis(self.caps.settings.linger_ms);
         let mut shutdown = self.caps.shutdown.clone();
         self.shutting_down = *shutdown.borrow();
-        // The waits for the two signals live as long as the actor (the shutdown comes once;
-        // the store's availability wait is made anew only after a change): made in every
-        // pass of the loop, each was registered with its watch and removed again around
-        // every command (2 % of a move's instructions).
-        let shutdown_signal = async move {
-            // `false`: the sender was dropped, which only ends this wait.
-            shutdown.changed().await.is_ok() && *shutdown.borrow()
-        };
-        tokio::pin!(shutdown_signal);
-        let availability = self.caps.store.availability();
-        let mut watching_availability = availability.is_some();
-        let availability_change = next_change(availability);
-        tokio::pin!(availability_change);
+        let mut availability = self.caps.store.availability();
         loop {
             upkeep_at = match upkeep_at {
                 _ if !self.upkeep_due() => None,
@@ -326,21 +314,22 @@ impl Actor {
                 _ = tokio::time::sleep_until(wake), if deadline.is_some() => {
                     Box::pin(self.on_timer()).await;
                 }
-                stopping = &mut shutdown_signal, if !self.shutting_down => {
+                changed = shutdown.changed(), if !self.shutting_down => {
                     // Commands are refused while the server shuts down: nobody may lose on
                     // time meanwhile (the restart logs how long the clock stood still). A
                     // dropped sender only disables this branch.
                     self.shutting_down = true;
-                    if stopping {
+                    if changed.is_ok() && *shutdown.borrow() {
                         self.core.pause(self.caps.time.now_ms());
                     }
                 }
-                changed = &mut availability_change, if watching_availability => {
+                changed = async { availability.as_mut()?.changed().await.ok() },
+                    if availability.is_some() =>
+                {
                     // The store went down or came back: the upkeep pauses or resumes the
                     // clock now, not at some later check.
-                    match changed {
-                        Some(rx) => availability_change.set(next_change(Some(rx))),
-                        None => watching_availability = false,
+                    if changed.is_none() {
+                        availability = None;
                     }
                     upkeep_at = Some(tokio::time::Instant::now());
                 }
@@ -628,14 +617,4 @@ impl Actor {
         }
         true
     }
-}
-
-/// The next change of a watched value: the receiver again to wait for the one after, or
-/// `None` once its sender is gone (or when there is nothing to watch).
-async fn next_change(
-    rx: Option<tokio::sync::watch::Receiver<bool>>,
-) -> Option<tokio::sync::watch::Receiver<bool>> {
-    let mut rx = rx?;
-    rx.changed().await.ok()?;
-    Some(rx)
 }
