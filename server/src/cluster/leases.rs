@@ -169,7 +169,7 @@ impl Cluster {
 
     /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
     /// Returns how long until the soonest lease held by another node lapses.
-    pub(super) async fn claim_lapsed(&self) -> Option<Duration> {
+    pub(super) async fn claim_lapsed(self: &Arc<Self>) -> Option<Duration> {
         let ids = self.store.all_unfinished_games().await.ok()?;
         let ids: Vec<String> = {
             let owned = lock(&self.owned);
@@ -226,14 +226,22 @@ impl Cluster {
                     done,
                 })
                 .is_ok();
-            if !(asked && outcome.await.unwrap_or(false)) {
-                // Given back at once, so this node or another tries again at the next round
-                // instead of after a whole lease.
-                lock(&self.owned).remove(&id);
-                let mut inv = self.release.prepare_invoke();
-                inv.key(self.store.lease_key(&id)).arg(&self.node);
-                let _: Result<i64, _> = self.store.call(inv.invoke_async(&mut conn)).await;
-            }
+            // Each rebuild is waited for on its own: awaited here, a dead node's games were
+            // rebuilt one after another inside the lease round, and this node's own leases
+            // went unrenewed meanwhile (a takeover of thousands of games outlasts a lease).
+            // The lease stays in `owned`, renewed, while the rebuild runs.
+            let me = self.clone();
+            tokio::spawn(async move {
+                if !(asked && outcome.await.unwrap_or(false)) {
+                    // Given back at once, so this node or another tries again at the next
+                    // round instead of after a whole lease.
+                    lock(&me.owned).remove(&id);
+                    let mut conn = me.store.connection();
+                    let mut inv = me.release.prepare_invoke();
+                    inv.key(me.store.lease_key(&id)).arg(&me.node);
+                    let _: Result<i64, _> = me.store.call(inv.invoke_async(&mut conn)).await;
+                }
+            });
         }
         soonest.map(Duration::from_millis)
     }
