@@ -37,6 +37,16 @@ impl Follower {
             idle_since: idle.then(Instant::now),
         }
     }
+
+    /// Forwarded commands that cannot be answered yet wait a whole answer time again
+    /// before they are chased (an answer that may be wrong is worse than a late one).
+    fn wait_again(&mut self, reqs: Vec<u64>) {
+        for req in reqs {
+            if let Some(w) = self.pending.get_mut(&req) {
+                w.at = Instant::now();
+            }
+        }
+    }
 }
 
 /// A command a follower forwarded to the owner, waiting for the answer.
@@ -344,11 +354,7 @@ impl Actor {
             Ok(Some(owner)) => owner,
             Ok(None) | Err(_) => {
                 if let Role::Follower(f) = &mut self.role {
-                    for req in reqs {
-                        if let Some(w) = f.pending.get_mut(&req) {
-                            w.at = Instant::now();
-                        }
-                    }
+                    f.wait_again(reqs);
                 }
                 return;
             }
@@ -406,11 +412,7 @@ impl Actor {
         // The log cannot tell now: the commands wait (asked again next tick) rather than
         // get an answer that may be wrong.
         let Ok(log) = &log else {
-            for req in reqs {
-                if let Some(w) = f.pending.get_mut(&req) {
-                    w.at = Instant::now();
-                }
-            }
+            f.wait_again(reqs);
             return;
         };
         for req in reqs {
