@@ -720,8 +720,10 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
         .position(|id| *id == owner)
         .unwrap_or_else(|| panic!("the lease is held by {owner:?}"));
     let guest_acts = owner_at == 0;
-    if guest_acts {
-        t.step(seed + 2).await.expect("a move");
+    let mut seed = seed + 2;
+    while t.to_act_is_host() != Some(!guest_acts) {
+        t.step(seed).await.expect("a move");
+        seed += 1;
     }
     let watcher = &nodes[(owner_at + 1) % 3];
     let game_id = t.game_id.clone();
