@@ -31,6 +31,17 @@ fn play(g: &mut Unane, text: &str) {
     g.apply(a);
 }
 
+/// The game is over, won by `winner` for being one group.
+fn assert_one_group_win(g: &Unane, winner: Side) {
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome {
+            winner: Some(winner),
+            reason: Reason::OneGroup
+        })
+    );
+}
+
 fn sorted(v: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = v.iter().map(|s| s.to_string()).collect();
     out.sort();
@@ -148,13 +159,7 @@ fn example_three_result_string_and_reason() {
     let mut g = load(5, 4, "b..../..bw./..bww/.w..w b 8");
     assert_eq!(g.outcome(), None);
     play(&mut g, "-a4");
-    assert_eq!(
-        g.outcome(),
-        Some(Outcome {
-            winner: Some(Side::First),
-            reason: Reason::OneGroup
-        })
-    );
+    assert_one_group_win(&g, Side::First);
     assert_eq!(g.to_act(), None);
     assert_eq!(g.position(), "...../..bw./..bww/.w..w w 9");
     assert!(legal(&g).is_empty());
@@ -166,21 +171,12 @@ fn example_three_result_string_and_reason() {
 
 #[test]
 fn opponent_one_group_wins_when_mover_has_several() {
-    // Black removes a4, leaving black in two groups; white is one group -> white wins.
-    let mut g = load(4, 3, "b.b./..../.ww. b 3");
-    play(&mut g, "-a3");
-    // Black has one stone left (c3) -> one group -> black (mover) wins first.
-    assert_eq!(g.outcome().unwrap().winner, Some(Side::First));
+    // (Removing a3 from "b.b./..../.ww. b 3" leaves both sides one group: the mover wins;
+    // see `both_one_group_mover_wins`.)
     let mut g = load(4, 3, "b.b./...b/.ww. b 3");
     play(&mut g, "-d2");
     // black a3, c3: two groups; white b1,c1: one group -> white wins at once.
-    assert_eq!(
-        g.outcome(),
-        Some(Outcome {
-            winner: Some(Side::Second),
-            reason: Reason::OneGroup
-        })
-    );
+    assert_one_group_win(&g, Side::Second);
 }
 
 #[test]
@@ -189,13 +185,7 @@ fn both_one_group_mover_wins() {
     // group and so is white: the mover wins.
     let mut g = load(4, 3, "b.b./..../.ww. b 3");
     play(&mut g, "-a3");
-    assert_eq!(
-        g.outcome(),
-        Some(Outcome {
-            winner: Some(Side::First),
-            reason: Reason::OneGroup
-        })
-    );
+    assert_one_group_win(&g, Side::First);
 }
 
 #[test]
@@ -205,13 +195,7 @@ fn capture_that_splits_nobody_continues_and_capture_into_one_group_wins() {
     let mut g = load(4, 3, "bwb./..../..bw b 3");
     play(&mut g, "c3xb3");
     assert_eq!(g.position(), "bb../..../..bw w 4");
-    assert_eq!(
-        g.outcome(),
-        Some(Outcome {
-            winner: Some(Side::Second),
-            reason: Reason::OneGroup
-        })
-    );
+    assert_one_group_win(&g, Side::Second);
 }
 
 // ------------------------------------------------------------------ swap
