@@ -1,7 +1,7 @@
 //! The server binary's global allocator: mimalloc, asked the way its fast path wants.
 //!
 //! Why not `mimalloc::MiMalloc` as it comes: that wrapper hands every request to
-//! `mi_malloc_aligned`, and mimalloc 3 serves an aligned request from its plain size classes
+//! `mi_malloc_aligned`, and mimalloc serves an aligned request from its plain size classes
 //! only when the class is a power of two. Every other request (a 1.4 KiB boxed future, a
 //! 48-byte record) takes the over-allocating path: more instructions, and a block
 //! `align - 1` bytes larger than asked for. Callgrind over `stoa-load throughput --games
