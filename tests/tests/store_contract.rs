@@ -119,26 +119,35 @@ async fn contract(store: &dyn Store) {
     // written again (a retry after a lost answer), nothing else.
     assert_eq!(store.last_action("g1").await.unwrap(), None);
     assert!(matches!(
-        store.append_action("g1", &action(2, "a")).await,
+        store.append_action("g1", &action(2, "a").into()).await,
         Err(StoreError::Conflict(_))
     ));
-    store.append_action("g1", &action(1, "a")).await.unwrap();
-    store.append_action("g1", &action(1, "a")).await.unwrap();
+    store
+        .append_action("g1", &action(1, "a").into())
+        .await
+        .unwrap();
+    store
+        .append_action("g1", &action(1, "a").into())
+        .await
+        .unwrap();
     assert!(matches!(
-        store.append_action("g1", &action(1, "b")).await,
-        Err(StoreError::Conflict(_))
-    ));
-    assert!(matches!(
-        store.append_action("g1", &action(3, "c")).await,
-        Err(StoreError::Conflict(_))
-    ));
-    store.append_action("g1", &action(2, "d")).await.unwrap();
-    assert!(matches!(
-        store.append_action("g1", &action(1, "a")).await,
+        store.append_action("g1", &action(1, "b").into()).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.append_action("nope", &action(9, "x")).await,
+        store.append_action("g1", &action(3, "c").into()).await,
+        Err(StoreError::Conflict(_))
+    ));
+    store
+        .append_action("g1", &action(2, "d").into())
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.append_action("g1", &action(1, "a").into()).await,
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.append_action("nope", &action(9, "x").into()).await,
         Err(StoreError::Conflict(_))
     ));
     assert_eq!(
@@ -563,7 +572,10 @@ async fn memory_store_keeps_a_bounded_number_of_finished_games() {
         .unwrap();
         game.id = id.clone();
         store.create_game(&game).await.unwrap();
-        store.append_action(&id, &action(1, "a1xb1")).await.unwrap();
+        store
+            .append_action(&id, &action(1, "a1xb1").into())
+            .await
+            .unwrap();
         let done = FinishedGame {
             seq: 1,
             doc: json!({"id": id}),
@@ -661,21 +673,23 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     .unwrap();
     let next = store.actions("g1").await.unwrap().len() as u64 + 1;
     assert!(matches!(
-        fenced.append_action("g1", &action(next, "x")).await,
+        fenced.append_action("g1", &action(next, "x").into()).await,
         Err(StoreError::NotOwner(_))
     ));
     redis
         .command("SET one:game:{g1}:lease n1")
         .expect("set the lease");
     fenced
-        .append_action("g1", &action(next, "x"))
+        .append_action("g1", &action(next, "x").into())
         .await
         .unwrap();
     redis
         .command("SET one:game:{g1}:lease n2")
         .expect("move the lease");
     assert!(matches!(
-        fenced.append_action("g1", &action(next + 1, "y")).await,
+        fenced
+            .append_action("g1", &action(next + 1, "y").into())
+            .await,
         Err(StoreError::NotOwner(_))
     ));
     assert_eq!(store.actions("g1").await.unwrap().len() as u64, next);

@@ -492,7 +492,7 @@ mod tests {
             store
                 .append_action(
                     id,
-                    &ActionRecord {
+                    &std::sync::Arc::new(ActionRecord {
                         seq: i as u64 + 1,
                         at_ms: 10 + i as u64,
                         player_id: ["pa", "pb"][side].into(),
@@ -502,7 +502,7 @@ mod tests {
                         },
                         position: Some(game.position()),
                         cmd: None,
-                    },
+                    }),
                 )
                 .await
                 .unwrap();
@@ -557,7 +557,7 @@ mod tests {
         bent.seq += 1;
         bent.action = ActionKind::Resign;
         bent.position = Some("not the position".into());
-        store.append_action("gbent", &bent).await.unwrap();
+        store.append_action("gbent", &bent.into()).await.unwrap();
         // An illegal move.
         logged_game(&store, "gbad", 1).await;
         let mut bad = store.actions("gbad").await.unwrap().pop().unwrap();
@@ -567,7 +567,7 @@ mod tests {
             credit_ms: 0,
         };
         bad.position = None;
-        store.append_action("gbad", &bad).await.unwrap();
+        store.append_action("gbad", &bad.into()).await.unwrap();
         let hub = hub(store.clone());
         let report = hub.recovery.recover().await.unwrap();
         assert_eq!(report.games, 1);
@@ -592,7 +592,7 @@ mod tests {
         let mut last = store.actions("gdone").await.unwrap().pop().unwrap();
         last.seq += 1;
         last.action = ActionKind::Resign;
-        store.append_action("gdone", &last).await.unwrap();
+        store.append_action("gdone", &last.into()).await.unwrap();
         let hub = hub(store.clone());
         let report = hub.recovery.recover().await.unwrap();
         assert_eq!((report.games, report.ended), (1, 1));

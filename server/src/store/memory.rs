@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hashbrown::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -26,7 +26,7 @@ struct Inner {
     /// Arenas: (version, state, open).
     arenas: HashMap<String, (u64, Value, bool)>,
     games: HashMap<String, GameRecord>,
-    actions: HashMap<String, Vec<ActionRecord>>,
+    actions: HashMap<String, Vec<Arc<ActionRecord>>>,
     finished: HashMap<String, FinishedGame>,
     /// Finished games by (end ms, id), oldest first: what goes when the bound is reached.
     finished_order: BTreeSet<(u64, String)>,
@@ -258,13 +258,13 @@ impl Store for MemoryStore {
         Ok(self.lock().games.get(id).cloned())
     }
 
-    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()> {
+    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()> {
         let mut s = self.lock();
         let log = s
             .actions
             .get_mut(game_id)
             .ok_or_else(|| StoreError::Conflict(format!("no game {game_id}")))?;
-        if log.last() == Some(action) {
+        if log.last().is_some_and(|last| **last == **action) {
             return Ok(());
         }
         let last = log.last().map_or(0, |last| last.seq);
@@ -274,7 +274,7 @@ impl Store for MemoryStore {
                 action.seq
             )));
         }
-        log.push(action.clone());
+        log.push(Arc::clone(action));
         Ok(())
     }
 
@@ -339,7 +339,7 @@ impl Store for MemoryStore {
             .lock()
             .actions
             .get(game_id)
-            .cloned()
+            .map(|log| log.iter().map(|a| ActionRecord::clone(a)).collect())
             .unwrap_or_default())
     }
 

@@ -17,6 +17,8 @@ pub mod connection;
 pub mod memory;
 pub mod redis;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -348,8 +350,9 @@ pub trait Store: Send + Sync + 'static {
     /// Appends to a game's action log; `Conflict` unless `action.seq` is exactly one above
     /// the last logged seq (0 for an empty log). Appending the
     /// very record that is already last succeeds without a second copy, so a write whose
-    /// answer was lost can be retried.
-    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()>;
+    /// answer was lost can be retried. Shared: the memory store keeps the record itself
+    /// instead of a copy of its three strings (a move's event is logged once).
+    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()>;
     /// A game's action log, in order.
     async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>>;
     /// The last logged action (to settle a write whose outcome is unknown).

@@ -19,6 +19,11 @@ pub(super) struct Follower {
     pub(super) promoting: bool,
     /// When the log's end was last checked (see [`FRESHNESS_CHECK`]).
     pub(super) checked_at: Instant,
+    /// The last read of the log failed (the store was down): the next upkeep reads it
+    /// again, and that upkeep runs as soon as the store answers. Without it, a node whose
+    /// bus came back before its store (both lost in one cut) showed its players the moves
+    /// made meanwhile only a freshness period later (fault bench, seed 402, lease 600 ms).
+    pub(super) behind: bool,
     /// When the last local subscriber left (a follower nobody here needs stops).
     pub(super) idle_since: Option<Instant>,
 }
@@ -34,6 +39,7 @@ impl Follower {
             last_crowd: None,
             promoting: false,
             checked_at: Instant::now(),
+            behind: false,
             idle_since: idle.then(Instant::now),
         }
     }
@@ -234,10 +240,19 @@ impl Actor {
             .caps
             .store_call(self.caps.store.last_action(self.core.id()))
             .await;
-        if let Ok(Some(last)) = last {
-            if last.seq > self.core.seq() {
+        match last {
+            Ok(Some(last)) if last.seq > self.core.seq() => {
                 self.heal().await;
             }
+            Ok(_) => self.set_behind(false),
+            Err(_) => self.set_behind(true),
+        }
+    }
+
+    /// Notes whether this follower's last read of the log failed (see [`Follower::behind`]).
+    pub(super) fn set_behind(&mut self, behind: bool) {
+        if let Role::Follower(f) = &mut self.role {
+            f.behind = behind;
         }
     }
 
@@ -314,7 +329,7 @@ impl Actor {
         // A command whose sender left needs no answer any more (and must not keep this
         // follower alive).
         f.pending.retain(|_, w| !w.reply.is_closed());
-        let check = f.checked_at.elapsed() >= FRESHNESS_CHECK;
+        let check = f.behind || f.checked_at.elapsed() >= FRESHNESS_CHECK;
         let report = (self.watchers != f.reported_watchers).then_some(self.watchers);
         if let Some(count) = report {
             f.reported_watchers = count;

@@ -601,9 +601,11 @@ impl Actor {
             Ok(log) => log,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read the log to catch up");
+                self.set_behind(true);
                 return false;
             }
         };
+        self.set_behind(false);
         for event in &log {
             if event.seq == self.core.seq() + 1 {
                 self.apply(event).await;

@@ -159,6 +159,7 @@ impl Actor {
     /// log before this game does anything else.
     pub(super) async fn commit(&mut self, event: ActionRecord) -> Result<(), Committed> {
         let start = Instant::now();
+        let event = Arc::new(event);
         let appended = self.caps.store.append_action(self.core.id(), &event).await;
         self.caps
             .metrics
@@ -176,7 +177,7 @@ impl Actor {
             Err(e @ StoreError::InDoubt(_)) => {
                 tracing::warn!(error = %e, seq = event.seq, "a write's outcome is unknown");
                 self.in_doubt = Some(Doubt {
-                    event,
+                    event: Arc::unwrap_or_clone(event),
                     waiting: None,
                 });
                 Err(Committed::InDoubt(ApiError::store(e)))

@@ -36,12 +36,19 @@ pub(super) struct Fields {
     pub(super) rated: bool,
     pub(super) players: Value,
     pub(super) position: String,
-    pub(super) to_act: Value,
+    /// The side to act's name (`None`: nobody, or the game is over): a name kept, not a
+    /// JSON string, so a move builds its value once, for its patch.
+    pub(super) to_act: Option<&'static str>,
     pub(super) status: Value,
     pub(super) draw_offer: Value,
     pub(super) rematch: Value,
     /// `null` outside arenas.
     pub(super) arena: Value,
+}
+
+/// The `to_act` member's value: a side's name, or `null` when nobody is to act.
+fn to_act_value(to_act: Option<&'static str>) -> Value {
+    to_act.map_or(Value::Null, Value::from)
 }
 
 /// `pointer` under the document's member `prefix`, in place (the engines leave room for
@@ -116,11 +123,9 @@ impl Core {
             Some(_) => None,
             None => self.game.to_act().map(|s| names[s.index()]),
         };
-        if self.fields.to_act.as_str() != to_act || to_act.is_none() != self.fields.to_act.is_null()
-        {
+        if self.fields.to_act != to_act {
             // A string or null: replaced whole, as the diff of two scalars would be.
-            let to_act = to_act.map_or(Value::Null, Value::from);
-            ops.push(PatchOp::replace("/to_act", to_act.clone()));
+            ops.push(PatchOp::replace("/to_act", to_act_value(to_act)));
             self.fields.to_act = to_act;
         }
         for mv in &self.moves[moves_before..] {
@@ -179,7 +184,7 @@ impl Core {
         Value::Object(players)
     }
 
-    fn status_fields(&self, names: [&str; 2]) -> (Value, Value) {
+    fn status_fields(&self, names: [&'static str; 2]) -> (Value, Option<&'static str>) {
         match self.result {
             Some((winner, reason)) => (
                 json!({
@@ -187,14 +192,11 @@ impl Core {
                     "winner": winner.map(|s| names[s.index()]),
                     "reason": reason.as_str(),
                 }),
-                Value::Null,
+                None,
             ),
             None => (
                 json!({"state": "playing", "winner": null, "reason": null}),
-                self.game
-                    .to_act()
-                    .map(|s| Value::String(names[s.index()].to_string()))
-                    .unwrap_or(Value::Null),
+                self.game.to_act().map(|s| names[s.index()]),
             ),
         }
     }
@@ -263,7 +265,7 @@ impl Core {
             ("visibility", Value::from(self.visibility.as_str())),
             ("players", f.players.clone()),
             ("position", Value::String(f.position.clone())),
-            ("to_act", f.to_act.clone()),
+            ("to_act", to_act_value(f.to_act)),
             ("moves", Value::Array(moves)),
             ("state", self.game.view()),
             ("status", f.status.clone()),
@@ -291,7 +293,7 @@ impl Core {
             ("rated", json!(f.rated)),
             ("players", f.players),
             ("position", json!(f.position)),
-            ("to_act", f.to_act),
+            ("to_act", to_act_value(f.to_act)),
             ("status", f.status),
             ("draw_offer", f.draw_offer),
             ("rematch", f.rematch),

@@ -160,7 +160,7 @@ impl Core {
                 rated: false,
                 players: Value::Null,
                 position: String::new(),
-                to_act: Value::Null,
+                to_act: None,
                 status: Value::Null,
                 draw_offer: Value::Null,
                 rematch: Value::Null,

@@ -445,7 +445,7 @@ impl Store for RedisStore {
         from_fields(fields)
     }
 
-    async fn append_action(&self, game_id: &str, action: &ActionRecord) -> StoreResult<()> {
+    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()> {
         if !key_safe(game_id) {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         }
@@ -455,7 +455,7 @@ impl Store for RedisStore {
             .key(self.log_key(game_id))
             .key(self.lease_key(game_id))
             .arg(action.seq)
-            .arg(encode(action)?)
+            .arg(encode(&**action)?)
             .arg(self.inner.fence.as_deref().unwrap_or(""));
         let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         match r {
