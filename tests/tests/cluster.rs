@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::fault_proxy::{FaultProxy, Mode};
 use stoa_tests::redis::{health, RedisServer};
 use stoa_tests::{quick_options, Client, Server, Table, Tracked, LOOSE};
 
@@ -32,6 +33,17 @@ fn node_leased(redis: &RedisServer, id: &str, lease_ms: u64) -> Server {
         .map(String::from),
     );
     let _ = LOOSE;
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start_with(&refs)
+}
+
+/// A node that reaches Redis through `proxy` (so a test can cut its link), with a lease
+/// (10 s) that outlasts every fault of a test: its games never change hands.
+fn node_through(redis: &RedisServer, proxy: &FaultProxy, id: &str) -> Server {
+    let mut args = redis.server_args("cl");
+    let url = args.iter().position(|a| a == "--redis").expect("--redis") + 1;
+    args[url] = proxy.url();
+    args.extend(["--cluster", "--node-id", id, "--lease-ms", "10000"].map(String::from));
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     Server::start_with(&refs)
 }
@@ -1019,19 +1031,11 @@ async fn an_ok_names_exactly_the_action_it_answers() {
 /// the owner answers it with the seq it played it at — once, not twice, and never silence.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_back() {
-    use stoa_tests::fault_proxy::{FaultProxy, Mode};
     let redis = RedisServer::start();
     let proxy = FaultProxy::start(redis.port).await.expect("a proxy");
     // Node 1 reaches Redis through the proxy; node 2 owns the game with a lease that
     // outlasts its short pause, so the game never changes hands here.
-    let asking = {
-        let mut args = redis.server_args("cl");
-        let url = args.iter().position(|a| a == "--redis").expect("--redis") + 1;
-        args[url] = proxy.url();
-        args.extend(["--cluster", "--node-id", "y1", "--lease-ms", "10000"].map(String::from));
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        Server::start_with(&refs)
-    };
+    let asking = node_through(&redis, &proxy, "y1");
     let owner = node_leased(&redis, "y2", 10_000);
     let (t, legal) = public_game_at_hosts_turn(&asking, &owner).await;
     let game_id = t.game_id.clone();
@@ -1097,17 +1101,9 @@ async fn a_forwarded_move_whose_answer_was_lost_is_answered_once_its_link_is_bac
 /// "stuck games" after each cut); after: 0.2 s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_cut_off_from_redis_catches_up_as_soon_as_its_store_is_back() {
-    use stoa_tests::fault_proxy::{FaultProxy, Mode};
     let redis = RedisServer::start();
     let proxy = FaultProxy::start(redis.port).await.expect("a proxy");
-    let follower = {
-        let mut args = redis.server_args("cl");
-        let url = args.iter().position(|a| a == "--redis").expect("--redis") + 1;
-        args[url] = proxy.url();
-        args.extend(["--cluster", "--node-id", "z1", "--lease-ms", "10000"].map(String::from));
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        Server::start_with(&refs)
-    };
+    let follower = node_through(&redis, &proxy, "z1");
     let owner = node_leased(&redis, "z2", 10_000);
     let (mut t, _) = public_game_at_hosts_turn(&follower, &owner).await;
     // The host, on the follower, moves: the guest, on the owner, is to act.
