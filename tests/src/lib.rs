@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub mod lobby;
 
@@ -151,9 +151,27 @@ impl Server {
             )
             .stdout(Stdio::piped())
             .stdin(Stdio::null());
-        if let Some(path) = log {
+        // `STOA_TEST_LOGS=<dir>`: every server a test starts writes its log to a file of its
+        // own there (named by start order and node id), to read what each node of a failed
+        // cluster test did.
+        let kept = std::env::var_os("STOA_TEST_LOGS").map(|dir| {
+            static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let node = args
+                .iter()
+                .position(|a| *a == "--node-id")
+                .and_then(|i| args.get(i + 1))
+                .unwrap_or(&"server");
+            PathBuf::from(dir).join(format!("{}-{n}-{node}.log", std::process::id()))
+        });
+        if let Some(path) = log.or(kept.as_deref()) {
             let file = std::fs::File::create(path).expect("create the log file");
-            cmd.env("RUST_LOG", "info").stderr(file);
+            // A test that reads the log reads `info` lines, whatever the run's level.
+            let level = match log {
+                Some(_) => "info".into(),
+                None => std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "info".into()),
+            };
+            cmd.env("RUST_LOG", level).stderr(file);
         } else if std::env::var_os("STOA_TEST_LOG").is_none() {
             cmd.stderr(Stdio::null());
         }
@@ -295,9 +313,34 @@ impl Server {
     }
 }
 
-/// Sends a signal (`-TERM`, `-KILL`, `-STOP`, ...) to a process.
+/// Sends a signal (`-TERM`, `-KILL`, `-STOP`, ...) to a process. `-STOP` returns only
+/// once every thread of the process has stopped: the kernel wakes one thread to start the
+/// stop, and on a loaded machine the others ran on meanwhile (a node "paused" by a test
+/// still answered a request sent after the signal, CI's cluster test of a lost command).
 pub fn signal(pid: u32, sig: &str) {
     let _ = Command::new("kill").args([sig, &pid.to_string()]).status();
+    if sig == "-STOP" {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !all_threads_stopped(pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Whether every thread of `pid` is stopped (`T` in `/proc/<pid>/task/*/stat`, or exited; also true
+/// when the process is gone, as there is nothing left to wait for).
+fn all_threads_stopped(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return true;
+    };
+    tasks.flatten().all(|task| {
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // `pid (comm) S ...`: the state follows the last `)` (a name may hold one).
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        matches!(state, None | Some('T' | 't' | 'Z' | 'X'))
+    })
 }
 
 impl Drop for Server {

@@ -371,13 +371,8 @@ async fn a_paused_owner_cannot_write_its_former_games() {
     .await;
     t.step(1).await.expect("a move");
     assert_eq!(owned(&nodes[1]), 1);
-    let pid = nodes[1].pid().to_string();
-    let signal = |sig: &str| {
-        std::process::Command::new("kill")
-            .args([sig, &pid])
-            .status()
-            .expect("kill");
-    };
+    let pid = nodes[1].pid();
+    let signal = |sig: &str| stoa_tests::signal(pid, sig);
     signal("-STOP");
     let deadline = Instant::now() + Duration::from_millis(LEASE_MS + 3_000);
     while owned(&nodes[0]) + owned(&nodes[2]) < 1 {
@@ -723,34 +718,60 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
     }
     t.step(seed).await.expect("a move");
     t.step(seed + 1).await.expect("a move");
+    let mut seed = seed + 2;
+    let game_id = t.game_id.clone();
     // The owner is the joiner's node unless its lease lapsed on a loaded machine and
     // another node took the game: the lease in Redis tells. The player who acts must be
-    // on a follower, so when node 1 itself holds the game, the guest acts instead.
-    let owner = lease_holder(&redis, &t.game_id);
-    let owner_at = ["w1", "w2", "w3"]
-        .iter()
-        .position(|id| *id == owner)
-        .unwrap_or_else(|| panic!("the lease is held by {owner:?}"));
-    let guest_acts = owner_at == 0;
-    let mut seed = seed + 2;
-    while t.to_act_is_host() != Some(!guest_acts) {
-        t.step(seed).await.expect("a move");
-        seed += 1;
-    }
-    let watcher = &nodes[(owner_at + 1) % 3];
-    let game_id = t.game_id.clone();
+    // on a follower, so when node 1 itself holds the game, the guest acts instead. The
+    // lease is read again once its holder is stopped: if it had moved meanwhile (a late
+    // renewal on a loaded machine), or lapses too soon for the move to reach a follower
+    // first, the move would rightly be played by the new owner: the attempt starts over.
+    let mut attempts = 0;
+    let (owner_pid, guest_acts, watcher, before, mv) = loop {
+        attempts += 1;
+        assert!(attempts <= 5, "the lease kept moving on its own");
+        let owner = lease_holder(&redis, &game_id);
+        let owner_at = ["w1", "w2", "w3"]
+            .iter()
+            .position(|id| *id == owner)
+            .unwrap_or_else(|| panic!("the lease is held by {owner:?}"));
+        let guest_acts = owner_at == 0;
+        while t.to_act_is_host() != Some(!guest_acts) {
+            t.step(seed).await.expect("a move");
+            seed += 1;
+        }
+        let (client, tracked) = if guest_acts {
+            (&mut t.guest, &mut t.guest_doc)
+        } else {
+            (&mut t.host, &mut t.host_doc)
+        };
+        let before = tracked.doc["moves"].as_array().map(Vec::len);
+        let legal = client
+            .request(json!({"t":"game.legal","game_id":game_id}))
+            .await;
+        let mv = legal["moves"][0].as_str().expect("a move").to_string();
+        let owner_pid = nodes[owner_at].pid();
+        stoa_tests::signal(owner_pid, "-STOP");
+        if lease_holder(&redis, &game_id) == owner && lease_ttl_ms(&redis, &game_id) >= 400 {
+            break (
+                owner_pid,
+                guest_acts,
+                &nodes[(owner_at + 1) % 3],
+                before,
+                mv,
+            );
+        }
+        stoa_tests::signal(owner_pid, "-CONT");
+        eprintln!("attempt {attempts}: the lease of {owner} moved or ran out before the pause");
+        tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+        t.host_doc.absorb_pending(&mut t.host);
+        t.guest_doc.absorb_pending(&mut t.guest);
+    };
     let (client, tracked) = if guest_acts {
         (&mut t.guest, &mut t.guest_doc)
     } else {
         (&mut t.host, &mut t.host_doc)
     };
-    let before = tracked.doc["moves"].as_array().map(Vec::len);
-    let legal = client
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
-    let mv = legal["moves"][0].as_str().expect("a move").to_string();
-    let owner_pid = nodes[owner_at].pid();
-    stoa_tests::signal(owner_pid, "-STOP");
     let answer = client
         .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":tracked.seq}))
         .await;
@@ -784,6 +805,15 @@ fn lease_holder(redis: &RedisServer, game_id: &str) -> String {
         .unwrap_or_default();
     // A bulk string: `$2\r\nw2\r\n`.
     reply.lines().nth(1).unwrap_or_default().to_string()
+}
+
+/// How long the lease of a game has left, in ms (`PTTL`; negative when nobody holds it).
+fn lease_ttl_ms(redis: &RedisServer, game_id: &str) -> i64 {
+    let reply = redis
+        .command(&format!("PTTL cl:game:{{{game_id}}}:lease"))
+        .unwrap_or_default();
+    // An integer: `:1234\r\n`.
+    reply.trim().trim_start_matches(':').parse().unwrap_or(-2)
 }
 
 /// The per-IP limit on new connections holds across the nodes: a client spreading its
