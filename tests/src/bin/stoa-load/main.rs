@@ -20,6 +20,7 @@ mod conn;
 mod proc;
 mod scenarios;
 mod send_floor;
+mod steer;
 mod table;
 
 use clap::{Parser, Subcommand};
@@ -57,6 +58,11 @@ struct Cli {
     /// Spectators of `fanout` are spread over them; every node is pinned to the server CPU.
     #[arg(long, default_value_t = 1, global = true)]
     nodes: usize,
+    /// Steer loopback's received packets to the generator's CPU (RPS on `lo`, root only;
+    /// put back afterwards): the receiving sockets' TCP work, which a real network runs on
+    /// the clients' machines, is then not charged to the server's `send`.
+    #[arg(long, global = true)]
+    steer_receive: bool,
     #[command(subcommand)]
     scenario: Scenario,
 }
@@ -169,6 +175,12 @@ async fn main() {
     let cli = Cli::parse();
     let options: Value = serde_json::from_str(&cli.options).expect("--options is JSON");
     let nofile = proc::raise_nofile();
+    let _steering = cli.steer_receive.then(|| {
+        steer::Steering::to_cpu(cli.cpu_load).unwrap_or_else(|e| {
+            eprintln!("error: --steer-receive: {e}");
+            std::process::exit(2);
+        })
+    });
     match cli.scenario {
         Scenario::SendFloor {
             conns,
@@ -179,11 +191,12 @@ async fn main() {
             let report =
                 send_floor::send_floor(conns, rounds, bytes, pins.map(|p| p.0), pins.map(|p| p.1));
             println!(
-                "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}",
+                "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}{}",
                 cli.scenario,
                 cli.cpu_server,
                 cli.cpu_load,
                 if cli.no_pin { " (not pinned)" } else { "" },
+                steered(&cli),
             );
             print_report(&report);
             return;
@@ -293,7 +306,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         }
     };
     println!(
-        "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{} · open-file limit {nofile}",
+        "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{}{} · open-file limit {nofile}",
         scenario,
         cli.kind,
         cli.options,
@@ -306,10 +319,20 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         cli.cpu_server,
         cli.cpu_load,
         if cli.no_pin { " (not pinned)" } else { "" },
+        steered(cli),
     );
     print_report(&report);
     drop(servers);
     drop(redis);
+}
+
+/// The run's title notes receive steering, so a figure is never read without it.
+fn steered(cli: &Cli) -> String {
+    if cli.steer_receive {
+        format!(" · loopback receive steered to CPU {}", cli.cpu_load)
+    } else {
+        String::new()
+    }
 }
 
 /// Prints a report as a Markdown table.
