@@ -327,8 +327,8 @@ pub fn signal(pid: u32, sig: &str) {
     }
 }
 
-/// Whether every thread of `pid` is stopped (`T` in `/proc/<pid>/task/*/stat`, or exited; also true
-/// when the process is gone, as there is nothing left to wait for).
+/// Whether every thread of `pid` is stopped (`T` in `/proc/<pid>/task/*/stat`) or has
+/// exited; also true when the process is gone: there is nothing left to wait for.
 fn all_threads_stopped(pid: u32) -> bool {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return true;
