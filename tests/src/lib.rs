@@ -551,6 +551,18 @@ impl Client {
         self.next_rid
     }
 
+    /// The first of the moves `game.legal` lists for this client in `game_id` (the tests
+    /// that need some legal move, not a particular one).
+    pub async fn first_legal(&mut self, game_id: &str) -> String {
+        let legal = self
+            .request(json!({"t":"game.legal","game_id":game_id}))
+            .await;
+        legal["moves"][0]
+            .as_str()
+            .unwrap_or_else(|| panic!("no legal move: {legal}"))
+            .to_string()
+    }
+
     /// Sends a request with a fresh integer rid and returns its direct answer.
     pub async fn request(&mut self, mut v: Value) -> Value {
         let rid = self.rid();

@@ -177,10 +177,7 @@ async fn a_room_on_one_node_is_joined_from_another_once() {
         guest.player_id.as_str()
     );
     // The host, across nodes, moves first and the guest sees it.
-    let legal = host
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
-    let mv = legal["moves"][0].as_str().expect("a move").to_string();
+    let mv = host.first_legal(&game_id).await;
     let ok = host
         .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":0}))
         .await;
@@ -746,10 +743,7 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
             (&mut t.host, &mut t.host_doc)
         };
         let before = tracked.doc["moves"].as_array().map(Vec::len);
-        let legal = client
-            .request(json!({"t":"game.legal","game_id":game_id}))
-            .await;
-        let mv = legal["moves"][0].as_str().expect("a move").to_string();
+        let mv = client.first_legal(&game_id).await;
         let owner_pid = nodes[owner_at].pid();
         stoa_tests::signal(owner_pid, "-STOP");
         if lease_holder(&redis, &game_id) == owner && lease_ttl_ms(&redis, &game_id) >= 400 {
@@ -1144,14 +1138,7 @@ async fn a_follower_cut_off_from_redis_catches_up_as_soon_as_its_store_is_back()
     proxy.set(Mode::Cut);
     // Long enough for the follower's store connection to back off between its attempts.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let legal = t
-        .guest
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
-    let mv = legal["moves"][0]
-        .as_str()
-        .expect("a legal move")
-        .to_string();
+    let mv = t.guest.first_legal(&game_id).await;
     let seq = t.guest_doc.seq;
     let ok = t
         .guest

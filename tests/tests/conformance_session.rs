@@ -314,8 +314,7 @@ async fn several_connections_of_one_player() {
     let a3 = Client::with_token(&server, &a1.token.clone()).await;
     assert_eq!(a3.welcome["games"], json!([game_id]));
     // A move by black reaches both of a's subscribed connections.
-    let legal = b.request(json!({"t":"game.legal","game_id":game_id})).await;
-    let mv = legal["moves"][0].as_str().unwrap().to_string();
+    let mv = b.first_legal(&game_id).await;
     let ok = b
         .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
         .await;

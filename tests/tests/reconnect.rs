@@ -25,11 +25,7 @@ async fn reconnect_gets_exactly_the_missed_diffs() {
         .crowd_where(&game_id, |c| c["online"][&host_side] == false)
         .await;
     assert_eq!(t.guest_doc.seq, last_seen, "presence never moves seq");
-    let legal = t
-        .guest
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
-    let mv = legal["moves"][0].as_str().unwrap().to_string();
+    let mv = t.guest.first_legal(&game_id).await;
     let ok = t
         .guest
         .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
@@ -145,10 +141,7 @@ async fn second_device_sees_the_same_game() {
     assert_eq!(phone_doc.doc, t.host_doc.doc);
     // The phone can act for the player too.
     if t.to_act_is_host() == Some(true) {
-        let legal = phone
-            .request(json!({"t":"game.legal","game_id":game_id}))
-            .await;
-        let mv = legal["moves"][0].as_str().unwrap().to_string();
+        let mv = phone.first_legal(&game_id).await;
         let ok = phone
             .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
             .await;

@@ -172,13 +172,7 @@ async fn a_move_whose_write_is_stalled_is_answered_by_what_the_log_says() {
     } else {
         &mut t.guest
     };
-    let legal = mover
-        .request(json!({"t":"game.legal","game_id":game_id}))
-        .await;
-    let mv = legal["moves"][0]
-        .as_str()
-        .expect("a legal move")
-        .to_string();
+    let mv = mover.first_legal(&game_id).await;
     assert!(redis
         .command("CLIENT PAUSE 1500 WRITE")
         .is_some_and(|r| r.starts_with("+OK")));
