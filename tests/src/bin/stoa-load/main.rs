@@ -14,7 +14,8 @@
 //! p99 move → the last spectator's diff, bytes per move per recipient (the `game.diff`
 //! frames' payload), RSS per idle connection. The generator shares the machine's cores
 //! with the server: it is kept cheap (one runtime, prefix checks before any parsing).
-#![forbid(unsafe_code)]
+// Denied everywhere but in `uring`, whose submissions are the one thing that needs it.
+#![deny(unsafe_code)]
 
 mod conn;
 mod proc;
@@ -22,6 +23,7 @@ mod scenarios;
 mod send_floor;
 mod steer;
 mod table;
+mod uring;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
@@ -125,6 +127,10 @@ pub enum Scenario {
         /// Bytes per send (about a diff frame).
         #[arg(long, default_value_t = 500)]
         bytes: usize,
+        /// How the sends reach the kernel: `write` (one system call each, as the server
+        /// does) or a round at a time through io_uring.
+        #[arg(long, value_enum, default_value_t = send_floor::Via::Write)]
+        via: send_floor::Via,
     },
     /// The receiving side of `send-floor` (run by it).
     #[command(hide = true)]
@@ -186,10 +192,17 @@ async fn main() {
             conns,
             rounds,
             bytes,
+            via,
         } => {
             let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
-            let report =
-                send_floor::send_floor(conns, rounds, bytes, pins.map(|p| p.0), pins.map(|p| p.1));
+            let report = send_floor::send_floor(
+                conns,
+                rounds,
+                bytes,
+                via,
+                pins.map(|p| p.0),
+                pins.map(|p| p.1),
+            );
             println!(
                 "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}{}",
                 cli.scenario,

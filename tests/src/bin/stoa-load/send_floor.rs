@@ -15,13 +15,26 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::task::JoinSet;
 
+use crate::uring::Ring;
 use crate::{proc, Report};
+
+/// How the sender hands its sends to the kernel.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// One `write` per socket, as the server's broadcast does.
+    Write,
+    /// A round's sends submitted together through one io_uring.
+    Uring,
+    /// As `uring`, with the sockets registered with the ring (no file-table lookup).
+    UringFixed,
+}
 
 /// The sender: `conns` sockets, `rounds` rounds of one `bytes`-long write to each.
 pub fn send_floor(
     conns: usize,
     rounds: usize,
     bytes: usize,
+    via: Via,
     cpu_send: Option<usize>,
     cpu_sink: Option<usize>,
 ) -> Report {
@@ -53,7 +66,14 @@ pub fn send_floor(
     if let Some(cpu) = cpu_send {
         proc::pin(std::process::id(), cpu);
     }
-    let frame = vec![b'x'; bytes];
+    // Leaked once per run: the ring's sends read it after `push` returns.
+    let frame: &'static [u8] = vec![b'x'; bytes].leak();
+    let mut ring = match via {
+        Via::Write => None,
+        Via::Uring | Via::UringFixed => Some(
+            Ring::new(&sockets, via == Via::UringFixed).expect("set up an io_uring (is it disabled?)"),
+        ),
+    };
     std::thread::sleep(Duration::from_millis(500));
     let pid = std::process::id();
     let mut cpu = 0.0;
@@ -61,12 +81,17 @@ pub fn send_floor(
     let started = Instant::now();
     for _ in 0..rounds {
         let before = proc::cpu_seconds(pid);
-        for s in sockets.iter_mut() {
-            match s.write(&frame) {
-                Ok(n) if n == frame.len() => {}
-                Ok(_) => full += 1,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => full += 1,
-                Err(e) => panic!("send failed: {e}"),
+        match ring.as_mut() {
+            Some(ring) => full += ring.round(frame).expect("io_uring round"),
+            None => {
+                for s in sockets.iter_mut() {
+                    match s.write(frame) {
+                        Ok(n) if n == frame.len() => {}
+                        Ok(_) => full += 1,
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => full += 1,
+                        Err(e) => panic!("send failed: {e}"),
+                    }
+                }
             }
         }
         cpu += proc::cpu_seconds(pid) - before;
@@ -74,6 +99,9 @@ pub fn send_floor(
         std::thread::sleep(Duration::from_millis(100));
     }
     let elapsed = started.elapsed();
+    // Registered sockets stay open while the ring holds them: the ring goes first, so the
+    // receivers see the end.
+    drop(ring);
     drop(sockets);
     let _ = sink.wait();
     let sends = (conns * rounds) as f64;
@@ -81,6 +109,7 @@ pub fn send_floor(
     r.add("sockets", conns);
     r.add("rounds (one send to every socket)", rounds);
     r.add("bytes per send", bytes);
+    r.add("sends handed to the kernel by", format!("{via:?}"));
     r.add("sends short or refused (buffer full)", full);
     r.add(
         "sender CPU per round, ms",
