@@ -13,6 +13,7 @@
 //! people coming and going never move `seq` nor evict the replay buffer.
 
 use hashbrown::{HashMap, HashSet};
+use indexmap::IndexMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -74,7 +75,11 @@ struct Actor {
     /// When each side's player was last pinged as its clock started (see
     /// [`Actor::ping_runner`]).
     pinged_at: [Option<tokio::time::Instant>; 2],
-    subs: HashMap<u64, Arc<ConnHandle>>,
+    /// Why in arrival order: a broadcast walks every subscriber's connection state and
+    /// socket, and connections that came one after another sit next to each other in
+    /// memory (ours and the kernel's), so walking them in that order is walking memory
+    /// forwards rather than in hash order.
+    subs: IndexMap<u64, Arc<ConnHandle>>,
     /// The subscribers that are seated players' connections (a few at most), so a
     /// broadcast reaches them first without comparing every spectator's player id.
     player_subs: Vec<u64>,
@@ -226,7 +231,7 @@ impl Actor {
             core,
             code_viewers: HashSet::new(),
             pinged_at: [None; 2],
-            subs: HashMap::new(),
+            subs: IndexMap::new(),
             player_subs: Vec::new(),
             watchers: 0,
             spectators: 0,

@@ -195,13 +195,18 @@ async fn main() {
             via,
         } => {
             let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
-            let report = send_floor::send_floor(
+            let drops = proc::backlog_drops();
+            let mut report = send_floor::send_floor(
                 conns,
                 rounds,
                 bytes,
                 via,
                 pins.map(|p| p.0),
                 pins.map(|p| p.1),
+            );
+            report.add(
+                "packets dropped at a full backlog",
+                proc::backlog_drops() - drops,
             );
             println!(
                 "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}{}",
@@ -304,7 +309,8 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         clock: serde_json::from_str(&cli.clock).expect("--clock is JSON"),
         nodes: servers.iter().map(|s| (s.addr, s.pid())).collect(),
     };
-    let report = match scenario.clone() {
+    let drops = proc::backlog_drops();
+    let mut report = match scenario.clone() {
         Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
         Scenario::IdleGames { games, hold_s } => scenarios::idle_games(&ctx, games, hold_s).await,
         Scenario::Fanout {
@@ -318,6 +324,10 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
             unreachable_all()
         }
     };
+    report.add(
+        "packets dropped at a full backlog",
+        proc::backlog_drops() - drops,
+    );
     println!(
         "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{}{} · open-file limit {nofile}",
         scenario,

@@ -72,3 +72,17 @@ pub fn raise_nofile() -> u64 {
         }
     }
 }
+
+/// Packets the kernel dropped so far because a core's receive backlog was full, summed over
+/// the cores (`/proc/net/softnet_stat`, second column, hexadecimal).
+///
+/// Why a run reports it: loopback queues every packet to a backlog, and one that overflows
+/// turns into TCP retransmissions hundreds of milliseconds later, which a latency figure
+/// would otherwise show without saying why.
+pub fn backlog_drops() -> u64 {
+    let stat = std::fs::read_to_string("/proc/net/softnet_stat").unwrap_or_default();
+    stat.lines()
+        .filter_map(|line| line.split_whitespace().nth(1))
+        .filter_map(|dropped| u64::from_str_radix(dropped, 16).ok())
+        .sum()
+}
