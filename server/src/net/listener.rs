@@ -180,6 +180,9 @@ impl crate::net::outbound::RawSocket for Counted {
     fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
         crate::net::outbound::RawSocket::try_write_vectored(self.tcp()?, bufs)
     }
+    fn write_now(&self, buf: &[u8]) -> std::io::Result<usize> {
+        crate::net::outbound::RawSocket::write_now(self.tcp()?, buf)
+    }
     fn poll_write_ready(
         &self,
         cx: &mut std::task::Context<'_>,

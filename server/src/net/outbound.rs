@@ -28,6 +28,14 @@ use crate::net::frame::Frame;
 pub trait RawSocket: Send + Sync + 'static {
     /// Writes what the socket takes now (`WouldBlock` when it takes nothing).
     fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize>;
+    /// Writes what the socket takes now, without consulting or updating the runtime's
+    /// record of the socket's readiness: for a write made when nothing is queued, whose
+    /// `WouldBlock` only queues the frame for the connection's task, which then writes with
+    /// [`RawSocket::try_write_vectored`] (and so learns the socket is full) before it
+    /// waits.
+    fn write_now(&self, buf: &[u8]) -> io::Result<usize> {
+        self.try_write_vectored(&[IoSlice::new(buf)])
+    }
     /// Ready when the socket may take bytes again.
     fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
     /// Reads what has arrived (`WouldBlock` when nothing has).
@@ -46,6 +54,14 @@ impl RawSocket for TcpStream {
             [one] => TcpStream::try_write(self, one),
             _ => TcpStream::try_write_vectored(self, bufs),
         }
+    }
+    fn write_now(&self, buf: &[u8]) -> io::Result<usize> {
+        // Why around tokio: its `try_write` first reads the readiness it keeps for the
+        // socket, a separate allocation, so a broadcast to thousands of sockets touched one
+        // more cache line per recipient for a check the kernel makes anyway (`stoa-load
+        // fanout`, README "Performance", fifteenth round). A stale "writable" left behind
+        // by a `WouldBlock` here is cleared by the connection task's own write.
+        io::Write::write(&mut &*socket2::SockRef::from(self), buf)
     }
     fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         TcpStream::poll_write_ready(self, cx)
@@ -363,7 +379,7 @@ impl ConnHandle {
             Item::Raw(bytes) => Frame::from_raw(bytes),
         };
         let written = match &p.socket {
-            Some(socket) => socket.try_write_vectored(&[IoSlice::new(frame.as_bytes())]),
+            Some(socket) => socket.write_now(frame.as_bytes()),
             None => Err(io::ErrorKind::NotConnected.into()),
         };
         match written {
