@@ -369,7 +369,27 @@ pub struct Client {
 impl Client {
     /// Opens a websocket (no hello yet).
     pub async fn connect(server: &Server) -> Client {
-        let tcp = TcpStream::connect(server.addr).await.expect("tcp connect");
+        Client::connect_with_window(server, None).await
+    }
+
+    /// Connects and says hello as a new guest, with a receive buffer of `bytes` (the
+    /// kernel doubles it): a client that stops reading fills it, and then the server's
+    /// send buffer, within a few kilobytes.
+    pub async fn guest_with_window(server: &Server, name: &str, bytes: u32) -> Client {
+        let mut c = Client::connect_with_window(server, Some(bytes)).await;
+        let w = c
+            .request(json!({"t":"hello","protocol":1,"name":name}))
+            .await;
+        c.set_welcome(w);
+        c
+    }
+
+    async fn connect_with_window(server: &Server, recv_buffer: Option<u32>) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().expect("tcp socket");
+        if let Some(bytes) = recv_buffer {
+            socket.set_recv_buffer_size(bytes).expect("SO_RCVBUF");
+        }
+        let tcp = socket.connect(server.addr).await.expect("tcp connect");
         tcp.set_nodelay(true).expect("nodelay");
         let (ws, _) = tokio_tungstenite::client_async(server.ws_url(), MaybeTlsStream::Plain(tcp))
             .await

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::SinkExt;
 use serde_json::json;
-use stoa_tests::{Server, Table, LOOSE};
+use stoa_tests::{Client, Server, Table, Tracked, LOOSE};
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -120,4 +120,85 @@ async fn a_fast_reader_gets_every_answer_and_is_not_dropped() {
         .find(|l| l.starts_with("stoa_slow_consumers_dropped_total "))
         .and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok());
     assert_eq!(dropped, Some(0), "{metrics}");
+}
+
+/// A spectator that stops reading for a while, so its socket fills and its frames queue
+/// behind it, gets every diff in order once it reads again, and is not dropped. While it
+/// is stalled the server waits for the socket instead of trying it over and over.
+///
+/// Why: a broadcast writes straight to each socket without the runtime's readiness record
+/// (`write_now`), so a full socket leaves that record saying "writable"; the connection's
+/// task must clear it with a write of its own before it waits, or it would spin (CPU) or,
+/// clearing it wrongly, never write again (a stall).
+#[tokio::test]
+async fn a_spectator_that_stops_reading_gets_everything_once_it_reads_again() {
+    let mut args = LOOSE.to_vec();
+    args.extend(["--outbound-queue", "4096", "--socket-send-buffer", "4096"]);
+    let server = Server::start_with(&args);
+    let mut t = Table::open(&server, "unane", json!({"width":16,"height":15}), "public").await;
+    let game_id = t.game_id.clone();
+    let mut spectator = Client::guest_with_window(&server, "stalled", 4096).await;
+    let snap = spectator
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let mut seen = Tracked::from_snapshot(&snap);
+
+    // Far more than both buffers hold (a few hundred bytes a diff, 16 KiB of buffers).
+    let mut last = 0;
+    for _ in 0..300 {
+        let offer = t
+            .host
+            .request(json!({"t":"game.draw","game_id":game_id,"action":"offer"}))
+            .await;
+        assert_eq!(offer["t"], "ok", "{offer}");
+        let decline = t
+            .guest
+            .request(json!({"t":"game.draw","game_id":game_id,"action":"decline"}))
+            .await;
+        assert_eq!(decline["t"], "ok", "{decline}");
+        last = decline["seq"].as_u64().unwrap();
+        t.host_doc.catch_up(&mut t.host, last).await;
+        t.guest_doc.catch_up(&mut t.guest, last).await;
+    }
+
+    // Stalled and nothing else happening: the server is idle, not retrying the socket.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = cpu_seconds(server.pid());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let busy = cpu_seconds(server.pid()) - before;
+    assert!(
+        busy < 0.5,
+        "the server used {busy:.2} s of CPU in 2 s while a spectator was stalled"
+    );
+
+    // Reading again: every diff, in order, to the players' document.
+    tokio::time::timeout(Duration::from_secs(30), seen.catch_up(&mut spectator, last))
+        .await
+        .expect("the stalled spectator's diffs never all came");
+    assert_eq!(seen.doc, t.host_doc.doc);
+    assert_eq!(seen.diffs as u64, last - snap["seq"].as_u64().unwrap());
+    let (_, metrics) = server.http_get("/metrics");
+    let dropped = metrics
+        .lines()
+        .find(|l| l.starts_with("stoa_slow_consumers_dropped_total "));
+    assert_eq!(
+        dropped,
+        Some("stoa_slow_consumers_dropped_total 0"),
+        "a spectator was dropped"
+    );
+}
+
+/// CPU seconds a process has used (`/proc/<pid>/stat`, user + system, 100 ticks a second).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server's stat");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat's command name")
+        .1
+        .split_whitespace()
+        .collect();
+    // After the name: state is field 0, utime 11, stime 12.
+    let ticks = |i: usize| fields[i].parse::<f64>().expect("ticks");
+    (ticks(11) + ticks(12)) / 100.0
 }
