@@ -79,7 +79,9 @@ struct Actor {
     /// socket, and connections that came one after another sit next to each other in
     /// memory (ours and the kernel's), so walking them in that order is walking memory
     /// forwards rather than in hash order.
-    subs: IndexMap<u64, Arc<ConnHandle>>,
+    /// Hashed as the other maps here (`hashbrown`'s default, not std's SipHash): a move
+    /// looks its players' connections up in it.
+    subs: IndexMap<u64, Arc<ConnHandle>, hashbrown::DefaultHashBuilder>,
     /// The subscribers that are seated players' connections (a few at most), so a
     /// broadcast reaches them first without comparing every spectator's player id.
     player_subs: Vec<u64>,
@@ -231,7 +233,7 @@ impl Actor {
             core,
             code_viewers: HashSet::new(),
             pinged_at: [None; 2],
-            subs: IndexMap::new(),
+            subs: IndexMap::default(),
             player_subs: Vec::new(),
             watchers: 0,
             spectators: 0,
