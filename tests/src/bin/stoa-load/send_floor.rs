@@ -71,7 +71,8 @@ pub fn send_floor(
     let mut ring = match via {
         Via::Write => None,
         Via::Uring | Via::UringFixed => Some(
-            Ring::new(&sockets, via == Via::UringFixed).expect("set up an io_uring (is it disabled?)"),
+            Ring::new(&sockets, via == Via::UringFixed)
+                .expect("set up an io_uring (is it disabled?)"),
         ),
     };
     std::thread::sleep(Duration::from_millis(500));

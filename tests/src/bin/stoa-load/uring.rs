@@ -54,7 +54,9 @@ impl Ring {
                 let mut queue = self.ring.submission();
                 for (i, fd) in fds.iter().enumerate() {
                     let entry = match self.fixed {
-                        true => opcode::Send::new(types::Fixed((first + i) as u32), frame.as_ptr(), len),
+                        true => {
+                            opcode::Send::new(types::Fixed((first + i) as u32), frame.as_ptr(), len)
+                        }
                         false => opcode::Send::new(types::Fd(*fd), frame.as_ptr(), len),
                     }
                     .build();
