@@ -60,22 +60,9 @@ async fn slow_spectator_does_not_delay_players() {
             start.elapsed() < Duration::from_secs(90),
             "the slow spectator was never dropped"
         );
-        let gid = game_id.clone();
         for _ in 0..100 {
             let t0 = Instant::now();
-            let offer = t
-                .host
-                .request(json!({"t":"game.draw","game_id":gid,"action":"offer"}))
-                .await;
-            assert_eq!(offer["t"], "ok", "{offer}");
-            let decline = t
-                .guest
-                .request(json!({"t":"game.draw","game_id":gid,"action":"decline"}))
-                .await;
-            assert_eq!(decline["t"], "ok", "{decline}");
-            let seq = decline["seq"].as_u64().unwrap();
-            t.host_doc.catch_up(&mut t.host, seq).await;
-            t.guest_doc.catch_up(&mut t.guest, seq).await;
+            offer_and_decline(&mut t).await;
             worst = worst.max(t0.elapsed());
             actions += 2;
         }
@@ -147,19 +134,7 @@ async fn a_spectator_that_stops_reading_gets_everything_once_it_reads_again() {
     // Far more than both buffers hold (a few hundred bytes a diff, 16 KiB of buffers).
     let mut last = 0;
     for _ in 0..300 {
-        let offer = t
-            .host
-            .request(json!({"t":"game.draw","game_id":game_id,"action":"offer"}))
-            .await;
-        assert_eq!(offer["t"], "ok", "{offer}");
-        let decline = t
-            .guest
-            .request(json!({"t":"game.draw","game_id":game_id,"action":"decline"}))
-            .await;
-        assert_eq!(decline["t"], "ok", "{decline}");
-        last = decline["seq"].as_u64().unwrap();
-        t.host_doc.catch_up(&mut t.host, last).await;
-        t.guest_doc.catch_up(&mut t.guest, last).await;
+        last = offer_and_decline(&mut t).await;
     }
 
     // Stalled and nothing else happening: the server is idle, not retrying the socket.
@@ -187,6 +162,26 @@ async fn a_spectator_that_stops_reading_gets_everything_once_it_reads_again() {
         Some("stoa_slow_consumers_dropped_total 0"),
         "a spectator was dropped"
     );
+}
+
+/// One round of changes to the document without ending the game: the host offers a draw,
+/// the guest declines; both players catch up with the two diffs. Returns the new seq.
+async fn offer_and_decline(t: &mut Table) -> u64 {
+    let game_id = t.game_id.clone();
+    let offer = t
+        .host
+        .request(json!({"t":"game.draw","game_id":game_id,"action":"offer"}))
+        .await;
+    assert_eq!(offer["t"], "ok", "{offer}");
+    let decline = t
+        .guest
+        .request(json!({"t":"game.draw","game_id":game_id,"action":"decline"}))
+        .await;
+    assert_eq!(decline["t"], "ok", "{decline}");
+    let seq = decline["seq"].as_u64().unwrap();
+    t.host_doc.catch_up(&mut t.host, seq).await;
+    t.guest_doc.catch_up(&mut t.guest, seq).await;
+    seq
 }
 
 /// CPU seconds a process has used (`/proc/<pid>/stat`, user + system, 100 ticks a second).
