@@ -79,6 +79,7 @@ struct Actor {
     /// socket, and connections that came one after another sit next to each other in
     /// memory (ours and the kernel's), so walking them in that order is walking memory
     /// forwards rather than in hash order.
+    ///
     /// Hashed as the other maps here (`hashbrown`'s default, not std's SipHash): a move
     /// looks its players' connections up in it.
     subs: IndexMap<u64, Arc<ConnHandle>, hashbrown::DefaultHashBuilder>,
