@@ -206,7 +206,7 @@ async fn main() {
             );
             report.add(
                 "packets dropped at a full backlog",
-                proc::backlog_drops() - drops,
+                proc::backlog_drops().saturating_sub(drops),
             );
             println!(
                 "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}{}",
@@ -326,7 +326,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     };
     report.add(
         "packets dropped at a full backlog",
-        proc::backlog_drops() - drops,
+        proc::backlog_drops().saturating_sub(drops),
     );
     println!(
         "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{}{} · open-file limit {nofile}",
