@@ -24,6 +24,7 @@ mod send_floor;
 mod steer;
 mod table;
 mod uring;
+mod watcher;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
@@ -308,6 +309,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         options: options.clone(),
         clock: serde_json::from_str(&cli.clock).expect("--clock is JSON"),
         nodes: servers.iter().map(|s| (s.addr, s.pid())).collect(),
+        load_cpu: (!cli.no_pin).then_some(cli.cpu_load),
     };
     let drops = proc::backlog_drops();
     let mut report = match scenario.clone() {

@@ -86,3 +86,34 @@ pub fn backlog_drops() -> u64 {
         .filter_map(|dropped| u64::from_str_radix(dropped, 16).ok())
         .sum()
 }
+
+/// Seconds one CPU has spent busy (everything but idle and I/O wait, interrupts and
+/// softirqs included) since boot (`/proc/stat`).
+///
+/// Why a run reads it for the generator's CPU: the receiving sockets' TCP work, when steered
+/// there, runs in softirqs that no process is charged for, and a latency figure only
+/// measures the server while that core still has time to spare.
+pub fn cpu_busy_seconds(cpu: usize) -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let name = format!("cpu{cpu}");
+    let Some(line) = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name.as_str()))
+    else {
+        return 0.0;
+    };
+    let ticks: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal …: busy is all but idle and iowait.
+    let busy: f64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .take(6)
+        .map(|(_, t)| t)
+        .sum();
+    busy / clock_ticks()
+}

@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
-use crate::conn::{is_type, seq_of, source, Conn};
-use crate::proc::{cpu_seconds, cpu_split, rss_kib};
+use crate::conn::{source, Conn};
+use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib};
 use crate::table::Table;
+use crate::watcher::{wall_now, Watcher};
 use crate::{percentile_ms, Report};
 
 /// What every scenario needs to know.
@@ -27,6 +28,8 @@ pub struct Ctx {
     pub clock: Value,
     /// Every node's address and pid (one entry unless `--nodes` asked for a cluster).
     pub nodes: Vec<(SocketAddr, u32)>,
+    /// The CPU the generator is pinned to (`None` when not pinned).
+    pub load_cpu: Option<usize>,
 }
 
 impl Ctx {
@@ -39,6 +42,31 @@ impl Ctx {
     fn user_cpu(&self) -> f64 {
         self.nodes.iter().map(|(_, pid)| cpu_split(*pid).0).sum()
     }
+
+    /// Busy seconds of the generator's CPU so far (0 when it is not pinned).
+    fn load_busy(&self) -> f64 {
+        self.load_cpu.map_or(0.0, cpu_busy_seconds)
+    }
+}
+
+/// Opens `n` spectators of `game_id` (hello and watch each), 200 at a time.
+async fn open_watchers(addr: SocketAddr, first: usize, n: usize, game_id: &str) -> Vec<Watcher> {
+    let mut out = Vec::with_capacity(n);
+    for batch in (0..n).collect::<Vec<_>>().chunks(200) {
+        let mut set = JoinSet::new();
+        for &j in batch {
+            let game_id = game_id.to_string();
+            set.spawn(async move { Watcher::open(addr, source(first + j), &game_id).await });
+        }
+        while let Some(r) = set.join_next().await {
+            match r {
+                Ok(Ok(w)) => out.push(w),
+                Ok(Err(e)) => eprintln!("spectator failed: {e}"),
+                Err(e) => eprintln!("spectator task failed: {e}"),
+            }
+        }
+    }
+    out
 }
 
 /// Opens `n` connections (hello each), `parallel` at a time.
@@ -184,39 +212,45 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     let per_node = spectators.div_ceil(ctx.nodes.len().max(1));
     for (i, (addr, _)) in ctx.nodes.iter().enumerate() {
         let n = per_node.min(spectators - watchers.len());
-        watchers.extend(open_many(*addr, 2 + i * per_node, n, 200).await);
+        watchers.extend(open_watchers(*addr, 2 + i * per_node, n, &game_id).await);
     }
-    // Per move seq: when it was sent, when the last spectator got it, how many got it.
+    // Per move seq: when it was sent, when the last spectator read it, when the server's
+    // write to the last spectator reached the wire (kernel stamp), how many got it.
     let slots = moves + 16;
-    let last: Arc<Vec<AtomicU64>> = Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect());
-    let got: Arc<Vec<AtomicU64>> = Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect());
+    let counters =
+        || -> Arc<Vec<AtomicU64>> { Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect()) };
+    let (last, got, on_wire) = (counters(), counters(), counters());
     let bytes = Arc::new(AtomicU64::new(0));
-    let epoch = Instant::now();
+    let unstamped = Arc::new(AtomicU64::new(0));
+    let (epoch, epoch_wall) = (Instant::now(), wall_now());
     let mut set = JoinSet::new();
-    for mut w in watchers {
-        let (last, got, bytes, game_id) =
-            (last.clone(), got.clone(), bytes.clone(), game_id.clone());
-        set.spawn(async move {
-            w.request(json!({"t":"game.watch","game_id":game_id})).await;
-            let mut seen = 0;
-            while let Some(t) = w.next().await {
-                if is_type(&t, "game.diff") {
-                    if let Some(s) = seq_of(&t) {
-                        if let Some(slot) = last.get(s as usize) {
-                            slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
-                            got[s as usize].fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
-                    seen += 1;
-                }
+    for w in watchers {
+        let (last, got, on_wire, bytes, unstamped) = (
+            last.clone(),
+            got.clone(),
+            on_wire.clone(),
+            bytes.clone(),
+            unstamped.clone(),
+        );
+        set.spawn(w.run(move |d| {
+            if let Some(slot) = last.get(d.seq as usize) {
+                slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
+                got[d.seq as usize].fetch_add(1, Ordering::Relaxed);
+                match d.on_wire {
+                    Some(at) => on_wire[d.seq as usize].fetch_max(
+                        at.saturating_sub(epoch_wall).as_micros() as u64,
+                        Ordering::Relaxed,
+                    ),
+                    None => unstamped.fetch_add(1, Ordering::Relaxed),
+                };
             }
-            seen
-        });
+            bytes.fetch_add(d.bytes as u64, Ordering::Relaxed);
+        }));
     }
     // Everyone subscribed before the first move.
     tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
     let cpu0 = ctx.cpu();
+    let busy0 = ctx.load_busy();
     let mut sent = vec![0u64; slots];
     let mut played = 0;
     let mut opp = Vec::new();
@@ -234,8 +268,10 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let cpu = ctx.cpu() - cpu0;
+    let load_busy = ctx.load_busy() - busy0;
     set.abort_all();
     let mut to_last = Vec::new();
+    let mut to_wire = Vec::new();
     let mut complete = 0;
     for (s, &t0) in sent.iter().enumerate() {
         if t0 == 0 {
@@ -245,8 +281,10 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
             complete += 1;
         }
         to_last.push(last[s].load(Ordering::Relaxed).saturating_sub(t0));
+        to_wire.push(on_wire[s].load(Ordering::Relaxed).saturating_sub(t0));
     }
     to_last.sort_unstable();
+    to_wire.sort_unstable();
     opp.sort_unstable();
     let recipients = (spectators + 2) as u64;
     let all_bytes =
@@ -263,6 +301,21 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
         "p99 move → last spectator, ms",
         format!("{:.2}", percentile_ms(&to_last, 0.99)),
     );
+    // The kernel's stamp of the server's write: what the server took, whatever the
+    // generator's core was busy with meanwhile (see `watcher`).
+    match unstamped.load(Ordering::Relaxed) {
+        0 => {
+            r.add(
+                "p50 move → on the wire to the last spectator, ms",
+                format!("{:.2}", percentile_ms(&to_wire, 0.5)),
+            );
+            r.add(
+                "p99 move → on the wire to the last spectator, ms",
+                format!("{:.2}", percentile_ms(&to_wire, 0.99)),
+            );
+        }
+        n => r.add("diffs without a kernel timestamp", n),
+    }
     r.add(
         "p99 move → opponent, ms",
         format!("{:.2}", percentile_ms(&opp, 0.99)),
@@ -278,6 +331,15 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
         "server CPU per move, µs",
         format!("{:.0}", 1e6 * cpu / played.max(1) as f64),
     );
+    if ctx.load_cpu.is_some() {
+        // When this is above the server's figure, the latency to the last spectator
+        // measures the generator's core (its own reading, and with `--steer-receive` the
+        // receivers' TCP work too) more than the server.
+        r.add(
+            "generator's CPU busy per move, µs",
+            format!("{:.0}", 1e6 * load_busy / played.max(1) as f64),
+        );
+    }
     r
 }
 
