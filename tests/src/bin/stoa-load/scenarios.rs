@@ -220,15 +220,19 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     let counters =
         || -> Arc<Vec<AtomicU64>> { Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect()) };
     let (last, got, on_wire) = (counters(), counters(), counters());
+    // The first spectator's stamp: the broadcast's own duration is last − first.
+    let first_on_wire: Arc<Vec<AtomicU64>> =
+        Arc::new((0..slots).map(|_| AtomicU64::new(u64::MAX)).collect());
     let bytes = Arc::new(AtomicU64::new(0));
     let unstamped = Arc::new(AtomicU64::new(0));
     let (epoch, epoch_wall) = (Instant::now(), wall_now());
     let mut set = JoinSet::new();
     for w in watchers {
-        let (last, got, on_wire, bytes, unstamped) = (
+        let (last, got, on_wire, first_on_wire, bytes, unstamped) = (
             last.clone(),
             got.clone(),
             on_wire.clone(),
+            first_on_wire.clone(),
             bytes.clone(),
             unstamped.clone(),
         );
@@ -237,12 +241,15 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
                 slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
                 got[d.seq as usize].fetch_add(1, Ordering::Relaxed);
                 match d.on_wire {
-                    Some(at) => on_wire[d.seq as usize].fetch_max(
-                        at.saturating_sub(epoch_wall).as_micros() as u64,
-                        Ordering::Relaxed,
-                    ),
-                    None => unstamped.fetch_add(1, Ordering::Relaxed),
-                };
+                    Some(at) => {
+                        let at = at.saturating_sub(epoch_wall).as_micros() as u64;
+                        on_wire[d.seq as usize].fetch_max(at, Ordering::Relaxed);
+                        first_on_wire[d.seq as usize].fetch_min(at, Ordering::Relaxed);
+                    }
+                    None => {
+                        unstamped.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
             }
             bytes.fetch_add(d.bytes as u64, Ordering::Relaxed);
         }));
@@ -272,6 +279,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     set.abort_all();
     let mut to_last = Vec::new();
     let mut to_wire = Vec::new();
+    let mut spread = Vec::new();
     let mut complete = 0;
     for (s, &t0) in sent.iter().enumerate() {
         if t0 == 0 {
@@ -281,10 +289,13 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
             complete += 1;
         }
         to_last.push(last[s].load(Ordering::Relaxed).saturating_sub(t0));
-        to_wire.push(on_wire[s].load(Ordering::Relaxed).saturating_sub(t0));
+        let last_on_wire = on_wire[s].load(Ordering::Relaxed);
+        to_wire.push(last_on_wire.saturating_sub(t0));
+        spread.push(last_on_wire.saturating_sub(first_on_wire[s].load(Ordering::Relaxed)));
     }
     to_last.sort_unstable();
     to_wire.sort_unstable();
+    spread.sort_unstable();
     opp.sort_unstable();
     let recipients = (spectators + 2) as u64;
     let all_bytes =
@@ -312,6 +323,11 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
             r.add(
                 "p99 move → on the wire to the last spectator, ms",
                 format!("{:.2}", percentile_ms(&to_wire, 0.99)),
+            );
+            // Without the request's way in: how long the broadcast itself took.
+            r.add(
+                "p99 first → last spectator on the wire, ms",
+                format!("{:.2}", percentile_ms(&spread, 0.99)),
             );
         }
         n => r.add("diffs without a kernel timestamp", n),
