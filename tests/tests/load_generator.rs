@@ -58,6 +58,10 @@ fn fanout_spectators_see_every_move_and_the_wire_stamp_precedes_the_read() {
             "{p}: {wire} > {read}\n{report}"
         );
     }
+    // The broadcast's own duration (first to last spectator) is part of the move's.
+    let spread = ms("p99 first → last spectator on the wire, ms");
+    let wire = ms("p99 move → on the wire to the last spectator, ms");
+    assert!(spread <= wire + 1.0, "{spread} > {wire}\n{report}");
     // Every recipient received one diff per move, of the size a move's diff has.
     let bytes: u64 = f["bytes per move per recipient"].parse().unwrap();
     assert!((200..2000).contains(&bytes), "{report}");
