@@ -24,7 +24,6 @@ mod send_floor;
 mod steer;
 mod table;
 mod uring;
-mod watcher;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;

@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
-use crate::conn::{source, Conn};
+use crate::conn::{is_type, seq_of, source, wall_now, Conn};
 use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib};
 use crate::table::Table;
-use crate::watcher::{wall_now, Watcher};
 use crate::{percentile_ms, Report};
 
 /// What every scenario needs to know.
@@ -50,13 +49,20 @@ impl Ctx {
 }
 
 /// Opens `n` spectators of `game_id` (hello and watch each), 200 at a time.
-async fn open_watchers(addr: SocketAddr, first: usize, n: usize, game_id: &str) -> Vec<Watcher> {
+async fn open_watchers(addr: SocketAddr, first: usize, n: usize, game_id: &str) -> Vec<Conn> {
     let mut out = Vec::with_capacity(n);
     for batch in (0..n).collect::<Vec<_>>().chunks(200) {
         let mut set = JoinSet::new();
         for &j in batch {
             let game_id = game_id.to_string();
-            set.spawn(async move { Watcher::open(addr, source(first + j), &game_id).await });
+            set.spawn(async move {
+                let mut c = Conn::open(addr, source(first + j)).await?;
+                let answer = c.request(json!({"t":"game.watch","game_id":game_id})).await;
+                match answer["t"] == "game.snapshot" {
+                    true => Ok(c),
+                    false => Err(std::io::Error::other(format!("game.watch: {answer}"))),
+                }
+            });
         }
         while let Some(r) = set.join_next().await {
             match r {
@@ -99,7 +105,7 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss1 = rss_kib(ctx.pid);
     let cpu0 = ctx.cpu();
-    // Hold them, answering the server's pings (tungstenite answers on read).
+    // Hold them (`Conn::next` answers the server's pings).
     let held = conns.len();
     let mut set = JoinSet::new();
     for mut c in conns {
@@ -166,7 +172,7 @@ pub async fn idle_games(ctx: &Ctx, games: usize, hold_s: u64) -> Report {
                 Ok(Ok(conns)) => {
                     for mut c in conns {
                         held += 1;
-                        // Held, answering the server's pings (tungstenite answers on read).
+                        // Held (`Conn::next` answers the server's pings).
                         set.spawn(async move { while c.next().await.is_some() {} });
                     }
                 }
@@ -227,7 +233,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     let unstamped = Arc::new(AtomicU64::new(0));
     let (epoch, epoch_wall) = (Instant::now(), wall_now());
     let mut set = JoinSet::new();
-    for w in watchers {
+    for mut w in watchers {
         let (last, got, on_wire, first_on_wire, bytes, unstamped) = (
             last.clone(),
             got.clone(),
@@ -236,23 +242,32 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
             bytes.clone(),
             unstamped.clone(),
         );
-        set.spawn(w.run(move |d| {
-            if let Some(slot) = last.get(d.seq as usize) {
+        set.spawn(async move {
+            while let Some(t) = w.next().await {
+                if !is_type(&t, "game.diff") {
+                    continue;
+                }
+                bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
+                let Some(seq) = seq_of(&t).map(|s| s as usize) else {
+                    continue;
+                };
+                let Some(slot) = last.get(seq) else {
+                    continue;
+                };
                 slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
-                got[d.seq as usize].fetch_add(1, Ordering::Relaxed);
-                match d.on_wire {
+                got[seq].fetch_add(1, Ordering::Relaxed);
+                match w.stamp() {
                     Some(at) => {
                         let at = at.saturating_sub(epoch_wall).as_micros() as u64;
-                        on_wire[d.seq as usize].fetch_max(at, Ordering::Relaxed);
-                        first_on_wire[d.seq as usize].fetch_min(at, Ordering::Relaxed);
+                        on_wire[seq].fetch_max(at, Ordering::Relaxed);
+                        first_on_wire[seq].fetch_min(at, Ordering::Relaxed);
                     }
                     None => {
                         unstamped.fetch_add(1, Ordering::Relaxed);
                     }
                 }
             }
-            bytes.fetch_add(d.bytes as u64, Ordering::Relaxed);
-        }));
+        });
     }
     // Everyone subscribed before the first move.
     tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
@@ -364,6 +379,10 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
 struct Played {
     /// Move → opponent's diff, µs.
     latencies_us: Vec<u64>,
+    /// Move → the opponent's diff on the wire (kernel stamp), µs.
+    wire_us: Vec<u64>,
+    /// Busy seconds of the generator's core while the moves were played (0: not pinned).
+    load_busy: f64,
     /// Diff bytes the players received.
     bytes: u64,
     /// Moves played.
@@ -432,6 +451,9 @@ async fn play_games(
                 match t.step(|_| {}).await {
                     Some(m) => {
                         out.latencies_us.push(m.to_opponent.as_micros() as u64);
+                        if let Some(w) = m.to_opponent_on_wire {
+                            out.wire_us.push(w.as_micros() as u64);
+                        }
                         out.moves += 1;
                     }
                     None => {
@@ -454,11 +476,13 @@ async fn play_games(
     go.wait().await;
     let cpu0 = ctx.cpu();
     let user0 = ctx.user_cpu();
+    let busy0 = ctx.load_busy();
     let start = Instant::now();
     let mut all = Played::default();
     while let Some(r) = set.join_next().await {
         if let Ok(p) = r {
             all.latencies_us.extend(p.latencies_us);
+            all.wire_us.extend(p.wire_us);
             all.bytes += p.bytes;
             all.moves += p.moves;
             all.errors += p.errors;
@@ -467,7 +491,9 @@ async fn play_games(
     all.seconds = start.elapsed().as_secs_f64();
     all.cpu = ctx.cpu() - cpu0;
     all.user_cpu = ctx.user_cpu() - user0;
+    all.load_busy = ctx.load_busy() - busy0;
     all.latencies_us.sort_unstable();
+    all.wire_us.sort_unstable();
     all
 }
 
@@ -523,6 +549,28 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
         "p99 move → opponent, ms",
         format!("{:.2}", percentile_ms(&p.latencies_us, 0.99)),
     );
+    // The server's side of the same latency (see `conn`): the opponent's diff on the wire.
+    if p.wire_us.len() as u64 == p.moves {
+        r.add(
+            "p50 move → opponent's diff on the wire, ms",
+            format!("{:.2}", percentile_ms(&p.wire_us, 0.5)),
+        );
+        r.add(
+            "p99 move → opponent's diff on the wire, ms",
+            format!("{:.2}", percentile_ms(&p.wire_us, 0.99)),
+        );
+    } else {
+        r.add(
+            "moves without a kernel timestamp",
+            p.moves - p.wire_us.len() as u64,
+        );
+    }
+    if p.load_busy > 0.0 {
+        r.add(
+            "generator's CPU busy per move, µs",
+            format!("{:.0}", 1e6 * p.load_busy / moves),
+        );
+    }
     r.add(
         "bytes per move per player",
         format!("{:.0}", p.bytes as f64 / (players as f64 * moves)),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use stoa_protocol::AnyGame;
 
-use crate::conn::{is_type, seq_of, source, Conn};
+use crate::conn::{is_type, seq_of, source, wall_now, Conn};
 
 /// One game: its id, both players, and the engine that picks their moves.
 pub struct Table {
@@ -25,6 +25,9 @@ pub struct Table {
 pub struct MoveTiming {
     /// From sending `game.move` to the opponent receiving its diff.
     pub to_opponent: Duration,
+    /// From sending `game.move` to the server putting the opponent's diff on the wire (the
+    /// kernel's stamp, see [`Conn::stamp`]).
+    pub to_opponent_on_wire: Option<Duration>,
     /// The move's seq.
     pub seq: u64,
 }
@@ -98,13 +101,14 @@ impl Table {
         } else {
             (&mut b[0], &mut a[0])
         };
-        let start = Instant::now();
+        let (start, start_wall) = (Instant::now(), wall_now());
         let rid = mover
             .send(json!({"t":"game.move","game_id":self.game_id,"move":mv}))
             .await;
         sent(start);
         let diff = other.until_text(|t| is_type(t, "game.diff")).await?;
         let to_opponent = start.elapsed();
+        let to_opponent_on_wire = other.stamp().map(|at| at.saturating_sub(start_wall));
         let tag = format!("\"rid\":{rid},");
         let answer = mover.until_text(|t| t.contains(&tag)).await?;
         if !is_type(&answer, "ok") {
@@ -117,6 +121,7 @@ impl Table {
         }
         Some(MoveTiming {
             to_opponent,
+            to_opponent_on_wire,
             seq: seq_of(&diff)?,
         })
     }
