@@ -48,41 +48,31 @@ impl Ctx {
     }
 }
 
-/// Opens `n` spectators of `game_id` (hello and watch each), 200 at a time.
-async fn open_watchers(addr: SocketAddr, first: usize, n: usize, game_id: &str) -> Vec<Conn> {
-    let mut out = Vec::with_capacity(n);
-    for batch in (0..n).collect::<Vec<_>>().chunks(200) {
-        let mut set = JoinSet::new();
-        for &j in batch {
-            let game_id = game_id.to_string();
-            set.spawn(async move {
-                let mut c = Conn::open(addr, source(first + j)).await?;
-                let answer = c.request(json!({"t":"game.watch","game_id":game_id})).await;
-                match answer["t"] == "game.snapshot" {
-                    true => Ok(c),
-                    false => Err(std::io::Error::other(format!("game.watch: {answer}"))),
-                }
-            });
-        }
-        while let Some(r) = set.join_next().await {
-            match r {
-                Ok(Ok(w)) => out.push(w),
-                Ok(Err(e)) => eprintln!("spectator failed: {e}"),
-                Err(e) => eprintln!("spectator task failed: {e}"),
-            }
-        }
-    }
-    out
-}
-
-/// Opens `n` connections (hello each), `parallel` at a time.
-async fn open_many(addr: SocketAddr, first: usize, n: usize, parallel: usize) -> Vec<Conn> {
+/// Opens `n` connections (hello each), `parallel` at a time; with `watch`, each then
+/// watches that game (and is dropped unless it gets the snapshot).
+async fn open_many(
+    addr: SocketAddr,
+    first: usize,
+    n: usize,
+    parallel: usize,
+    watch: Option<&str>,
+) -> Vec<Conn> {
     let mut out = Vec::with_capacity(n);
     let mut i = 0;
     while i < n {
         let mut set = JoinSet::new();
         for j in i..(i + parallel).min(n) {
-            set.spawn(Conn::open(addr, source(first + j)));
+            let watch = watch.map(str::to_string);
+            set.spawn(async move {
+                let mut c = Conn::open(addr, source(first + j)).await?;
+                if let Some(game_id) = watch {
+                    let answer = c.request(json!({"t":"game.watch","game_id":game_id})).await;
+                    if answer["t"] != "game.snapshot" {
+                        return Err(std::io::Error::other(format!("game.watch: {answer}")));
+                    }
+                }
+                Ok(c)
+            });
         }
         i = (i + parallel).min(n);
         while let Some(r) = set.join_next().await {
@@ -100,7 +90,7 @@ async fn open_many(addr: SocketAddr, first: usize, n: usize, parallel: usize) ->
 pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss0 = rss_kib(ctx.pid);
-    let conns = open_many(ctx.addr, 0, n, 200).await;
+    let conns = open_many(ctx.addr, 0, n, 200, None).await;
     // Let the server settle (first pings answered) before measuring.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss1 = rss_kib(ctx.pid);
@@ -218,7 +208,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     let per_node = spectators.div_ceil(ctx.nodes.len().max(1));
     for (i, (addr, _)) in ctx.nodes.iter().enumerate() {
         let n = per_node.min(spectators - watchers.len());
-        watchers.extend(open_watchers(*addr, 2 + i * per_node, n, &game_id).await);
+        watchers.extend(open_many(*addr, 2 + i * per_node, n, 200, Some(&game_id)).await);
     }
     // Per move seq: when it was sent, when the last spectator read it, when the server's
     // write to the last spectator reached the wire (kernel stamp), how many got it.
