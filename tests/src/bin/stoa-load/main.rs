@@ -165,6 +165,11 @@ impl Report {
     pub fn add(&mut self, name: &str, value: impl std::fmt::Display) {
         self.rows.push((name.to_string(), value.to_string()));
     }
+
+    /// Adds a row with percentile `p` of sorted microseconds, in ms.
+    pub fn add_ms(&mut self, name: &str, sorted_us: &[u64], p: f64) {
+        self.add(name, format!("{:.2}", percentile_ms(sorted_us, p)));
+    }
 }
 
 /// A percentile of sorted microseconds, in ms.

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use crate::conn::{is_type, seq_of, source, wall_now, Conn};
 use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib};
 use crate::table::Table;
-use crate::{percentile_ms, Report};
+use crate::Report;
 
 /// What every scenario needs to know.
 pub struct Ctx {
@@ -309,38 +309,28 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     r.add("spectators", spectators);
     r.add("moves", played);
     r.add("moves every spectator received", complete);
-    r.add(
-        "p50 move → last spectator, ms",
-        format!("{:.2}", percentile_ms(&to_last, 0.5)),
-    );
-    r.add(
-        "p99 move → last spectator, ms",
-        format!("{:.2}", percentile_ms(&to_last, 0.99)),
-    );
+    r.add_ms("p50 move → last spectator, ms", &to_last, 0.5);
+    r.add_ms("p99 move → last spectator, ms", &to_last, 0.99);
     // The kernel's stamp of the server's write: what the server took, whatever the
-    // generator's core was busy with meanwhile (see `watcher`).
+    // generator's core was busy with meanwhile (see `conn`).
     match unstamped.load(Ordering::Relaxed) {
         0 => {
-            r.add(
+            r.add_ms(
                 "p50 move → on the wire to the last spectator, ms",
-                format!("{:.2}", percentile_ms(&to_wire, 0.5)),
+                &to_wire,
+                0.5,
             );
-            r.add(
+            r.add_ms(
                 "p99 move → on the wire to the last spectator, ms",
-                format!("{:.2}", percentile_ms(&to_wire, 0.99)),
+                &to_wire,
+                0.99,
             );
             // Without the request's way in: how long the broadcast itself took.
-            r.add(
-                "p99 first → last spectator on the wire, ms",
-                format!("{:.2}", percentile_ms(&spread, 0.99)),
-            );
+            r.add_ms("p99 first → last spectator on the wire, ms", &spread, 0.99);
         }
         n => r.add("diffs without a kernel timestamp", n),
     }
-    r.add(
-        "p99 move → opponent, ms",
-        format!("{:.2}", percentile_ms(&opp, 0.99)),
-    );
+    r.add_ms("p99 move → opponent, ms", &opp, 0.99);
     r.add(
         "bytes per move per recipient",
         format!(
@@ -531,23 +521,19 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
         "of which in user space, µs",
         format!("{:.0}", 1e6 * p.user_cpu / moves),
     );
-    r.add(
-        "p50 move → opponent, ms",
-        format!("{:.2}", percentile_ms(&p.latencies_us, 0.5)),
-    );
-    r.add(
-        "p99 move → opponent, ms",
-        format!("{:.2}", percentile_ms(&p.latencies_us, 0.99)),
-    );
+    r.add_ms("p50 move → opponent, ms", &p.latencies_us, 0.5);
+    r.add_ms("p99 move → opponent, ms", &p.latencies_us, 0.99);
     // The server's side of the same latency (see `conn`): the opponent's diff on the wire.
     if p.wire_us.len() as u64 == p.moves {
-        r.add(
+        r.add_ms(
             "p50 move → opponent's diff on the wire, ms",
-            format!("{:.2}", percentile_ms(&p.wire_us, 0.5)),
+            &p.wire_us,
+            0.5,
         );
-        r.add(
+        r.add_ms(
             "p99 move → opponent's diff on the wire, ms",
-            format!("{:.2}", percentile_ms(&p.wire_us, 0.99)),
+            &p.wire_us,
+            0.99,
         );
     } else {
         r.add(
