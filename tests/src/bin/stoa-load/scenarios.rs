@@ -213,12 +213,12 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     // Per move seq: when it was sent, when the last spectator read it, when the server's
     // write to the last spectator reached the wire (kernel stamp), how many got it.
     let slots = moves + 16;
-    let counters =
-        || -> Arc<Vec<AtomicU64>> { Arc::new((0..slots).map(|_| AtomicU64::new(0)).collect()) };
-    let (last, got, on_wire) = (counters(), counters(), counters());
+    let counters = |init: u64| -> Arc<Vec<AtomicU64>> {
+        Arc::new((0..slots).map(|_| AtomicU64::new(init)).collect())
+    };
+    let (last, got, on_wire) = (counters(0), counters(0), counters(0));
     // The first spectator's stamp: the broadcast's own duration is last − first.
-    let first_on_wire: Arc<Vec<AtomicU64>> =
-        Arc::new((0..slots).map(|_| AtomicU64::new(u64::MAX)).collect());
+    let first_on_wire = counters(u64::MAX);
     let bytes = Arc::new(AtomicU64::new(0));
     let unstamped = Arc::new(AtomicU64::new(0));
     let (epoch, epoch_wall) = (Instant::now(), wall_now());
