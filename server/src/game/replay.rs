@@ -37,6 +37,11 @@ impl Replay {
         self.diffs.push_back((seq, bytes));
     }
 
+    /// The length of the newest diff's frame, if one is kept.
+    pub fn last_len(&self) -> Option<usize> {
+        self.diffs.back().map(|(_, f)| f.as_bytes().len())
+    }
+
     /// The diffs after `since` up to `current`, when all are still buffered.
     pub fn since(&self, since: u64, current: u64) -> Option<Vec<Frame>> {
         if since > current {
@@ -74,5 +79,7 @@ mod tests {
         assert_eq!(r.since(2, 3).unwrap().len(), 1);
         assert_eq!(r.since(3, 3).unwrap().len(), 0);
         assert!(r.since(4, 3).is_none());
+        assert_eq!(r.last_len(), Some(3));
+        assert_eq!(Replay::new(0).last_len(), None);
     }
 }

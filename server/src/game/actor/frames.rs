@@ -13,10 +13,25 @@ use stoa_protocol::wire::Rid;
 use crate::game::core::{write_patch, write_str, PatchOp};
 use crate::net::frame::Frame;
 
+/// Room left over the game's last diff when the next one is written: the next is about as
+/// long (the same fields change each move), a capture's few more cells fit in this.
+const DIFF_SLACK: usize = 96;
+
 /// The `game.diff` frame, byte for byte what
-/// [`stoa_protocol::wire::ServerMessage::GameDiff`] encodes.
-pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> Frame {
-    let mut frame = Frame::text_room(512);
+/// [`stoa_protocol::wire::ServerMessage::GameDiff`] encodes. `last_len`: the length of
+/// the game's previous diff frame, if any, to size this one's buffer by.
+///
+/// Why sized, not grown: a diff stays in the game's replay buffer (256 of them by default),
+/// and a `String` that outgrows its buffer doubles it, so a fixed guess kept twice the
+/// bytes of every diff over 512 (1 KiB of a 16x15 game's ~550-byte diffs, the most memory
+/// a move kept: heaptrack, README "Performance") and copied each one once more.
+pub(super) fn diff_frame(
+    game_id: &str,
+    seq: u64,
+    patch: &[PatchOp],
+    last_len: Option<usize>,
+) -> Frame {
+    let mut frame = Frame::text_room(last_len.map_or(512, |n| n + DIFF_SLACK));
     frame.push_str("{\"t\":\"game.diff\",\"game_id\":");
     write_str(&mut frame, game_id);
     frame.push_str(",\"seq\":");
@@ -24,7 +39,18 @@ pub(super) fn diff_frame(game_id: &str, seq: u64, patch: &[PatchOp]) -> Frame {
     frame.push_str(",\"patch\":");
     write_patch(&mut frame, patch);
     frame.push('}');
-    Frame::from_room(frame)
+    Frame::from_room(fit(frame))
+}
+
+/// `text`, in a buffer of about its own length: one that outgrew its first guess (a much
+/// longer diff than the last, the first of a game) is copied into one of its size.
+fn fit(text: String) -> String {
+    if text.capacity() - text.len() <= 2 * DIFF_SLACK {
+        return text;
+    }
+    let mut fitted = String::with_capacity(text.len());
+    fitted.push_str(&text);
+    fitted
 }
 
 /// The `game.snapshot` frame around an encoded document, byte for byte what
@@ -59,7 +85,27 @@ mod tests {
             seq: 3,
             patch: json!(patch),
         };
-        assert_eq!(diff_frame("g1", 3, &patch).payload_text(), msg.to_json());
+        for last_len in [None, Some(0), Some(40), Some(5000)] {
+            let frame = diff_frame("g1", 3, &patch, last_len);
+            assert_eq!(frame.payload_text(), msg.to_json());
+        }
+    }
+
+    #[test]
+    fn a_diff_is_kept_in_a_buffer_of_about_its_size() {
+        // Grown past its guess, a text is copied into a buffer of its own length.
+        let mut grown = String::with_capacity(2048);
+        grown.push_str(&"x".repeat(1000));
+        let fitted = fit(grown.clone());
+        assert_eq!(fitted, grown);
+        assert_eq!(fitted.capacity(), 1000);
+        // Within the slack it is kept as it is (no copy).
+        let mut close = String::with_capacity(1000 + DIFF_SLACK);
+        close.push_str(&"y".repeat(1000));
+        let ptr = close.as_ptr();
+        let kept = fit(close);
+        assert_eq!(kept.as_ptr(), ptr);
+        assert_eq!(kept.capacity(), 1000 + DIFF_SLACK);
     }
 
     #[test]

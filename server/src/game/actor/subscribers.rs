@@ -163,7 +163,8 @@ impl Actor {
     /// Encodes the diff once (the `game.diff` message, written around the typed patch),
     /// buffers it for `since` and queues the same bytes for every subscriber.
     pub(super) fn publish(&mut self, patch: Vec<PatchOp>) {
-        let bytes = frames::diff_frame(self.core.id(), self.core.seq(), &patch);
+        let last_len = self.replay.last_len();
+        let bytes = frames::diff_frame(self.core.id(), self.core.seq(), &patch, last_len);
         // The encoded document of an older seq is never sent again: not kept for the life
         // of an idle game (a few KiB each).
         if matches!(&self.snapshot, Some((seq, _)) if *seq != self.core.seq()) {

@@ -18,6 +18,7 @@
 #![deny(unsafe_code)]
 
 mod conn;
+mod move_floor;
 mod proc;
 mod scenarios;
 mod send_floor;
@@ -108,9 +109,12 @@ pub enum Scenario {
         /// Concurrent games.
         #[arg(long, default_value_t = 200)]
         games: usize,
-        /// Moves in all.
+        /// Moves per round, at most (a game that ends stops).
         #[arg(long, default_value_t = 20_000)]
         moves: usize,
+        /// Rounds of `games` games, one after the other on the same server.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
     },
     /// Every scenario in turn at the sizes the targets are set for (idle 10,000; fanout
     /// 5,000; throughput 200 games; mixed 1,000 games with Redis).
@@ -131,6 +135,47 @@ pub enum Scenario {
         /// does) or a round at a time through io_uring.
         #[arg(long, value_enum, default_value_t = send_floor::Via::Write)]
         via: send_floor::Via,
+    },
+    /// No server: the kernel's own cost of a move's read and two writes on loopback, G
+    /// games with a move outstanding each, the frames as large as the server's.
+    MoveFloor {
+        /// Concurrent games.
+        #[arg(long, default_value_t = 200)]
+        games: usize,
+        /// Moves in all.
+        #[arg(long, default_value_t = 20_000)]
+        moves: u64,
+        /// Bytes of a `game.move` frame.
+        #[arg(long, default_value_t = 80)]
+        mv: usize,
+        /// Bytes of the mover's `ok` frame.
+        #[arg(long, default_value_t = 40)]
+        ok: usize,
+        /// Bytes of a diff frame.
+        #[arg(long, default_value_t = 560)]
+        diff: usize,
+    },
+    /// The players of `move-floor` (run by it).
+    #[command(hide = true)]
+    MoveFloorPlayers {
+        /// The "server"'s address.
+        #[arg(long)]
+        addr: String,
+        /// Games.
+        #[arg(long)]
+        games: usize,
+        /// Moves each game plays.
+        #[arg(long)]
+        moves_per_game: u64,
+        /// Bytes of a `game.move` frame.
+        #[arg(long)]
+        mv: usize,
+        /// Bytes of the mover's `ok` frame.
+        #[arg(long)]
+        ok: usize,
+        /// Bytes of a diff frame.
+        #[arg(long)]
+        diff: usize,
     },
     /// The receiving side of `send-floor` (run by it).
     #[command(hide = true)]
@@ -228,6 +273,51 @@ async fn main() {
             send_floor::sink(addr, conns).await;
             return;
         }
+        Scenario::MoveFloor {
+            games,
+            moves,
+            mv,
+            ok,
+            diff,
+        } => {
+            let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
+            let busy0 = pins.map(|p| proc::cpu_busy_seconds(p.1));
+            let mut report = move_floor::move_floor(
+                games,
+                moves,
+                move_floor::Sizes { mv, ok, diff },
+                pins.map(|p| p.0),
+                pins.map(|p| p.1),
+            );
+            if let (Some(b0), Some((_, load))) = (busy0, pins) {
+                report.add(
+                    "players' CPU busy, s (whole run, set-up included)",
+                    format!("{:.2}", proc::cpu_busy_seconds(load) - b0),
+                );
+            }
+            println!(
+                "\n{:?} · no server · \"server\" pinned to CPU {}, players to CPU {}{}{}",
+                cli.scenario,
+                cli.cpu_server,
+                cli.cpu_load,
+                if cli.no_pin { " (not pinned)" } else { "" },
+                steered(&cli),
+            );
+            print_report(&report);
+            return;
+        }
+        Scenario::MoveFloorPlayers {
+            ref addr,
+            games,
+            moves_per_game,
+            mv,
+            ok,
+            diff,
+        } => {
+            let sizes = move_floor::Sizes { mv, ok, diff };
+            move_floor::players(addr, games, moves_per_game, sizes).await;
+            return;
+        }
         _ => {}
     }
     let scenarios = match cli.scenario.clone() {
@@ -249,6 +339,7 @@ async fn main() {
             Scenario::Throughput {
                 games: 200,
                 moves: 20_000,
+                rounds: 5,
             },
             Scenario::Mixed {
                 games: 1_000,
@@ -324,11 +415,17 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
             moves,
             interval_ms,
         } => scenarios::fanout(&ctx, spectators, moves, interval_ms).await,
-        Scenario::Throughput { games, moves } => scenarios::throughput(&ctx, games, moves).await,
+        Scenario::Throughput {
+            games,
+            moves,
+            rounds,
+        } => scenarios::throughput(&ctx, games, moves, rounds).await,
         Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
-        Scenario::All | Scenario::SendFloor { .. } | Scenario::SendFloorSink { .. } => {
-            unreachable_all()
-        }
+        Scenario::All
+        | Scenario::SendFloor { .. }
+        | Scenario::SendFloorSink { .. }
+        | Scenario::MoveFloor { .. }
+        | Scenario::MoveFloorPlayers { .. } => unreachable_all(),
     };
     report.add(
         "packets dropped at a full backlog",

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
 use crate::conn::{is_type, seq_of, source, wall_now, Conn};
-use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib};
+use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib, run_ns};
 use crate::table::Table;
 use crate::Report;
 
@@ -35,6 +35,13 @@ impl Ctx {
     /// CPU seconds used so far by every node.
     fn cpu(&self) -> f64 {
         self.nodes.iter().map(|(_, pid)| cpu_seconds(*pid)).sum()
+    }
+
+    /// CPU seconds used so far by every node, from the scheduler's nanoseconds: exact
+    /// where [`Ctx::cpu`] counts 10 ms ticks, for windows of a second or less.
+    fn cpu_exact(&self) -> f64 {
+        let ns: u64 = self.nodes.iter().map(|(_, pid)| run_ns(*pid)).sum();
+        ns as f64 / 1e9
     }
 
     /// CPU seconds used so far in user space by every node.
@@ -387,7 +394,9 @@ async fn play_games(
     pace: Option<Duration>,
     spectators_per_game: usize,
 ) -> Played {
+    let initial = budget;
     let budget = Arc::new(AtomicU64::new(budget));
+    let active = Arc::new(AtomicU64::new(games as u64));
     let go = Arc::new(tokio::sync::Barrier::new(games + 1));
     let mut set = JoinSet::new();
     let per_game = 2 + spectators_per_game;
@@ -395,8 +404,10 @@ async fn play_games(
         let (addr, kind, options) = (ctx.addr, ctx.kind.clone(), ctx.options.clone());
         let clock = ctx.clock.clone();
         let (budget, go) = (budget.clone(), go.clone());
+        let active = active.clone();
         set.spawn(async move {
             let mut out = Played::default();
+            let _active = Active(active);
             let table =
                 Table::open(addr, g * per_game / 2, &kind, &options, &clock, "private").await;
             let mut watchers = Vec::new();
@@ -454,7 +465,29 @@ async fn play_games(
         });
     }
     go.wait().await;
-    let cpu0 = ctx.cpu();
+    let series = std::env::var_os("STOA_LOAD_SERIES").map(|_| {
+        let (budget, active) = (budget.clone(), active.clone());
+        let pids: Vec<u32> = ctx.nodes.iter().map(|n| n.1).collect();
+        tokio::spawn(async move {
+            let start = Instant::now();
+            let ns = || pids.iter().map(|p| crate::proc::run_ns(*p)).sum::<u64>();
+            let (mut last_ns, mut last_moves) = (ns(), 0u64);
+            loop {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let (now_ns, moves) = (ns(), initial - budget.load(Ordering::Relaxed));
+                let dm = (moves - last_moves).max(1);
+                eprintln!(
+                    "{:6.2} s  moves {moves:7}  games {:4}  server busy {:3.0} %  {:5.1} µs/move",
+                    start.elapsed().as_secs_f64(),
+                    active.load(Ordering::Relaxed),
+                    (now_ns - last_ns) as f64 / 1e6,
+                    (now_ns - last_ns) as f64 / 1e3 / dm as f64,
+                );
+                (last_ns, last_moves) = (now_ns, moves);
+            }
+        })
+    });
+    let cpu0 = ctx.cpu_exact();
     let user0 = ctx.user_cpu();
     let busy0 = ctx.load_busy();
     let start = Instant::now();
@@ -468,8 +501,11 @@ async fn play_games(
             all.errors += p.errors;
         }
     }
+    if let Some(s) = series {
+        s.abort();
+    }
     all.seconds = start.elapsed().as_secs_f64();
-    all.cpu = ctx.cpu() - cpu0;
+    all.cpu = ctx.cpu_exact() - cpu0;
     all.user_cpu = ctx.user_cpu() - user0;
     all.load_busy = ctx.load_busy() - busy0;
     all.latencies_us.sort_unstable();
@@ -477,11 +513,47 @@ async fn play_games(
     all
 }
 
-/// `throughput`: G games as fast as answers come, no spectators.
-pub async fn throughput(ctx: &Ctx, games: usize, moves: usize) -> Report {
-    let p = play_games(ctx, games, moves as u64, None, 0).await;
+/// Counts a game as playing until its task ends.
+struct Active(Arc<AtomicU64>);
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Played {
+    /// Adds another round's figures to these.
+    fn merge(&mut self, other: Played) {
+        self.latencies_us.extend(other.latencies_us);
+        self.wire_us.extend(other.wire_us);
+        self.latencies_us.sort_unstable();
+        self.wire_us.sort_unstable();
+        self.load_busy += other.load_busy;
+        self.bytes += other.bytes;
+        self.moves += other.moves;
+        self.errors += other.errors;
+        self.cpu += other.cpu;
+        self.user_cpu += other.user_cpu;
+        self.seconds += other.seconds;
+    }
+}
+
+/// `throughput`: G games as fast as answers come, no spectators, `rounds` times over on
+/// the same server (each round's games set up anew, only their play measured).
+///
+/// Why rounds: 200 games of 8x7 end after about 10,000 moves, a quarter of a second,
+/// where one run's figure moved by a fifth from run to run; several rounds measure
+/// several times as many moves, and a server that has played before (its memory grown
+/// once), as one that has run for a while is.
+pub async fn throughput(ctx: &Ctx, games: usize, moves: usize, rounds: usize) -> Report {
+    let mut p = Played::default();
+    for _ in 0..rounds.max(1) {
+        p.merge(play_games(ctx, games, moves as u64, None, 0).await);
+    }
     let mut r = Report::default();
     r.add("concurrent games", games);
+    r.add("rounds (games set up anew each)", rounds.max(1));
     report_moves(&mut r, &p, 2);
     r
 }
