@@ -20,6 +20,8 @@ mod allocator;
 static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 fn main() -> std::process::ExitCode {
+    #[cfg(not(feature = "system-alloc"))]
+    allocator::configure();
     let config = Config::parse();
     // One thread (one core: a container's quota, `taskset`) runs every task and polls the
     // sockets itself. The multi-threaded scheduler with one worker pays for work stealing

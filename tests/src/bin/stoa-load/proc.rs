@@ -41,6 +41,19 @@ pub fn cpu_split(pid: u32) -> (f64, f64) {
     (ticks(11) / hz, ticks(12) / hz)
 }
 
+/// Minor page faults of the process so far: each a page the kernel had to find and zero
+/// (a whole 2 MiB one where the allocator asked for huge pages) when memory was first
+/// touched, or touched again after the allocator gave it back.
+pub fn minor_faults(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    // minflt is field 10 of stat, 8 after the name and state.
+    rest.split_whitespace()
+        .nth(7)
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Resident memory of the process, KiB.
 pub fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
 use crate::conn::{is_type, seq_of, source, wall_now, Conn};
-use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, rss_kib, run_ns};
+use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, minor_faults, rss_kib, run_ns};
 use crate::table::Table;
 use crate::Report;
 
@@ -47,6 +47,16 @@ impl Ctx {
     /// CPU seconds used so far in user space by every node.
     fn user_cpu(&self) -> f64 {
         self.nodes.iter().map(|(_, pid)| cpu_split(*pid).0).sum()
+    }
+
+    /// Resident memory of every node, KiB.
+    fn rss(&self) -> u64 {
+        self.nodes.iter().map(|(_, pid)| rss_kib(*pid)).sum()
+    }
+
+    /// Minor page faults of every node so far.
+    fn faults(&self) -> u64 {
+        self.nodes.iter().map(|(_, pid)| minor_faults(*pid)).sum()
     }
 
     /// Busy seconds of the generator's CPU so far (0 when it is not pinned).
@@ -382,6 +392,10 @@ struct Played {
     user_cpu: f64,
     /// Seconds the moves took.
     seconds: f64,
+    /// The server's minor page faults while the moves were played.
+    faults: u64,
+    /// How much the server's resident memory grew while the moves were played, KiB.
+    rss_growth_kib: i64,
 }
 
 /// Sets up `games` games (each with `spectators_per_game` watchers), then plays up to
@@ -488,6 +502,8 @@ async fn play_games(
         })
     });
     let cpu0 = ctx.cpu_exact();
+    let faults0 = ctx.faults();
+    let rss0 = ctx.rss();
     let user0 = ctx.user_cpu();
     let busy0 = ctx.load_busy();
     let start = Instant::now();
@@ -506,6 +522,8 @@ async fn play_games(
     }
     all.seconds = start.elapsed().as_secs_f64();
     all.cpu = ctx.cpu_exact() - cpu0;
+    all.faults = ctx.faults() - faults0;
+    all.rss_growth_kib = ctx.rss() as i64 - rss0 as i64;
     all.user_cpu = ctx.user_cpu() - user0;
     all.load_busy = ctx.load_busy() - busy0;
     all.latencies_us.sort_unstable();
@@ -536,6 +554,8 @@ impl Played {
         self.cpu += other.cpu;
         self.user_cpu += other.user_cpu;
         self.seconds += other.seconds;
+        self.faults += other.faults;
+        self.rss_growth_kib += other.rss_growth_kib;
     }
 }
 
@@ -592,6 +612,14 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
     r.add(
         "of which in user space, µs",
         format!("{:.0}", 1e6 * p.user_cpu / moves),
+    );
+    r.add(
+        "server page faults per 1,000 moves",
+        format!("{:.1}", 1000.0 * p.faults as f64 / moves),
+    );
+    r.add(
+        "server memory growth per move while playing, bytes",
+        format!("{:.0}", 1024.0 * p.rss_growth_kib as f64 / moves),
     );
     r.add_ms("p50 move → opponent, ms", &p.latencies_us, 0.5);
     r.add_ms("p99 move → opponent, ms", &p.latencies_us, 0.99);
