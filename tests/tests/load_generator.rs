@@ -20,21 +20,36 @@ fn figures(report: &str) -> HashMap<String, String> {
         .collect()
 }
 
-#[test]
-fn fanout_spectators_see_every_move_and_the_wire_stamp_precedes_the_read() {
-    stoa_tests::build_binaries();
+/// Runs `stoa-load` with `args` (not pinned: the test shares the machine) and returns its
+/// report and figures; the run must succeed.
+fn stoa_load(args: &[&str]) -> (String, HashMap<String, String>) {
     let out = Command::new(env!("CARGO_BIN_EXE_stoa-load"))
-        .args(["--no-pin", "fanout", "--spectators", "60", "--moves", "6"])
-        .args(["--interval-ms", "50"])
+        .arg("--no-pin")
+        .args(args)
         .output()
         .expect("run stoa-load");
-    let report = String::from_utf8_lossy(&out.stdout);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{report}{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let f = figures(&report);
+    (report, f)
+}
+
+#[test]
+fn fanout_spectators_see_every_move_and_the_wire_stamp_precedes_the_read() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "fanout",
+        "--spectators",
+        "60",
+        "--moves",
+        "6",
+        "--interval-ms",
+        "50",
+    ]);
     let ms = |name: &str| -> f64 {
         f.get(name)
             .unwrap_or_else(|| panic!("no {name:?} in {report}"))
@@ -65,4 +80,44 @@ fn fanout_spectators_see_every_move_and_the_wire_stamp_precedes_the_read() {
     // Every recipient received one diff per move, of the size a move's diff has.
     let bytes: u64 = f["bytes per move per recipient"].parse().unwrap();
     assert!((200..2000).contains(&bytes), "{report}");
+}
+
+/// `throughput` in rounds: every round's games are set up anew on the same server and
+/// played to their end (8x7 games end within a few dozen moves), and the figures add up
+/// over the rounds, with the server's page faults and memory growth per move.
+#[test]
+fn throughput_plays_every_round_and_reports_the_memory_a_move_keeps() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&["throughput", "--games", "4", "--rounds", "3"]);
+    assert_eq!(f["concurrent games"], "4", "{report}");
+    assert_eq!(f["rounds (games set up anew each)"], "3", "{report}");
+    assert_eq!(f["errors"], "0", "{report}");
+    assert_eq!(f["games played"], "12", "{report}");
+    let moves: u64 = f["moves"].parse().unwrap();
+    assert!(moves >= 12, "{report}");
+    let cpu: f64 = f["server CPU per move, µs"].parse().unwrap();
+    assert!(cpu > 0.0, "{report}");
+    for figure in [
+        "server page faults per 1,000 moves",
+        "server memory growth per move while playing, bytes",
+    ] {
+        let value: f64 = f[figure].parse().unwrap_or_else(|_| panic!("{report}"));
+        assert!(value.is_finite(), "{figure}: {report}");
+    }
+}
+
+/// `move-floor`: the "server" answers every move with its two writes, whole (the players
+/// wait for every byte, so a lost or short write would hang the run, not pass it).
+#[test]
+fn move_floor_answers_every_move_with_two_whole_writes() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&["move-floor", "--games", "10", "--moves", "2000"]);
+    assert_eq!(f["moves"], "2000", "{report}");
+    assert_eq!(
+        f["bytes written per move (mover, opponent)"], "600, 560",
+        "{report}"
+    );
+    assert_eq!(f["writes short or refused (buffer full)"], "0", "{report}");
+    let cpu: f64 = f["\"server\" CPU per move, µs"].parse().unwrap();
+    assert!(cpu > 0.0, "{report}");
 }

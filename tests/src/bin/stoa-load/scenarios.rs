@@ -394,6 +394,8 @@ struct Played {
     seconds: f64,
     /// The server's minor page faults while the moves were played.
     faults: u64,
+    /// Games set up and played.
+    games: u64,
     /// How much the server's resident memory grew while the moves were played, KiB.
     rss_growth_kib: i64,
 }
@@ -443,6 +445,7 @@ async fn play_games(
                 out.errors += 1;
                 return out;
             };
+            out.games = 1;
             if let Some(p) = pace {
                 // Spread the games over the period.
                 tokio::time::sleep(p.mul_f64((g % 997) as f64 / 997.0)).await;
@@ -515,6 +518,7 @@ async fn play_games(
             all.bytes += p.bytes;
             all.moves += p.moves;
             all.errors += p.errors;
+            all.games += p.games;
         }
     }
     if let Some(s) = series {
@@ -555,6 +559,7 @@ impl Played {
         self.user_cpu += other.user_cpu;
         self.seconds += other.seconds;
         self.faults += other.faults;
+        self.games += other.games;
         self.rss_growth_kib += other.rss_growth_kib;
     }
 }
@@ -574,6 +579,7 @@ pub async fn throughput(ctx: &Ctx, games: usize, moves: usize, rounds: usize) ->
     let mut r = Report::default();
     r.add("concurrent games", games);
     r.add("rounds (games set up anew each)", rounds.max(1));
+    r.add("games played", p.games);
     report_moves(&mut r, &p, 2);
     r
 }
