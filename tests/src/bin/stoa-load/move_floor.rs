@@ -67,14 +67,35 @@ pub fn move_floor(
         .spawn()
         .expect("start the players' process");
     // The players connect one game at a time, so sockets 2g and 2g+1 are one game's.
-    let mut sockets: Vec<TcpStream> = (0..2 * games)
-        .map(|_| {
-            let (s, _) = listener.accept().expect("accept");
-            s.set_nodelay(true).expect("TCP_NODELAY");
-            s.set_nonblocking(true).expect("non-blocking");
-            TcpStream::from_std(s)
-        })
-        .collect();
+    let mut sockets: Vec<TcpStream> = Vec::with_capacity(2 * games);
+    // Polled, not blocking: a players' process that fails to start must end the run with
+    // an error, not leave it waiting for connections that never come.
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while sockets.len() < 2 * games {
+        match listener.accept() {
+            Ok((s, _)) => {
+                s.set_nodelay(true).expect("TCP_NODELAY");
+                s.set_nonblocking(true).expect("non-blocking");
+                sockets.push(TcpStream::from_std(s));
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if let Ok(Some(status)) = players.try_wait() {
+                    panic!("the players' process ended before connecting: {status}");
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "{} of {} players connected in 60 s",
+                    sockets.len(),
+                    2 * games
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    }
     if let Some(cpu) = cpu_server {
         proc::pin(std::process::id(), cpu);
     }
