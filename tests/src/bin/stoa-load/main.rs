@@ -258,15 +258,7 @@ async fn main() {
                 "packets dropped at a full backlog",
                 proc::backlog_drops().saturating_sub(drops),
             );
-            println!(
-                "\n{:?} · no server · sender pinned to CPU {}, receivers to CPU {}{}{}",
-                cli.scenario,
-                cli.cpu_server,
-                cli.cpu_load,
-                if cli.no_pin { " (not pinned)" } else { "" },
-                steered(&cli),
-            );
-            print_report(&report);
+            print_floor(&cli, "sender", "receivers", &report);
             return;
         }
         Scenario::SendFloorSink { ref addr, conns } => {
@@ -295,15 +287,7 @@ async fn main() {
                     format!("{:.2}", proc::cpu_busy_seconds(load) - b0),
                 );
             }
-            println!(
-                "\n{:?} · no server · \"server\" pinned to CPU {}, players to CPU {}{}{}",
-                cli.scenario,
-                cli.cpu_server,
-                cli.cpu_load,
-                if cli.no_pin { " (not pinned)" } else { "" },
-                steered(&cli),
-            );
-            print_report(&report);
+            print_floor(&cli, "\"server\"", "players", &report);
             return;
         }
         Scenario::MoveFloorPlayers {
@@ -459,6 +443,19 @@ fn steered(cli: &Cli) -> String {
     } else {
         String::new()
     }
+}
+
+/// Prints the title and table of a scenario without a server: which side ran on which CPU.
+fn print_floor(cli: &Cli, server_side: &str, client_side: &str, report: &Report) {
+    println!(
+        "\n{:?} · no server · {server_side} pinned to CPU {}, {client_side} to CPU {}{}{}",
+        cli.scenario,
+        cli.cpu_server,
+        cli.cpu_load,
+        if cli.no_pin { " (not pinned)" } else { "" },
+        steered(cli),
+    );
+    print_report(report);
 }
 
 /// Prints a report as a Markdown table.

@@ -14,7 +14,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use mio::net::TcpStream;
@@ -46,15 +46,7 @@ pub fn move_floor(
 ) -> Report {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
-    let exe = std::env::current_exe().expect("this program's path");
-    let mut players = match cpu_load {
-        Some(cpu) => {
-            let mut c = Command::new("taskset");
-            c.args(["-c", &cpu.to_string()]).arg(exe);
-            c
-        }
-        None => Command::new(exe),
-    };
+    let mut players = proc::this_program_on(cpu_load);
     let per_game = moves.div_ceil(games as u64);
     let mut players = players
         .args(["move-floor-players", "--addr", &addr.to_string()])

@@ -75,6 +75,20 @@ pub fn pin(pid: u32, cpu: usize) {
     }
 }
 
+/// A command running this program again (a scenario's other side, in its own process),
+/// started on `cpu` by `taskset` when given.
+pub fn this_program_on(cpu: Option<usize>) -> Command {
+    let exe = std::env::current_exe().expect("this program's path");
+    match cpu {
+        Some(cpu) => {
+            let mut c = Command::new("taskset");
+            c.args(["-c", &cpu.to_string()]).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    }
+}
+
 /// Raises this process's open-file limit to its hard limit (children inherit it).
 pub fn raise_nofile() -> u64 {
     match rlimit::increase_nofile_limit(u64::MAX) {

@@ -9,7 +9,7 @@
 
 use std::io::{ErrorKind, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
@@ -40,15 +40,7 @@ pub fn send_floor(
 ) -> Report {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
-    let exe = std::env::current_exe().expect("this program's path");
-    let mut sink = match cpu_sink {
-        Some(cpu) => {
-            let mut c = Command::new("taskset");
-            c.args(["-c", &cpu.to_string()]).arg(exe);
-            c
-        }
-        None => Command::new(exe),
-    };
+    let mut sink = proc::this_program_on(cpu_sink);
     let mut sink = sink
         .args(["send-floor-sink", "--addr", &addr.to_string()])
         .args(["--conns", &conns.to_string()])
