@@ -126,7 +126,10 @@ impl Identity {
     }
 
     /// Notes who we are on the server at `url`, which said it is `deployment` (empty: an
-    /// older server that does not say; the token is then kept for the address alone).
+    /// older server that does not say; the token is then kept for the address alone). A
+    /// different player's token that this replaces is kept among the deployment's
+    /// `previous` entries (`stoa identities` switches back), never thrown away: it may be
+    /// that player's only device.
     pub fn remember(
         &self,
         url: &str,
@@ -147,31 +150,100 @@ impl Identity {
             return self.write_all(all);
         }
         let mut deployments = Self::deployments(&all);
-        // The address serves this deployment now: it leaves any other, and a deployment
-        // left without an address could never be offered its token again.
-        for (d, entry) in deployments.iter_mut() {
-            if d != deployment {
-                if let Some(list) = entry.get_mut("addresses").and_then(Value::as_array_mut) {
-                    list.retain(|a| a.as_str() != Some(url));
-                }
-            }
-        }
-        deployments.retain(|d, entry| d == deployment || !addresses(entry).is_empty());
-        let mut known = deployments
-            .get(deployment)
-            .map(addresses)
-            .unwrap_or_default();
+        let old = deployments.get(deployment).cloned().unwrap_or(Value::Null);
+        let mut known = addresses(&old);
         if !known.iter().any(|a| a == url) {
             known.push(url.to_string());
         }
-        deployments.insert(
-            deployment.to_string(),
-            json!({"token": token, "id": id, "name": name, "addresses": known}),
-        );
+        let mut previous = previous_of(&old);
         // The address's entry of earlier versions is kept under the deployment from now on.
-        all.remove(url);
+        let legacy = all.remove(url).filter(|_| url != DEPLOYMENTS);
+        for replaced in [Some(&old), legacy.as_ref()].into_iter().flatten() {
+            if let Some(other) = identity_of(replaced).filter(|o| o.id != id) {
+                previous.retain(|p| p.token != other.token);
+                previous.push(other);
+            }
+        }
+        previous.retain(|p| p.token != token && p.id != id);
+        let mut entry = json!({"token": token, "id": id, "name": name, "addresses": known});
+        if !previous.is_empty() {
+            entry["previous"] = Value::Array(previous.iter().map(Stored::to_json).collect());
+        }
+        deployments.insert(deployment.to_string(), entry);
         all.insert(DEPLOYMENTS.to_string(), Value::Object(deployments));
         self.write_all(all)
+    }
+
+    /// The identities kept for the servers at `urls`: per deployment known there, the
+    /// current one and the previous ones.
+    pub fn list(&self, urls: &[String]) -> Vec<Kept> {
+        let all = self.read_all();
+        let mut kept = Vec::new();
+        for (deployment, entry) in &Self::deployments(&all) {
+            if !urls.iter().any(|u| addresses(entry).contains(u)) {
+                continue;
+            }
+            kept.push(Kept {
+                deployment: deployment.clone(),
+                current: identity_of(entry),
+                previous: previous_of(entry),
+            });
+        }
+        kept
+    }
+
+    /// Makes a previous identity (by player id or name, ignoring case) of a deployment known
+    /// at `urls` the current one; the current one becomes previous. The identity switched
+    /// to, or `None` when no previous identity matches.
+    pub fn switch(&self, urls: &[String], who: &str) -> std::io::Result<Option<Stored>> {
+        let mut all = self.read_all();
+        let mut deployments = Self::deployments(&all);
+        for (_, entry) in deployments.iter_mut() {
+            if !urls.iter().any(|u| addresses(entry).contains(u)) {
+                continue;
+            }
+            let mut previous = previous_of(entry);
+            let Some(i) = previous
+                .iter()
+                .position(|p| p.id == who || p.name.eq_ignore_ascii_case(who))
+            else {
+                continue;
+            };
+            let chosen = previous.remove(i);
+            if let Some(current) = identity_of(entry) {
+                previous.push(current);
+            }
+            entry["token"] = json!(chosen.token);
+            entry["id"] = json!(chosen.id);
+            entry["name"] = json!(chosen.name);
+            entry["previous"] = Value::Array(previous.iter().map(Stored::to_json).collect());
+            all.insert(DEPLOYMENTS.to_string(), Value::Object(deployments));
+            self.write_all(all)?;
+            return Ok(Some(chosen));
+        }
+        Ok(None)
+    }
+
+    /// Identities kept at `url` for deployments other than `deployment`: who this terminal
+    /// was on a server at this address before it became another deployment (a server that
+    /// restarted without storage).
+    pub fn known_elsewhere(&self, url: &str, deployment: &str) -> Vec<Stored> {
+        let all = self.read_all();
+        Self::deployments(&all)
+            .iter()
+            .filter(|(d, e)| d.as_str() != deployment && addresses(e).iter().any(|a| a == url))
+            .filter_map(|(_, e)| identity_of(e))
+            .collect()
+    }
+
+    /// Whether a deployment known at any of `urls` has a current identity: this terminal
+    /// already is a player there.
+    pub fn is_someone(&self, urls: &[String], deployment: &str) -> Option<Stored> {
+        let all = self.read_all();
+        Self::deployments(&all)
+            .get(deployment)
+            .filter(|e| urls.iter().any(|u| addresses(e).contains(u)))
+            .and_then(identity_of)
     }
 
     /// Forgets a token a server refused, wherever it is kept.
@@ -229,6 +301,52 @@ fn addresses(entry: &Value) -> Vec<String> {
                 .filter_map(|u| u.as_str().map(String::from))
                 .collect()
         })
+        .unwrap_or_default()
+}
+
+/// One identity as kept: a token and the player it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// The secret token.
+    pub token: String,
+    /// The player's id.
+    pub id: String,
+    /// The player's name when kept.
+    pub name: String,
+}
+
+impl Stored {
+    fn to_json(&self) -> Value {
+        json!({"token": self.token, "id": self.id, "name": self.name})
+    }
+}
+
+/// The identities of one deployment, for `stoa identities`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// The deployment's id.
+    pub deployment: String,
+    /// Who this terminal is there.
+    pub current: Option<Stored>,
+    /// Who it was, oldest first.
+    pub previous: Vec<Stored>,
+}
+
+/// The identity an entry holds (`token`, `id`, `name`).
+fn identity_of(entry: &Value) -> Option<Stored> {
+    Some(Stored {
+        token: entry.get("token")?.as_str()?.to_string(),
+        id: entry.get("id")?.as_str().unwrap_or_default().to_string(),
+        name: entry.get("name")?.as_str().unwrap_or_default().to_string(),
+    })
+}
+
+/// An entry's `previous` identities.
+fn previous_of(entry: &Value) -> Vec<Stored> {
+    entry
+        .get("previous")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(identity_of).collect())
         .unwrap_or_default()
 }
 
@@ -312,10 +430,22 @@ mod tests {
             Some("t1")
         );
 
-        // x now serves another deployment: d2 is left with no address and forgotten.
+        // x now serves another deployment (a server restarted without storage): d2's
+        // token is kept for a server of d2 that knows it, and d3's is offered to d3.
         id.remember("ws://x/ws", "d3", "t3", "p3", "Cy").unwrap();
         let all = id.read_all();
-        assert!(all[DEPLOYMENTS].get("d2").is_none(), "{all:?}");
+        assert_eq!(all[DEPLOYMENTS]["d2"]["token"], "t2", "{all:?}");
+        let keys = id.keys(&urls(&["ws://x/ws"]));
+        assert_eq!(keys.token_for("ws://x/ws", Some("d2")).as_deref(), Some("t2"));
+        assert_eq!(keys.token_for("ws://x/ws", Some("d3")).as_deref(), Some("t3"));
+        assert_eq!(
+            id.known_elsewhere("ws://x/ws", "d3"),
+            vec![Stored {
+                token: "t2".into(),
+                id: "p2".into(),
+                name: "Bob".into()
+            }]
+        );
         assert_eq!(
             all[DEPLOYMENTS]["d1"]["addresses"],
             json!(["ws://a/ws", "ws://b/ws"])
@@ -380,6 +510,38 @@ mod tests {
         );
         id.forget_token("other").unwrap();
         assert!(id.read_all().get("ws://z/ws").is_none());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn another_player_replacing_an_identity_keeps_it_as_previous() {
+        let dir = std::env::temp_dir().join(format!("stoa-identity-prev-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let id = Identity::in_dir(&dir);
+        let urls = urls(&["ws://a/ws"]);
+        id.remember("ws://a/ws", "d1", "tb", "pb", "Bob").unwrap();
+        // A new token of the same player replaces the old one silently.
+        id.remember("ws://a/ws", "d1", "tb2", "pb", "Bob").unwrap();
+        assert!(id.list(&urls)[0].previous.is_empty());
+        // Another player: Bob is kept.
+        id.remember("ws://a/ws", "d1", "ta", "pa", "Alice").unwrap();
+        let kept = &id.list(&urls)[0];
+        assert_eq!(kept.current.as_ref().unwrap().name, "Alice");
+        assert_eq!(kept.previous.len(), 1);
+        assert_eq!(kept.previous[0].token, "tb2");
+        assert_eq!(id.is_someone(&urls, "d1").unwrap().id, "pa");
+        assert_eq!(id.is_someone(&urls, "d9"), None);
+        // Switching back makes Bob current and keeps Alice.
+        let back = id.switch(&urls, "bob").unwrap().unwrap();
+        assert_eq!(back.id, "pb");
+        let kept = &id.list(&urls)[0];
+        assert_eq!(kept.current.as_ref().unwrap().token, "tb2");
+        assert_eq!(kept.previous[0].name, "Alice");
+        assert_eq!(
+            id.keys(&urls).token_for("ws://a/ws", Some("d1")).as_deref(),
+            Some("tb2")
+        );
+        assert_eq!(id.switch(&urls, "nobody").unwrap(), None);
         let _ = fs::remove_dir_all(&dir);
     }
 

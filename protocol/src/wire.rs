@@ -301,6 +301,10 @@ pub enum ClientMessage {
         /// shown in `devices`; kept from the device's first `hello`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         device: Option<String>,
+        /// Addition: sign in to a claimed account instead of presenting a token: the
+        /// `welcome` carries a new token for this device (no guest is made on the way).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        login: Option<Credentials>,
     },
     /// Liveness check; answered by `pong`, never rate limited.
     #[serde(rename = "ping")]
@@ -752,6 +756,86 @@ pub enum ClientMessage {
         /// The game.
         game_id: String,
     },
+    /// Addition: this player's account: answered by [`ServerMessage::Account`].
+    #[serde(rename = "account")]
+    Account {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+    /// Addition: claims an account for this player: a unique name and a password to sign in
+    /// with from any device. Answered by [`ServerMessage::Account`].
+    #[serde(rename = "account.claim")]
+    AccountClaim {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The account's name (2-24 letters, digits, `-`, `_`; unique ignoring case).
+        name: String,
+        /// The password (8-256 characters).
+        password: Password,
+    },
+    /// Addition: signs in to a claimed account from this connection: answered by
+    /// [`ServerMessage::AccountToken`], a new device token of the account's player (the
+    /// connection stays what it was; a `hello` with the token is the account's player).
+    #[serde(rename = "account.login")]
+    AccountLogin {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The account's name, as typed (case and Unicode forms are forgiven).
+        name: String,
+        /// The password.
+        password: Password,
+        /// A label for the device signing in (as in `hello`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device: Option<String>,
+    },
+    /// Addition: changes this account's password: `ok`. Other devices stay signed in
+    /// unless `revoke_others` is set.
+    #[serde(rename = "account.password")]
+    AccountPassword {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The password now.
+        current: Password,
+        /// The new password (8-256 characters).
+        new: Password,
+        /// Also revoke every other device of the player.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        revoke_others: bool,
+    },
+    /// Addition: signs this device out: its token stops working (`ok`, then the
+    /// connection closes).
+    #[serde(rename = "account.logout")]
+    AccountLogout {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+    },
+}
+
+/// Addition: an account's name and password, to sign in with (`hello.login`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Credentials {
+    /// The account's name, as typed.
+    pub name: String,
+    /// The password.
+    pub password: Password,
+}
+
+/// A password as it travels in a request: the plain text on the wire, never in a debug
+/// print (messages may be logged at debug level, and the password must leave no trace but
+/// its hash).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Password(pub String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<password>")
+    }
 }
 
 /// Addition: an arena's settings as `arena.create` gives them.
@@ -836,6 +920,11 @@ pub const CLIENT_TYPES: &[&str] = &[
     "arena.pause",
     "arena.cancel",
     "game.berserk",
+    "account",
+    "account.claim",
+    "account.login",
+    "account.password",
+    "account.logout",
 ];
 
 impl ClientMessage {
@@ -882,7 +971,12 @@ impl ClientMessage {
             | ClientMessage::ArenaJoin { rid, .. }
             | ClientMessage::ArenaPause { rid, .. }
             | ClientMessage::ArenaCancel { rid, .. }
-            | ClientMessage::GameBerserk { rid, .. } => rid.as_ref(),
+            | ClientMessage::GameBerserk { rid, .. }
+            | ClientMessage::Account { rid }
+            | ClientMessage::AccountClaim { rid, .. }
+            | ClientMessage::AccountLogin { rid, .. }
+            | ClientMessage::AccountPassword { rid, .. }
+            | ClientMessage::AccountLogout { rid } => rid.as_ref(),
         }
     }
 
@@ -930,6 +1024,11 @@ impl ClientMessage {
             ClientMessage::ArenaPause { .. } => "arena.pause",
             ClientMessage::ArenaCancel { .. } => "arena.cancel",
             ClientMessage::GameBerserk { .. } => "game.berserk",
+            ClientMessage::Account { .. } => "account",
+            ClientMessage::AccountClaim { .. } => "account.claim",
+            ClientMessage::AccountLogin { .. } => "account.login",
+            ClientMessage::AccountPassword { .. } => "account.password",
+            ClientMessage::AccountLogout { .. } => "account.logout",
         }
     }
 }
@@ -1052,6 +1151,9 @@ pub struct PlayerInfo {
     /// Ratings by game kind (empty until ratings exist).
     #[serde(default)]
     pub ratings: serde_json::Map<String, Value>,
+    /// Addition: the account this player claimed (its name), absent for a guest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
 }
 
 /// One device holding a player's token, as `devices` lists it.
@@ -1345,6 +1447,29 @@ pub enum ServerMessage {
         /// The linked player's id.
         player_id: String,
         /// The linked player's name.
+        name: String,
+    },
+    /// Addition: answer to `account` and `account.claim`.
+    #[serde(rename = "account")]
+    Account {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The claimed account's name; `null` while the player is a guest.
+        name: Option<String>,
+    },
+    /// Addition: answer to `account.login`: a new token of the account's player for this
+    /// device.
+    #[serde(rename = "account.token")]
+    AccountToken {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The new token; a `hello` with it is the account's player.
+        token: String,
+        /// The player's id.
+        player_id: String,
+        /// The player's name.
         name: String,
     },
     /// Addition: answer to `devices`.

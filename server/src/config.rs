@@ -96,6 +96,16 @@ pub struct Config {
     #[arg(long, env = "STOA_LINK_CODE_TTL_MS", default_value_t = 300_000)]
     pub link_code_ttl_ms: u64,
 
+    /// Sign-in attempts (`account.login`, `hello.login`) per account name in a minute,
+    /// across every node of the deployment; more get `rate_limited`.
+    #[arg(long, env = "STOA_LOGIN_PER_NAME", default_value_t = 5)]
+    pub login_per_name: u32,
+
+    /// Sign-in attempts per client address in a minute (several people may share one
+    /// address behind a NAT, so more than per name).
+    #[arg(long, env = "STOA_LOGIN_PER_IP", default_value_t = 20)]
+    pub login_per_ip: u32,
+
     /// Spectator count changes are published at most once per this many milliseconds.
     #[arg(long, env = "STOA_SPECTATOR_BATCH_MS", default_value_t = 1_000)]
     pub spectator_batch_ms: u64,

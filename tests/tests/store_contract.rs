@@ -22,6 +22,7 @@ fn player(id: &str, hash: &str) -> PlayerRecord {
         token_hash: hash.into(),
         created_ms: 5,
         bot: false,
+        account: None,
     }
 }
 

@@ -60,6 +60,42 @@ pub struct Global {
     pub bot: bool,
 }
 
+/// The subcommands that never talk to a server: the networked options of [`Global`] do
+/// nothing there, so their help does not list them.
+const OFFLINE: &[&str] = &["rules", "tournament"];
+
+/// The ids of [`Global`]'s options (as clap names its fields).
+const NETWORKED: &[&str] = &["server", "plain", "name", "ca_file"];
+
+/// The command line as built by clap, with [`Global`]'s options hidden from the help of the
+/// offline subcommands and theirs (clap copies global options into every subcommand; they
+/// are still accepted there, and ignored, so a `STOA_SERVER` in the environment or a
+/// `--server` in a script's alias breaks nothing).
+pub fn with_offline_help(mut cmd: clap::Command) -> clap::Command {
+    cmd.build();
+    for name in OFFLINE {
+        cmd = cmd.mut_subcommand(name, hide_networked);
+    }
+    cmd
+}
+
+/// Hides [`NETWORKED`] options of `cmd` and of its subcommands, where present.
+fn hide_networked(mut cmd: clap::Command) -> clap::Command {
+    for id in NETWORKED {
+        if cmd.get_arguments().any(|a| a.get_id() == *id) {
+            cmd = cmd.mut_arg(id, |a| a.hide(true));
+        }
+    }
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for sub in subs {
+        cmd = cmd.mut_subcommand(sub, hide_networked);
+    }
+    cmd
+}
+
 /// Game settings shared by `play` and `host`.
 #[derive(Clone, Debug, Args)]
 pub struct GameSettings {
@@ -170,19 +206,26 @@ pub fn run(global: &Global, start: Start) -> ExitCode {
     code
 }
 
-/// A connection as the stored player (or a new guest, whose token is stored), for commands
-/// that run a session and for one-shot requests alike. `Err` carries the exit status after
-/// the failure was reported.
-pub async fn connect(
+/// Connects as the stored identity (a new guest when there is none).
+pub async fn connect(global: &Global) -> Result<Connected, ExitCode> {
+    connect_as(global, None).await
+}
+
+/// What [`connect`] gives: the connection, who we are, and the events.
+pub type Connected = (
+    Connection,
+    crate::connection::Welcome,
+    tokio::sync::mpsc::UnboundedReceiver<crate::connection::ConnEvent>,
+);
+
+/// Connects and says hello: as the stored identity, or signed in to an account (`login`);
+/// the identity welcomed is stored (one it replaces is kept as a previous identity).
+/// A server that does not know the stored identity is said so in words: the token is kept
+/// (a server of its deployment that knows it gets it again), and the new guest is named.
+pub async fn connect_as(
     global: &Global,
-) -> Result<
-    (
-        Connection,
-        crate::connection::Welcome,
-        tokio::sync::mpsc::UnboundedReceiver<crate::connection::ConnEvent>,
-    ),
-    ExitCode,
-> {
+    login: Option<stoa_protocol::wire::Credentials>,
+) -> Result<Connected, ExitCode> {
     let identity = Identity::default_location();
     let mut target = Target {
         urls: global.server.clone(),
@@ -191,19 +234,21 @@ pub async fn connect(
         name: global.name.clone(),
         ca_file: global.ca_file.clone(),
         bot: global.bot,
+        login,
     };
+    let mut refused_as = None;
     let opened = match Connection::open(target.clone()).await {
         Err(ConnectError::Refused {
             code,
             message,
             offered: Some(token),
         }) if code == "unauthorized" => {
-            // The server does not know this token (e.g. a fresh test server): say so, and
-            // continue as a new guest rather than failing.
-            eprintln!("note: the server refused the stored identity ({message}); continuing as a new guest");
-            let _ = identity.forget_token(&token);
+            // The server does not know this token (its store was emptied, or the device was
+            // revoked): continue as a new guest, keeping the token among the previous ones.
+            tracing_note(&format!("the server refused the stored identity ({message})"));
+            refused_as = Some(token);
             target.keys = Keys::default();
-            Connection::open(target).await
+            Connection::open(target.clone()).await
         }
         other => other,
     };
@@ -219,6 +264,28 @@ pub async fn connect(
             return Err(ExitCode::FAILURE);
         }
     };
+    let offered = target
+        .keys
+        .token_for(&welcome.url, Some(&welcome.deployment).filter(|d| !d.is_empty()).map(String::as_str));
+    if target.login.is_none() && offered.is_none() {
+        // A new guest: say why when this terminal was someone here before.
+        let before = identity.known_elsewhere(&welcome.url, &welcome.deployment);
+        if let Some(was) = before.first() {
+            eprintln!(
+                "note: this server does not know you any more: it forgot its players when it restarted without storage (you were {} there)",
+                was.name
+            );
+            eprintln!(
+                "note: you are now {}; your old identity is kept for a server that knows it (stoa identities)",
+                welcome.name
+            );
+        } else if refused_as.is_some() {
+            eprintln!(
+                "note: you are now {}; the refused identity is kept (stoa identities)",
+                welcome.name
+            );
+        }
+    }
     if let Err(e) = identity.remember(
         &welcome.url,
         &welcome.deployment,
@@ -229,6 +296,11 @@ pub async fn connect(
         eprintln!("note: could not store the identity token: {e}");
     }
     Ok((conn, welcome, events))
+}
+
+/// A note on standard error.
+fn tracing_note(text: &str) {
+    eprintln!("note: {text}");
 }
 
 /// `--server` as websocket URLs (at least one, each once), or the exit status after saying

@@ -48,6 +48,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Leaderboard { rid, .. }
         | ServerMessage::LinkCode { rid, .. }
         | ServerMessage::LinkToken { rid, .. }
+        | ServerMessage::Account { rid, .. }
+        | ServerMessage::AccountToken { rid, .. }
         | ServerMessage::Devices { rid, .. }
         | ServerMessage::RoomChatHistory { rid, .. }
         | ServerMessage::Arena { rid, .. } => rid.as_ref(),
@@ -151,6 +153,7 @@ mod tests {
             name: Some("ann".into()),
             bot: false,
             device: None,
+            login: None,
         };
         assert_eq!(
             serde_json::from_str::<Value>(&encode(&hello, None)).unwrap(),

@@ -26,7 +26,10 @@ pub(super) async fn handshake(
 ) -> Result<(Ws, Welcome, i64), ConnectError> {
     let attempt = async {
         let (mut ws, announced) = open_socket(target, url).await?;
-        let token = target.keys.token_for(url, announced.as_deref());
+        let token = target
+            .keys
+            .token_for(url, announced.as_deref())
+            .filter(|_| target.login.is_none());
         if resume && token.is_none() {
             let _ = ws.close(None).await;
             return Err(ConnectError::Network(format!(
@@ -41,6 +44,7 @@ pub(super) async fn handshake(
             name: target.name.clone(),
             bot: target.bot,
             device: Some(if target.bot { "bot" } else { "terminal" }.into()),
+            login: target.login.clone(),
         };
         ws.send(Message::text(encode(&hello, None)))
             .await

@@ -131,6 +131,9 @@ pub struct Target {
     pub ca_file: Option<String>,
     /// A new identity is a computer player (`stoa bot`).
     pub bot: bool,
+    /// Sign in to an account with the first `hello` instead of offering a token (`stoa
+    /// login`); reconnections then use the token it gave.
+    pub login: Option<stoa_protocol::wire::Credentials>,
 }
 
 /// Why the first connection failed.
@@ -198,6 +201,7 @@ impl Connection {
         let mut target = target;
         // From now on this session is this player, on this deployment only.
         target.keys = Keys::session(&welcome.url, &welcome.deployment, &welcome.token);
+        target.login = None;
         let task = Task::new(target, current, cmd_rx, ev_tx, offset.clone());
         tokio::spawn(task.run(ws));
         Ok((

@@ -228,6 +228,28 @@ impl Cluster {
         }
     }
 
+    /// Counts an attempt under `key` in the deployment's window (the key is hashed: it may
+    /// hold an account name in any script).
+    pub(super) async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool {
+        let window_ms = window_ms.max(1);
+        let slot = crate::ids::now_ms() / window_ms;
+        let key = self.store.key(&[
+            "attempts",
+            &crate::ids::token_hash(key),
+            &slot.to_string(),
+        ]);
+        let mut conn = self.store.connection();
+        let mut pipe = redis::pipe();
+        pipe.incr(&key, 1u32)
+            .pexpire(&key, (2 * window_ms) as i64)
+            .ignore();
+        match self.store.call(pipe.query_async::<(u64,)>(&mut conn)).await {
+            Ok((n,)) => n <= u64::from(limit),
+            // The store is out: the sign-in it guards cannot read the account either.
+            Err(_) => true,
+        }
+    }
+
     /// The nodes that sent a heartbeat recently, by id.
     pub(super) async fn nodes(&self) -> Vec<String> {
         let mut conn = self.store.connection();

@@ -12,7 +12,7 @@ use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
 use crate::services::topology::{
-    Delivery, GameChannels, IpQuota, Leases, Listings, Members, Membership, PlayerLocks,
+    Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks, Quotas,
     PlayersLock, QueueRouting, ServedBot, StartedGame,
 };
 use crate::store::StoreError;
@@ -113,9 +113,13 @@ impl PlayerLocks for Cluster {
 }
 
 #[async_trait]
-impl IpQuota for Cluster {
+impl Quotas for Cluster {
     async fn allow_ip(&self, ip: IpAddr, limit: u32, window_ms: u64) -> bool {
         Cluster::allow_ip(self, ip, limit, window_ms).await
+    }
+
+    async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool {
+        Cluster::allow_attempt(self, key, limit, window_ms).await
     }
 }
 

@@ -4,6 +4,7 @@
 //! pairing, who may see a game, request quotas), and everything above builds on them; they
 //! name nothing above them, so they can be tested and reasoned about alone.
 
+pub mod account;
 pub mod arena;
 pub mod chat;
 pub mod clock_request;

@@ -9,7 +9,7 @@
 
 use std::future::poll_fn;
 use std::io::{self, Read, Write};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -70,11 +70,14 @@ pub async fn serve(
     upgraded: Upgraded,
     config: WebSocketConfig,
     peer: SocketAddr,
+    ip: IpAddr,
     guard: ConnGuard,
 ) {
     let id = hub.conn_id();
     let span = tracing::info_span!(parent: None, "conn", id, %peer);
-    run(hub, upgraded, config, id, guard).instrument(span).await
+    run(hub, upgraded, config, id, ip, guard)
+        .instrument(span)
+        .await
 }
 
 async fn run(
@@ -82,6 +85,7 @@ async fn run(
     upgraded: Upgraded,
     config: WebSocketConfig,
     id: u64,
+    ip: IpAddr,
     _guard: ConnGuard,
 ) {
     hub.metrics.connections_open.inc();
@@ -100,7 +104,7 @@ async fn run(
     let mut ws =
         WebSocket::from_partially_read(io, upgraded.read_ahead, Role::Server, Some(config));
 
-    let mut session = Session::new(hub.clone(), conn.clone());
+    let mut session = Session::new(hub.clone(), conn.clone(), ip);
     let grace = Duration::from_millis(hub.config.shutdown_grace_ms);
     let Ending { close, wait_writer } = read_loop(&hub, &conn, &mut session, &mut ws).await;
 

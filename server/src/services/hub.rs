@@ -25,6 +25,7 @@ use crate::game::{GameHandle, NewGame};
 use crate::ids::RoomCode;
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
+use crate::services::accounts::Accounts;
 use crate::services::arenas::{Arenas, ArenasParts};
 use crate::services::bots::Bots;
 use crate::services::hosting::Hosting;
@@ -77,6 +78,8 @@ pub struct Hub {
     pub records: Records,
     /// Players' pages and the leaderboards.
     pub profiles: Profiles,
+    /// Claimed accounts: claims, sign-ins, passwords.
+    pub accounts: Accounts,
     /// Creates games and tells their players.
     pub starter: Arc<Starter>,
     /// Rebuilds games from their logs (start-up, takeover, following).
@@ -168,6 +171,13 @@ impl Hub {
             records: Records::new(store.clone(), metrics.clone()),
             room_chats: RoomChats::new(topology.clone()),
             profiles: Profiles::new(store.clone(), metrics.clone(), ratings.clone()),
+            accounts: Accounts::new(
+                store.clone(),
+                metrics.clone(),
+                topology.clone(),
+                config.login_per_name,
+                config.login_per_ip,
+            ),
             config,
             store,
             players,

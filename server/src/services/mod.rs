@@ -5,6 +5,7 @@
 //! through the [`topology`] seam, answered by a single node or by the cluster; [`hub`]
 //! bundles them for the sessions and the HTTP edge.
 
+pub mod accounts;
 pub mod arenas;
 pub mod bots;
 pub mod hosting;

@@ -72,7 +72,7 @@ impl Profiles {
         Ok(found.is_some())
     }
 
-    /// A player's page as `viewer` may see it: `{"id","name","bot","ratings":{<kind>:
+    /// A player's page as `viewer` may see it: `{"id","name","bot","claimed","ratings":{<kind>:
     /// {"rating","deviation","provisional","games"}},"recent":[<history summaries>]}`, the
     /// recent games newest first (the player's own private games only to the player);
     /// `not_found` for an unknown id.
@@ -90,6 +90,7 @@ impl Profiles {
             "id": player.id,
             "name": player.name,
             "bot": player.bot,
+            "claimed": player.account.is_some(),
             "ratings": ratings,
             "recent": recent,
         }))
@@ -175,6 +176,7 @@ mod tests {
                     token_hash: format!("hash-{id}"),
                     created_ms: 1,
                     bot: false,
+                    account: None,
                 })
                 .await
                 .unwrap();

@@ -10,7 +10,7 @@
 //! cluster"; `tests/tests/topology_contract.rs` runs one suite over both implementations,
 //! as `store_contract.rs` does for the stores.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -164,10 +164,14 @@ pub trait PlayerLocks: Send + Sync {
 
 /// The per-IP connection quota across nodes.
 #[async_trait]
-pub trait IpQuota: Send + Sync {
+pub trait Quotas: Send + Sync {
     /// Counts a new connection from `ip` in the deployment-wide window; `false` past
     /// `limit`. Each node's own limiter applies besides.
     async fn allow_ip(&self, ip: IpAddr, limit: u32, window_ms: u64) -> bool;
+    /// Counts one attempt at something guarded by `key` (a sign-in by account name, or
+    /// from an address) in a fixed window of the whole deployment; `false` past `limit`:
+    /// a guesser spreading tries over the nodes meets the same limit.
+    async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool;
 }
 
 /// This node's place among the others, for `/health` and `/metrics`.
@@ -192,7 +196,7 @@ pub trait Membership: Send + Sync {
 
 /// Everything a node needs from the other nodes, in one handle.
 pub trait Topology:
-    Leases + GameChannels + QueueRouting + Delivery + Listings + PlayerLocks + IpQuota + Membership
+    Leases + GameChannels + QueueRouting + Delivery + Listings + PlayerLocks + Quotas + Membership
 {
 }
 
@@ -203,7 +207,7 @@ impl<T> Topology for T where
         + Delivery
         + Listings
         + PlayerLocks
-        + IpQuota
+        + Quotas
         + Membership
 {
 }
@@ -215,6 +219,8 @@ pub struct SingleNode {
     /// Players whose ratings are being updated.
     locked: Mutex<HashSet<String>>,
     unlocked: tokio::sync::Notify,
+    /// Attempts by key: the window they count in and how many.
+    attempts: Mutex<HashMap<String, (u64, u32)>>,
 }
 
 impl SingleNode {
@@ -224,6 +230,7 @@ impl SingleNode {
             queues,
             locked: Mutex::new(HashSet::new()),
             unlocked: tokio::sync::Notify::new(),
+            attempts: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -348,10 +355,20 @@ impl PlayerLocks for SingleNode {
 }
 
 #[async_trait]
-impl IpQuota for SingleNode {
+impl Quotas for SingleNode {
     async fn allow_ip(&self, _ip: IpAddr, _limit: u32, _window_ms: u64) -> bool {
         // The node's own limiter is the deployment's.
         true
+    }
+
+    async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool {
+        let slot = crate::ids::now_ms() / window_ms.max(1);
+        let mut attempts = lock(&self.attempts);
+        // Past windows are dropped as they go, so the map holds this window's keys only.
+        attempts.retain(|_, (s, _)| *s == slot);
+        let (_, n) = attempts.entry(key.to_string()).or_insert((slot, 0));
+        *n = n.saturating_add(1);
+        *n <= limit
     }
 }
 

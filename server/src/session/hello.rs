@@ -1,18 +1,30 @@
 //! `hello`: who the connection is (a known player by token, or a new guest), and the
 //! `welcome` that tells it. Each `hello` records its device (see `devices`).
 
+use stoa_protocol::wire::Credentials;
+
 use super::*;
 
+/// What a `hello` says, as it came.
+pub(super) struct Said {
+    pub protocol: u32,
+    pub token: Option<String>,
+    pub name: Option<String>,
+    pub bot: bool,
+    pub device: Option<String>,
+    pub login: Option<Credentials>,
+}
+
 impl Session {
-    pub(super) async fn hello(
-        &mut self,
-        rid: Option<Rid>,
-        protocol: u32,
-        token: Option<String>,
-        name: Option<String>,
-        bot: bool,
-        device: Option<String>,
-    ) -> Result<(), ApiError> {
+    pub(super) async fn hello(&mut self, rid: Option<Rid>, said: Said) -> Result<(), ApiError> {
+        let Said {
+            protocol,
+            token,
+            name,
+            bot,
+            device,
+            login,
+        } = said;
         if protocol != PROTOCOL_VERSION {
             return Err(ApiError::new(
                 ErrorCode::BadRequest,
@@ -20,8 +32,26 @@ impl Session {
             ));
         }
         let name = name.map(|n| valid_name(&n)).transpose()?;
-        let label = devices::valid_label(device, if bot { "bot" } else { "first device" })?;
-        let (player, token) = self.identify(token, name, bot).await?;
+        let first = if login.is_some() { "device" } else { "first device" };
+        let label = devices::valid_label(device, if bot { "bot" } else { first })?;
+        let (player, token) = match login {
+            Some(_) if token.is_some() => {
+                return Err(ApiError::new(
+                    ErrorCode::BadRequest,
+                    "say hello with a token or a login, not both",
+                ))
+            }
+            Some(Credentials { name: account, password }) => {
+                let player = self
+                    .hub
+                    .accounts
+                    .sign_in(&account, &password.0, self.ip)
+                    .await?;
+                let token = self.new_device(&player, label.clone()).await?;
+                (player, token)
+            }
+            None => self.identify(token, name, bot).await?,
+        };
         let device = devices::device_record(ids::token_hash(&token), label);
         self.hub
             .store_call(self.hub.store.seen_device(&player.id, &device))
@@ -46,6 +76,7 @@ impl Session {
                 id: player.id.clone(),
                 name: player.name.clone(),
                 ratings,
+                account: player.account.clone(),
             },
             token,
             games,
@@ -74,9 +105,21 @@ impl Session {
                     .await?;
                 match found {
                     // A known player who says a new name takes it (games already seated
-                    // keep the name they started with).
+                    // keep the name they started with); a claimed player's name is its
+                    // account's, and nobody takes a claimed account's name.
                     Some(mut p) => {
                         if let Some(n) = name.filter(|n| *n != p.name) {
+                            if let Some(account) = &p.account {
+                                if crate::domain::account::name_key(&n)
+                                    != crate::domain::account::name_key(account)
+                                {
+                                    return Err(ApiError::new(
+                                        ErrorCode::Conflict,
+                                        format!("a claimed account keeps its name '{account}'"),
+                                    ));
+                                }
+                            }
+                            self.hub.accounts.check_display_name(&n, Some(&p.id)).await?;
                             self.hub
                                 .store_call(self.hub.store.rename_player(&p.id, &n))
                                 .await?;
@@ -93,6 +136,9 @@ impl Session {
                 }
             }
             None => {
+                if let Some(n) = &name {
+                    self.hub.accounts.check_display_name(n, None).await?;
+                }
                 let name = name.unwrap_or_else(|| {
                     format!("guest-{}", &ids::room_code()[..5].to_ascii_lowercase())
                 });
@@ -103,6 +149,7 @@ impl Session {
                     token_hash: ids::token_hash(&token),
                     created_ms: ids::now_ms(),
                     bot,
+                    account: None,
                 };
                 self.hub
                     .store_call(self.hub.store.create_player(&record))

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{
-    ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
+    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
     Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
@@ -41,6 +41,8 @@ struct Inner {
     devices: HashMap<String, BTreeMap<String, DeviceRecord>>,
     /// Link codes: the player named and when the code expires (ms since the epoch).
     link_codes: HashMap<String, (String, u64)>,
+    /// Claimed accounts by folded name.
+    accounts: HashMap<String, AccountRecord>,
 }
 
 /// A rating as an index key: ordered by `f64::total_cmp` (stored ratings are finite; the
@@ -134,6 +136,39 @@ impl Store for MemoryStore {
                 Ok(())
             }
             None => Err(StoreError::Conflict(format!("no player {id}"))),
+        }
+    }
+
+    async fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool> {
+        let mut s = self.lock();
+        let Inner {
+            players, accounts, ..
+        } = &mut *s;
+        let Some(player) = players.get_mut(&account.player_id) else {
+            return Err(StoreError::Conflict(format!(
+                "no player {}",
+                account.player_id
+            )));
+        };
+        if player.account.is_some() || accounts.contains_key(&account.name_key) {
+            return Ok(false);
+        }
+        player.account = Some(account.name.clone());
+        accounts.insert(account.name_key.clone(), account.clone());
+        Ok(true)
+    }
+
+    async fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>> {
+        Ok(self.lock().accounts.get(name_key).cloned())
+    }
+
+    async fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()> {
+        match self.lock().accounts.get_mut(name_key) {
+            Some(a) => {
+                a.password_hash = password_hash.to_string();
+                Ok(())
+            }
+            None => Err(StoreError::Conflict(format!("no account {name_key}"))),
         }
     }
 

@@ -64,6 +64,38 @@ pub struct PlayerRecord {
     /// A computer player (`stoa bot`).
     #[serde(default)]
     pub bot: bool,
+    /// The account this player claimed (its name as claimed), absent for a guest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+}
+
+/// A claimed account: a unique name and a password hash that sign in as one player from
+/// any device (see `services::accounts`).
+///
+/// Why apart from the player record: the name is the key (unique per deployment), and the
+/// hash is read only to sign in, never with the player.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountRecord {
+    /// The name folded for comparison ([`crate::domain::account::name_key`]).
+    pub name_key: String,
+    /// The name as claimed.
+    pub name: String,
+    /// The player the account signs in as.
+    pub player_id: String,
+    /// The password's argon2id hash (PHC string); the only trace of the password.
+    pub password_hash: String,
+    /// When the account was claimed, ms since the epoch.
+    pub created_ms: u64,
+}
+
+impl std::fmt::Debug for AccountRecord {
+    /// Without the hash: records may be logged.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccountRecord")
+            .field("name", &self.name)
+            .field("player_id", &self.player_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One device of a player: one of its tokens, with the label the device gave. A player's
@@ -313,6 +345,15 @@ pub trait Store: Send + Sync + 'static {
     /// Takes a link code: the player it names, and the code is gone, in one step (a code
     /// redeems once, even raced by two nodes); `None` if unknown, used or expired.
     async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>>;
+
+    /// Claims an account: its name names its player from now on, and the player record
+    /// carries the name (`PlayerRecord::account`). `false` when the name is taken by another
+    /// player or the player has an account already (nothing changed).
+    async fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool>;
+    /// The account a folded name names.
+    async fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>>;
+    /// Replaces an existing account's password hash.
+    async fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()>;
 
     /// Creates or replaces a room.
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;

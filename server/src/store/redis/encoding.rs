@@ -68,6 +68,7 @@ mod tests {
             token_hash: "00ff".into(),
             created_ms: 7,
             bot: false,
+            account: None,
         };
         let fields: HashMap<String, String> = to_fields(&p).unwrap().into_iter().collect();
         assert_eq!(fields["name"], "\"Zoë \\\"x\\\"\"");

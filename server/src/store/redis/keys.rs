@@ -10,6 +10,7 @@
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
 //! | `P:player:{id}:devices` | hash | device id → the JSON [`DeviceRecord`](crate::store::DeviceRecord) (one per token) |
 //! | `P:player:{id}:seen` | hash | device id → its last `hello`, ms |
+//! | `P:account:<sha256>` | string | a claimed [`AccountRecord`](crate::store::AccountRecord) by the SHA-256 of its folded name |
 //! | `P:link:<code>` | string | the player a one-time link code names, with the code's TTL (`SET NX PX`, taken with `GETDEL`) |
 //! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |
 //! | `P:ratings:<kind>` | sorted set | every rated player by rating in a kind |
@@ -31,7 +32,8 @@
 //! written beside the records, one command each (a game: `P:games:unfinished`, the record,
 //! then its players' lists, an order whose crash leftovers recovery repairs). The cluster mode adds `P:nodes` (sorted
 //! set of heartbeats), `P:matchmaker` (the matchmaking node's lease), `P:lobby:<node>` (each
-//! node's part of the lobby) and `P:ratinglock:<player>`; its pub/sub channels are
+//! node's part of the lobby), `P:ratinglock:<player>`, and the counters of the deployment-wide
+//! quotas `P:ipwin:<ip>:<window>` and `P:attempts:<sha256 of the key>:<window>` (sign-ins); its pub/sub channels are
 //! `P:bus:game:<id>`, `P:bus:node:<node>` and `P:bus:push`.
 //!
 //!

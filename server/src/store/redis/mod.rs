@@ -6,6 +6,7 @@
 //! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
 //! Redis is known to be down). This file connects and implements [`Store`] with them.
 
+mod accounts;
 mod backfill;
 mod devices;
 mod encoding;
@@ -23,7 +24,7 @@ use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 use super::{
-    ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
+    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
     Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
@@ -292,6 +293,18 @@ impl Store for RedisStore {
             .run(conn.hset(self.player_key(id, None), "name", encoded))
             .await?;
         Ok(())
+    }
+
+    async fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool> {
+        self.claim_account_record(account).await
+    }
+
+    async fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>> {
+        self.account_record(name_key).await
+    }
+
+    async fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()> {
+        self.set_account_password(name_key, password_hash).await
     }
 
     async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {

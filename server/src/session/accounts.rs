@@ -1,0 +1,135 @@
+//! Accounts from a connection: `account` (is this player claimed?), `account.claim`,
+//! `account.login` (a new device token for an account), `account.password` and
+//! `account.logout` (this device's token stops working). The rules live in
+//! [`crate::services::accounts`]; here they meet the connection (its player, its device,
+//! its address).
+
+use super::*;
+
+impl Session {
+    /// `account`: the account this player claimed, read afresh (another device may have
+    /// claimed it since this connection's `hello`).
+    pub(super) async fn account(&mut self, rid: Option<Rid>) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let player = self.hub.store_call(self.hub.store.player(&me)).await?;
+        let name = player.and_then(|p| p.account);
+        self.send(&ServerMessage::Account { rid, name });
+        Ok(())
+    }
+
+    /// `account.claim`: this player takes a unique name and a password, and is named so.
+    pub(super) async fn account_claim(
+        &mut self,
+        rid: Option<Rid>,
+        name: &str,
+        password: &str,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        // The stored player, not this connection's copy: another device may have claimed.
+        let player = self
+            .hub
+            .store_call(self.hub.store.player(&me))
+            .await?
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))?;
+        let account = self.hub.accounts.claim(&player, name, password).await?;
+        tracing::info!(player = %me, account = %account.name, "account claimed");
+        if let Some(p) = self.player.as_mut() {
+            p.name = account.name.clone();
+            p.account = Some(account.name.clone());
+        }
+        self.send(&ServerMessage::Account {
+            rid,
+            name: Some(account.name),
+        });
+        Ok(())
+    }
+
+    /// `account.login`: a new device token of the account's player; this connection stays
+    /// what it was (as with `link.redeem`).
+    pub(super) async fn account_login(
+        &mut self,
+        rid: Option<Rid>,
+        name: &str,
+        password: &str,
+        device: Option<String>,
+    ) -> Result<(), ApiError> {
+        let label = devices::valid_label(device, "device")?;
+        let player = self.hub.accounts.sign_in(name, password, self.ip).await?;
+        let token = self.new_device(&player, label).await?;
+        self.send(&ServerMessage::AccountToken {
+            rid,
+            token,
+            player_id: player.id,
+            name: player.name,
+        });
+        Ok(())
+    }
+
+    /// A new token of `player` for a device labelled `label`, recorded among its devices.
+    pub(super) async fn new_device(
+        &self,
+        player: &PlayerRecord,
+        label: String,
+    ) -> Result<String, ApiError> {
+        let token = ids::token();
+        let record = devices::device_record(ids::token_hash(&token), label);
+        self.hub
+            .store_call(self.hub.store.add_device(&player.id, &record))
+            .await?;
+        tracing::info!(player = %player.id, device = %record.id, "device added");
+        Ok(token)
+    }
+
+    /// `account.password`: a new password, given the current one; with `revoke_others`
+    /// every other device of the player is signed out too.
+    pub(super) async fn account_password(
+        &mut self,
+        rid: Option<Rid>,
+        current: &str,
+        new: &str,
+        revoke_others: bool,
+    ) -> Result<(), ApiError> {
+        let me = self.me()?.id.clone();
+        let player = self
+            .hub
+            .store_call(self.hub.store.player(&me))
+            .await?
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))?;
+        self.hub
+            .accounts
+            .change_password(&player, current, new)
+            .await?;
+        if revoke_others {
+            let list = self.hub.store_call(self.hub.store.devices(&me)).await?;
+            for d in list
+                .into_iter()
+                .filter(|d| self.device.as_deref() != Some(d.id.as_str()))
+            {
+                if self
+                    .hub
+                    .store_call(self.hub.store.revoke_device(&me, &d.id))
+                    .await?
+                {
+                    self.hub.players.end_device(&me, &d.id);
+                    self.hub.topology.device_revoked(&me, &d.id).await;
+                }
+            }
+        }
+        self.send(&ServerMessage::Ok {
+            rid,
+            seq: None,
+            game_id: None,
+        });
+        Ok(())
+    }
+
+    /// `account.logout`: this device's token stops working (the device is revoked, as
+    /// `device.revoke` of itself would).
+    pub(super) async fn account_logout(&mut self, rid: Option<Rid>) -> Result<(), ApiError> {
+        let device = self
+            .device
+            .clone()
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))?;
+        self.device_revoke(rid, device).await
+    }
+}
