@@ -4,6 +4,7 @@
 //! Why separate from the socket loop: this is where the protocol's rules live (first message,
 //! error codes, one answer per rid), independent of how frames arrive.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,6 +26,7 @@ use crate::services::hub::Hub;
 use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
+mod accounts;
 mod arenas;
 mod bots;
 mod chat;
@@ -55,12 +57,16 @@ pub struct Session {
     /// The rooms whose chat this connection opened (`room.watch`).
     rooms_open: Vec<RoomCode>,
     limiter: ConnLimiter,
+    /// The client's address (the proxy's word for it with `--trust-proxy`): sign-in
+    /// attempts are counted per address.
+    ip: IpAddr,
 }
 
 impl Session {
-    /// A session before `hello`.
-    pub fn new(hub: Arc<Hub>, conn: Arc<ConnHandle>) -> Self {
+    /// A session before `hello`, of a client at `ip`.
+    pub fn new(hub: Arc<Hub>, conn: Arc<ConnHandle>, ip: IpAddr) -> Self {
         Session {
+            ip,
             limiter: Self::fresh_limiter(&hub),
             hub,
             conn,
@@ -169,9 +175,18 @@ impl Session {
                     name,
                     bot,
                     device,
+                    login,
                 } => {
+                    let said = hello::Said {
+                        protocol,
+                        token,
+                        name,
+                        bot,
+                        device,
+                        login,
+                    };
                     // Boxed: it runs once per connection, its state need not stay with it.
-                    let hello = self.hello(rid.clone(), protocol, token, name, bot, device);
+                    let hello = self.hello(rid.clone(), said);
                     match Box::pin(hello).await {
                         // The handshake is not one of the 50 requests a client may make per
                         // window: the budget starts with the session.
@@ -370,6 +385,25 @@ impl Session {
                 Box::pin(self.link_redeem(rid, code, device)).await
             }
             ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
+            ClientMessage::Account { rid } => Box::pin(self.account(rid)).await,
+            ClientMessage::AccountClaim {
+                rid,
+                name,
+                password,
+            } => Box::pin(self.account_claim(rid, &name, &password.0)).await,
+            ClientMessage::AccountLogin {
+                rid,
+                name,
+                password,
+                device,
+            } => Box::pin(self.account_login(rid, &name, &password.0, device)).await,
+            ClientMessage::AccountPassword {
+                rid,
+                current,
+                new,
+                revoke_others,
+            } => Box::pin(self.account_password(rid, &current.0, &new.0, revoke_others)).await,
+            ClientMessage::AccountLogout { rid } => Box::pin(self.account_logout(rid)).await,
             ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
             ClientMessage::RoomWatch { rid, code } => Box::pin(self.room_watch(rid, &code)).await,
             ClientMessage::RoomUnwatch { rid, code } => {
@@ -473,15 +507,8 @@ fn typed_other_than_hello(text: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// A display name as `hello` accepts it: trimmed, 1-24 printable characters.
+/// A display name as `hello` accepts it ([`crate::domain::account::display_name`]).
 fn valid_name(name: &str) -> Result<String, ApiError> {
-    let n = name.trim().to_string();
-    let len = n.chars().count();
-    if !(1..=24).contains(&len) || n.chars().any(char::is_control) {
-        return Err(ApiError::new(
-            ErrorCode::BadRequest,
-            "name must be 1-24 printable characters",
-        ));
-    }
-    Ok(n)
+    crate::domain::account::display_name(name)
+        .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.to_string()))
 }
