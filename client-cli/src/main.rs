@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod board;
 mod bot;
@@ -75,6 +75,13 @@ enum Command {
     Link(commands::devices::LinkArgs),
     /// The devices holding your identity (`--revoke ID` to remove one).
     Devices(commands::devices::DevicesArgs),
+    /// Sign in to your account (claimed with `stoa account claim`) from this device.
+    Login(commands::account::LoginArgs),
+    /// Your account: whether it is claimed; `claim`, `password`, `logout`.
+    Account(commands::account::AccountArgs),
+    /// The identities this terminal keeps for a server (who it is, who it was); `--use`
+    /// switches back to a previous one.
+    Identities(commands::account::IdentitiesArgs),
     /// Step through a finished game (by id, or a record file) on the terminal board.
     Replay(commands::replay::ReplayArgs),
     /// A computer opponent: queues, hosts or joins, and plays within its clock.
@@ -84,7 +91,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `stoa rules --help` lists only what acts offline (issue 47, item 10).
+    let matches = commands::with_offline_help(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let start = match cli.command {
         Command::Rules(args) => return rules::run(args),
         Command::Export(args) => return args.run(&cli.global),
@@ -94,6 +103,9 @@ fn main() -> ExitCode {
         Command::Replay(args) => return args.run(&cli.global),
         Command::Link(args) => return args.run(&cli.global),
         Command::Devices(args) => return args.run(&cli.global),
+        Command::Login(args) => return args.run(&cli.global),
+        Command::Account(args) => return args.run(&cli.global),
+        Command::Identities(args) => return args.run(&cli.global),
         Command::Bot(args) => return args.run(&cli.global),
         Command::Tournament(args) => return args.run(),
         Command::Play(args) => args.start(),

@@ -2,6 +2,7 @@
 //! turns its arguments into a [`Start`], then [`run`] connects with the stored identity and
 //! hands over to plain mode or the terminal UI.
 
+pub mod account;
 pub mod arena;
 pub mod devices;
 pub mod export;
@@ -64,34 +65,21 @@ pub struct Global {
 /// nothing there, so their help does not list them.
 const OFFLINE: &[&str] = &["rules", "tournament"];
 
-/// The ids of [`Global`]'s options (as clap names its fields).
-const NETWORKED: &[&str] = &["server", "plain", "name", "ca_file"];
-
 /// The command line as built by clap, with [`Global`]'s options hidden from the help of the
-/// offline subcommands and theirs (clap copies global options into every subcommand; they
-/// are still accepted there, and ignored, so a `STOA_SERVER` in the environment or a
-/// `--server` in a script's alias breaks nothing).
+/// offline subcommands and theirs. Clap copies a global option into every subcommand that
+/// has no option of that id when it builds the command: each offline subcommand gets a
+/// hidden copy first, which is what its own subcommands then inherit. They are still
+/// accepted there, and ignored, so a `STOA_SERVER` in the environment or a `--server` in
+/// a script's alias breaks nothing.
 pub fn with_offline_help(mut cmd: clap::Command) -> clap::Command {
-    cmd.build();
-    for name in OFFLINE {
-        cmd = cmd.mut_subcommand(name, hide_networked);
-    }
-    cmd
-}
-
-/// Hides [`NETWORKED`] options of `cmd` and of its subcommands, where present.
-fn hide_networked(mut cmd: clap::Command) -> clap::Command {
-    for id in NETWORKED {
-        if cmd.get_arguments().any(|a| a.get_id() == *id) {
-            cmd = cmd.mut_arg(id, |a| a.hide(true));
-        }
-    }
-    let subs: Vec<String> = cmd
-        .get_subcommands()
-        .map(|c| c.get_name().to_string())
+    let hidden: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().hide(true))
         .collect();
-    for sub in subs {
-        cmd = cmd.mut_subcommand(sub, hide_networked);
+    for name in OFFLINE {
+        let hidden = hidden.clone();
+        cmd = cmd.mut_subcommand(name, |sub| sub.args(hidden));
     }
     cmd
 }
@@ -245,7 +233,9 @@ pub async fn connect_as(
         }) if code == "unauthorized" => {
             // The server does not know this token (its store was emptied, or the device was
             // revoked): continue as a new guest, keeping the token among the previous ones.
-            tracing_note(&format!("the server refused the stored identity ({message})"));
+            tracing_note(&format!(
+                "the server refused the stored identity ({message})"
+            ));
             refused_as = Some(token);
             target.keys = Keys::default();
             Connection::open(target.clone()).await
@@ -264,9 +254,12 @@ pub async fn connect_as(
             return Err(ExitCode::FAILURE);
         }
     };
-    let offered = target
-        .keys
-        .token_for(&welcome.url, Some(&welcome.deployment).filter(|d| !d.is_empty()).map(String::as_str));
+    let offered = target.keys.token_for(
+        &welcome.url,
+        Some(&welcome.deployment)
+            .filter(|d| !d.is_empty())
+            .map(String::as_str),
+    );
     if target.login.is_none() && offered.is_none() {
         // A new guest: say why when this terminal was someone here before.
         let before = identity.known_elsewhere(&welcome.url, &welcome.deployment);
