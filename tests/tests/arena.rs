@@ -972,3 +972,60 @@ async fn a_player_who_never_moves_is_paused_until_joining_again() {
         .expect("paired again");
     assert_ne!(again["game_id"], game.as_str());
 }
+
+/// An arena over (no game in progress) is dropped from memory and read again from the
+/// store when next watched: its document comes back under the seq its watchers hold, never
+/// a lower one (a client keeps the document with the higher seq, and would ignore it).
+async fn a_dropped_arena_keeps_its_seq(server: &Server) {
+    let mut c = Client::guest(server, "seqw").await;
+    let created = c
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":0,"duration_ms":10000}),
+        )
+        .await;
+    let mut view = ArenaView::from_answer(&created);
+    let id = view.id.clone();
+    // Followed to its end: scheduled or running, then finished.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while view.doc["status"] != "finished" {
+        assert!(Instant::now() < deadline, "not finished: {}", view.doc);
+        let diff = recv_within(&mut c, Duration::from_millis(500), |m| {
+            m["t"] == "arena.diff" && m["id"] == id.as_str()
+        })
+        .await;
+        if let Some(d) = diff {
+            view.apply(&d);
+        }
+    }
+    let held = view.seq;
+    assert!(held > 0, "{}", view.doc);
+    // Watched again until well after its task dropped it (at once after the end).
+    let mut w = Client::guest(server, "seqw2").await;
+    let until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < until {
+        let again = w.request(json!({"t":"arena.watch","id":id})).await;
+        let again = ArenaView::from_answer(&again);
+        assert!(
+            again.seq >= held,
+            "the seq went back from {held} to {}: {}",
+            again.seq,
+            again.doc
+        );
+        assert_eq!(again.doc, view.doc, "the same final document");
+        w.request(json!({"t":"arena.unwatch","id":id})).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_finished_arena_watched_again_keeps_its_seq() {
+    a_dropped_arena_keeps_its_seq(&server()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_arena_watched_again_keeps_its_seq_over_redis() {
+    let redis = stoa_tests::redis::RedisServer::start();
+    a_dropped_arena_keeps_its_seq(&redis_server(&redis, &[])).await;
+}

@@ -161,8 +161,10 @@ impl Arenas {
         self.arenas.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes up an arena: registers it here and starts its task (unless it is over).
-    fn adopt(&self, state: ArenaState, version: u64) -> Arc<Cell> {
+    /// Takes up an arena: registers it here and starts its task (unless it is over). `seq`:
+    /// the seq its document was last published under (stored with it), which its watchers
+    /// may hold: the document is published under it again, never under a lower one.
+    fn adopt(&self, state: ArenaState, version: u64, seq: u64) -> Arc<Cell> {
         let now = self.now();
         let id = state.settings.id.clone();
         let open = state.open(now);
@@ -171,7 +173,7 @@ impl Arenas {
             id: id.clone(),
             state: Mutex::new(state),
             published: Mutex::new(Published {
-                seq: 0,
+                seq,
                 doc,
                 watchers: HashMap::new(),
             }),
@@ -198,7 +200,8 @@ impl Arenas {
         }
         let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(id)).await?;
         Ok(stored.and_then(|(version, v)| {
-            ArenaState::from_stored(&v).map(|state| self.adopt(state, version))
+            let seq = ArenaState::stored_seq(&v);
+            ArenaState::from_stored(&v).map(|state| self.adopt(state, version, seq))
         }))
     }
 
@@ -221,7 +224,8 @@ impl Arenas {
     /// after a restart, and every few seconds while it has games in progress): a game that
     /// ended is scored from its final document (its end may have been reported to a node
     /// that died before it stored it), a game paired more than [`UNSTARTED_MS`] ago but
-    /// never created frees its players.
+    /// never created (its node died between storing the pairing and creating the game)
+    /// ends aborted, scoring nothing, and frees its players.
     async fn settle(&self, cell: &Cell) -> Result<(), ApiError> {
         let now = self.now();
         let pending: Vec<(String, u64)> = cell
@@ -245,11 +249,8 @@ impl Arenas {
                     .await?
                     .is_none()
             {
-                self.mutate(cell, |s| {
-                    s.unpair(&game);
-                    Ok(())
-                })
-                .await?;
+                // Watchers may have seen it `playing`: it stays in the document, aborted.
+                self.mutate(cell, |s| Ok(s.abort_unstarted(&game))).await?;
             }
         }
         Ok(())
@@ -281,9 +282,17 @@ impl Arenas {
     /// replace the state with the store's, and the write that follows would then store it
     /// without the change and still succeed, an `ok` for a change that is gone.
     async fn persist_locked(&self, cell: &Cell, stored: &mut u64) -> Result<bool, ApiError> {
+        let now = self.now();
         let (state, open) = {
             let s = cell.state();
-            (s.to_stored(), s.open(self.now()))
+            // Stored with the seq this state's document is published under: the refresh
+            // that follows a write publishes it one above the last when it changed.
+            let doc = s.document(now);
+            let seq = {
+                let p = cell.published();
+                p.seq + u64::from(p.doc != doc)
+            };
+            (s.to_stored(seq), s.open(now))
         };
         let store = &self.parts.store;
         let saved = timed_store_call(
@@ -379,7 +388,7 @@ impl Arenas {
             &self.parts.metrics,
             self.parts
                 .store
-                .save_arena(&id, 1, true, &state.to_stored()),
+                .save_arena(&id, 1, true, &state.to_stored(0)),
         )
         .await?;
         if !saved {
@@ -387,7 +396,7 @@ impl Arenas {
         }
         tracing::info!(arena = %id, kind = state.settings.setup.kind_id(),
             starts_at = state.settings.starts_at, ends_at = state.settings.ends_at, "arena created");
-        let cell = self.adopt(state, 1);
+        let cell = self.adopt(state, 1, 0);
         Self::subscribe(&cell, conn.clone(), rid);
         Ok(())
     }
@@ -623,6 +632,7 @@ impl Arenas {
             .wave
             .clamp(Duration::from_millis(10), Duration::from_secs(60));
         let mut settled = tokio::time::Instant::now();
+        let mut last_status = None;
         loop {
             if settled.elapsed() >= SETTLE_EVERY {
                 settled = tokio::time::Instant::now();
@@ -647,6 +657,15 @@ impl Arenas {
                     s.open(now),
                 )
             };
+            // A status changed by the time alone (started, finished) changes the document
+            // with no write: it is stored, so the seq stored with the arena stays that of
+            // its published document (an arena read again goes on from it).
+            if last_status.is_some_and(|last| last != status) {
+                if let Err(e) = self.persist(&cell).await {
+                    tracing::warn!(error = %e, "cannot store the arena's status");
+                }
+            }
+            last_status = Some(status);
             self.refresh(&cell);
             let until = |at: u64| Duration::from_millis(at.saturating_sub(now));
             let mut pause = match status {
@@ -822,8 +841,9 @@ impl Arenas {
         if !failed.is_empty() {
             let _ = self
                 .mutate(cell, |s| {
+                    // Published as `playing` already: aborted, not removed.
                     for g in &failed {
-                        s.unpair(g);
+                        s.abort_unstarted(g);
                     }
                     Ok(())
                 })
@@ -909,5 +929,94 @@ mod tests {
         let end = end_of("a1", "g1", &aborted).expect("an end");
         assert!(end.aborted && end.winner.is_none());
         assert!(end_of("a1", "g1", &json!({"kind":"chess"})).is_none());
+    }
+
+    fn now_ms() -> u64 {
+        stoa_protocol::clock::SystemTimeSource.now_ms()
+    }
+
+    /// A running arena as stored: `ada` and `bob` joined, and a round paired (game
+    /// `gnever`) whose game was never created, as when the node is killed between storing
+    /// the pairing and creating the game.
+    fn paired_but_never_created() -> ArenaState {
+        let now = now_ms();
+        let setup = crate::domain::setup::GameSetup::parse(
+            "unane",
+            &json!({}),
+            Some(&json!({"kind":"fischer","initial_ms":15000,"increment_ms":0})),
+        )
+        .unwrap();
+        let mut state = ArenaState::new(state::Settings {
+            id: "akilled".into(),
+            name: "killed".into(),
+            setup,
+            rated: false,
+            visibility: Visibility::Public,
+            code: None,
+            creator: ("pada".into(), "ada".into()),
+            starts_at: now - 5_000,
+            ends_at: now + 600_000,
+            bots: false,
+            berserk: false,
+            min_draw_plies: 0,
+        });
+        state.join("pada", "ada", 1500, false);
+        state.join("pbob", "bob", 1500, false);
+        let pairs = state.pair_round(now - 1_000, &|_| true, &mut || "gnever".into());
+        assert_eq!(pairs.len(), 1);
+        state
+    }
+
+    /// The kill window of a pairing round: the round is stored (and watchers saw its game
+    /// `playing`), the node dies before the game exists. On recovery the game stays in the
+    /// document, `aborted`, scoring nothing, and its players are free again.
+    #[tokio::test]
+    async fn a_paired_game_never_created_ends_aborted_on_recovery() {
+        let store = Arc::new(crate::store::memory::MemoryStore::new());
+        let state = paired_but_never_created();
+        assert_eq!(
+            state.document(now_ms())["games"]["gnever"]["status"],
+            "playing"
+        );
+        assert!(store
+            .save_arena("akilled", 1, true, &state.to_stored(4))
+            .await
+            .unwrap());
+        let (_tx, rx) = watch::channel(false);
+        let hub = crate::services::hub::Hub::new(crate::config::Config::default(), store, rx);
+        hub.arenas.discover().await.expect("recovered");
+        let doc = hub
+            .arenas
+            .document("akilled", None)
+            .await
+            .unwrap()
+            .expect("the arena");
+        let game = &doc["games"]["gnever"];
+        assert_eq!(game["status"], "aborted", "{doc}");
+        assert_eq!(game["winner"], Value::Null);
+        assert_eq!(game["points"], json!({}));
+        for p in doc["players"].as_array().unwrap() {
+            assert_eq!(p["games"], 0, "an abort scores nothing: {doc}");
+            assert_ne!(p["playing"], "gnever", "free again: {doc}");
+        }
+    }
+
+    /// The same game aborted twice (recovery, then a failed start) is aborted once; the
+    /// players' last opponents are those of the games that existed.
+    #[test]
+    fn an_unstarted_game_is_aborted_once() {
+        let mut state = paired_but_never_created();
+        assert!(state.abort_unstarted("gnever"));
+        assert!(!state.abort_unstarted("gnever"));
+        assert!(!state.abort_unstarted("gother"));
+        for p in &state.players {
+            assert_eq!(
+                (p.playing.as_deref(), p.last_opponent.as_deref()),
+                (None, None)
+            );
+        }
+        let back = ArenaState::from_stored(&state.to_stored(9)).unwrap();
+        assert_eq!(ArenaState::stored_seq(&state.to_stored(9)), 9);
+        assert_eq!(back.document(1)["games"]["gnever"]["status"], "aborted");
     }
 }

@@ -286,6 +286,46 @@ impl ArenaState {
         }
     }
 
+    /// A paired game that was never created (its pairing was stored, then the node died, or
+    /// the game could not be started, before the game existed) ends `aborted`: watchers
+    /// may have seen it `playing`, so it stays in the document, scoring nothing, and its
+    /// players are free again (their last opponents those of the games that did exist).
+    /// `false` when there is no such game in progress.
+    pub fn abort_unstarted(&mut self, game_id: &str) -> bool {
+        let Some(gi) = self
+            .games
+            .iter()
+            .position(|g| g.id == game_id && g.ended.is_none())
+        else {
+            return false;
+        };
+        self.games[gi].ended = Some(Ended {
+            winner: None,
+            aborted: true,
+            plies: 0,
+            berserk: Vec::new(),
+            points: HashMap::new(),
+            absent: None,
+        });
+        let players = self.games[gi].players.clone();
+        for pid in &players {
+            let last = self
+                .games
+                .iter()
+                .rev()
+                .filter(|g| g.id != game_id)
+                .find(|g| g.players.contains(pid))
+                .and_then(|g| g.players.iter().find(|p| *p != pid).cloned());
+            if let Some(e) = self.entrant_mut(pid) {
+                if e.playing.as_deref() == Some(game_id) {
+                    e.playing = None;
+                }
+                e.last_opponent = last;
+            }
+        }
+        true
+    }
+
     /// Scores a game's end; `false` when the game is not this arena's or already scored.
     pub fn game_ended(&mut self, end: &ArenaGameEnd) -> bool {
         let min_draw_plies = self.settings.min_draw_plies;
@@ -483,11 +523,18 @@ struct Stored {
     games: Vec<ArenaGame>,
     #[serde(default)]
     pairer: Option<(String, u64)>,
+    /// The seq of the document as published with this version: an arena read again from
+    /// the store (over and dropped from memory, or after a restart) goes on from it rather
+    /// than from 0, so a watcher's seq never goes backwards (a client keeps the document
+    /// with the higher seq, and would ignore the re-read one).
+    #[serde(default)]
+    seq: u64,
 }
 
 impl ArenaState {
-    /// The state as the store keeps it.
-    pub fn to_stored(&self) -> Value {
+    /// The state as the store keeps it, with `seq`, the seq its document is published
+    /// under (see [`ArenaState::stored_seq`]).
+    pub fn to_stored(&self, seq: u64) -> Value {
         let s = &self.settings;
         let stored = Stored {
             id: s.id.clone(),
@@ -508,8 +555,15 @@ impl ArenaState {
             players: self.players.clone(),
             games: self.games.clone(),
             pairer: self.pairer.clone(),
+            seq,
         };
         serde_json::to_value(stored).unwrap_or(Value::Null)
+    }
+
+    /// The seq stored with an arena's state ([`ArenaState::to_stored`]); 0 for an arena
+    /// stored before seqs were kept.
+    pub fn stored_seq(v: &Value) -> u64 {
+        v["seq"].as_u64().unwrap_or(0)
     }
 
     /// The state back from the store; `None` when it does not read (its settings no longer
@@ -739,7 +793,7 @@ mod tests {
         assert!(a.take_lease("n1", 3_000, 6_000), "renewed");
         assert!(a.take_lease("n2", 6_000, 9_000), "expired: taken over");
         // The state reads back from the store as it was.
-        let back = ArenaState::from_stored(&a.to_stored()).expect("reads back");
+        let back = ArenaState::from_stored(&a.to_stored(7)).expect("reads back");
         assert_eq!(back.document(3), a.document(3));
         assert_eq!(back.pairer, a.pairer);
         assert!(!back.open(90_000));
