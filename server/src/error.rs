@@ -33,6 +33,14 @@ impl ApiError {
         ApiError::new(ErrorCode::NotFound, format!("no game '{id}'"))
     }
 
+    /// `not_found` for a room code, echoed as it was typed ([`crate::ids::typed_code`]).
+    pub fn no_room(typed: &str) -> Self {
+        ApiError::new(
+            ErrorCode::NotFound,
+            format!("no room '{}'", crate::ids::typed_code(typed)),
+        )
+    }
+
     /// `forbidden` for someone who may not see a private game.
     pub fn private_game() -> Self {
         ApiError::new(

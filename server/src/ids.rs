@@ -194,6 +194,24 @@ pub fn normalize_code(code: &str) -> String {
         .collect()
 }
 
+/// A code as the person typed it, for an error message to echo back: trimmed, control
+/// characters shown as `?`, and cut at 32 characters (a message must not carry whatever
+/// was sent). Codes are matched by [`normalize_code`], but a message saying "no room
+/// 'HELL0'" to someone who typed `hello` reads as if the server misheard.
+pub fn typed_code(code: &str) -> String {
+    const MAX: usize = 32;
+    let code = code.trim();
+    let mut out: String = code
+        .chars()
+        .take(MAX)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if code.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// A one-time device link code: [`LINK_CODE_LEN`] Crockford base32 letters (40 random bits;
 /// no I, L, O or U to misread).
 pub fn link_code() -> String {
@@ -279,6 +297,9 @@ mod tests {
         assert_ne!(token(), token());
         assert_eq!(token_hash("a"), token_hash("a"));
         assert_eq!(normalize_code("abc-ilo"), "ABC110");
+        assert_eq!(typed_code(" hello "), "hello");
+        assert_eq!(typed_code("a\u{1b}[2J"), "a?[2J");
+        assert_eq!(typed_code(&"x".repeat(40)), format!("{}…", "x".repeat(32)));
     }
 
     #[test]

@@ -70,3 +70,55 @@ async fn one_player_hosts_a_bounded_number_of_rooms() {
     let again = host.request(create()).await;
     assert_eq!(again["t"], "room", "{again}");
 }
+
+/// Issue 47, item 9: a room code is matched forgivingly (case, `-`, I/L/O for 1/0) but an
+/// error echoes it as it was typed, not its normalised form ("no room 'hello'", never
+/// "no room 'HELL0'"), for every request that takes a code; nothing changes.
+#[tokio::test]
+async fn codes_are_echoed_as_typed_in_errors() {
+    let server = server();
+    let mut alice = Client::guest(&server, "alice").await;
+    for (request, typed) in [
+        (json!({"t":"room.join","code":"hello"}), "hello"),
+        (json!({"t":"room.join","code":" lol-o "}), "lol-o"),
+        (json!({"t":"room.leave","code":"hello"}), "hello"),
+        (json!({"t":"room.watch","code":"hello"}), "hello"),
+        (json!({"t":"room.say","code":"hello","text":"hi"}), "hello"),
+    ] {
+        let answer = alice.request(request.clone()).await;
+        assert_eq!(answer["t"], "error", "{request} → {answer}");
+        assert_eq!(answer["code"], "not_found", "{request} → {answer}");
+        assert_eq!(
+            answer["message"],
+            format!("no room '{typed}'"),
+            "{request} → {answer}"
+        );
+    }
+    // A code far too long is cut in the message, control characters shown as `?`.
+    let long = format!("x\u{1b}{}", "y".repeat(100));
+    let answer = alice.request(json!({"t":"room.join","code":long})).await;
+    assert_eq!(
+        answer["message"],
+        format!("no room 'x?{}…'", "y".repeat(30)),
+        "{answer}"
+    );
+
+    // Matched forgivingly still: a room's code typed in lower case with a dash joins it,
+    // and watching a waiting room by such a code names it as typed.
+    let mut host = Client::guest(&server, "host").await;
+    let room = host.request(create()).await;
+    let code = room["room"]["code"].as_str().expect("code").to_string();
+    let sloppy = format!("{}-{}", &code[..4], &code[4..]).to_lowercase();
+    let watched = alice
+        .request(json!({"t":"game.watch","game_id":sloppy}))
+        .await;
+    assert_eq!(watched["code"], "conflict", "{watched}");
+    assert_eq!(
+        watched["message"],
+        format!("room '{sloppy}' is still waiting for its second player: its game has not started"),
+        "{watched}"
+    );
+    let joined = alice.request(json!({"t":"room.join","code":sloppy})).await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    assert_eq!(joined["room"]["code"], code, "{joined}");
+}

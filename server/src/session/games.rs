@@ -66,7 +66,10 @@ impl Session {
                 Some(RoomStatus::Waiting) => {
                     return Err(ApiError::new(
                         ErrorCode::Conflict,
-                        format!("room '{room_code}' is still waiting for its second player: its game has not started"),
+                        format!(
+                            "room '{}' is still waiting for its second player: its game has not started",
+                            ids::typed_code(&game_id)
+                        ),
                     ));
                 }
                 Some(RoomStatus::Started(id)) if id != game_id => {

@@ -8,14 +8,14 @@ use super::*;
 use crate::services::room_chat::{Speaker, MAX_WATCHED};
 
 impl Session {
-    /// The room `code` (normalised), or `not_found`.
-    async fn chat_room(&self, code: &str) -> Result<Room, ApiError> {
-        let code = ids::normalize_code(code);
+    /// The room `typed` (matched as normalised), or `not_found` echoing the code as typed.
+    async fn chat_room(&self, typed: &str) -> Result<Room, ApiError> {
+        let code = ids::normalize_code(typed);
         self.hub
             .hosting
             .room(&code)
             .await?
-            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no room '{code}'")))
+            .ok_or_else(|| ApiError::no_room(typed))
     }
 
     /// `room.watch`: the room's recent lines; the new ones follow as `room.chat`.

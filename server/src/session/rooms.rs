@@ -67,8 +67,17 @@ impl Session {
 
     pub(super) async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
         let me = self.seat_player()?;
+        let typed = code;
         let code = ids::normalize_code(code);
-        match self.hub.hosting.join(&code, me).await? {
+        // Matched forgivingly, echoed as typed.
+        let joined = self.hub.hosting.join(&code, me).await.map_err(|e| {
+            if e.code == ErrorCode::NotFound {
+                ApiError::no_room(typed)
+            } else {
+                e
+            }
+        })?;
+        match joined {
             Joined::Waiting(room) => {
                 self.send(&ServerMessage::Room {
                     rid,
@@ -97,12 +106,13 @@ impl Session {
         code: &str,
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.clone();
+        let typed = code;
         let code = ids::normalize_code(code);
         let room = self
             .hub
             .rooms
             .leave(&code, &me)
-            .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no room '{code}'")))?;
+            .ok_or_else(|| ApiError::no_room(typed))?;
         if room.status == RoomStatus::Closed {
             let _ = self
                 .hub
