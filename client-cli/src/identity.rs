@@ -8,9 +8,17 @@
 //!
 //! ```json
 //! {"deployments": {"d…": {"token": "…", "id": "p…", "name": "Ann",
-//!                         "addresses": ["ws://127.0.0.1:7878/ws"]}},
+//!                         "addresses": ["ws://127.0.0.1:7878/ws"],
+//!                         "previous": [{"token": "…", "id": "p…", "name": "Bob"}]}},
 //!  "ws://old.example/ws": {"token": "…", "id": "p…", "name": "Ann"}}
 //! ```
+//!
+//! `previous` keeps the identities a deployment's entry replaced with another player's (`stoa
+//! link --replace`, `stoa login`, a new guest after the server forgot us): a token may be its
+//! player's only way in, so none is thrown away; `stoa identities` lists and restores them.
+//! A deployment stays kept when its addresses serve another one now (a server restarted
+//! without storage is a new deployment at the same address): its token goes to a server of
+//! it that knows it again.
 //!
 //! A deployment's token is offered only to a server that announces that deployment *and*
 //! was reached through an address list (`--server a,b,…`) naming one of its known addresses,
@@ -236,16 +244,6 @@ impl Identity {
             .collect()
     }
 
-    /// Whether a deployment known at any of `urls` has a current identity: this terminal
-    /// already is a player there.
-    pub fn is_someone(&self, urls: &[String], deployment: &str) -> Option<Stored> {
-        let all = self.read_all();
-        Self::deployments(&all)
-            .get(deployment)
-            .filter(|e| urls.iter().any(|u| addresses(e).contains(u)))
-            .and_then(identity_of)
-    }
-
     /// Forgets a token a server refused, wherever it is kept.
     pub fn forget_token(&self, token: &str) -> std::io::Result<()> {
         if self.path.is_none() {
@@ -436,8 +434,14 @@ mod tests {
         let all = id.read_all();
         assert_eq!(all[DEPLOYMENTS]["d2"]["token"], "t2", "{all:?}");
         let keys = id.keys(&urls(&["ws://x/ws"]));
-        assert_eq!(keys.token_for("ws://x/ws", Some("d2")).as_deref(), Some("t2"));
-        assert_eq!(keys.token_for("ws://x/ws", Some("d3")).as_deref(), Some("t3"));
+        assert_eq!(
+            keys.token_for("ws://x/ws", Some("d2")).as_deref(),
+            Some("t2")
+        );
+        assert_eq!(
+            keys.token_for("ws://x/ws", Some("d3")).as_deref(),
+            Some("t3")
+        );
         assert_eq!(
             id.known_elsewhere("ws://x/ws", "d3"),
             vec![Stored {
@@ -529,8 +533,6 @@ mod tests {
         assert_eq!(kept.current.as_ref().unwrap().name, "Alice");
         assert_eq!(kept.previous.len(), 1);
         assert_eq!(kept.previous[0].token, "tb2");
-        assert_eq!(id.is_someone(&urls, "d1").unwrap().id, "pa");
-        assert_eq!(id.is_someone(&urls, "d9"), None);
         // Switching back makes Bob current and keeps Alice.
         let back = id.switch(&urls, "bob").unwrap().unwrap();
         assert_eq!(back.id, "pb");

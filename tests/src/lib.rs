@@ -111,22 +111,33 @@ impl Server {
 
     /// Starts the server with extra flags (after `--listen 127.0.0.1:0`).
     pub fn start_with(args: &[&str]) -> Server {
-        Server::spawn(&[], args, None)
+        Server::spawn(&[], args, None, "info")
     }
 
     /// As [`Server::start_with`], run through a wrapper command that execs the server,
     /// such as `["prlimit", "--nofile=1024:1024"]` for a server with few file descriptors.
     pub fn start_under(wrapper: &[&str], args: &[&str]) -> Server {
-        Server::spawn(wrapper, args, None)
+        Server::spawn(wrapper, args, None, "info")
     }
 
     /// As [`Server::start_with`], with `info` logs written to the file `log` (the server's
     /// stderr), for tests of what operators read.
     pub fn start_logging(args: &[&str], log: &std::path::Path) -> Server {
-        Server::spawn(&[], args, Some(log))
+        Server::spawn(&[], args, Some(log), "info")
     }
 
-    fn spawn(wrapper: &[&str], args: &[&str], log: Option<&std::path::Path>) -> Server {
+    /// As [`Server::start_logging`], at another level (`debug`: what must never hold a
+    /// secret).
+    pub fn start_logging_at(args: &[&str], log: &std::path::Path, level: &str) -> Server {
+        Server::spawn(&[], args, Some(log), level)
+    }
+
+    fn spawn(
+        wrapper: &[&str],
+        args: &[&str],
+        log: Option<&std::path::Path>,
+        log_level: &str,
+    ) -> Server {
         // Another build of the server (the load generator compares two versions).
         let bin = match std::env::var_os("STOA_SERVER_BIN") {
             Some(bin) => PathBuf::from(bin),
@@ -168,7 +179,7 @@ impl Server {
             let file = std::fs::File::create(path).expect("create the log file");
             // A test that reads the log reads `info` lines, whatever the run's level.
             let level = match log {
-                Some(_) => "info".into(),
+                Some(_) => log_level.to_string(),
                 None => std::env::var("STOA_TEST_LOG").unwrap_or_else(|_| "info".into()),
             };
             cmd.env("RUST_LOG", level).stderr(file);

@@ -17,6 +17,10 @@ pub struct LinkArgs {
     /// A code shown on another device: this terminal becomes that player. Without it, a
     /// code is shown to type on the other device.
     code: Option<String>,
+    /// Link even though this terminal already is a player here; that player's token is
+    /// kept as a previous identity (`stoa identities --use` switches back).
+    #[arg(long)]
+    replace: bool,
 }
 
 /// Arguments of `stoa devices`.
@@ -64,12 +68,36 @@ impl LinkArgs {
                 );
                 return Ok(ExitCode::SUCCESS);
             };
+            let resolved_global = resolved(global)?;
+            let before = Identity::default_location().keys(&resolved_global.server);
+            let (conn, me, _) = connect(&resolved_global).await?;
+            let deployment = Some(me.deployment.as_str()).filter(|d| !d.is_empty());
+            let already = before.token_for(&me.url, deployment).is_some();
+            if already && !self.replace {
+                // Refused before the code is spent: it stays usable for a second try.
+                eprintln!(
+                    "error: this terminal already is {} ({}) on this server; linking makes it the code's player and leaves {}",
+                    me.name, me.id, me.name
+                );
+                eprintln!(
+                    "if this is {}'s only device, make {} reachable first: stoa account claim (then stoa login from anywhere)",
+                    me.name, me.name
+                );
+                eprintln!(
+                    "to link anyway and keep {}'s token here: stoa link {code} --replace (stoa identities --use {} switches back)",
+                    me.name, me.id
+                );
+                return Err(ExitCode::FAILURE);
+            }
             let msg = ClientMessage::LinkRedeem {
                 rid: None,
                 code: code.clone(),
                 device: Some("terminal".into()),
             };
-            let (answer, me) = ask(global, msg).await?;
+            let answer = conn.request(msg).await.map_err(|e| {
+                eprintln!("error {}: {}", e.code(), e.message());
+                ExitCode::FAILURE
+            })?;
             let ServerMessage::LinkToken {
                 token,
                 player_id,
@@ -90,6 +118,12 @@ impl LinkArgs {
                 return Err(ExitCode::FAILURE);
             }
             println!("linked: this terminal is now {name} ({player_id})");
+            if already && player_id != me.id {
+                println!(
+                    "{} is kept as a previous identity: stoa identities --use {} switches back",
+                    me.name, me.id
+                );
+            }
             Ok(ExitCode::SUCCESS)
         })
         .unwrap_or_else(|code| code)
