@@ -20,9 +20,13 @@ function when(ms) {
 /**
  * Wires the header's Devices button and panel. `request(msg)` sends a websocket request
  * and resolves with its answer; `adopt(token, player)` makes this browser the given player
- * (stores the token and says hello again).
+ * (stores the token, keeps the player it was among the earlier identities, and says hello
+ * again). `more.me()` is the player this browser is now; `more.leaving(on)` says this
+ * browser's own device is being revoked; `more.previous()` the earlier
+ * identities of this deployment; `more.switchTo(entry)` makes this browser one of them
+ * again; `more.signedOut()` forgets this browser's token once its device is revoked here.
  */
-export function setupDevices(request, adopt) {
+export function setupDevices(request, adopt, more) {
   const panel = $("#devices");
   const status = (text) => { $("#devices-status").textContent = text; };
   const refresh = () => request({ t: "devices" }).then((msg) => drawList(msg.devices))
@@ -45,9 +49,16 @@ export function setupDevices(request, adopt) {
       revoke.className = "device-revoke";
       revoke.textContent = d.current ? "Log out here" : "Revoke";
       revoke.addEventListener("click", () => {
+        // The server's goodbye to this browser may come before the `ok`: expected.
+        if (d.current) more.leaving(true);
         request({ t: "device.revoke", id: d.id })
-          .then(() => { status(`revoked ${d.label}`); if (!d.current) refresh(); })
-          .catch((e) => status(`error ${e.code}: ${e.message}`));
+          .then(() => {
+            status(`revoked ${d.label}`);
+            // This browser's own token stops working: forget it (the server closes this
+            // connection; the next hello is a new guest's).
+            if (d.current) more.signedOut(); else refresh();
+          })
+          .catch((e) => { if (d.current) more.leaving(false); status(`error ${e.code}: ${e.message}`); });
       });
       li.append(label, times, revoke);
       list.append(li);
@@ -57,8 +68,33 @@ export function setupDevices(request, adopt) {
   $("#devices-button").addEventListener("click", () => {
     panel.hidden = !panel.hidden;
     $("#devices-button").setAttribute("aria-expanded", String(!panel.hidden));
-    if (!panel.hidden) { status(""); refresh(); }
+    if (!panel.hidden) { status(""); refresh(); drawPrevious(); }
   });
+
+  /** The earlier identities of this deployment, each with a button to switch back. */
+  function drawPrevious() {
+    const list = more.previous();
+    $("#previous-box").hidden = !list.length;
+    $("#previous-list").replaceChildren(...list.map((p) => {
+      const li = document.createElement("li");
+      li.dataset.player = p.id || "";
+      const label = document.createElement("span");
+      label.className = "previous-label";
+      label.textContent = `${p.name || "?"} (player ${p.id || "?"}) `;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "previous-switch";
+      button.textContent = "Switch";
+      button.addEventListener("click", () => {
+        status(`switching to ${p.name}…`);
+        more.switchTo(p);
+        drawPrevious();
+      });
+      li.append(label, button);
+      return li;
+    }));
+  }
+  more.redrawPrevious = drawPrevious;
   $("#link-show").addEventListener("click", () => {
     request({ t: "link.code" }).then((msg) => {
       $("#link-code").textContent = msg.code;
@@ -72,8 +108,35 @@ export function setupDevices(request, adopt) {
     if (!code) { status("type the code shown on the other device"); return; }
     request({ t: "link.redeem", code, device: deviceLabel() }).then((msg) => {
       $("#link-input").value = "";
-      status(`linked: this browser is now ${msg.name}`);
-      adopt(msg.token, { id: msg.player_id, name: msg.name });
+      const me = more.me();
+      if (!me || me.id === msg.player_id) {
+        status(`linked: this browser is now ${msg.name}`);
+        adopt(msg.token, { id: msg.player_id, name: msg.name });
+        return;
+      }
+      // This browser is someone already: becoming another player leaves them. Ask first,
+      // in words, as `stoa link` refuses without `--replace` (the token just made stays
+      // unused if the answer is no; its device can be revoked from the other player's list).
+      confirmLink(me, msg);
     }).catch((e) => status(`error ${e.code}: ${e.message}`));
   });
+
+  function confirmLink(me, msg) {
+    const box = $("#devices-status");
+    const go = document.createElement("button");
+    go.type = "button";
+    go.id = "link-confirm";
+    go.textContent = "Continue";
+    const stay = document.createElement("button");
+    stay.type = "button";
+    stay.id = "link-cancel";
+    stay.textContent = `Stay ${me.name}`;
+    go.addEventListener("click", () => {
+      status(`linked: this browser is now ${msg.name}; ${me.name} is kept under Previous identities`);
+      adopt(msg.token, { id: msg.player_id, name: msg.name });
+    });
+    stay.addEventListener("click", () => status(`not linked: this browser stays ${me.name}`));
+    box.replaceChildren(`This browser is ${me.name}. Linking makes it ${msg.name}; ${me.name} stays reachable only if ${me.name} has another device or a claimed account. Continue? `, go, " ", stay);
+    go.focus();
+  }
 }

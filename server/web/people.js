@@ -109,9 +109,9 @@ function recentGame(g, playerId) {
 /**
  * The page of player `id` into `main`: name, rating in every kind (provisional ones
  * marked), the recent finished games. `token` (the reader's) lets the player see their own
- * private games too.
+ * private games too; `myId` (the reader's player id) tells whether this page is their own.
  */
-export async function showPlayer(main, id, token) {
+export async function showPlayer(main, id, token, myId) {
   const mine = ++current;
   main.replaceChildren(el("h1", { id: "player-name", text: "Loading the player…" }));
   let answer;
@@ -140,6 +140,7 @@ export async function showPlayer(main, id, token) {
   main.replaceChildren(
     el("h1", { id: "player-name", text: `${body.name}${body.bot ? " (computer)" : ""}` }),
     el("p", { class: "muted", text: `player ${body.id}` }),
+    ...(body.bot ? [] : [claimLine(body, myId)]),
     el("section", { class: "panel" },
       el("h2", { text: "Ratings" }),
       el("table", { class: "table", id: "ratings" },
@@ -150,6 +151,19 @@ export async function showPlayer(main, id, token) {
       el("h2", { text: "Recent games" }),
       el("ul", { class: "list", id: "recent" },
         recent.length ? recent.map((g) => recentGame(g, body.id)) : [el("li", { class: "muted", text: "No finished games yet." })])));
+}
+
+/**
+ * Whether the player's account is claimed (a name and password sign it in anywhere); on
+ * one's own guest page, the way to claim it.
+ */
+function claimLine(body, myId) {
+  if (body.claimed) return el("p", { id: "player-account", "data-claimed": "yes", text: "Claimed account" });
+  if (body.id !== myId) return el("p", { id: "player-account", class: "muted", "data-claimed": "no", text: "Guest: not claimed yet" });
+  const claim = el("button", { type: "button", id: "player-claim", text: "Claim your account" });
+  claim.addEventListener("click", () => document.querySelector("#claim-button").click());
+  return el("p", { id: "player-account", class: "warn", "data-claimed": "no" },
+    "Guest: not claimed yet — claim it so it cannot be lost. ", claim);
 }
 
 /** The leaderboard of `kind` into `main`, with a tab for every kind. */

@@ -2397,9 +2397,11 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
            && document.querySelector('#name').value === 'bea'",
     )
     .await;
-    assert_eq!(
-        text_of(&page, "#devices-status").await,
-        "linked: this browser is now bea"
+    let said = text_of(&page, "#devices-status").await;
+    assert!(
+        said.starts_with("linked: this browser is now bea; guest-")
+            && said.ends_with(" is kept under Previous identities"),
+        "{said}"
     );
     assert_eq!(page_player(&page).await, bea.player_id);
     assert_ne!(bea.player_id, page_id);
@@ -2423,6 +2425,14 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
         .click()
         .await
         .expect("click");
+    // The page is a player already: it asks before becoming bea (issue 47).
+    until(
+        &page,
+        "the question",
+        "return document.querySelector('#link-confirm')",
+    )
+    .await;
+    click(&page, "#link-confirm").await;
     until(
         &page,
         "the refusal",
@@ -2941,4 +2951,489 @@ async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
         Some(1),
         "{l}"
     );
+}
+
+/// Fills the fields of form `form` (css) from `fields` (`name` → value) and submits it.
+async fn fill_and_submit(c: &Client, form: &str, fields: Value) {
+    c.execute(
+        "const f = document.querySelector(arguments[0]); \
+         for (const [k, v] of Object.entries(arguments[1])) { \
+           if (typeof v === 'boolean') f[k].checked = v; else f[k].value = v; } \
+         f.querySelector('button[type=submit]').click();",
+        vec![json!(form), fields],
+    )
+    .await
+    .unwrap_or_else(|e| panic!("fill {form}: {e}"));
+}
+
+/// Clicks the element `css` of page `c`.
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
+/// Waits until `#link` says the page is connected as `name` (a prefix when it ends in `-`).
+async fn connected_as(c: &Client, name: &str) {
+    until(
+        c,
+        &format!("connected as {name}"),
+        &format!(
+            "const t = document.querySelector('#link').textContent; \
+             return {} ;",
+            if name.ends_with('-') {
+                format!("t.startsWith('connected as {name}')")
+            } else {
+                format!("t === 'connected as {name}'")
+            }
+        ),
+    )
+    .await;
+}
+
+/// Accounts from the top bar (issue 47, item 1): a guest's own page says it is not claimed;
+/// the claim form checks its two passwords in the page, then claims; the top bar shows the
+/// account and the page says "Claimed account". A second browser (its own profile) is
+/// refused a wrong password in words, signs in and is the same player (its guest is kept
+/// under Previous identities); it changes the password, signs out (a new guest, no error)
+/// and signs in again with the new password.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claim_and_sign_in_from_the_top_bar() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let (_profiles, a, b) = driver.two_browsers("web-accounts").await;
+    a.goto(&base).await.expect("open the lobby");
+    connected_as(&a, "guest-").await;
+    let a_id = page_player(&a).await;
+    assert_eq!(text_of(&a, "#sign-in-button").await, "Sign in");
+    assert_eq!(text_of(&a, "#claim-button").await, "Claim your account");
+
+    // One's own page, before the claim.
+    click(&a, "#my-page").await;
+    let line = until(
+        &a,
+        "the claim line",
+        "const p = document.querySelector('#player-account'); return p && p.textContent;",
+    )
+    .await;
+    assert_eq!(
+        line,
+        "Guest: not claimed yet — claim it so it cannot be lost. Claim your account"
+    );
+
+    // The claim form, opened from the page's own button; two different passwords are refused
+    // by the page itself.
+    click(&a, "#player-claim").await;
+    fill_and_submit(
+        &a,
+        "#claim-form",
+        json!({"name": "Alice", "password": "correct horse", "repeat": "correct hose"}),
+    )
+    .await;
+    assert_eq!(
+        text_of(&a, "#claim-form .form-error").await,
+        "The two passwords differ: type the same password twice."
+    );
+    a.execute(
+        "const f = document.querySelector('#claim-form'); f.repeat.value = 'correct horse';",
+        vec![],
+    )
+    .await
+    .expect("type the password again");
+    screenshot(&a, "account-claim-form").await;
+    a.execute(
+        "document.querySelector('#claim-form button[type=submit]').click()",
+        vec![],
+    )
+    .await
+    .expect("claim");
+    until(
+        &a,
+        "the account in the top bar",
+        "return document.querySelector('#account-name').textContent === 'Account: Alice' \
+           && !document.querySelector('#account-name').hidden \
+           && document.querySelector('#account').hidden \
+           && document.querySelector('#sign-in-button').hidden \
+           && !document.querySelector('#sign-out-button').hidden \
+           && document.querySelector('#name').readOnly \
+           && document.querySelector('#name').value === 'Alice'",
+    )
+    .await;
+    until(
+        &a,
+        "the page says claimed",
+        "const p = document.querySelector('#player-account'); \
+         return p && p.textContent === 'Claimed account' \
+           && document.querySelector('#player-name').textContent === 'Alice';",
+    )
+    .await;
+    assert_eq!(text_of(&a, "#link").await, "connected as Alice");
+    screenshot(&a, "account-claimed").await;
+
+    // A second browser: a wrong password, in words, in the form.
+    b.goto(&base).await.expect("open the lobby");
+    connected_as(&b, "guest-").await;
+    let b_guest = page_player(&b).await;
+    click(&b, "#sign-in-button").await;
+    fill_and_submit(
+        &b,
+        "#sign-in-form",
+        json!({"name": "alice", "password": "not the password"}),
+    )
+    .await;
+    until(
+        &b,
+        "the refusal",
+        "return document.querySelector('#sign-in-form .form-error').textContent === 'Wrong name or password.'",
+    )
+    .await;
+    screenshot(&b, "account-sign-in-refused").await;
+    assert_eq!(page_player(&b).await, b_guest);
+    // The right password: the same player as the first browser.
+    fill_and_submit(
+        &b,
+        "#sign-in-form",
+        json!({"name": "alice", "password": "correct horse"}),
+    )
+    .await;
+    connected_as(&b, "Alice").await;
+    until(
+        &b,
+        "the same player",
+        &format!(
+            "const id = JSON.parse(localStorage.getItem('stoa.identity.' + \
+               document.querySelector('meta[name=stoa-deployment]').content)); \
+             return id && id.id === '{a_id}' \
+               && document.querySelector('#account-name').textContent === 'Account: Alice';"
+        ),
+    )
+    .await;
+    // The guest it was is kept, with a way back.
+    click(&b, "#devices-button").await;
+    let kept = until(
+        &b,
+        "the previous identities",
+        "const rows = [...document.querySelectorAll('#previous-list li')]; \
+         return !document.querySelector('#previous-box').hidden && rows.length === 1 && rows[0].dataset.player;",
+    )
+    .await;
+    assert_eq!(kept, b_guest.as_str());
+    click(&b, "#devices-button").await;
+
+    // A new password (other devices stay signed in), then signing out here.
+    click(&b, "#password-button").await;
+    fill_and_submit(
+        &b,
+        "#password-form",
+        json!({"current": "correct horse", "new": "battery staple", "repeat": "battery staple", "others": false}),
+    )
+    .await;
+    until(
+        &b,
+        "the password changed",
+        "return document.querySelector('#account-status').textContent === 'Password changed.'",
+    )
+    .await;
+    b.execute("window.confirm = () => true;", vec![])
+        .await
+        .expect("answer the confirmation");
+    click(&b, "#sign-out-button").await;
+    connected_as(&b, "guest-").await;
+    until(
+        &b,
+        "signed out in words",
+        "return document.querySelector('#account-status').textContent === \
+           'Signed out: this browser is a new guest now; sign in to play as Alice again.' \
+           && !document.querySelector('#sign-in-button').hidden \
+           && !document.querySelector('#name').readOnly",
+    )
+    .await;
+    let guest_again = page_player(&b).await;
+    assert_ne!(guest_again, a_id);
+    let shown = text_of(&b, "#notice").await;
+    assert!(shown.is_empty(), "no error shown: {shown}");
+    assert!(b
+        .execute("return document.querySelector('#lost').hidden", vec![])
+        .await
+        .expect("lost notice")
+        .as_bool()
+        .unwrap());
+    // The first browser is still Alice; the new password signs in.
+    assert_eq!(text_of(&a, "#link").await, "connected as Alice");
+    click(&b, "#sign-in-button").await;
+    fill_and_submit(
+        &b,
+        "#sign-in-form",
+        json!({"name": "Alice", "password": "battery staple"}),
+    )
+    .await;
+    connected_as(&b, "Alice").await;
+    assert_eq!(page_player(&b).await, a_id);
+    let _ = a.close().await;
+    let _ = b.close().await;
+}
+
+/// A guest who types the name of someone's claimed account is told so where the name is
+/// typed, once (no loop), and stays connected under the name it had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let mut alice = stoa_tests::Client::guest(&server, "alice").await;
+    let got = alice
+        .request(json!({"t":"account.claim","name":"Alice","password":"correct horse"}))
+        .await;
+    assert_eq!(got["name"], "Alice", "{got}");
+    let profile = TempDir::new("web-claimed-name");
+    let page = driver.browser(&profile).await;
+    page.goto(&base).await.expect("open the lobby");
+    connected_as(&page, "guest-").await;
+    let before = text_of(&page, "#link").await;
+    page.execute(
+        "const n = document.querySelector('#name'); n.value = 'ALICE'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("type a name");
+    until(
+        &page,
+        "the refusal",
+        "return document.querySelector('#account-status').textContent === \
+           \"The name 'ALICE' belongs to a claimed account: sign in, or choose another name.\"",
+    )
+    .await;
+    connected_as(&page, "guest-").await;
+    assert_eq!(text_of(&page, "#link").await, before);
+    assert!(text_of(&page, "#notice").await.is_empty());
+    let _ = page.close().await;
+}
+
+/// A server that restarted without storage (issue 47, item 1): the open page says in words
+/// that the server does not know it any more, asks for a name (the old one offered), and
+/// keeps the unknown token under its deployment's `previous` list; a page opened after
+/// another such restart says the same. The old identity stays in the browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_forgot_its_players_says_so_and_the_old_identity_is_kept() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut server = stoa_tests::Server::start();
+    let addr = server.addr;
+    let base = format!("http://{addr}");
+    let profile = TempDir::new("web-forgotten");
+    let page = driver.browser(&profile).await;
+    page.goto(&base).await.expect("open the lobby");
+    connected_as(&page, "guest-").await;
+    page.execute(
+        "const n = document.querySelector('#name'); n.value = 'Bob'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("type a name");
+    connected_as(&page, "Bob").await;
+    let deployment = page
+        .execute(
+            "return document.querySelector('meta[name=stoa-deployment]').content",
+            vec![],
+        )
+        .await
+        .expect("deployment");
+    let deployment = deployment.as_str().unwrap().to_string();
+    let old = stored_identity(&page, &deployment).await;
+    let old_token = old["token"].as_str().expect("a token").to_string();
+
+    server.terminate();
+    let restart = || {
+        Command::new(stoa_tests::binary("stoa-server"))
+            .args(["--listen", &addr.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server again")
+    };
+    let mut again = restart();
+    let text = until(
+        &page,
+        "the notice",
+        "const n = document.querySelector('#lost'); return !n.hidden && document.querySelector('#lost-text').textContent;",
+    )
+    .await;
+    let text = text.as_str().unwrap();
+    assert!(
+        text.starts_with("This server does not know you any more: it forgot its players when it restarted without storage"),
+        "{text}"
+    );
+    assert!(text.contains("You were Bob"), "{text}");
+    until(
+        &page,
+        "the name asked, the old one offered",
+        "const f = document.querySelector('#lost-form'); \
+         return document.activeElement === f.name && f.name.value === 'Bob';",
+    )
+    .await;
+    connected_as(&page, "guest-").await;
+    screenshot(&page, "account-forgotten").await;
+    // The unknown token is kept, under the deployment it belonged to.
+    let kept = page
+        .execute(
+            "return JSON.parse(localStorage.getItem('stoa.previous.' + arguments[0]))",
+            vec![json!(deployment)],
+        )
+        .await
+        .expect("previous list");
+    assert_eq!(kept[0]["token"], old_token.as_str(), "{kept}");
+    assert_eq!(kept[0]["name"], "Bob", "{kept}");
+    // The name given: the page goes on as Bob, the notice goes.
+    page.execute(
+        "document.querySelector('#lost-form button[type=submit]').click()",
+        vec![],
+    )
+    .await
+    .expect("use the name");
+    connected_as(&page, "Bob").await;
+    until(
+        &page,
+        "the notice gone",
+        "return document.querySelector('#lost').hidden",
+    )
+    .await;
+    assert!(text_of(&page, "#notice").await.is_empty());
+
+    // Another restart while no page is open: the page opened afterwards says the same.
+    page.goto("about:blank").await.expect("leave the page");
+    let _ = Command::new("kill")
+        .args(["-TERM", &again.id().to_string()])
+        .status();
+    let _ = again.wait();
+    let mut third = restart();
+    page.goto(&base).await.expect("open the lobby again");
+    let text = until(
+        &page,
+        "the notice on load",
+        "const n = document.querySelector('#lost'); return !n.hidden && document.querySelector('#lost-text').textContent;",
+    )
+    .await;
+    assert!(
+        text.as_str()
+            .unwrap()
+            .starts_with("This server does not know you any more"),
+        "{text}"
+    );
+    connected_as(&page, "guest-").await;
+    // Neither earlier identity was deleted.
+    let kept = page
+        .execute(
+            "return JSON.parse(localStorage.getItem('stoa.previous.' + arguments[0]))",
+            vec![json!(deployment)],
+        )
+        .await
+        .expect("previous list");
+    assert_eq!(kept[0]["token"], old_token.as_str(), "{kept}");
+    let _ = page.close().await;
+    let _ = third.kill();
+    let _ = third.wait();
+}
+
+/// The device page's rule (issue 47, item 1): a code typed on a browser that already is a
+/// player asks first, in words; "Stay" changes nothing; "Continue" makes the page the other
+/// player and keeps the one it was under Previous identities, with a Switch back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linking_a_browser_that_is_someone_asks_first_and_can_switch_back() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profile = TempDir::new("web-link-confirm");
+    let page = driver.browser(&profile).await;
+    page.goto(&base).await.expect("open the lobby");
+    connected_as(&page, "guest-").await;
+    page.execute(
+        "const n = document.querySelector('#name'); n.value = 'Bob'; n.dispatchEvent(new Event('change'));",
+        vec![],
+    )
+    .await
+    .expect("type a name");
+    connected_as(&page, "Bob").await;
+    let bob = page_player(&page).await;
+    let mut alice = stoa_tests::Client::guest(&server, "Alice").await;
+    let type_code = |code: String| {
+        let page = &page;
+        async move {
+            page.execute(
+                "document.querySelector('#link-input').value = arguments[0]; \
+                 document.querySelector('#link-form button[type=submit]').click();",
+                vec![json!(code)],
+            )
+            .await
+            .expect("type the code");
+        }
+    };
+    click(&page, "#devices-button").await;
+    let made = alice.request(json!({"t":"link.code"})).await;
+    type_code(made["code"].as_str().unwrap().to_string()).await;
+    until(
+        &page,
+        "the question",
+        "return document.querySelector('#devices-status').textContent === \
+           'This browser is Bob. Linking makes it Alice; Bob stays reachable only if Bob has another device or a claimed account. Continue? Continue Stay Bob';",
+    )
+    .await;
+    screenshot(&page, "account-link-confirm").await;
+    click(&page, "#link-cancel").await;
+    assert_eq!(
+        text_of(&page, "#devices-status").await,
+        "not linked: this browser stays Bob"
+    );
+    assert_eq!(text_of(&page, "#link").await, "connected as Bob");
+    assert_eq!(page_player(&page).await, bob);
+
+    let made = alice.request(json!({"t":"link.code"})).await;
+    type_code(made["code"].as_str().unwrap().to_string()).await;
+    until(
+        &page,
+        "the question again",
+        "return document.querySelector('#link-confirm')",
+    )
+    .await;
+    click(&page, "#link-confirm").await;
+    connected_as(&page, "Alice").await;
+    assert_eq!(page_player(&page).await, alice.player_id);
+    // Bob is kept: the list shows him with a Switch button, which makes the page Bob again.
+    click(&page, "#devices-button").await;
+    click(&page, "#devices-button").await;
+    let row = until(
+        &page,
+        "Bob among the previous identities",
+        "const rows = [...document.querySelectorAll('#previous-list li')]; \
+         return rows.length === 1 && rows[0].innerText;",
+    )
+    .await;
+    assert_eq!(row, format!("Bob (player {bob}) Switch"));
+    click(&page, "#previous-list li .previous-switch").await;
+    connected_as(&page, "Bob").await;
+    assert_eq!(page_player(&page).await, bob);
+    // And Alice is kept in turn.
+    let row = until(
+        &page,
+        "Alice among the previous identities",
+        "const rows = [...document.querySelectorAll('#previous-list li')]; \
+         return rows.length === 1 && rows[0].dataset.player;",
+    )
+    .await;
+    assert_eq!(row, alice.player_id.as_str());
+    let _ = page.close().await;
 }

@@ -22,6 +22,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../web/app.js"),
     ),
     (
+        "account.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/account.js"),
+    ),
+    (
         "arena.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/arena.js"),
