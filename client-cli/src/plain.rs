@@ -16,6 +16,7 @@
 //! arena <id> <name>: <kind> · <clock> · casual|rated · … (stoa arena, once)
 //! arena starts in <t> | arena running, ends in <t> | arena finished: …   (on each change)
 //! standings:                          (then the table, each time it changes)
+//! winner: <name> with <n> points | 2nd: … | 3rd: …   (once, when the arena is finished)
 //! ```
 //!
 //! Why stdin EOF does not quit a game: a script may pipe its moves and close stdin; the client
@@ -67,6 +68,8 @@ struct Printed {
     arena_stage: Option<&'static str>,
     /// The standings last printed.
     standings: Vec<String>,
+    /// The arena whose podium was printed (once, when it is finished).
+    podium: Option<String>,
 }
 
 /// Runs plain mode until the session ends.
@@ -257,5 +260,12 @@ fn arena_lines(session: &Session, printed: &mut Printed, out: &mut String) {
             out.push_str(&format!("  {l}\n"));
         }
         printed.standings = standings;
+    }
+    let podium = present::podium_lines(doc);
+    if !podium.is_empty() && printed.podium.as_deref() != Some(id) {
+        printed.podium = Some(id.to_string());
+        for l in podium {
+            out.push_str(&format!("{l}\n"));
+        }
     }
 }

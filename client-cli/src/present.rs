@@ -391,8 +391,10 @@ pub fn arena_me_line(doc: &Value, me: &str) -> String {
 
 /// The standings as a table, best first: rank, name, score, performance (`-` before any
 /// game), and the sheet (each game's points, oldest first; 🔥 when on fire: the next win
-/// counts double), then who is you, paused, playing or a computer.
+/// counts double), then who is you, paused (only while the arena is open: pausing means
+/// nothing once it is over), playing or a computer.
 pub fn standings_lines(doc: &Value, me: &str) -> Vec<String> {
+    let open = matches!(doc["status"].as_str(), Some("scheduled" | "running"));
     let players = doc["players"].as_array().cloned().unwrap_or_default();
     if players.is_empty() {
         return vec!["nobody has joined yet".into()];
@@ -427,7 +429,7 @@ pub fn standings_lines(doc: &Value, me: &str) -> Vec<String> {
         if p["bot"] == true {
             flags.push_str(" (computer)");
         }
-        if p["paused"] == true {
+        if open && p["paused"] == true {
             flags.push_str(" (paused)");
         }
         if p["playing"].is_string() {
@@ -446,6 +448,114 @@ pub fn standings_lines(doc: &Value, me: &str) -> Vec<String> {
         out.push(row.trim_end().to_string());
     }
     out
+}
+
+/// `n` and the noun, singular for one: `1 point`, `3 points`.
+pub fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The podium of a finished arena (its last game played out): the winner, then second and
+/// third, each with their score; empty before that. Nobody wins an arena where nobody
+/// scored a game.
+pub fn podium_lines(doc: &Value) -> Vec<String> {
+    if arena_stage(doc) != "finished" {
+        return Vec::new();
+    }
+    let players = doc["players"].as_array().cloned().unwrap_or_default();
+    if !players.iter().any(|p| p["games"].as_u64().unwrap_or(0) > 0) {
+        return vec!["no game was played: nobody wins".into()];
+    }
+    players
+        .iter()
+        .filter(|p| p["games"].as_u64().unwrap_or(0) > 0)
+        .take(3)
+        .zip(["winner", "2nd", "3rd"])
+        .map(|(p, place)| {
+            format!(
+                "{place}: {} with {}",
+                clean(p["name"].as_str().unwrap_or("?")),
+                count(p["score"].as_u64().unwrap_or(0), "point")
+            )
+        })
+        .collect()
+}
+
+/// The arena's players in a few words each, best first: `1 ann 9 🔥 (you)`: rank, name,
+/// score, the fire mark, and who is you, paused (while the arena is open) or playing.
+pub fn arena_players_lines(doc: &Value, me: &str) -> Vec<String> {
+    let open = matches!(doc["status"].as_str(), Some("scheduled" | "running"));
+    let players = doc["players"].as_array().cloned().unwrap_or_default();
+    if players.is_empty() {
+        return vec!["nobody has joined yet".into()];
+    }
+    players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut l = format!(
+                "{:>2} {} {}",
+                i + 1,
+                clean(p["name"].as_str().unwrap_or("?")),
+                p["score"].as_u64().unwrap_or(0)
+            );
+            if p["fire"] == true {
+                l.push_str(" 🔥");
+            }
+            if p["id"] == me {
+                l.push_str(" (you)");
+            }
+            if open && p["paused"] == true {
+                l.push_str(" (paused)");
+            }
+            if p["playing"].is_string() {
+                l.push_str(" (playing)");
+            }
+            l
+        })
+        .collect()
+}
+
+/// The arena's games, newest first, in words: `ann vs bob: playing`, `ann beat bob`,
+/// `ann drew with bob`, `ann vs bob: aborted`.
+pub fn arena_results_lines(doc: &Value) -> Vec<String> {
+    let name = |id: &str| {
+        doc["players"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["id"] == id))
+            .and_then(|p| p["name"].as_str())
+            .map(clean)
+            .unwrap_or_else(|| "?".into())
+    };
+    let sides = doc["kind"]
+        .as_str()
+        .and_then(|k| stoa_protocol::kind(k).ok())
+        .map(|k| k.side_names.to_vec())
+        .unwrap_or_default();
+    let mut games: Vec<(&String, &Value)> = doc["games"]
+        .as_object()
+        .map(|g| g.iter().collect())
+        .unwrap_or_default();
+    games.sort_by(|a, b| {
+        let at = |g: &Value| g["started_at"].as_u64().unwrap_or(0);
+        (at(b.1), b.0).cmp(&(at(a.1), a.0))
+    });
+    games
+        .into_iter()
+        .filter_map(|(_, g)| {
+            let ids: Vec<&str> = sides.iter().filter_map(|s| g[*s].as_str()).collect();
+            let [a, b] = ids[..] else { return None };
+            Some(match (g["status"].as_str(), g["winner"].as_str()) {
+                (Some("playing"), _) => format!("{} vs {}: playing", name(a), name(b)),
+                (Some("aborted"), _) => format!("{} vs {}: aborted", name(a), name(b)),
+                (_, Some(w)) => {
+                    let l = if w == a { b } else { a };
+                    format!("{} beat {}", name(w), name(l))
+                }
+                _ => format!("{} drew with {}", name(a), name(b)),
+            })
+        })
+        .collect()
 }
 
 /// The arena's games in progress: `ann (white) vs bob (black)`, the top game marked.
@@ -612,5 +722,51 @@ mod tests {
             arena_me_line(&doc, "p2"),
             "paused: you are not paired until you type join"
         );
+        assert!(podium_lines(&doc).is_empty(), "not over");
+    }
+
+    #[test]
+    fn a_finished_arena_names_its_podium_and_nobody_paused() {
+        let doc = json!({
+            "id":"a1","name":"Friday","kind":"unane","status":"finished",
+            "players":[
+                {"id":"p1","name":"ann","score":9,"sheet":"2 2 5","fire":true,"games":3,
+                 "performance":2000,"paused":true,"playing":null},
+                {"id":"p2","name":"bob","score":1,"sheet":"1","fire":false,"games":1,
+                 "performance":1500,"paused":true,"playing":null},
+                {"id":"p3","name":"cy","score":0,"sheet":"0 0","fire":false,"games":2,
+                 "performance":1000,"paused":false,"playing":null},
+                {"id":"p4","name":"dee","score":0,"sheet":"0","fire":false,"games":1,
+                 "performance":1000,"paused":false,"playing":null}],
+            "games":{
+                "g1":{"white":"p1","black":"p2","status":"ended","winner":null,"started_at":1},
+                "g2":{"white":"p3","black":"p1","status":"ended","winner":"p1","started_at":2},
+                "g3":{"white":"p4","black":"p2","status":"aborted","winner":null,"started_at":3}}
+        });
+        assert_eq!(
+            podium_lines(&doc),
+            [
+                "winner: ann with 9 points",
+                "2nd: bob with 1 point",
+                "3rd: cy with 0 points"
+            ]
+        );
+        assert!(
+            standings_lines(&doc, "p2")
+                .iter()
+                .all(|l| !l.contains("(paused)")),
+            "{:?}",
+            standings_lines(&doc, "p2")
+        );
+        assert_eq!(
+            arena_results_lines(&doc),
+            ["bob vs dee: aborted", "ann beat cy", "bob drew with ann"]
+        );
+        assert_eq!(
+            arena_players_lines(&doc, "p2"),
+            [" 1 ann 9 🔥", " 2 bob 1 (you)", " 3 cy 0", " 4 dee 0"]
+        );
+        let empty = json!({"status":"finished","players":[{"id":"p1","name":"ann","games":0}]});
+        assert_eq!(podium_lines(&empty), ["no game was played: nobody wins"]);
     }
 }

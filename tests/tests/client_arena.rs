@@ -401,6 +401,13 @@ async fn tui_arena_shows_standings_plays_the_paired_game_and_comes_back() {
         screen.contains("in the pool: you are paired as soon as an opponent is free"),
         "{screen}"
     );
+    // The side panes are not left empty between games: the Players pane lists the
+    // arena's players, the Moves pane gives way to the arena's games (issue 47, finding 1).
+    let panes = tmux.wait_screen("the side panes", |s| {
+        s.contains(" 1 bob 2 (paused)") && s.contains(" 2 Tui 0 (you)")
+    });
+    assert!(panes.contains("Arena games"), "{panes}");
+    assert!(panes.contains("bob beat Tui"), "{panes}");
     tmux.keys(&["C-c"]);
 }
 
@@ -589,4 +596,68 @@ async fn an_arena_hosted_from_the_terminal_is_created_joined_and_opened_by_its_c
         "{stdout}"
     );
     assert!(!stdout.contains("created arena"), "{stdout}");
+}
+
+/// A plain player whose first move never came (issue 47, finding 1): told they are paused
+/// (as the server did) and how to come back, not that they are paired again; back in with
+/// join, they lose the next game; at the end the standings show nobody paused and name the
+/// winner and second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_without_a_first_move_is_told_they_are_paused_and_the_end_names_the_winner() {
+    let mut args: Vec<&str> = LOOSE.to_vec();
+    args.extend_from_slice(&["--queue-wave-ms", "200", "--first-action-ms", "2000"]);
+    let server = Server::start_with(&args);
+    // 3 s a side, 12 s long: pairing goes on until 3 s before the end.
+    let mut bob = Client::guest(&server, "bob").await;
+    let created = bob
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":3000,"duration_ms":12000,"name":"Short"}),
+        )
+        .await;
+    let id = created["doc"]["id"].as_str().expect("arena id").to_string();
+    let mut clients = Clients::with_url(&server.ws_url());
+    let ann = clients.spawn("ann", &["arena", &id, "--join"]);
+    clients.wait(ann, |l| l.starts_with("joined the arena"));
+    let joined = bob.request(json!({"t":"arena.join","id":id})).await;
+    assert_eq!(joined["t"], "ok", "{joined}");
+    // The first game: bob makes his first move when he is first, ann never moves.
+    let started = bob.recv_where(|m| m["t"] == "game.started").await;
+    let game = started["game_id"].as_str().expect("game").to_string();
+    let legal = bob.request(json!({"t":"game.legal","game_id":game})).await;
+    if let Some(mv) = legal["moves"][0].as_str() {
+        let moved = bob
+            .request(json!({"t":"game.move","game_id":game,"move":mv}))
+            .await;
+        assert_eq!(moved["t"], "ok", "{moved}");
+    }
+    let back = clients.wait(ann, |l| l.starts_with("back to the arena"));
+    assert_eq!(
+        back,
+        format!(
+            "back to the arena: you are paused, as your first move never came; type join to be paired again (or later: stoa --server {} arena {id} --join)",
+            server.ws_url()
+        )
+    );
+    // Back in: the next game ann leaves the pool, then resigns (no game after it).
+    clients.send(ann, "join");
+    clients.wait(ann, |l| l.starts_with("game started "));
+    clients.send(ann, "pause");
+    clients.wait(ann, |l| l.starts_with("paused: this game goes on"));
+    clients.send(ann, "resign");
+    clients.wait(ann, |l| l.starts_with("game over: "));
+    // The end: nobody paused any more, and the winner named.
+    clients.wait(ann, |l| {
+        l == "arena finished: these are the final standings"
+    });
+    wait_rows(
+        &mut clients,
+        ann,
+        &[
+            vec![plain_row(1, "bob", 2, "2000", "2")],
+            vec![plain_row(2, "ann", 0, "1000", "0 (you)")],
+        ],
+        &["winner: bob with 2 points", "2nd: ann with 0 points"],
+    );
 }

@@ -110,9 +110,16 @@ impl Session {
             if let Some(a) = self.arena.as_mut() {
                 a.target = target.clone();
             }
-            self.info(format!(
-                "created arena {id}; others open it with: stoa arena {target}"
-            ));
+            let line = self.command_line(&format!("arena {target}"));
+            self.info(format!("created arena {id}; others open it with: {line}"));
+            if let Some(web) = self.web_base() {
+                // The arena's page in a browser; a private arena's link carries its code.
+                let code = doc["code"]
+                    .as_str()
+                    .map(|c| format!("?code={c}"))
+                    .unwrap_or_default();
+                self.info(format!("or this link: {web}/t/{id}{code}"));
+            }
         }
         self.info(format!("watching arena {id}"));
         // The document itself came (or comes) through the event stream.
@@ -208,6 +215,10 @@ impl Session {
         if !self.in_arena() || !matches!(self.phase, Phase::Game) || self.spectating() {
             return;
         }
+        // Read before the game is let go: whether it was aborted for our own missing first
+        // move (the server then pauses us; the arena's diff saying so may come a moment
+        // after the game's end).
+        let missed = self.missed_my_first_move();
         if let Some(id) = self.game_id.take() {
             self.conn.send(ClientMessage::GameUnwatch {
                 rid: None,
@@ -222,11 +233,38 @@ impl Session {
         let paused = self.arena_me().is_some_and(|p| p["paused"] == true);
         if self.arena_over() {
             self.info("back to the arena: it is over, no more games are paired");
+        } else if missed {
+            let target = self
+                .arena
+                .as_ref()
+                .map(|a| a.target.clone())
+                .unwrap_or_default();
+            let later = self.command_line(&format!("arena {target} --join"));
+            self.info(format!(
+                "back to the arena: you are paused, as your first move never came; type join to be paired again (or later: {later})"
+            ));
         } else if paused {
             self.info("back to the arena: paused, type join to be paired again");
         } else {
             self.info("back to the arena: you are paired again as soon as an opponent is free");
         }
+    }
+
+    /// Whether the game just ended was aborted because our own first-move window ran out:
+    /// the server then pauses us in the arena (protocol/docs/PROTOCOL.md, "Pairing").
+    fn missed_my_first_move(&self) -> bool {
+        let aborted = self
+            .doc()
+            .is_some_and(|g| g.status().reason.as_deref() == Some("aborted"));
+        let mine = self.my_side();
+        aborted
+            && self
+                .game
+                .first_move_seen
+                .as_ref()
+                .is_some_and(|(side, deadline)| {
+                    Some(side) == mine.as_ref() && self.server_now() + 1_000 >= *deadline as i64
+                })
     }
 
     /// The arena commands: `join`, `pause`, `standings`, `berserk`; `false` when the words

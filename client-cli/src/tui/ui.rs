@@ -317,6 +317,14 @@ fn draw_arena(f: &mut Frame, area: Rect, session: &Session) {
                 present::arena_me_line(doc, &session.me.id),
                 Style::default().fg(Color::LightGreen),
             ));
+            // A finished arena announces its winner first, then the whole table.
+            for (i, l) in present::podium_lines(doc).into_iter().enumerate() {
+                let mut style = Style::default().fg(Color::LightYellow);
+                if i == 0 {
+                    style = style.add_modifier(Modifier::BOLD);
+                }
+                lines.push(Line::styled(l, style));
+            }
             lines.push(Line::raw(""));
             lines.push(Line::styled(
                 "Standings",
@@ -421,6 +429,16 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
         ));
     } else {
         lines.push(Line::raw(format!("you: {}", session.me.name)));
+        // Between arena games: the arena's players, best first (the standings pane has
+        // the details).
+        if let Some(doc) = session.arena().filter(|_| session.phase().is_arena()) {
+            let inner = players.width.saturating_sub(2) as usize;
+            lines.extend(
+                present::arena_players_lines(doc, &session.me.id)
+                    .into_iter()
+                    .map(|l| Line::raw(l.chars().take(inner).collect::<String>())),
+            );
+        }
     }
     f.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(" Players ")),
@@ -428,7 +446,28 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
     );
 
     let mut move_lines: Vec<Line> = Vec::new();
-    if let Some(g) = game {
+    let arena = session.arena().filter(|_| session.phase().is_arena());
+    if let Some(doc) = arena {
+        // Between arena games there are no moves to show: the arena's games instead,
+        // newest first (the newest stay on screen).
+        let inner = moves.width.saturating_sub(2) as usize;
+        let visible = moves.height.saturating_sub(2) as usize;
+        let mut rows: Vec<Line> = present::arena_results_lines(doc)
+            .into_iter()
+            .take(visible)
+            .map(|l| Line::raw(l.chars().take(inner).collect::<String>()))
+            .collect();
+        if rows.is_empty() {
+            rows.push(Line::styled(
+                "no game yet",
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        f.render_widget(
+            Paragraph::new(rows).block(Block::bordered().title(" Arena games ")),
+            moves,
+        );
+    } else if let Some(g) = game {
         let numbered = present::numbered_moves(g);
         for pair in numbered.chunks(2) {
             move_lines.push(Line::raw(
@@ -440,12 +479,14 @@ fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
             ));
         }
     }
-    let visible = moves.height.saturating_sub(2) as usize;
-    let skip = move_lines.len().saturating_sub(visible);
-    f.render_widget(
-        Paragraph::new(move_lines.split_off(skip)).block(Block::bordered().title(" Moves ")),
-        moves,
-    );
+    if arena.is_none() {
+        let visible = moves.height.saturating_sub(2) as usize;
+        let skip = move_lines.len().saturating_sub(visible);
+        f.render_widget(
+            Paragraph::new(move_lines.split_off(skip)).block(Block::bordered().title(" Moves ")),
+            moves,
+        );
+    }
 
     // The newest message is always on screen: notes are wrapped here, to the pane's width,
     // and the last rows shown (a paragraph wrapping by itself would push them out below).
