@@ -165,6 +165,15 @@ async fn a_claimed_account_signs_in_from_another_device() {
         "say hello with a token or a login, not both",
     );
 
+    // No frame any of these clients received holds the password.
+    for c in [&bob, &ann, &phone, &tablet] {
+        let seen: Vec<String> = c.pending.iter().map(Value::to_string).collect();
+        assert!(!seen.iter().any(|f| f.contains(PASSWORD)), "{seen:?}");
+    }
+    for answer in [&claimed, &got, &w, &list] {
+        assert!(!answer.to_string().contains(PASSWORD), "{answer}");
+    }
+
     // The player page says the account is claimed.
     let (status, body) = server.http_get(&format!("/api/players/{}", bob.player_id));
     assert_eq!(status, 200, "{body}");

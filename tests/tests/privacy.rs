@@ -212,3 +212,23 @@ async fn a_room_code_in_place_of_the_game_id_watches_the_game() {
         .await;
     assert_eq!(e["code"], "not_found", "{e}");
 }
+
+/// A live private game is served over HTTP to its players by bearer token, as it is once
+/// finished; strangers and other players still get 404 (issue 47, item 6).
+#[tokio::test]
+async fn a_live_private_game_is_served_to_its_players_by_token() {
+    let server = Server::start();
+    let t = Table::open(&server, "staku", json!({}), "private").await;
+    let path = format!("/api/games/{}", t.game_id);
+    for token in [&t.host.token, &t.guest.token] {
+        let (status, body) = server.http_get_as(&path, Some(token));
+        assert_eq!(status, 200, "{body}");
+        let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(doc["id"], t.game_id.as_str());
+        assert_eq!(doc["status"]["state"], "playing");
+    }
+    let stranger = Client::guest(&server, "stranger").await;
+    assert_eq!(server.http_get_as(&path, Some(&stranger.token)).0, 404);
+    assert_eq!(server.http_get_as(&path, None).0, 404);
+    assert_eq!(server.http_get_as(&path, Some("not-a-token")).0, 404);
+}

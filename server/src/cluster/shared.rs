@@ -233,11 +233,9 @@ impl Cluster {
     pub(super) async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool {
         let window_ms = window_ms.max(1);
         let slot = crate::ids::now_ms() / window_ms;
-        let key = self.store.key(&[
-            "attempts",
-            &crate::ids::token_hash(key),
-            &slot.to_string(),
-        ]);
+        let key = self
+            .store
+            .key(&["attempts", &crate::ids::token_hash(key), &slot.to_string()]);
         let mut conn = self.store.connection();
         let mut pipe = redis::pipe();
         pipe.incr(&key, 1u32)

@@ -12,8 +12,8 @@ use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
 use crate::services::topology::{
-    Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks, Quotas,
-    PlayersLock, QueueRouting, ServedBot, StartedGame,
+    Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks, PlayersLock,
+    QueueRouting, Quotas, ServedBot, StartedGame,
 };
 use crate::store::StoreError;
 

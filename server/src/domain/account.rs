@@ -100,7 +100,14 @@ mod tests {
     fn account_names_keep_to_their_characters() {
         assert_eq!(account_name(" Ūnane_fan-2 ").unwrap(), "Ūnane_fan-2");
         assert_eq!(account_name("ＡＢ").unwrap(), "AB");
-        for bad in ["a", "", "has space", "dot.name", "x".repeat(25).as_str(), "emoji🙂"] {
+        for bad in [
+            "a",
+            "",
+            "has space",
+            "dot.name",
+            "x".repeat(25).as_str(),
+            "emoji🙂",
+        ] {
             assert_eq!(account_name(bad), Err(Refused::Name), "{bad:?}");
         }
         assert!(account_name(&"x".repeat(24)).is_ok());
@@ -117,7 +124,9 @@ mod tests {
     #[test]
     fn display_names_refuse_bidi_and_invisible_characters() {
         assert_eq!(display_name(" Ann ").unwrap(), "Ann");
-        for c in ['\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2060}', '\u{2069}', '\u{FEFF}'] {
+        for c in [
+            '\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2060}', '\u{2069}', '\u{FEFF}',
+        ] {
             let name = format!("An{c}n");
             assert!(
                 matches!(display_name(&name), Err(Refused::Display(m)) if m.contains("invisible")),

@@ -121,8 +121,10 @@ pub enum Command {
     /// A chat request from a connection here (boxed: a rare command must not grow every
     /// slot of every game's queue).
     Chat(Box<ChatRequest>),
-    /// The current document for HTTP (`None`: not visible with this code).
+    /// The current document for HTTP (`None`: not visible to this viewer with this code).
     Snapshot {
+        /// The asking player (a bearer token's), for private games.
+        viewer: Option<String>,
         /// Room code, for private games.
         code: Option<String>,
         /// Where to answer.

@@ -50,8 +50,8 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/leaderboard/{kind}", get(api_leaderboard))
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
-        .route("/g/{id}", get(shell))
-        .route("/r/{code}", get(shell))
+        .route("/g/{id}", get(game_shell))
+        .route("/r/{code}", get(room_shell))
         .route("/p/{id}", get(player_shell))
         .route("/t/{id}", get(arena_shell))
         .route("/leaderboard", get(shell))
@@ -130,7 +130,7 @@ async fn ws_upgrade(
     let (mut response, socket) = upgrade.accept();
     tokio::spawn(async move {
         if let Some(socket) = socket.await {
-            connection::serve(hub, socket, config, peer, guard).await;
+            connection::serve(hub, socket, config, peer, ip, guard).await;
         }
     });
     if let Some(value) = deployment {
@@ -145,6 +145,64 @@ pub const DEPLOYMENT_HEADER: &str = "stoa-deployment";
 /// The web client's page, naming the deployment the page keeps its token under.
 async fn shell(State(state): State<AppState>) -> Response {
     crate::net::web::shell(&state.hub.deployment)
+}
+
+/// `GET /g/{id}` (`?code=` for a private game): the page of a game, or a `404` page saying
+/// there is no such game. The game is looked up in the store (live and finished games are
+/// both there). A private game's page is served without a code too — its players reload
+/// their own page, and a browser sends no token with a page request; its random id is as
+/// hard to guess as its code, and what the page then shows is decided by the websocket's
+/// `game.watch`. A code that does not open the game gets the very page an unknown id gets,
+/// so a wrong code tells nothing about the game.
+async fn game_shell(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let hub = &state.hub;
+    let setup = match hub.store_call(hub.store.game(&id)).await {
+        Ok(setup) => setup,
+        Err(e) => return api_error(e),
+    };
+    let shown = match (setup, q.get("code")) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(setup), Some(code)) => {
+            let viewer = bearer(hub, &headers).await;
+            // The one rule for who may see a game (`domain::visibility`).
+            crate::domain::visibility::Access {
+                visibility: setup.visibility,
+                players: [setup.players[0].id.as_str(), setup.players[1].id.as_str()],
+                code: setup.code.as_deref(),
+            }
+            .may_see(viewer.as_deref(), Some(code))
+        }
+    };
+    if shown {
+        crate::net::web::shell(&hub.deployment)
+    } else {
+        crate::net::web::missing_page(
+            "No such game",
+            &format!("There is no game with the id '{id}'."),
+        )
+    }
+}
+
+/// `GET /r/{code}`: an invitation's page, or a `404` page saying there is no such room. The
+/// room is looked up as `room.join` finds it (in memory, else in the store, whatever its
+/// state: a started room's page offers to watch its game); the code is matched forgivingly
+/// and echoed as typed.
+async fn room_shell(State(state): State<AppState>, Path(code): Path<String>) -> Response {
+    let hub = &state.hub;
+    match hub.hosting.room(&ids::normalize_code(&code)).await {
+        Ok(Some(_)) => crate::net::web::shell(&hub.deployment),
+        Ok(None) => crate::net::web::missing_page(
+            "No such room",
+            &format!("There is no room with the code '{code}'."),
+        ),
+        Err(e) => api_error(e),
+    }
 }
 
 /// `GET /p/{id}`: the page of a player, or a `404` page saying there is no such player.
@@ -475,6 +533,8 @@ async fn api_game(
         let (tx, rx) = oneshot::channel();
         if h.tx
             .send(Command::Snapshot {
+                // Its players see a live private game as they see it once finished.
+                viewer: viewer.clone(),
                 code: code.clone(),
                 reply: tx,
             })

@@ -66,7 +66,12 @@ async fn hash(password: String) -> Result<String, ApiError> {
     .await
     .ok()
     .and_then(Result::ok)
-    .ok_or_else(|| ApiError::new(ErrorCode::Unavailable, "could not hash the password; try again"))
+    .ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Unavailable,
+            "could not hash the password; try again",
+        )
+    })
 }
 
 /// Whether `password` matches `phc`, checked on the blocking pool. `None` checks against
@@ -163,7 +168,11 @@ impl Accounts {
         let name_key = account::name_key(name);
         let by_name = self
             .quotas
-            .allow_attempt(&format!("login-name:{name_key}"), self.per_name, ATTEMPT_WINDOW_MS)
+            .allow_attempt(
+                &format!("login-name:{name_key}"),
+                self.per_name,
+                ATTEMPT_WINDOW_MS,
+            )
             .await;
         let by_ip = self
             .quotas

@@ -517,6 +517,7 @@ mod tests {
         handle
             .tx
             .send(Command::Snapshot {
+                viewer: None,
                 code: None,
                 reply: tx,
             })

@@ -32,7 +32,11 @@ impl Session {
             ));
         }
         let name = name.map(|n| valid_name(&n)).transpose()?;
-        let first = if login.is_some() { "device" } else { "first device" };
+        let first = if login.is_some() {
+            "device"
+        } else {
+            "first device"
+        };
         let label = devices::valid_label(device, if bot { "bot" } else { first })?;
         let (player, token) = match login {
             Some(_) if token.is_some() => {
@@ -41,7 +45,10 @@ impl Session {
                     "say hello with a token or a login, not both",
                 ))
             }
-            Some(Credentials { name: account, password }) => {
+            Some(Credentials {
+                name: account,
+                password,
+            }) => {
                 let player = self
                     .hub
                     .accounts
@@ -119,7 +126,10 @@ impl Session {
                                     ));
                                 }
                             }
-                            self.hub.accounts.check_display_name(&n, Some(&p.id)).await?;
+                            self.hub
+                                .accounts
+                                .check_display_name(&n, Some(&p.id))
+                                .await?;
                             self.hub
                                 .store_call(self.hub.store.rename_player(&p.id, &n))
                                 .await?;

@@ -12,8 +12,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::{
-    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
-    Store, StoreError, StoreResult,
+    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
+    RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;

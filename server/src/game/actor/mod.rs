@@ -458,8 +458,12 @@ impl Actor {
                 Role::Owner(_) => self.owner_command(cmd).await,
                 Role::Follower(_) => Box::pin(self.follower_command(cmd)).await,
             },
-            Command::Snapshot { code, reply } => {
-                let visible = self.may_see(None, code.as_deref());
+            Command::Snapshot {
+                viewer,
+                code,
+                reply,
+            } => {
+                let visible = self.may_see(viewer.as_deref(), code.as_deref());
                 let _ = reply.send(visible.then(|| (self.core.seq(), self.core.document())));
             }
         }

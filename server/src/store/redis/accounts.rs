@@ -57,7 +57,10 @@ impl RedisStore {
         Ok(true)
     }
 
-    pub(super) async fn account_record(&self, name_key: &str) -> StoreResult<Option<AccountRecord>> {
+    pub(super) async fn account_record(
+        &self,
+        name_key: &str,
+    ) -> StoreResult<Option<AccountRecord>> {
         let mut conn = self.conn();
         let text: Option<String> = self.run(conn.get(self.account_key(name_key))).await?;
         text.map(|t| decode(&t)).transpose()

@@ -24,8 +24,8 @@ use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 use super::{
-    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RatingsByKind, RoomRecord,
-    Store, StoreError, StoreResult,
+    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
+    RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
