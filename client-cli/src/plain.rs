@@ -127,13 +127,17 @@ fn flush(session: &mut Session, printed: &mut Printed) {
     let mut out = String::new();
     let notes = session.take_notes();
     // Notes about the start come before the board; notes about the new position after it.
-    let (before, after): (Vec<&Note>, Vec<&Note>) = notes.iter().partition(|n| {
+    // Everything said before the last note about a start stays before it too, so the lines
+    // keep the order things happened in (a rematch's request, then its `game started`).
+    let starts = |n: &Note| {
         let t = n.text();
         t.starts_with("joined room")
             || t.starts_with("game started")
             || t.starts_with("moves so far")
             || t.starts_with("watching")
-    });
+    };
+    let split = notes.iter().rposition(starts).map_or(0, |i| i + 1);
+    let (before, after) = notes.split_at(split);
     for n in before {
         out.push_str(n.text());
         out.push('\n');

@@ -527,12 +527,24 @@ async fn an_arena_hosted_from_the_terminal_is_created_joined_and_opened_by_its_c
     );
     let created = clients.wait(dave, |l| l.starts_with("created arena "));
     let rest = created.strip_prefix("created arena ").expect("prefix");
+    // The server is not the default one: the line names it (issue 47, item 3).
     let (id, code) = rest
-        .split_once("; others open it with: stoa arena ")
+        .split_once(&format!(
+            "; others open it with: stoa --server {} arena ",
+            server.ws_url()
+        ))
         .unwrap_or_else(|| panic!("{created}"));
     let (id, code) = (id.to_string(), code.to_string());
     assert!(id.starts_with('a') && id.len() == 13, "{created}");
     assert_eq!(code.len(), 10, "{created}");
+    // And the arena's page for a browser, with the private arena's code.
+    let link = clients.wait(dave, |l| l.starts_with("or this link: "));
+    assert_eq!(
+        link,
+        format!("or this link: http://{}/t/{id}?code={code}", server.addr)
+    );
+    let (status, _) = server.http_get(&format!("/t/{id}?code={code}"));
+    assert_eq!(status, 200, "the link opens the arena's page");
     wait_rows(
         &mut clients,
         dave,

@@ -12,6 +12,7 @@ mod client_support;
 
 use client_support::{scripted_game, Clients, Server, TIMEOUT};
 use serde_json::json;
+use std::time::Duration;
 
 /// Plays one full game of `kind` and checks that both players and a spectator see its end.
 fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
@@ -47,6 +48,13 @@ fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
         server.url
     );
     clients.wait(host, |l| l == share);
+    // The same invitation for a browser, on the server the client used (issue 47, item 3).
+    let web = server
+        .url
+        .replacen("ws://", "http://", 1)
+        .trim_end_matches("/ws")
+        .to_string();
+    clients.wait(host, |l| l == format!("or this link: {web}/r/{code}"));
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(host, |l| l.starts_with("game started "));
     let game_id = started.split_whitespace().nth(2).unwrap().to_string();
@@ -767,4 +775,109 @@ fn a_waiting_host_chats_with_a_visitor_in_the_room() {
         assert_eq!(joined["t"], "room", "{joined}");
     });
     clients.wait(host, |l| l.starts_with("game started "));
+}
+
+/// The lines of `lines` between the first matching `from` (excluded) and the first
+/// matching `to` after it (excluded); panics with the transcript when either is missing.
+fn between(lines: &[String], from: &str, to: &str) -> Vec<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(from))
+        .unwrap_or_else(|| panic!("no line '{from}…' in:\n{}", lines.join("\n")));
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with(to))
+        .unwrap_or_else(|| panic!("no line '{to}…' after '{from}' in:\n{}", lines.join("\n")));
+    lines[start + 1..start + 1 + end].to_vec()
+}
+
+/// Issue 47, item 2: the lines say what happened in the order it happened, once each:
+/// our own draw offer is one line, said before the opponent's decline; a rematch request
+/// is said before the `game started` of the game it made, never after it, and nobody is
+/// told to type `rematch` once they did.
+#[test]
+fn messages_keep_the_order_things_happened_in() {
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let (host, guest) = seated_pair(&mut clients);
+    clients.wait(host, |l| l == "your turn");
+    clients.send(host, "a2xa1");
+    clients.wait(guest, |l| l == "your turn");
+
+    clients.send(guest, "draw offer");
+    clients.wait(host, |l| l.starts_with("draw offered by white"));
+    clients.send(host, "draw decline");
+    clients.wait(guest, |l| l == "black declined your draw offer");
+    let said = clients.lines(guest, Duration::from_millis(500));
+    let offers: Vec<&String> = said
+        .iter()
+        .filter(|l| l.starts_with("draw offered"))
+        .collect();
+    assert_eq!(offers, ["draw offered by white"], "{}", said.join("\n"));
+    let offered = said
+        .iter()
+        .position(|l| l.starts_with("draw offered"))
+        .unwrap();
+    let declined = said
+        .iter()
+        .position(|l| l == "black declined your draw offer")
+        .unwrap();
+    assert!(offered < declined, "{}", said.join("\n"));
+
+    clients.send(guest, "draw offer");
+    clients.wait(host, |l| l.starts_with("draw offered by white"));
+    clients.send(host, "draw accept");
+    for c in [host, guest] {
+        clients.wait(c, |l| l == "game over: draw by agreement");
+    }
+    clients.send(guest, "rematch");
+    clients.wait(guest, |l| {
+        l == "rematch requested; waiting for the opponent"
+    });
+    clients.wait(host, |l| l == "rematch requested by white (type: rematch)");
+    clients.send(host, "rematch");
+    for c in [host, guest] {
+        clients.wait(c, |l| l.starts_with("game started "));
+        clients.wait(c, |l| l.starts_with("status: "));
+    }
+    let host_lines = clients.lines(host, Duration::from_millis(500));
+    let guest_lines = clients.lines(guest, Duration::from_millis(0));
+    let rematch_lines = |lines: &[String]| -> Vec<String> {
+        between(lines, "game over: ", "game started ")
+            .into_iter()
+            .filter(|l| l.starts_with("rematch"))
+            .collect()
+    };
+    assert_eq!(
+        rematch_lines(&host_lines),
+        [
+            "rematch requested by white (type: rematch)",
+            "rematch accepted"
+        ],
+        "{}",
+        host_lines.join("\n")
+    );
+    let guest_said = rematch_lines(&guest_lines);
+    assert_eq!(
+        guest_said[0],
+        "rematch requested; waiting for the opponent",
+        "{}",
+        guest_lines.join("\n")
+    );
+    assert!(
+        guest_said.len() == 1 || guest_said[1..] == ["rematch accepted by black".to_string()],
+        "{}",
+        guest_lines.join("\n")
+    );
+    for lines in [&host_lines, &guest_lines] {
+        let started = lines
+            .iter()
+            .rposition(|l| l.starts_with("game started "))
+            .unwrap();
+        assert!(
+            !lines[started..].iter().any(|l| l.starts_with("rematch")),
+            "nothing about the rematch after its game started:\n{}",
+            lines.join("\n")
+        );
+    }
 }

@@ -99,7 +99,13 @@ impl Session {
             let key = (id.to_string(), side.clone());
             if Some(&side) != mine.as_ref() && !self.announced.rematch.contains(&key) {
                 self.announced.rematch.push(key);
-                if mine.is_some() {
+                // We asked first (or the rematch is already made): theirs is the answer,
+                // and telling us to type `rematch` again would be wrong.
+                let accepted = mine.as_ref().is_some_and(|m| asked_by(doc, m))
+                    || doc["rematch"]["game_id"].is_string();
+                if mine.is_some() && accepted {
+                    self.info(format!("rematch accepted by {side}"));
+                } else if mine.is_some() {
                     self.info(format!("rematch requested by {side} (type: rematch)"));
                 } else {
                     self.info(format!("rematch requested by {side}"));
@@ -110,6 +116,64 @@ impl Session {
             if mine.is_none() && self.following_rematch.is_none() && next != id {
                 self.follow_rematch(next.to_string());
             }
+        }
+    }
+
+    /// The answer to our `rematch`: said unless the rematch already started (its
+    /// `game started` line then came with [`Session::rematch_before_start`]).
+    pub(super) fn rematch_answered(&mut self) {
+        let Some(old) = self.rematch_sent.take() else {
+            return;
+        };
+        if self.game_id.as_deref() != Some(old.as_str()) {
+            return;
+        }
+        if self.rematch_asked_by_opponent(&old) {
+            self.info("rematch accepted");
+        } else {
+            self.info("rematch requested; waiting for the opponent");
+        }
+    }
+
+    /// Just before the rematch's `game started`: our request, when its answer has not come
+    /// yet (the game it made came first), so the lines say what happened in order.
+    pub(super) fn rematch_before_start(&mut self, new_id: &str) {
+        let Some(old) = self.rematch_sent.take() else {
+            return;
+        };
+        if self.game_id.as_deref() == Some(old.as_str()) && old != new_id {
+            if self.rematch_asked_by_opponent(&old) {
+                self.info("rematch accepted");
+            } else {
+                self.info("rematch requested");
+            }
+        }
+    }
+
+    /// Whether the opponent's rematch request for game `id` was seen.
+    fn rematch_asked_by_opponent(&self, id: &str) -> bool {
+        let mine = self.my_side();
+        self.announced
+            .rematch
+            .iter()
+            .any(|(g, side)| g == id && Some(side) != mine.as_ref())
+    }
+
+    /// The answer to our draw offer: says it, unless the document already did.
+    pub(super) fn own_offer_answered(&mut self) {
+        let (Some(side), Some(moves)) = (self.my_side(), self.doc().map(|g| g.moves().len()))
+        else {
+            return;
+        };
+        self.say_own_offer(&side, moves);
+    }
+
+    /// `draw offered by <our side>`, once per offer (the answer and the document both
+    /// report it; whichever comes first says it).
+    fn say_own_offer(&mut self, side: &str, moves: usize) {
+        if self.game.offer_said != Some(moves) {
+            self.game.offer_said = Some(moves);
+            self.info(format!("draw offered by {side}"));
         }
     }
 
@@ -124,7 +188,7 @@ impl Session {
                 } else {
                     format!("draw offered by {side}")
                 }),
-                (Some(side), _) => self.info(format!("draw offered by {side}")),
+                (Some(side), _) => self.say_own_offer(side, moves),
                 // The offer went away while the game goes on: declined, unless the side
                 // that offered moved since (then it lapsed). The decliner has its answer.
                 (None, Some((side, at))) => {
@@ -187,4 +251,11 @@ impl Session {
         self.watch_in_flight = false;
         self.watch_game();
     }
+}
+
+/// Whether `side` is among the sides that asked for a rematch in the finished document.
+fn asked_by(doc: &Value, side: &str) -> bool {
+    doc["rematch"]["requested"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|s| s == side))
 }

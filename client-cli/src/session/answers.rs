@@ -96,14 +96,19 @@ impl Session {
             }
             Pending::Action(what) => match answer {
                 Ok(_) => match what {
-                    "rematch" => self.info("rematch requested; waiting for the opponent"),
-                    "draw offer" => self.info("draw offered"),
+                    "rematch" => self.rematch_answered(),
+                    "draw offer" => self.own_offer_answered(),
                     "draw decline" => self.info("draw declined"),
                     "mute" => self.info("muted: their chat lines no longer reach you here"),
                     "unmute" => self.info("unmuted: their chat lines reach you again"),
                     other => self.arena_action_done(other),
                 },
-                Err(e) => self.error(&e),
+                Err(e) => {
+                    if what == "rematch" {
+                        self.rematch_sent = None;
+                    }
+                    self.error(&e)
+                }
             },
             Pending::LobbyWatch => {
                 if let Err(e) = answer {

@@ -189,6 +189,7 @@ impl Session {
     }
 
     fn on_game_started(&mut self, id: String, side: String, arena: Option<String>) {
+        self.rematch_before_start(&id);
         if self.game_id.as_deref() != Some(id.as_str()) {
             if let Some(old) = &self.game_id {
                 // A rematch: the finished game is of no more interest.

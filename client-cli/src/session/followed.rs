@@ -17,6 +17,10 @@ pub(super) struct Followed {
     pub legal: Option<(u64, Vec<String>)>,
     /// The draw offer last seen (its side) and the number of moves then.
     pub offer_seen: Option<(String, usize)>,
+    /// Our own draw offer was said, at this number of moves: by the answer to our offer or
+    /// by the document showing it, whichever came first, so it is said once and before the
+    /// opponent's decline.
+    pub offer_said: Option<usize>,
     /// Before both first actions: the side to act and its first-move deadline, to tell a
     /// window that ran out from a player's abort (the document says `aborted` for both).
     pub first_move_seen: Option<(String, u64)>,

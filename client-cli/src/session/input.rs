@@ -186,10 +186,13 @@ impl Session {
                 rid: None,
                 game_id,
             }),
-            ("rematch", []) => self.action("rematch", |game_id| ClientMessage::GameRematch {
-                rid: None,
-                game_id,
-            }),
+            ("rematch", []) => {
+                self.rematch_sent = self.game_id.clone();
+                self.action("rematch", |game_id| ClientMessage::GameRematch {
+                    rid: None,
+                    game_id,
+                })
+            }
             ("draw", []) | ("draw", ["offer"]) | ("offer", ["draw"]) => {
                 self.action("draw offer", draw(DrawAction::Offer))
             }

@@ -94,6 +94,10 @@ pub struct Session {
     watch_retry_at: Option<Instant>,
     /// A `game.watch` of the followed game is on its way: do not ask twice.
     watch_in_flight: bool,
+    /// The finished game whose rematch we asked for, until that request was said: by its
+    /// answer, or just before the rematch's `game started` when the game came first (the
+    /// lines keep the order things happened in).
+    rematch_sent: Option<String>,
     /// What was already said, across games.
     announced: Announced,
     /// Whether the link is up.
@@ -142,6 +146,7 @@ impl Session {
                 following_rematch: None,
                 watch_retry_at: None,
                 watch_in_flight: false,
+                rematch_sent: None,
                 announced: Announced::default(),
                 connected: true,
                 redraw: Redraw::default(),
@@ -274,9 +279,21 @@ impl Session {
     /// The command an invited opponent runs to join room `code` (it names the server when
     /// it is not the default one).
     pub fn share_line(&self, code: &str) -> String {
+        self.command_line(&format!("join {code}"))
+    }
+
+    /// The web client's address on the server we are connected to (`http(s)://host[:port]`),
+    /// for the links to share; `None` when the address cannot say it.
+    pub fn web_base(&self) -> Option<String> {
+        web_base(&self.me.url)
+    }
+
+    /// The `stoa` command that opens `what` (e.g. `arena <id>`) on this server: it names the
+    /// server when it is not the default one.
+    pub fn command_line(&self, what: &str) -> String {
         match &self.server {
-            Some(s) => format!("stoa --server {s} join {code}"),
-            None => format!("stoa join {code}"),
+            Some(s) => format!("stoa --server {s} {what}"),
+            None => format!("stoa {what}"),
         }
     }
 
@@ -324,5 +341,62 @@ impl Session {
             };
             self.request(Pending::Legal, msg);
         }
+    }
+}
+
+/// The web client's base address for a websocket address: `ws` becomes `http` and `wss`
+/// `https`, and the websocket path (`/ws`, or `/prefix/ws` behind a proxy that mounts the
+/// server under a prefix) gives way to the pages' root. The web pages are served by the
+/// same server (or balancer) as the websocket, so the address the client used is the one
+/// a browser can open.
+pub fn web_base(ws_url: &str) -> Option<String> {
+    let (scheme, rest) = ws_url.trim().split_once("://")?;
+    let scheme = match scheme {
+        "ws" => "http",
+        "wss" => "https",
+        _ => return None,
+    };
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if host.is_empty() {
+        return None;
+    }
+    let path = path.trim_end_matches('/');
+    let prefix = path
+        .strip_suffix("ws")
+        .filter(|p| p.is_empty() || p.ends_with('/'))
+        .map(|p| p.trim_end_matches('/'))
+        .unwrap_or("");
+    Some(if prefix.is_empty() {
+        format!("{scheme}://{host}")
+    } else {
+        format!("{scheme}://{host}/{prefix}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::web_base;
+
+    #[test]
+    fn web_links_come_from_the_websocket_address() {
+        let base = |u: &str| web_base(u);
+        assert_eq!(
+            base("ws://127.0.0.1:7878/ws").as_deref(),
+            Some("http://127.0.0.1:7878")
+        );
+        assert_eq!(
+            base("wss://stoa.example.org/ws").as_deref(),
+            Some("https://stoa.example.org")
+        );
+        assert_eq!(
+            base("wss://example.org/games/ws").as_deref(),
+            Some("https://example.org/games")
+        );
+        assert_eq!(
+            base("ws://example.org:81/socket").as_deref(),
+            Some("http://example.org:81")
+        );
+        assert_eq!(base("ftp://x/ws"), None);
+        assert_eq!(base("ws:///ws"), None);
     }
 }

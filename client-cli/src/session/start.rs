@@ -289,6 +289,10 @@ impl Session {
                 self.info(format!("room {code}"));
                 let line = self.share_line(&code);
                 self.info(format!("share this line with your opponent: {line}"));
+                if let Some(web) = self.web_base() {
+                    // The same invitation for a browser (the web client's `/r/<code>`).
+                    self.info(format!("or this link: {web}/r/{code}"));
+                }
                 self.info("waiting for an opponent");
                 if starting {
                     self.open_room_chat();

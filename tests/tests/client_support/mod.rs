@@ -315,6 +315,18 @@ impl Clients {
         p.lines[p.cursor - 1].clone()
     }
 
+    /// Every line a process printed so far, after collecting those on their way for
+    /// `settle` (for tests of the order and number of lines, not only their presence).
+    pub fn lines(&mut self, id: usize, settle: Duration) -> Vec<String> {
+        let deadline = Instant::now() + settle;
+        while Instant::now() < deadline {
+            if !self.pump(deadline) {
+                break;
+            }
+        }
+        self.procs[id].lines.clone()
+    }
+
     /// Waits for a hosting process's `room <code>` line and returns the code.
     pub fn room_code(&mut self, id: usize) -> String {
         self.wait(id, |l| l.starts_with("room "))["room ".len()..]
