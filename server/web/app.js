@@ -961,6 +961,8 @@ function noteAbort(before) {
   if (before.deadline && before.to_act && link.serverNow() >= before.deadline - 1000) {
     const w = g.window && g.window.deadline === before.deadline ? g.window.seconds : null;
     g.abortWhy = `${cap(before.to_act)} did not make a first move ${w ? `within ${w} s` : "in time"}`;
+    // The arena pauses a player whose first move never came (PROTOCOL.md, "Pairing").
+    if (g.doc.arena && me && before.to_act === me) g.abortWhy += ". You are paused in the arena: go back to the arena and press Join to be paired again";
   } else if (me) {
     g.abortWhy = g.abortSent ? "you aborted it" : `${cap(otherSide(me))} aborted it`;
   } else {

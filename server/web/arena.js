@@ -27,6 +27,31 @@ let shown = null;
 /** What the page needs of the client: `{link, go, me, clockLabel, kindLabel, formatMs}`. */
 let ctx = null;
 
+/** `n` and the noun, singular for one: "1 player", "3 players". */
+export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/**
+ * The fire mark (two wins in a row: the next win counts double), drawn as an inline SVG
+ * flame rather than an emoji, which a system without an emoji font shows as an empty box.
+ */
+function fireMark(title) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 12 16");
+  svg.setAttribute("width", "0.75em");
+  svg.setAttribute("height", "1em");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", "on fire");
+  svg.setAttribute("style", "vertical-align: -0.125em");
+  const t = document.createElementNS(ns, "title");
+  t.textContent = title;
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", "M6 0C7 4 12 6 12 10.5A6 5.5 0 0 1 0 10.5C0 7.5 2 6 3 4C3.5 6 4.5 7 5.5 7C5 4.5 5 2 6 0Z");
+  path.setAttribute("fill", "#e8590c");
+  svg.append(t, path);
+  return el("span", { class: "fire", title }, " ", svg);
+}
+
 /** The status of an arena in words. */
 const STATUS = { scheduled: "starts soon", running: "running", finished: "finished", cancelled: "cancelled" };
 
@@ -46,6 +71,7 @@ export function showArena(main, id, code, context) {
       el("p", { id: "arena-countdown", class: "countdown", role: "timer" }),
       el("div", { class: "controls", id: "arena-controls" }),
       el("p", { class: "error", id: "arena-error", role: "alert" }),
+      el("section", { class: "panel podium", id: "arena-podium", hidden: true }),
       el("div", { class: "grid" },
         el("section", { class: "panel" },
           el("h2", { text: "Standings" }),
@@ -55,7 +81,8 @@ export function showArena(main, id, code, context) {
         el("section", { class: "panel" },
           el("h2", { text: "Games in progress" }),
           el("ul", { class: "list", id: "arena-games" }),
-          el("p", { class: "muted", text: "Scoring: a win 2, a draw 1; after two wins in a row (🔥) a win counts double; a berserk win one more." })))));
+          el("p", { class: "muted", id: "arena-scoring" }, "Scoring: a win 2, a draw 1; after two wins in a row (",
+            fireMark("on fire"), ") a win counts double; a berserk win one more.")))));
   if (ctx.link.ready) watchArena();
 }
 
@@ -115,20 +142,23 @@ function drawArena() {
   document.title = `${doc.name} · Stoa`;
   $("#arena-title").textContent = doc.name;
   $("#arena-heading").textContent = [ctx.kindLabel(doc), ctx.clockLabel(doc.clock), doc.rated ? "rated" : "casual",
-    doc.berserk ? "berserk allowed" : null, `${(doc.players || []).length} players`, STATUS[doc.status] || doc.status,
+    doc.berserk ? "berserk allowed" : null, count((doc.players || []).length, "player"), STATUS[doc.status] || doc.status,
     doc.code ? `code ${doc.code}` : null].filter(Boolean).join(" · ");
   drawControls();
   tickArena();
   const tbody = $("#standings tbody");
   const mine = ctx.me() && ctx.me().id;
+  // Pausing means something only while the arena is open: no "(paused)" after its end.
+  const open = doc.status === "scheduled" || doc.status === "running";
   tbody.replaceChildren(...(doc.players || []).map((p, i) => el("tr", { "data-player": p.id, class: p.id === mine ? "mine" : null },
     el("td", { text: `${i + 1}` }),
-    el("td", {}, playerLink(p, p.bot ? " (computer)" : ""), p.paused ? el("span", { class: "muted", text: " (paused)" }) : null,
+    el("td", {}, playerLink(p, p.bot ? " (computer)" : ""), open && p.paused ? el("span", { class: "muted", text: " (paused)" }) : null,
       p.playing ? el("span", { class: "muted", text: " (playing)" }) : null),
     el("td", { class: "score", text: `${p.score}` }),
-    el("td", { class: "sheet" }, p.sheet || "", p.fire ? el("span", { class: "fire", title: "on fire: the next win counts double", text: " 🔥" }) : null),
+    el("td", { class: "sheet" }, p.sheet || "", p.fire ? fireMark("on fire: the next win counts double") : null),
     el("td", { class: "performance", text: p.games ? `${p.performance}` : "–" }))));
   if (!(doc.players || []).length) tbody.replaceChildren(el("tr", {}, el("td", { colspan: 5, class: "muted", text: "Nobody has joined yet." })));
+  drawPodium(doc);
   const names = new Map((doc.players || []).map((p) => [p.id, p]));
   const playing = Object.entries(doc.games || {}).filter(([, g]) => g.status === "playing");
   $("#arena-games").replaceChildren(...(playing.length ? playing.map(([id, g]) => {
@@ -138,6 +168,26 @@ function drawArena() {
         text: sides.map(([s, pid]) => `${names.get(pid).name} (${s})`).join(" vs ") }),
       id === doc.top_game ? el("span", { class: "muted", text: " · top game" }) : null);
   }) : [el("li", { class: "muted", text: "No game in progress." })]));
+}
+
+/**
+ * The podium of a finished arena, once its last game is played out: the winner, second
+ * and third with their points, above the final standings. Nobody wins when no game was
+ * played.
+ */
+function drawPodium(doc) {
+  const box = $("#arena-podium");
+  if (!box) return;
+  const over = doc.status === "finished" && !Object.values(doc.games || {}).some((g) => g.status === "playing");
+  const ranked = (doc.players || []).filter((p) => p.games > 0).slice(0, 3);
+  if (!over) { box.replaceChildren(); box.hidden = true; return; }
+  box.hidden = false;
+  if (!ranked.length) { box.replaceChildren(el("p", { class: "muted", text: "No game was played: nobody wins." })); return; }
+  const places = ["Winner", "2nd", "3rd"];
+  box.replaceChildren(
+    el("h2", { id: "arena-winner", text: `${ranked[0].name} wins the arena` }),
+    el("ol", { class: "podium", style: "list-style: none; padding-left: 0" }, ranked.map((p, i) => el("li", { "data-place": i + 1 },
+      el("strong", { text: `${places[i]}: ` }), playerLink(p, ""), ` with ${count(p.score, "point")}`))));
 }
 
 function drawControls() {

@@ -3437,3 +3437,200 @@ async fn linking_a_browser_that_is_someone_asks_first_and_can_switch_back() {
     assert_eq!(row, alice.player_id.as_str());
     let _ = page.close().await;
 }
+
+/// A short Ūnane 4x3 arena (3 s a side, so pairing goes on until 3 s before its end)
+/// created by `by`, starting in `starts_in_ms` and lasting 10 s: its id.
+async fn short_arena(by: &mut stoa_tests::Client, name: &str, starts_in_ms: u64) -> String {
+    let created = by
+        .request(
+            json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
+            "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
+            "starts_in_ms":starts_in_ms,"duration_ms":10000,"name":name}),
+        )
+        .await;
+    assert_eq!(created["t"], "arena", "{created}");
+    created["doc"]["id"].as_str().expect("id").to_string()
+}
+
+/// Waits for the arena game `c` is paired in: its id and `c`'s side.
+async fn arena_game(c: &mut stoa_tests::Client) -> (String, String) {
+    let started = c.recv_where(|m| m["t"] == "game.started").await;
+    (
+        started["game_id"].as_str().expect("game id").to_string(),
+        started["side"].as_str().expect("side").to_string(),
+    )
+}
+
+/// An arena's page through to its end (issue 47, finding 1): the heading says "1 player"
+/// while one has joined; the fire mark (two wins in a row) is an inline SVG, not an emoji a
+/// system without an emoji font cannot show; a paused player is marked paused while the
+/// arena runs, never after its end; the final standings announce the winner, then second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--queue-wave-ms", "200"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let base = format!("http://{}", server.addr);
+    let mut bob = stoa_tests::Client::guest(&server, "bob").await;
+    let mut cy = stoa_tests::Client::guest(&server, "cy").await;
+    let id = short_arena(&mut bob, "Podium", 5000).await;
+    let profile = TempDir::new("web-arena-podium");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/t/{id}"))
+        .await
+        .expect("arena page");
+    until(
+        &page,
+        "the arena page",
+        "return document.querySelector('#arena-title').textContent === 'Podium'",
+    )
+    .await;
+    let heading = "document.querySelector('#arena-heading').textContent";
+    let ok = |a: Value| assert_eq!(a["t"], "ok", "{a}");
+    ok(bob.request(json!({"t":"arena.join","id":id})).await);
+    let one = until(
+        &page,
+        "one player",
+        &format!("return {heading}.includes(' · 1 player · ') && {heading}"),
+    )
+    .await;
+    assert!(!one.as_str().unwrap().contains("players"), "{one}");
+    ok(cy.request(json!({"t":"arena.join","id":id})).await);
+    until(
+        &page,
+        "two players",
+        &format!("return {heading}.includes(' · 2 players · ')"),
+    )
+    .await;
+    // bob wins two games (cy resigns each): on fire. cy leaves the pool during the second,
+    // so that nobody is paired after it.
+    for round in 0..2 {
+        let (game, _) = arena_game(&mut bob).await;
+        let (also, _) = arena_game(&mut cy).await;
+        assert_eq!(game, also);
+        if round == 1 {
+            ok(cy.request(json!({"t":"arena.pause","id":id})).await);
+        }
+        ok(cy.request(json!({"t":"game.resign","game_id":game})).await);
+    }
+    let (bob_id, cy_id) = (bob.player_id.clone(), cy.player_id.clone());
+    let fire = until(
+        &page,
+        "bob's fire mark",
+        &format!(
+            "const f = document.querySelector('#standings tr[data-player=\"{bob_id}\"] .fire svg'); \
+             if (!f) return null; const r = f.getBoundingClientRect(); return [r.width, r.height]"
+        ),
+    )
+    .await;
+    assert!(
+        fire[0].as_f64().unwrap() > 0.0 && fire[1].as_f64().unwrap() > 0.0,
+        "drawn: {fire}"
+    );
+    let emoji = page
+        .execute(
+            "return document.body.textContent.includes('\u{1F525}')",
+            vec![],
+        )
+        .await
+        .expect("text");
+    assert_eq!(emoji, json!(false), "no emoji anywhere on the page");
+    until(
+        &page,
+        "cy paused while the arena runs",
+        &format!("return document.querySelector('#standings tr[data-player=\"{cy_id}\"]').textContent.includes('(paused)')"),
+    )
+    .await;
+    // The end: the podium, and nobody paused any more.
+    let winner = until(
+        &page,
+        "the winner",
+        "const w = document.querySelector('#arena-winner'); return w && w.textContent",
+    )
+    .await;
+    assert_eq!(winner, "bob wins the arena");
+    let places = page
+        .execute(
+            "return [...document.querySelectorAll('#arena-podium li')].map((li) => li.textContent)",
+            vec![],
+        )
+        .await
+        .expect("podium");
+    assert_eq!(
+        places,
+        json!(["Winner: bob with 4 points", "2nd: cy with 0 points"])
+    );
+    let standings = text_of(&page, "#standings").await;
+    assert!(!standings.contains("(paused)"), "{standings}");
+    assert!(
+        text_of(&page, "#arena-countdown")
+            .await
+            .starts_with("Finished"),
+        "the final standings"
+    );
+    screenshot(&page, "arena-podium").await;
+    let _ = page.close().await;
+}
+
+/// A browser player whose first move in an arena game never came (issue 47, finding 1):
+/// the game's banner says the arena paused them and how to come back (Join on the arena's
+/// page), as the server did; the arena page then offers Join.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let mut args = stoa_tests::LOOSE.to_vec();
+    args.extend(["--queue-wave-ms", "200", "--first-action-ms", "2000"]);
+    let server = stoa_tests::Server::start_with(&args);
+    let base = format!("http://{}", server.addr);
+    let mut bob = stoa_tests::Client::guest(&server, "bob").await;
+    let id = short_arena(&mut bob, "Absent", 4000).await;
+    let profile = TempDir::new("web-arena-absent");
+    let page = driver.browser(&profile).await;
+    page.goto(&format!("{base}/t/{id}"))
+        .await
+        .expect("arena page");
+    until(&page, "the arena page", "return document.querySelector('#arena-title').textContent === 'Absent' && document.querySelector('[data-action=join]')").await;
+    click_action(&page, "join").await;
+    until(
+        &page,
+        "joined",
+        "return document.querySelector('[data-action=pause]')",
+    )
+    .await;
+    let joined = bob.request(json!({"t":"arena.join","id":id})).await;
+    assert_eq!(joined["t"], "ok", "{joined}");
+    let (game, bob_side) = arena_game(&mut bob).await;
+    // bob makes his first move when he is first; the browser never moves.
+    let legal = bob.request(json!({"t":"game.legal","game_id":game})).await;
+    if let Some(mv) = legal["moves"][0].as_str() {
+        let moved = bob
+            .request(json!({"t":"game.move","game_id":game,"move":mv}))
+            .await;
+        assert_eq!(moved["t"], "ok", "{moved}");
+    }
+    let absent = if bob_side == "white" {
+        "Black"
+    } else {
+        "White"
+    };
+    let banner = until(&page, "the abort banner", "const b = document.querySelector('#banner'); return b && !b.hidden && b.textContent.startsWith('Game aborted') && b.textContent").await;
+    assert_eq!(
+        banner,
+        format!("Game aborted: {absent} did not make a first move within 2 s. You are paused in the arena: go back to the arena and press Join to be paired again").as_str()
+    );
+    page.find(Locator::Css("#arena-link"))
+        .await
+        .expect("the arena link")
+        .click()
+        .await
+        .expect("to the arena");
+    until(&page, "the join button again", "return document.querySelector('[data-action=join]') && document.querySelector('#arena-me').textContent.includes('Paused')").await;
+    let _ = page.close().await;
+}
