@@ -174,6 +174,20 @@ async fn a_claimed_account_signs_in_from_another_device() {
         assert!(!answer.to_string().contains(PASSWORD), "{answer}");
     }
 
+    // Names that could pass for others are refused, and nothing changes.
+    for name in ["An\u{202E}n", "An\u{200B}n", "\u{FEFF}Ann", "An\u{2066}n"] {
+        let (_, refused) = hello(&server, json!({"name":name})).await;
+        assert_eq!(refused["code"], "bad_request", "{name:?}: {refused}");
+        assert!(
+            refused["message"].as_str().unwrap().contains("invisible"),
+            "{refused}"
+        );
+        let (_, renamed) = hello(&server, json!({"token":ann.token,"name":name})).await;
+        assert_eq!(renamed["code"], "bad_request", "{renamed}");
+    }
+    let (_, w) = hello(&server, json!({"token":ann.token})).await;
+    assert_eq!(w["player"]["name"], "ann");
+
     // The player page says the account is claimed.
     let (status, body) = server.http_get(&format!("/api/players/{}", bob.player_id));
     assert_eq!(status, 200, "{body}");
@@ -280,6 +294,16 @@ async fn attempts_are_limited_across_nodes_and_accounts_outlive_a_redis_restart(
             "too many sign-in attempts: wait a minute and try again",
         );
     }
+    // Signing out on node B ends that device's connections on node A too.
+    let (mut phone_a, w) = hello(&a, json!({"token":on_b.token})).await;
+    assert_eq!(w["t"], "welcome", "{w}");
+    let mut on_b = on_b;
+    let ok = on_b.request(json!({"t":"account.logout"})).await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    assert_eq!(phone_a.closed().await, 4401);
+    let (_, refused) = hello(&a, json!({"token":on_b.token})).await;
+    assert_error(&refused, "unauthorized", "unknown or revoked token");
+
     // Other names are not held back by it.
     let (mut cy, _) = hello(&b, json!({"name":"cy"})).await;
     assert_eq!(claim(&mut cy, "cy", PASSWORD).await["name"], "cy");

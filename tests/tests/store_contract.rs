@@ -10,8 +10,8 @@ use stoa_server::rating::Rating;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
-    ActionKind, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord, RoomRecord,
-    SeatRecord, Store, StoreError,
+    AccountRecord, ActionKind, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
+    RoomRecord, SeatRecord, Store, StoreError,
 };
 use stoa_tests::redis::RedisServer;
 
@@ -291,6 +291,7 @@ async fn contract(store: &dyn Store) {
     assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
     leaderboard_contract(store).await;
     devices_contract(store).await;
+    accounts_contract(store).await;
     arenas_contract(store).await;
     store.ping().await.unwrap();
 }
@@ -327,6 +328,71 @@ async fn arenas_contract(store: &dyn Store) {
     let open = store.open_arenas().await.unwrap();
     assert!(!open.contains(&"acontract1".to_string()), "{open:?}");
     assert!(open.contains(&"acontract2".to_string()));
+}
+
+fn account(name: &str, player: &str, hash: &str) -> AccountRecord {
+    AccountRecord {
+        name_key: name.to_lowercase(),
+        name: name.into(),
+        player_id: player.into(),
+        password_hash: hash.into(),
+        created_ms: 9,
+    }
+}
+
+/// Accounts: a name is claimed once, a player claims once, the player record carries the
+/// name, and the password hash can be replaced.
+async fn accounts_contract(store: &dyn Store) {
+    store
+        .create_player(&player("pacc1", "acc111"))
+        .await
+        .unwrap();
+    store
+        .create_player(&player("pacc2", "acc222"))
+        .await
+        .unwrap();
+    assert_eq!(store.account("ann").await.unwrap(), None);
+    assert!(store
+        .claim_account(&account("Ann", "pacc1", "$h1"))
+        .await
+        .unwrap());
+    let got = store.account("ann").await.unwrap().expect("claimed");
+    assert_eq!(got.player_id, "pacc1");
+    assert_eq!(got.name, "Ann");
+    assert_eq!(got.password_hash, "$h1");
+    assert_eq!(
+        store
+            .player("pacc1")
+            .await
+            .unwrap()
+            .unwrap()
+            .account
+            .as_deref(),
+        Some("Ann")
+    );
+    // The name is another's now; and a player that claimed claims nothing more.
+    assert!(!store
+        .claim_account(&account("Ann", "pacc2", "$h2"))
+        .await
+        .unwrap());
+    assert!(!store
+        .claim_account(&account("Other", "pacc1", "$h3"))
+        .await
+        .unwrap());
+    assert_eq!(store.account("other").await.unwrap(), None);
+    assert_eq!(store.player("pacc2").await.unwrap().unwrap().account, None);
+    assert_eq!(
+        store.account("ann").await.unwrap().unwrap().password_hash,
+        "$h1"
+    );
+    // A new password replaces the hash, nothing else.
+    store.set_password("ann", "$new").await.unwrap();
+    let got = store.account("ann").await.unwrap().unwrap();
+    assert_eq!(
+        (got.password_hash.as_str(), got.player_id.as_str()),
+        ("$new", "pacc1")
+    );
+    assert!(store.set_password("nobody", "$x").await.is_err());
 }
 
 fn device(hash: &str, label: &str, at: u64) -> DeviceRecord {

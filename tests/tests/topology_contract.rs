@@ -133,6 +133,14 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
     for _ in 0..5 {
         assert!(topology.allow_ip(ip, 5, 60_000).await);
     }
+
+    // Attempts are counted per key over the window: the sixth is refused, other keys are
+    // not held back by it.
+    for _ in 0..5 {
+        assert!(topology.allow_attempt("login-name:ann", 5, 60_000).await);
+    }
+    assert!(!topology.allow_attempt("login-name:ann", 5, 60_000).await);
+    assert!(topology.allow_attempt("login-name:bob", 5, 60_000).await);
 }
 
 #[tokio::test]
