@@ -1002,17 +1002,17 @@ mod tests {
     }
 
     /// The same game aborted twice (recovery, then a failed start) is aborted once; the
-    /// players' last opponents are those of the games that existed.
+    /// players are free, each one's last opponent the other (as after any abort).
     #[test]
     fn an_unstarted_game_is_aborted_once() {
         let mut state = paired_but_never_created();
         assert!(state.abort_unstarted("gnever"));
         assert!(!state.abort_unstarted("gnever"));
         assert!(!state.abort_unstarted("gother"));
-        for p in &state.players {
+        for (p, other) in state.players.iter().zip(["pbob", "pada"]) {
             assert_eq!(
                 (p.playing.as_deref(), p.last_opponent.as_deref()),
-                (None, None)
+                (None, Some(other))
             );
         }
         let back = ArenaState::from_stored(&state.to_stored(9)).unwrap();

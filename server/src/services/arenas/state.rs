@@ -289,7 +289,8 @@ impl ArenaState {
     /// A paired game that was never created (its pairing was stored, then the node died, or
     /// the game could not be started, before the game existed) ends `aborted`: watchers
     /// may have seen it `playing`, so it stays in the document, scoring nothing, and its
-    /// players are free again (their last opponents those of the games that did exist).
+    /// players are free again. As after any abort, each one's last opponent stays the
+    /// other: every pairing in `games` counts for "not the same opponent twice in a row".
     /// `false` when there is no such game in progress.
     pub fn abort_unstarted(&mut self, game_id: &str) -> bool {
         let Some(gi) = self
@@ -309,18 +310,10 @@ impl ArenaState {
         });
         let players = self.games[gi].players.clone();
         for pid in &players {
-            let last = self
-                .games
-                .iter()
-                .rev()
-                .filter(|g| g.id != game_id)
-                .find(|g| g.players.contains(pid))
-                .and_then(|g| g.players.iter().find(|p| *p != pid).cloned());
             if let Some(e) = self.entrant_mut(pid) {
                 if e.playing.as_deref() == Some(game_id) {
                     e.playing = None;
                 }
-                e.last_opponent = last;
             }
         }
         true
