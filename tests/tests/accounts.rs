@@ -481,6 +481,21 @@ async fn the_terminal_claims_signs_in_and_never_throws_an_identity_away() {
         .unwrap()
         .contains(PASSWORD));
 
+    // The name asked for when not given, even with a display name given (`--name`).
+    let dan = client_support::TempDir::new("acct-dan");
+    let (code, out, err) = stoa(
+        &dan.0,
+        &server,
+        &["--name", "dan", "account", "claim"],
+        &format!("Dan_2\n{PASSWORD}\n{PASSWORD}\n"),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("account name (2-24 letters, digits, - or _): "),
+        "{err}"
+    );
+    assert!(out.contains("stoa login Dan_2"), "{out}");
+
     // Alice's terminal: she is a player here already.
     let (code, _, err) = stoa(&alice_home.0, &server, &["--name", "alice", "account"], "");
     assert_eq!(code, 0, "{err}");

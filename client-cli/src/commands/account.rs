@@ -19,6 +19,8 @@ use crate::identity::Identity;
 #[derive(Clone, Debug, Args)]
 pub struct LoginArgs {
     /// The account's name (asked when not given).
+    // Its own id: the global `--name` (a guest's display name) is called `name` too.
+    #[arg(id = "account_name", value_name = "NAME")]
     name: Option<String>,
 }
 
@@ -35,6 +37,7 @@ enum AccountAction {
     /// from any device (`stoa login`), so the player cannot be lost with a device.
     Claim {
         /// The account's name: 2-24 letters, digits, '-' or '_' (asked when not given).
+        #[arg(id = "account_name", value_name = "NAME")]
         name: Option<String>,
     },
     /// Change the account's password (asks for the current one).
