@@ -47,7 +47,10 @@ fn reconnects_after_a_drop_and_catches_up() {
 
     // Cut the guest's link, and play a move it cannot see while it is away.
     proxy.cut();
-    clients.wait(guest, |l| l.starts_with("disconnected: "));
+    let dropped = clients.wait(guest, |l| {
+        l.starts_with("connection lost — reconnecting… (")
+    });
+    assert!(!dropped.contains("WebSocket"), "said in words: {dropped}");
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "b4xc4");
     clients.wait(host, |l| l == "move 3 b4xc4");
@@ -201,7 +204,7 @@ fn tui_says_disconnected_reconnected_and_shutting_down() {
 
     proxy.cut();
     tmux.wait_screen("the drop and the reconnect", |s| {
-        s.contains("disconnected:") && s.contains("reconnected")
+        s.contains("connection lost — reconnecting…") && s.contains("reconnected")
     });
     clients.send(host, "a4xb4");
     tmux.wait_screen("the move after the reconnect", |s| s.contains("1. a4xb4"));

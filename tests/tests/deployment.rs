@@ -22,6 +22,11 @@ const LEASE_MS: u64 = 1_500;
 
 /// A cluster node over `redis` with the key prefix `prefix`.
 fn node(redis: &RedisServer, prefix: &str, id: &str) -> Server {
+    node_leased(redis, prefix, id, LEASE_MS)
+}
+
+/// As [`node`], with games' leases of `lease_ms`.
+fn node_leased(redis: &RedisServer, prefix: &str, id: &str, lease_ms: u64) -> Server {
     let mut args = redis.server_args(prefix);
     args.extend(
         [
@@ -29,7 +34,7 @@ fn node(redis: &RedisServer, prefix: &str, id: &str) -> Server {
             "--node-id",
             id,
             "--lease-ms",
-            &LEASE_MS.to_string(),
+            &lease_ms.to_string(),
         ]
         .map(String::from),
     );
@@ -148,7 +153,7 @@ fn a_terminal_player_whose_node_dies_plays_on_through_the_balancer() {
         "the owner holds the guest's connection"
     );
     cluster.nodes[owner].kill9();
-    clients.wait(guest, |l| l.starts_with("disconnected: "));
+    clients.wait(guest, |l| l.starts_with(RECONNECTING));
     clients.wait(guest, |l| l == "reconnected");
     let survivors: Vec<usize> = (0..3).filter(|&i| i != owner).collect();
     wait_until("a survivor owning the game", TIMEOUT, || {
@@ -187,14 +192,23 @@ fn a_terminal_player_whose_node_dies_plays_on_through_the_balancer() {
     assert!(status.success(), "the script stops cleanly: {status:?}");
 }
 
+/// What a dropped connection says, in words (issue 47, item 7).
+const RECONNECTING: &str = "connection lost — reconnecting… (";
+
 /// `stoa --server A,B`: the client plays on A; A is killed and the client reconnects to B by
-/// itself as the same player and plays on; a new process given the same two addresses, A
-/// still dead, is the same player on B; and B, having welcomed it, is known on its own.
+/// itself as the same player, says so in words, and plays on: the move typed once while B
+/// takes A's game over (answered `unavailable`, "this game is changing servers") is sent
+/// again by the client itself, never retyped (issue 47, item 7); a new process given the
+/// same two addresses, A still dead, is the same player on B; and B, having welcomed it, is
+/// known on its own.
 #[test]
 fn the_client_falls_back_on_its_other_addresses_as_the_same_player() {
     let redis = RedisServer::start();
-    let mut a = node(&redis, "fb", "a");
-    let b = node(&redis, "fb", "b");
+    // A lease long enough that the move typed at once after the reconnect comes while the
+    // game is changing servers.
+    let lease = 4_000;
+    let mut a = node_leased(&redis, "fb", "a", lease);
+    let b = node_leased(&redis, "fb", "b", lease);
     let both = format!("{},{}", a.ws_url(), b.ws_url());
     let mut clients = Clients::with_url(&b.ws_url());
     let host = clients.spawn("host", HOST_SMALL_UNANE);
@@ -211,10 +225,22 @@ fn the_client_falls_back_on_its_other_addresses_as_the_same_player() {
 
     // A dies: the guest comes back on B by itself.
     a.kill9();
-    clients.wait(guest, |l| l.starts_with("disconnected: "));
+    let dropped = clients.wait(guest, |l| l.starts_with(RECONNECTING));
+    assert!(!dropped.contains("WebSocket"), "{dropped}");
     clients.wait(guest, |l| l == "reconnected");
-    wait_until("B owning the game", TIMEOUT, || owned(&b) == 1);
-    play_until_accepted(&mut clients, guest, "d4xc4", 2);
+    assert_eq!(owned(&b), 0, "B has not taken the game yet");
+    clients.send(guest, "d4xc4");
+    clients.wait(guest, |l| {
+        l == "the game is changing servers: d4xc4 is sent again by itself as soon as it answers"
+    });
+    clients.wait(guest, |l| l == "move 2 d4xc4");
+    assert_eq!(owned(&b), 1, "B took the game over");
+    let said = clients.lines(guest, Duration::ZERO);
+    assert!(
+        !said.iter().any(|l| l.contains("not played")),
+        "the move was never refused to the player:\n{}",
+        said.join("\n")
+    );
     clients.wait(host, |l| l == "move 2 d4xc4");
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "b4xc4");

@@ -246,7 +246,7 @@ impl BotArgs {
                             eprintln!("error connection: the server closed the connection");
                             return Err(ExitCode::FAILURE);
                         }
-                        Some(ConnEvent::Disconnected(why)) => eprintln!("disconnected: {why}; reconnecting"),
+                        Some(ConnEvent::Disconnected(why)) => eprintln!("{}", crate::session::disconnected_line(&why)),
                         Some(ConnEvent::Reconnected(_)) => {
                             if let Some((id, doc)) = &game {
                                 conn.send(watch_since(id, doc.seq));

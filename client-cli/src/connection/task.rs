@@ -176,13 +176,13 @@ impl Task {
                         eprintln!(">> {frame}");
                     }
                     if let Err(e) = ws.send(Message::text(frame)).await {
-                        return Ended::Dropped(e.to_string());
+                        return Ended::Dropped(in_words(&e));
                     }
                 }
                 frame = ws.next() => {
                     let frame = match frame {
                         None => return Ended::Dropped("the server closed the connection".into()),
-                        Some(Err(e)) => return Ended::Dropped(e.to_string()),
+                        Some(Err(e)) => return Ended::Dropped(in_words(&e)),
                         Some(Ok(f)) => f,
                     };
                     last_heard = Instant::now();
@@ -224,7 +224,7 @@ impl Task {
                     ping_sent = Some(local_now_ms());
                     let ping = encode(&ClientMessage::Ping { rid: None }, None);
                     if let Err(e) = ws.send(Message::text(ping)).await {
-                        return Ended::Dropped(e.to_string());
+                        return Ended::Dropped(in_words(&e));
                     }
                 }
             }
@@ -283,4 +283,22 @@ impl Task {
         };
         let _ = reply.send(Err(answer));
     }
+}
+
+/// Why a connection broke, in words for a person: the websocket library's own texts
+/// ("WebSocket protocol error: Connection reset without closing handshake") say how, not
+/// what happened to the player.
+fn in_words(e: &tokio_tungstenite::tungstenite::Error) -> String {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    use tokio_tungstenite::tungstenite::Error;
+    match e {
+        Error::ConnectionClosed | Error::AlreadyClosed => "the server closed the connection",
+        Error::Protocol(ProtocolError::ResetWithoutClosingHandshake) => {
+            "the server went away without closing the connection"
+        }
+        Error::Io(_) => "the network connection broke",
+        Error::Tls(_) => "the secure connection failed",
+        _ => "the connection broke",
+    }
+    .to_string()
 }

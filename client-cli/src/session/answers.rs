@@ -79,8 +79,14 @@ impl Session {
                     self.game.legal = Some((seq, moves));
                 }
             }
-            Pending::Move(mv) => {
-                if let Err(e) = answer {
+            Pending::Move(mv) => match answer {
+                // A game changing servers answers again in a moment: the move is sent
+                // again by itself, never typed twice.
+                Err(e) if e.code() == "unavailable" && self.keep_for_resend(&mv) => {}
+                Err(RequestError::Disconnected) if self.resend_after_drop(&mv) => {}
+                Ok(_) => self.move_answered(&mv),
+                Err(e) => {
+                    self.move_answered(&mv);
                     // One error line, so the reason stays the last thing shown.
                     let hint = if e.code() == "illegal_move" {
                         " (type legal to list the legal moves)"
@@ -93,7 +99,7 @@ impl Session {
                         e.message()
                     )));
                 }
-            }
+            },
             Pending::Action(what) => match answer {
                 Ok(_) => match what {
                     "rematch" => self.rematch_answered(),

@@ -21,7 +21,7 @@ impl Session {
             ConnEvent::Disconnected(why) => {
                 self.connected = false;
                 self.watch_in_flight = false;
-                self.info(format!("disconnected: {why}; reconnecting"));
+                self.info(disconnected_line(&why));
             }
             ConnEvent::Reconnected(me) => {
                 self.connected = true;
@@ -288,6 +288,7 @@ impl Session {
     /// Periodic work: if a game started but no snapshot came, ask for it; watch a waiting
     /// room's game again.
     pub fn on_tick(&mut self) {
+        self.resend_due();
         if self
             .watch_retry_at
             .is_some_and(|at| Instant::now() >= at && self.connected)
@@ -333,4 +334,9 @@ impl Session {
         };
         self.info(format!("chat {room}{}: {}", clean(name), clean(text)));
     }
+}
+
+/// What a dropped connection says: the same words whatever broke, then why.
+pub fn disconnected_line(why: &str) -> String {
+    format!("connection lost — reconnecting… ({why})")
 }

@@ -21,6 +21,7 @@ mod followed;
 mod input;
 mod note;
 mod phase;
+mod resend;
 mod room_chat;
 mod start;
 
@@ -34,6 +35,7 @@ use crate::document::{GameDoc, Versioned};
 
 pub use answers::Answer;
 use answers::Pending;
+pub use events::disconnected_line;
 use followed::{Announced, Followed};
 pub use input::{ARENA_HELP, HELP, LOBBY_HELP, WATCH_HELP};
 pub use note::Note;
@@ -98,6 +100,8 @@ pub struct Session {
     /// answer, or just before the rematch's `game started` when the game came first (the
     /// lines keep the order things happened in).
     rematch_sent: Option<String>,
+    /// A move answered `unavailable` (a game changing servers), sent again by itself.
+    resend: Option<resend::Resend>,
     /// What was already said, across games.
     announced: Announced,
     /// Whether the link is up.
@@ -147,6 +151,7 @@ impl Session {
                 watch_retry_at: None,
                 watch_in_flight: false,
                 rematch_sent: None,
+                resend: None,
                 announced: Announced::default(),
                 connected: true,
                 redraw: Redraw::default(),
