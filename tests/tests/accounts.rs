@@ -630,10 +630,13 @@ async fn a_server_that_forgot_us_says_so_and_the_old_token_is_kept() {
     let (code, out, err) = stoa(&home.0, &server, &["account"], "");
     assert_eq!(code, 0, "{out}{err}");
     assert!(
-        err.contains("this server does not know you any more: it forgot its players when it restarted without storage (you were bob there)"),
+        err.contains("note: this server does not know you any more: it forgot its players when it restarted without storage (you were bob there); you are now guest-"),
         "{err}"
     );
-    assert!(err.contains("you are now guest-"), "{err}");
+    assert!(
+        err.contains("your old identity is kept for a server that knows it (stoa identities)"),
+        "{err}"
+    );
     let after = identity(&home.0);
     // The old deployment's token is kept for a server that knows it.
     assert_eq!(after["deployments"][&old_deployment]["token"], old["token"]);

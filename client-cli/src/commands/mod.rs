@@ -260,23 +260,25 @@ pub async fn connect_as(
             .filter(|d| !d.is_empty())
             .map(String::as_str),
     );
+    let mut welcome = welcome;
     if target.login.is_none() && offered.is_none() {
         // A new guest: say why when this terminal was someone here before.
         let before = identity.known_elsewhere(&welcome.url, &welcome.deployment);
-        if let Some(was) = before.first() {
-            eprintln!(
-                "note: this server does not know you any more: it forgot its players when it restarted without storage (you were {} there)",
-                was.name
-            );
-            eprintln!(
-                "note: you are now {}; your old identity is kept for a server that knows it (stoa identities)",
-                welcome.name
-            );
-        } else if refused_as.is_some() {
-            eprintln!(
-                "note: you are now {}; the refused identity is kept (stoa identities)",
-                welcome.name
-            );
+        welcome.note = if let Some(was) = before.first() {
+            Some(format!(
+                "this server does not know you any more: it forgot its players when it restarted without storage (you were {} there); you are now {}; your old identity is kept for a server that knows it (stoa identities)",
+                was.name, welcome.name
+            ))
+        } else {
+            refused_as.as_ref().map(|_| {
+                format!(
+                    "you are now {}; the refused identity is kept (stoa identities)",
+                    welcome.name
+                )
+            })
+        };
+        if let Some(note) = &welcome.note {
+            eprintln!("note: {note}");
         }
     }
     if let Err(e) = identity.remember(
@@ -365,7 +367,11 @@ async fn run_async(global: &Global, start: Start) -> ExitCode {
         .filter(|g| !matches!(&start, Start::Watch { target } if target == *g))
         .cloned()
         .collect();
+    let identity_note = welcome.note.clone();
     let (mut session, answers) = Session::new(conn, welcome, start);
+    if let Some(note) = identity_note {
+        session.note_info(note);
+    }
     if global.server != [DEFAULT_SERVER] {
         session.server = Some(global.server.join(","));
     }

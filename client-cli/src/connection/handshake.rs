@@ -125,6 +125,7 @@ async fn await_welcome(
                         .or(announced)
                         .unwrap_or_default(),
                     url: url.to_string(),
+                    note: None,
                 };
                 let server_time = i64::try_from(server_time).unwrap_or_else(|_| local_now_ms());
                 return Ok((welcome, server_time));

@@ -47,6 +47,9 @@ pub struct Welcome {
     pub deployment: String,
     /// The address that welcomed us.
     pub url: String,
+    /// What the user must hear about who they are now (a server that forgot them), also
+    /// shown inside the terminal UI, which covers what was printed before it.
+    pub note: Option<String>,
 }
 
 /// Why a request failed.
