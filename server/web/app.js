@@ -84,6 +84,23 @@ class Link {
   }
 
   connect() {
+    // Requests and messages made while there is no open, welcomed socket: sent in order
+    // after the next `welcome` (never into a closing socket, which the browser refuses).
+    this.waiting = [];
+  }
+
+  /** Whether a frame may go out now: welcomed, on a socket that is still open. */
+  get open() {
+    return this.ready && !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * Says hello again (a new name, another player's token): closes this socket, and the
+   * reconnection says it. Until its `welcome`, requests wait.
+   */
+  reconnect() {
+    this.ready = false;
+    if (this.ws) this.ws.close();
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws`);
     this.ws = ws;
@@ -131,6 +148,7 @@ class Link {
         forgetToken(this.sentToken);
         this.hello();
       } else {
+        this.flush();
         notice(`error ${msg.code}: ${msg.message}`);
       }
       return;
@@ -148,18 +166,35 @@ class Link {
   }
 
   request(msg) {
-    if (!this.ready) return Promise.reject({ code: "disconnected", message: "not connected" });
-    const rid = ++this.rid;
     return new Promise((resolve, reject) => {
-      this.pending.set(rid, { resolve, reject });
-      this.ws.send(JSON.stringify({ ...msg, rid }));
+      const out = { msg, resolve, reject };
+      if (this.open) this.transmit(out);
+      else this.waiting.push(out);
     });
   }
 
   send(msg) {
-    if (this.ready) this.ws.send(JSON.stringify(msg));
+    if (this.open) this.ws.send(JSON.stringify(msg));
+    // The end of a subscription means nothing to the next connection, which has none.
+    else if (!String(msg.t).endsWith(".unwatch")) this.waiting.push({ msg });
   }
 
+  /** After a `welcome`: what waited goes out, in the order it was asked. */
+  flush() {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const out of waiting) {
+      if (!this.open) { this.waiting.push(out); continue; }
+      if (out.resolve) this.transmit(out);
+      else this.ws.send(JSON.stringify(out.msg));
+    }
+  }
+
+  /**
+   * Sends a request and answers its reply. Made while disconnected, it waits for the
+   * reconnection; one in flight when the connection drops fails (`disconnected`: whether
+   * the server acted on it is unknown).
+   */
   serverNow() {
     return Date.now() + this.offset;
   }
@@ -169,6 +204,13 @@ class Link {
 // Words shared with the terminal client.
 
 function clockLabel(c) {
+  transmit({ msg, resolve, reject }) {
+    const rid = ++this.rid;
+    this.pending.set(rid, { resolve, reject });
+    this.ws.send(JSON.stringify({ ...msg, rid }));
+  }
+
+  /** Sends a message that wants no answer; while disconnected it waits, as requests do. */
   if (!c || c.kind === "none") return "no clock";
   const min = (ms) => {
     const m = ms / 60000;
@@ -504,9 +546,17 @@ function showLobby() {
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
           optionsBox(),
           el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
+  // One's own games and the live ones first, each panel as tall as its lines (they are
+  // what a returning player looks for, and must be in sight without scrolling); the forms
+  // follow.
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
           el("button", { class: "primary", type: "submit", text: "Create the room" }), formError()),
+    el("div", { class: "grid lists" },
+      el("section", { class: "panel", id: "my-games-panel" }, el("h2", { text: "Your games" }),
+        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
+      el("section", { class: "panel", id: "games-panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" })),
+      el("section", { class: "panel", id: "rooms-panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" }))),
         el("div", { id: "hosted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Play the computer" }),
@@ -526,12 +576,7 @@ function showLobby() {
           if (code) go(`/r/${encodeURIComponent(code)}`);
         } },
           el("label", {}, "Room code", el("input", { name: "code", autocomplete: "off" })),
-          el("button", { type: "submit", text: "Join" })))),
-    el("div", { class: "grid" },
-      el("section", { class: "panel" }, el("h2", { text: "Your games" }),
-        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
-      el("section", { class: "panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" })),
-      el("section", { class: "panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" })),
+          el("button", { type: "submit", text: "Join" }))),
       arenaPanel(arenaContext(), formError, kindSelect)),
     el("p", { class: "error", id: "lobby-error", role: "alert" }),
   );
@@ -805,18 +850,60 @@ async function showRoom(code) {
         state.named = true;
         $("#name").value = name;
         // The server takes a name with the hello: say it again, then join.
-        if (link.ws) link.ws.close();
+        link.reconnect();
         showRoom(code);
       } },
         el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
         el("button", { class: "primary", type: "submit", text: "Join the game" })),
       // The room's chat is open before the seat is taken: talk with the host first.
       roomChatPanel(code));
+  // This drawing of the page; an answer that comes after another one began is dropped.
+  const shown = state.roomShown = (state.roomShown || 0) + 1;
+  const stale = () => state.view !== "room" || state.roomShown !== shown;
     return;
+  if (!link.ready) {
+    // resubscribe() calls us again once connected: what the room is decides what to show.
+    main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Opening the invitation…" }));
+    return;
+  }
+  // First what the room is (`room.watch` takes no seat): an invitation to a room whose game
+  // has started, or that is closed, must not offer to join it.
+  let room;
+  try {
+    room = await link.request({ t: "room.watch", code });
+  } catch (e) {
+    if (stale()) return;
+    if (e.code === "not_found") showMissing("No such room", `There is no room with the code '${code}'.`);
+    else if (e.code !== "disconnected") {
+      main.replaceChildren(el("h1", { text: `Room ${code}` }),
+        el("p", { class: "error", role: "alert", id: "room-error", text: `error ${e.code}: ${e.message}` }),
+        el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
+    }
+    return;
+  }
+  if (stale()) return;
+  if (room.status === "started" && room.game_id) {
+    link.send({ t: "room.unwatch", code });
+    const game = `/g/${encodeURIComponent(room.game_id)}`;
+    // Its two players go back to their game; anyone else may watch it.
+    if ((state.myGames || []).includes(room.game_id)) { go(game); return; }
+    main.replaceChildren(el("h1", { text: `Room ${code}` }),
+      el("p", { id: "room-status", text: "This game has started." }),
+      el("p", {}, el("button", { type: "button", class: "primary", id: "watch-game",
+        onclick: () => go(`${game}?code=${encodeURIComponent(code)}`), text: "Watch" }), " ",
+      el("a", { href: "/", "data-nav": true, text: "Go to the lobby" })));
+    return;
+  }
+  if (room.status === "closed") {
+    link.send({ t: "room.unwatch", code });
+    main.replaceChildren(el("h1", { text: `Room ${code}` }),
+      el("p", { id: "room-status", text: "This room is closed: its host left before anyone joined." }),
+      el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
+    return;
+  }
   }
   main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),
     el("div", { id: "hosted" }), el("p", { class: "error", role: "alert", id: "room-error" }));
-  if (!link.ready) return; // resubscribe() calls us again once connected
   try {
     const answer = await link.request({ t: "room.join", code });
     if (answer.t === "room") {
@@ -834,6 +921,7 @@ async function showRoom(code) {
     $("#room-error").textContent = `error ${e.code}: ${e.message}`;
   }
 }
+  link.send({ t: "room.unwatch", code });
 
 // ---------------------------------------------------------------------------------------
 // A game.
@@ -850,6 +938,7 @@ async function kindInfo(kind, options) {
 }
 
 function showGame(id, code) {
+    if (stale()) return;
   state.view = "game";
   state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null,
     chat: { lines: [], spectators: true, muted: [] } };
@@ -875,7 +964,7 @@ function showGame(id, code) {
           const mv = input.value.trim();
           if (mv) { play(mv); input.value = ""; }
         } },
-          el("input", { name: "move", id: "move-input", placeholder: "type a move, e.g. b3xb4", autocomplete: "off", "aria-label": "move in the game's notation", list: "legal-list" }),
+          el("input", { name: "move", id: "move-input", placeholder: "type a move", autocomplete: "off", "aria-label": "move in the game's notation", list: "legal-list" }),
           el("datalist", { id: "legal-list" }),
           el("button", { type: "submit", text: "Play" })),
         el("p", { class: "error", id: "game-error", role: "alert" }),
@@ -893,8 +982,16 @@ function watchGame(resync) {
   if (resync && g.seq !== null) msg.since = g.seq;
   if (g.code) msg.code = g.code;
   link.request(msg).catch((e) => {
-    if (e.code !== "disconnected") gameError(`error ${e.code}: ${e.message}`);
-    if (!g.doc) $("#title").textContent = "No such game";
+    if (state.game !== g) return;
+    // Nothing to show: the page says so instead of an empty board (as the server's own
+    // page for an unknown id does).
+    if (!g.doc && e.code === "not_found") {
+      showMissing("No such game", `There is no game with the id '${g.id}'.`);
+    } else if (!g.doc && e.code === "forbidden") {
+      showMissing("This game is private", "Open it with the invitation link its players were given (it holds the room's code).");
+    } else if (e.code !== "disconnected") {
+      gameError(`error ${e.code}: ${e.message}`);
+    }
   });
 }
 
@@ -918,6 +1015,18 @@ function onSnapshot(msg) {
 
 function onDiff(msg) {
   const g = state.game;
+/**
+ * A page for what is not there (or not to be seen), drawn in place of the view: what the
+ * server's `404` page says, for a link followed inside the page or a game or room that is
+ * gone since — no board, no move box, no chat; the way back to the lobby.
+ */
+function showMissing(title, text) {
+  closeRoomChat();
+  document.title = `${title} · Stoa`;
+  $("#main").replaceChildren(el("h1", { text: title }), el("p", { id: "missing", text }),
+    el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
+}
+
   if (!g || msg.game_id !== g.id || g.seq === null) return;
   if (msg.seq <= g.seq) return;
   if (msg.seq !== g.seq + 1) { watchGame(true); return; }
@@ -1093,6 +1202,12 @@ function drawGame() {
   else status = doc.to_act ? `${cap(doc.to_act)} to act.` : "Waiting.";
   if (!ended && doc.draw_offer) {
     status += doc.draw_offer === me ? ` You offered a draw; waiting for ${cap(otherSide(me))}'s answer.`
+/**
+ * An opening move of each kind in its own notation (protocol/docs/games/<kind>.md), shown
+ * in the move box: legal as the first move of a game with the default options.
+ */
+const MOVE_EXAMPLES = { unane: "d4xd5", staku: "b2-c2", akron: "E5", akunur: "g7" };
+
       : ` ${cap(doc.draw_offer)} offers a draw.`;
   } else if (!ended && g.drawNote) {
     status += ` ${g.drawNote}`;
@@ -1130,8 +1245,10 @@ function drawGame() {
     ...(g.selected.length ? [el("button", { type: "button", onclick: () => { g.selected = []; drawGame(); }, text: "clear" })] : []));
   $("#legal-list").replaceChildren(...legal.map((m) => el("option", { value: m })));
   $("#move-input").disabled = !myTurn();
-  // Only players move: a spectator gets no move box.
-  $("#move-form").hidden = !me;
+  $("#move-input").placeholder = MOVE_EXAMPLES[doc.kind] ? `type a move, e.g. ${MOVE_EXAMPLES[doc.kind]}` : "type a move";
+  // Only players move, and only while the game is on: a spectator, and everyone once it
+  // has ended, gets no move box.
+  $("#move-form").hidden = !me || ended;
   $("#moves").replaceChildren(...moves.map((m, i) => el("li", { "data-ply": i + 1, text: m })));
   const list = $("#moves");
   list.scrollTop = list.scrollHeight;
@@ -1445,7 +1562,7 @@ function start() {
   state.newcomer = !loadIdentity().token;
   nameInput.addEventListener("change", () => {
     // The server takes a new name on the next hello: reconnect to say it.
-    if (link.ws) link.ws.close();
+    link.reconnect();
   });
   link = new Link(onMessage, (welcome) => {
     state.me = welcome.player;
@@ -1456,14 +1573,14 @@ function start() {
     resubscribe();
   }, (up) => {
     const s = $("#link");
-    s.textContent = up ? `connected as ${state.me ? state.me.name : "…"}` : "offline: reconnecting…";
+    s.textContent = up ? `connected as ${state.me ? state.me.name : "…"}` : "connection lost — reconnecting…";
     s.classList.toggle("offline", !up);
   });
   setupDevices((msg) => link.request(msg), (token, player) => {
     // The linked player's token replaces ours; saying hello again with it makes us them.
     saveIdentity({ token, id: player.id, name: player.name }, DEPLOYMENT);
     nameInput.value = player.name;
-    if (link.ws) link.ws.close();
+    link.reconnect();
   });
   document.addEventListener("click", (e) => {
     const a = e.target.closest("a[data-nav]");

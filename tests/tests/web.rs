@@ -87,11 +87,56 @@ impl Driver {
                 ]
             }),
         );
+        // The console's messages, read back by `browser_log` (the browser's own errors, such
+        // as a frame sent into a closed websocket, never reach a page's hooks).
+        caps.insert("goog:loggingPrefs".into(), json!({"browser": "ALL"}));
         ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&self.url)
             .await
             .expect("start a browser session")
+    }
+}
+
+impl Driver {
+    /// The browser console's entries since the last call (chromedriver's log endpoint,
+    /// which fantoccini does not wrap): `{level, message, source, timestamp}` each.
+    async fn browser_log(&self, c: &Client) -> Vec<Value> {
+        use std::io::{Read, Write};
+        let session = c.session_id().await.expect("session").expect("a session");
+        let host = self.url.trim_start_matches("http://").to_string();
+        let body = r#"{"type":"browser"}"#;
+        let answer = tokio::task::spawn_blocking(move || {
+            let mut s = std::net::TcpStream::connect(&host).expect("chromedriver");
+            write!(
+                s,
+                "POST /session/{session}/se/log HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .expect("ask for the log");
+            // chromedriver keeps the connection open: read the head, then its
+            // Content-Length bytes.
+            s.set_read_timeout(Some(WAIT)).expect("timeout");
+            let mut got = Vec::new();
+            let mut byte = [0u8; 1];
+            while !got.ends_with(b"\r\n\r\n") {
+                s.read_exact(&mut byte).expect("read the log's head");
+                got.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&got).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no length: {head}"));
+            let mut body = vec![0u8; length];
+            s.read_exact(&mut body).expect("read the log");
+            String::from_utf8_lossy(&body).into_owned()
+        })
+        .await
+        .expect("log request");
+        let v: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"));
+        v["value"].as_array().cloned().unwrap_or_default()
     }
 }
 
@@ -2951,6 +2996,474 @@ async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
         Some(1),
         "{l}"
     );
+}
+
+/// A `404` page for people (issue 47, "Pages that never break"): the status, the words
+/// `words`, the way back to the lobby, and none of the client (no board, no move box, no
+/// chat: not even the script that would draw them).
+fn assert_missing_page(path: &str, (status, body): (u16, String), words: &str) {
+    assert_eq!(status, 404, "{path}: {body}");
+    assert!(body.contains(words), "{path}: {body}");
+    assert!(
+        body.contains("<a href=\"/\">Go to the lobby</a>"),
+        "{path}: {body}"
+    );
+    for markup in ["app.js", "board", "move", "chat"] {
+        assert!(!body.contains(markup), "{path} has {markup}: {body}");
+    }
+}
+
+/// Unknown games, rooms, arenas and players answer a `404` page that says what is not
+/// there and leads back to the lobby; what exists is served the page; a private game with a
+/// wrong code gets the very page an unknown id gets (issue 47, part 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_games_rooms_arenas_and_players_get_a_404_page() {
+    let server = stoa_tests::Server::start();
+    let unknown = [
+        (
+            "/g/gzzzzzzzzzzzz",
+            "<h1>No such game</h1>",
+            "There is no game with the id &#39;gzzzzzzzzzzzz&#39;.",
+        ),
+        (
+            "/r/NOPE",
+            "<h1>No such room</h1>",
+            "There is no room with the code &#39;NOPE&#39;.",
+        ),
+        (
+            "/t/tzzzzzzzzzzzz",
+            "<h1>No such arena</h1>",
+            "There is no arena with the id &#39;tzzzzzzzzzzzz&#39;.",
+        ),
+        (
+            "/p/pzzzzzzzzzzzz",
+            "<h1>No such player</h1>",
+            "There is no player with the id &#39;pzzzzzzzzzzzz&#39;.",
+        ),
+    ];
+    for (path, heading, words) in unknown {
+        let answer = server.http_get(path);
+        assert_missing_page(path, answer.clone(), heading);
+        assert_missing_page(path, answer, words);
+    }
+
+    // What exists: a private game (its players reload its page without the code; its code
+    // opens it to anyone), its room (a started one, the code as typed in any case), its
+    // players, an arena.
+    let mut table =
+        stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "private").await;
+    let arena = table
+        .host
+        .request(
+            json!({"t":"arena.create","kind":"unane","duration_ms":60000,
+            "starts_in_ms":60000,"clock":{"kind":"fischer","initial_ms":60000,"increment_ms":0}}),
+        )
+        .await;
+    assert_eq!(arena["t"], "arena", "{arena}");
+    let arena_id = arena["doc"]["id"].as_str().expect("arena id");
+    let (id, code) = (table.game_id.clone(), table.code.clone());
+    for path in [
+        format!("/g/{id}"),
+        format!("/g/{id}?code={code}"),
+        format!("/g/{id}?code={}", code.to_lowercase()),
+        format!("/r/{code}"),
+        format!("/r/{}", code.to_lowercase()),
+        format!("/p/{}", table.host.player_id),
+        format!("/t/{arena_id}"),
+    ] {
+        let (status, body) = server.http_get(&path);
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(body.contains("/assets/app.js"), "{path}: {body}");
+    }
+    // A wrong code: exactly what an unknown id gets, so nothing says the game exists.
+    let wrong = server.http_get(&format!("/g/{id}?code=WRONG2"));
+    let (_, unknown_body) = server.http_get("/g/gzzzzzzzzzzzz");
+    assert_eq!(wrong.0, 404);
+    assert_eq!(wrong.1, unknown_body.replace("gzzzzzzzzzzzz", &id));
+    // Still so once the game is over (a finished game is read from the store).
+    table
+        .host
+        .request(json!({"t":"game.resign","game_id":id}))
+        .await;
+    let finished = server.http_get(&format!("/g/{id}?code=WRONG2"));
+    assert_eq!(finished, wrong);
+    assert_eq!(server.http_get(&format!("/g/{id}?code={code}")).0, 200);
+    assert_eq!(server.http_get(&format!("/g/{id}")).0, 200);
+}
+
+/// An invitation to a room whose game has started offers to watch it, never to join; its
+/// players go straight to their game; a code or game the page is sent to that does not
+/// exist shows the same words as the server's `404` page (issue 47, part 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_to_a_started_game_offers_to_watch_it() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let (_profiles, host, stranger) = driver.two_browsers("web-started").await;
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "white",
+        false,
+    )
+    .await;
+    let code = invite.rsplit('/').next().expect("code").to_string();
+    let mut guest = stoa_tests::Client::guest(&server, "guest").await;
+    let joined = guest.request(json!({"t":"room.join","code":code})).await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    let started = guest.recv_where(|m| m["t"] == "game.started").await;
+    let game_id = started["game_id"].as_str().expect("game id").to_string();
+    until(
+        &host,
+        "the host's board",
+        "return document.querySelector('#board svg')",
+    )
+    .await;
+
+    // Someone new opens the invitation: no name form, no "Join the game".
+    stranger.goto(&invite).await.expect("open the invitation");
+    until(
+        &stranger,
+        "the started room",
+        "const s = document.querySelector('#room-status'); return s && s.textContent === 'This game has started.'",
+    )
+    .await;
+    let page = stranger
+        .execute("return document.querySelector('#main').innerText", vec![])
+        .await
+        .expect("page text");
+    let page = page.as_str().expect("text");
+    assert!(!page.contains("Join the game"), "{page}");
+    assert!(
+        stranger.find(Locator::Css("#join-name")).await.is_err(),
+        "no name form"
+    );
+    assert_eq!(text_of(&stranger, "#watch-game").await, "Watch");
+    screenshot(&stranger, "started-room").await;
+    stranger
+        .find(Locator::Css("#watch-game"))
+        .await
+        .expect("watch button")
+        .click()
+        .await
+        .expect("click watch");
+    until(&stranger, "the game, watched", "return document.querySelector('#board svg') && document.querySelector('#heading').textContent.endsWith(' · watching')").await;
+    let path = stranger
+        .execute("return location.pathname + location.search", vec![])
+        .await
+        .expect("path");
+    assert_eq!(path, format!("/g/{game_id}?code={code}"));
+
+    // A player of the game goes straight back to it.
+    host.goto(&invite)
+        .await
+        .expect("the host opens the invitation");
+    until(
+        &host,
+        "the host's game",
+        &format!(
+            "return location.pathname === '/g/{game_id}' && document.querySelector('#board svg')"
+        ),
+    )
+    .await;
+
+    // Inside the page: a code typed in the lobby that is no room, a game that is no game.
+    stranger.goto(&format!("{base}/")).await.expect("lobby");
+    until(&stranger, "the lobby", "return document.querySelector('#joincode') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    stranger
+        .execute(
+            "const f = document.querySelector('#joincode'); f.code.value = 'NOPE'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("join by code");
+    until(
+        &stranger,
+        "the missing room",
+        "const h = document.querySelector('h1'); return h && h.textContent === 'No such room'",
+    )
+    .await;
+    assert_eq!(
+        text_of(&stranger, "#missing").await,
+        "There is no room with the code 'NOPE'."
+    );
+    assert_eq!(
+        text_of(&stranger, "#main a[href='/']").await,
+        "Go to the lobby"
+    );
+    // The server's own page for an unknown game.
+    stranger
+        .goto(&format!("{base}/g/gzzzzzzzzzzzz"))
+        .await
+        .expect("an unknown game");
+    assert_eq!(text_of(&stranger, "h1").await, "No such game");
+    assert_eq!(
+        text_of(&stranger, "#missing").await,
+        "There is no game with the id 'gzzzzzzzzzzzz'."
+    );
+    let parts = stranger
+        .execute(
+            "return ['#board', '#move-form', '#chat', 'input'].filter(s => document.querySelector(s))",
+            vec![],
+        )
+        .await
+        .expect("parts");
+    assert_eq!(parts, json!([]), "nothing of a game page");
+    screenshot(&stranger, "no-such-game").await;
+    stranger
+        .find(Locator::Css("a[href='/']"))
+        .await
+        .expect("lobby link")
+        .click()
+        .await
+        .expect("go to the lobby");
+    until(
+        &stranger,
+        "the lobby",
+        "return document.querySelector('#quick')",
+    )
+    .await;
+    for c in [host, stranger] {
+        let _ = c.close().await;
+    }
+}
+
+/// The console entries that are errors of the page (not the browser's own lines about a
+/// connection attempt failing while the server is down, which no page can prevent).
+fn page_errors(log: &[Value]) -> Vec<String> {
+    log.iter()
+        .filter(|e| e["level"] == "SEVERE" || e["level"] == "WARNING")
+        .map(|e| e["message"].as_str().unwrap_or("").to_string())
+        .filter(|m| {
+            !(m.contains("net::ERR_CONNECTION_REFUSED")
+                || (m.contains("WebSocket connection to") && m.contains("failed")))
+        })
+        .collect()
+}
+
+/// Across a server restart the page never sends into a closed socket: what it asks while
+/// the server is away waits and goes out after the new `welcome`; the notice says what
+/// happens in words; the console stays clean (issue 47, part 2).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let redis = stoa_tests::redis::RedisServer::start();
+    let args = redis.server_args("web-restart");
+    let mut server = redis.start_server("web-restart");
+    let addr = server.addr;
+    let base = format!("http://{addr}");
+    let (_profiles, host, guest) = driver.two_browsers("web-restart").await;
+    let hook = "window.__errors = window.__errors || [];
+        window.addEventListener('error', (e) => window.__errors.push(String(e.message)));
+        window.addEventListener('unhandledrejection', (e) => window.__errors.push('unhandled: ' + JSON.stringify(e.reason)));";
+    // The host plays black, which opens.
+    let invite = host_room(
+        &host,
+        &base,
+        "unane",
+        r#"{"width":4,"height":3}"#,
+        "black",
+        false,
+    )
+    .await;
+    // A newcomer gives a name (the page says hello again with it) and takes the seat.
+    open_invitation(&guest, &invite).await;
+    until(&guest, "the guest's board", "return document.querySelector('#board svg') && document.querySelector('#link').textContent.startsWith('connected as ')").await;
+    for c in [&host, &guest] {
+        c.execute(hook, vec![]).await.expect("hook errors");
+    }
+    let script = scripted_game("unane", &json!({"width":4,"height":3}), 1, 40);
+    click_move(&host, &script.moves[0], 0).await;
+    wait_moves(&guest, 1).await;
+
+    server.kill9();
+    until(
+        &guest,
+        "the reconnect notice",
+        "return document.querySelector('#link').textContent === 'connection lost — reconnecting…'",
+    )
+    .await;
+    // Asked while the server is away: a chat line, and a move.
+    guest
+        .execute(
+            "const f = document.querySelector('#chat-form'); f.text.value = 'still here'; f.querySelector('button').click();",
+            vec![],
+        )
+        .await
+        .expect("say a line");
+    let mv = script.moves[1].clone();
+    guest
+        .execute(
+            "const f = document.querySelector('#move-form'); f.move.value = arguments[0]; f.querySelector('button').click();",
+            vec![json!(mv)],
+        )
+        .await
+        .expect("type a move");
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let mut again = Command::new(stoa_tests::binary("stoa-server"))
+        .args(["--listen", &addr.to_string()])
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server again");
+    for c in [&host, &guest] {
+        until(
+            c,
+            "connected again",
+            "return document.querySelector('#link').textContent.startsWith('connected as ')",
+        )
+        .await;
+    }
+    // What waited went out: the line is said, the move played.
+    chat_shows(&host, "players", "still here").await;
+    wait_moves(&host, 2).await;
+    assert_eq!(text_of(&guest, "#game-error").await, "");
+    assert_eq!(text_of(&guest, "#chat-error").await, "");
+    for c in [&host, &guest] {
+        let log = driver.browser_log(c).await;
+        // The log is read: it holds the browser's own lines about the reconnection
+        // attempts made while the server was down.
+        assert!(
+            log.iter().any(|e| e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("WebSocket connection to"))),
+            "{log:?}"
+        );
+        assert_eq!(page_errors(&log), Vec::<String>::new(), "{log:?}");
+        let hooked = c
+            .execute("return window.__errors", vec![])
+            .await
+            .expect("errors");
+        assert_eq!(hooked, json!([]));
+    }
+    for c in [host, guest] {
+        let _ = c.close().await;
+    }
+    let _ = again.kill();
+    let _ = again.wait();
+}
+
+/// Each kind's move box shows an opening move in the kind's own notation, legal at the
+/// start; once the game has ended, its page has no move box and no Play button (issue 47,
+/// finding 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    let profile = TempDir::new("web-notation");
+    let page = driver.browser(&profile).await;
+    let mut guest = stoa_tests::Client::guest(&server, "guest").await;
+    let mut last = String::new();
+    for kind in ["unane", "staku", "akron", "akunur"] {
+        let invite = host_room(&page, &base, kind, "{}", "random", false).await;
+        let code = invite.rsplit('/').next().expect("code");
+        let joined = guest.request(json!({"t":"room.join","code":code})).await;
+        assert_eq!(joined["t"], "room", "{joined}");
+        let started = guest.recv_where(|m| m["t"] == "game.started").await;
+        last = started["game_id"].as_str().expect("id").to_string();
+        let placeholder = until(
+            &page,
+            "the move box",
+            &format!("return location.pathname === '/g/{last}' && document.querySelector('#board svg') && !document.querySelector('#move-form').hidden && document.querySelector('#move-input').placeholder"),
+        )
+        .await;
+        let placeholder = placeholder.as_str().expect("placeholder");
+        let example = placeholder
+            .strip_prefix("type a move, e.g. ")
+            .unwrap_or_else(|| panic!("{kind}: {placeholder}"));
+        let legal = stoa_protocol::kind(kind)
+            .expect("kind")
+            .start(&json!({}))
+            .expect("start")
+            .legal_notations();
+        assert!(
+            legal.iter().any(|m| m == example),
+            "{kind}: {example} is not an opening move: {legal:?}"
+        );
+    }
+    // The last game ends: the page of the ended game offers no move.
+    let resigned = guest
+        .request(json!({"t":"game.resign","game_id":last}))
+        .await;
+    assert_eq!(resigned["t"], "ok", "{resigned}");
+    let no_move = "return !document.querySelector('#banner').hidden
+        && document.querySelector('#move-form').offsetParent === null
+        && ![...document.querySelectorAll('button')].some((b) => b.offsetParent !== null && /^(play|move)$/i.test(b.textContent.trim()))";
+    until(&page, "the ended game without a move box", no_move).await;
+    // As it is drawn from scratch, too.
+    page.refresh().await.expect("reload");
+    until(
+        &page,
+        "the board",
+        "return document.querySelector('#board svg') && !document.querySelector('#banner').hidden",
+    )
+    .await;
+    until(&page, "the reloaded ended game without a move box", no_move).await;
+    screenshot(&page, "ended-game").await;
+    let _ = page.close().await;
+}
+
+/// In a 1280x800 window the lobby shows "Your games" and "Live games" without scrolling,
+/// each panel as tall as its lines (issue 47, finding 11).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_shows_your_games_and_live_games_without_scrolling() {
+    let Some(driver) = Driver::start() else {
+        eprintln!("chromedriver is not installed: skipping the browser test");
+        return;
+    };
+    let server = stoa_tests::Server::start();
+    let base = format!("http://{}", server.addr);
+    // A live public game, so that "Live games" has a line.
+    let _table =
+        stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let profile = TempDir::new("web-lobby-size");
+    let page = driver.browser(&profile).await;
+    page.set_window_size(1280, 800).await.expect("window size");
+    page.goto(&format!("{base}/")).await.expect("lobby");
+    until(&page, "the lobby with its live game", "return document.querySelector('#games li[data-game]') && document.querySelector('#link').textContent.startsWith('connected')").await;
+    let boxes = page
+        .execute(
+            "const r = (s) => { const b = document.querySelector(s).closest('section').getBoundingClientRect(); return [b.top, b.bottom]; };
+             return { mine: r('#my-games'), live: r('#games'), height: window.innerHeight, width: window.innerWidth };",
+            vec![],
+        )
+        .await
+        .expect("measure");
+    let height = boxes["height"].as_f64().expect("height");
+    assert!(
+        height >= 600.0,
+        "a 1280x800 window shows most of its height: {boxes}"
+    );
+    for panel in ["mine", "live"] {
+        let (top, bottom) = (
+            boxes[panel][0].as_f64().expect("top"),
+            boxes[panel][1].as_f64().expect("bottom"),
+        );
+        assert!(
+            top >= 0.0 && bottom <= height,
+            "{panel} is in sight: {boxes}"
+        );
+        // Sized by its content: not stretched to a tall neighbour's height.
+        assert!(
+            bottom - top < 300.0,
+            "{panel} is as tall as its lines: {boxes}"
+        );
+    }
+    screenshot(&page, "lobby-1280x800").await;
+    let _ = page.close().await;
 }
 
 /// Fills the fields of form `form` (css) from `fields` (`name` → value) and submits it.
