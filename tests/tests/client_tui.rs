@@ -504,7 +504,7 @@ fn tui_marks_the_computer_in_the_players_panel() {
     let config = TempDir::new("tui-computer");
     // Asked until the bot serves (it may still be connecting).
     let deadline = std::time::Instant::now() + client_support::TIMEOUT;
-    let screen = loop {
+    let (tmux, screen) = loop {
         let tmux = Tmux::start(
             "computer",
             &tui_command(
@@ -518,9 +518,10 @@ fn tui_marks_the_computer_in_the_players_panel() {
             s.contains("bot-level-1") || s.contains("unavailable")
         });
         if screen.contains("bot-level-1") {
-            break tmux.wait_screen("the computer marked", |s| {
+            let screen = tmux.wait_screen("the computer marked", |s| {
                 s.contains("bot-level-1 (computer)")
             });
+            break (tmux, screen);
         }
         assert!(
             std::time::Instant::now() < deadline,
@@ -531,6 +532,28 @@ fn tui_marks_the_computer_in_the_players_panel() {
     assert!(screen.contains("Players"), "{screen}");
     // The person's rating shows in the panel too (issue 28, item 9).
     assert!(screen.contains("white Tui (1500) (you)"), "{screen}");
+    // The computer's whole label, not cut at the panel's edge (issue 47, item 8).
+    assert!(screen.contains("bot-level-1 (computer) (1500)"), "{screen}");
+
+    // An error longer than the screen is wide wraps under the board, whole (issue 47,
+    // item 8): its end is on the row just above the input box.
+    tmux.keys(&["frobnicate the board please", "Enter"]);
+    let screen = tmux.wait_screen("the error under the board", |s| {
+        s.contains("error input: 'frobnicate the board please' is neither")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let input = rows
+        .iter()
+        .rposition(|l| l.contains("move or command"))
+        .expect("the input box");
+    assert!(
+        rows[input - 1].trim_end().ends_with("· help · quit"),
+        "the error's end is shown:\n{screen}"
+    );
+    assert!(
+        rows[input - 2].starts_with("error input: 'frobnicate the board please'"),
+        "the error's start is on the row above:\n{screen}"
+    );
     let _ = bot.kill();
     let _ = bot.wait();
 }

@@ -42,10 +42,16 @@ pub(crate) fn board_line(line: &board::Line) -> Line<'static> {
 
 /// Draws everything.
 pub fn draw(f: &mut Frame, session: &Session, view: &View) {
+    // An error or a question under the board is wrapped to the screen's width, never cut.
+    let hint_rows = urgent_hint(session, view)
+        .map_or(1, |(text, _)| {
+            wrap(&text, f.area().width.max(1) as usize).len()
+        })
+        .clamp(1, MAX_HINT_ROWS) as u16;
     let [main, status, hint, input] = Layout::vertical([
         Constraint::Min(8),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(hint_rows),
         Constraint::Length(3),
     ])
     .areas(f.area());
@@ -375,60 +381,91 @@ fn clock_style(g: GameDoc, side: &str, now: i64) -> Style {
     s
 }
 
+/// The players panel of a game: per side its label (marker, letter, side, name, then
+/// computer, rating, you, offline), its clock, and the spectators. A label wider than the
+/// panel goes on in a second row, indented, rather than being cut ("bot-level-2
+/// (computer) (1500)" whole).
+fn game_players(g: GameDoc, session: &Session, width: usize) -> Vec<Line<'static>> {
+    let now = session.server_now();
+    let me = session.my_side();
+    let sides = g.sides();
+    let mut lines = Vec::new();
+    for (i, side) in sides.iter().enumerate() {
+        let tone = if i == 0 { Tone::First } else { Tone::Second };
+        let marker = if g.to_act() == Some(side.as_str()) {
+            "▶ "
+        } else {
+            "  "
+        };
+        let head = vec![
+            Span::raw(marker),
+            Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
+            Span::raw(side.clone()),
+        ];
+        // The label: the name and what is said of the player, kept whole on one row.
+        let mut label = vec![Span::raw(g.player_name(side).to_string())];
+        let p = g.player(side);
+        if p["bot"] == true {
+            label.push(Span::styled(
+                " (computer)",
+                Style::default().fg(Color::Cyan),
+            ));
+        }
+        if let Some(r) = p["rating"].as_f64() {
+            label.push(Span::raw(format!(" ({})", r.round())));
+        }
+        if me.as_deref() == Some(side.as_str()) {
+            label.push(Span::styled(" (you)", Style::default().fg(Color::Green)));
+        }
+        if g.online(side) == Some(false) {
+            label.push(Span::styled(" offline", Style::default().fg(Color::Red)));
+        }
+        let wide =
+            |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+        if wide(&head) + 1 + wide(&label) <= width {
+            let mut row = head;
+            row.push(Span::raw(" "));
+            row.extend(label);
+            lines.push(Line::from(row));
+        } else {
+            // Too wide for one row: the label goes whole on the next one, indented.
+            lines.push(Line::from(head));
+            let mut row = vec![Span::raw("    ")];
+            row.extend(label);
+            lines.push(Line::from(row));
+        }
+        lines.push(Line::from(vec![
+            Span::raw("    "),
+            Span::styled(present::clock_text(g, side, now), clock_style(g, side, now)),
+        ]));
+        if i + 1 < sides.len() {
+            lines.push(Line::raw(""));
+        }
+    }
+    lines.push(Line::styled(
+        format!("spectators: {}", g.spectators()),
+        Style::default().fg(Color::DarkGray),
+    ));
+    lines
+}
+
 fn draw_side(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+    // Between arena games the last game's document is kept, but it is not what is shown.
+    let game = session.doc().filter(|_| !session.phase().is_arena());
+    let mut lines = Vec::new();
+    if let Some(g) = game {
+        lines = game_players(g, session, area.width.saturating_sub(2) as usize);
+    }
+    // The panel grows when a player's label takes two rows, so nothing of it is cut.
+    let players_height = (lines.len() as u16 + 2).max(8);
     let [players, moves, log] = Layout::vertical([
-        Constraint::Length(8),
+        Constraint::Length(players_height),
         Constraint::Min(3),
         Constraint::Length(8),
     ])
     .areas(area);
-    let mut lines = Vec::new();
-    // Between arena games the last game's document is kept, but it is not what is shown.
-    let game = session.doc().filter(|_| !session.phase().is_arena());
-    if let Some(g) = game {
-        let now = session.server_now();
-        let me = session.my_side();
-        for (i, side) in g.sides().iter().enumerate() {
-            let tone = if i == 0 { Tone::First } else { Tone::Second };
-            let marker = if g.to_act() == Some(side.as_str()) {
-                "▶ "
-            } else {
-                "  "
-            };
-            let mut head = vec![
-                Span::raw(marker),
-                Span::styled(format!("{} ", board::Sides::letter(side)), tone_style(tone)),
-                Span::raw(format!("{side} {}", g.player_name(side))),
-            ];
-            let p = g.player(side);
-            if p["bot"] == true {
-                head.push(Span::styled(
-                    " (computer)",
-                    Style::default().fg(Color::Cyan),
-                ));
-            }
-            if let Some(r) = p["rating"].as_f64() {
-                head.push(Span::raw(format!(" ({})", r.round())));
-            }
-            if me.as_deref() == Some(side.as_str()) {
-                head.push(Span::styled(" (you)", Style::default().fg(Color::Green)));
-            }
-            if g.online(side) == Some(false) {
-                head.push(Span::styled(" offline", Style::default().fg(Color::Red)));
-            }
-            lines.push(Line::from(head));
-            lines.push(Line::from(vec![
-                Span::raw("    "),
-                Span::styled(present::clock_text(g, side, now), clock_style(g, side, now)),
-            ]));
-            lines.push(Line::raw(""));
-        }
-        lines.push(Line::styled(
-            format!("spectators: {}", g.spectators()),
-            Style::default().fg(Color::DarkGray),
-        ));
-    } else {
-        lines.push(Line::raw(format!("you: {}", session.me.name)));
+    if game.is_none() {
+        (Line::raw(format!("you: {}", session.me.name)));
         // Between arena games: the arena's players, best first (the standings pane has
         // the details).
         if let Some(doc) = session.arena().filter(|_| session.phase().is_arena()) {
@@ -627,7 +664,12 @@ fn draw_status(
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+/// The most rows an error or question under the board takes.
+const MAX_HINT_ROWS: usize = 4;
+
+/// What must be read under the board, with its style: the question asked, else the last
+/// error. `None` when the row shows a hint.
+fn urgent_hint(session: &Session, view: &View) -> Option<(String, Style)> {
     if let Some(question) = view.confirm {
         let text = match question {
             Confirm::Resign => {
@@ -643,17 +685,22 @@ fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
             .fg(Color::Black)
             .bg(Color::LightYellow)
             .add_modifier(Modifier::BOLD);
-        return f.render_widget(Paragraph::new(Line::styled(text, style)), area);
+        return Some((text, style));
     }
-    let text = if let Some(t) = &view.error {
-        return f.render_widget(
-            Paragraph::new(Line::styled(
-                t.clone(),
-                Style::default().fg(Color::LightRed),
-            )),
-            area,
-        );
-    } else if !view.input.trim().is_empty() {
+    view.error
+        .as_ref()
+        .map(|t| (t.clone(), Style::default().fg(Color::LightRed)))
+}
+
+fn draw_hint(f: &mut Frame, area: Rect, session: &Session, view: &View) {
+    if let Some((text, style)) = urgent_hint(session, view) {
+        let rows: Vec<Line> = wrap(&text, area.width.max(1) as usize)
+            .into_iter()
+            .map(|r| Line::styled(r, style))
+            .collect();
+        return f.render_widget(Paragraph::new(rows), area);
+    }
+    let text = if !view.input.trim().is_empty() {
         let c = session.completions(&view.input);
         if c.is_empty() {
             String::new()
