@@ -6,6 +6,7 @@
 import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
 import { renderBoard, boardFacts } from "./board.js";
 import { setupDevices, deviceLabel } from "./devices.js";
+import { setupAccount, drawAccount, accountStatus, keepPrevious, previousOf, takePrevious } from "./account.js";
 import { KINDS, TITLES, showPlayer, showLeaderboard, playerLink, ratingChange, leavePage } from "./people.js";
 import { showArena, watchArena, leaveArena, onArenaMessage, tickArena, drawLobbyArenas, tickLobbyArenas, arenaPanel, arenaPath } from "./arena.js";
 const IDENTITY_KEY = "stoa.identity";
@@ -34,7 +35,9 @@ const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 // identity. The entry of earlier versions, per origin under `stoa.identity`, is still read
 // when the deployment has none, and moves under the deployment once the server accepts it.
 
-const DEPLOYMENT = (() => {
+// The page's deployment, then each `welcome`'s: a server that restarted in memory is a new
+// deployment, and the identity it gave is kept under its id (not the page's first one).
+let DEPLOYMENT = (() => {
   const m = document.querySelector('meta[name="stoa-deployment"]');
   const id = m ? m.getAttribute("content") : "";
   return id && !id.includes("{") ? id : "";
@@ -81,9 +84,6 @@ class Link {
     this.backoff = 500;
     this.ws = null;
     this.ready = false;
-  }
-
-  connect() {
     // Requests and messages made while there is no open, welcomed socket: sent in order
     // after the next `welcome` (never into a closing socket, which the browser refuses).
     this.waiting = [];
@@ -101,6 +101,9 @@ class Link {
   reconnect() {
     this.ready = false;
     if (this.ws) this.ws.close();
+  }
+
+  connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const ws = new WebSocket(`${scheme}://${location.host}/ws`);
     this.ws = ws;
@@ -119,13 +122,14 @@ class Link {
     };
   }
 
-  hello() {
+  /** Says hello; with `bare`, without the name field's name (the server refused it). */
+  hello(bare = false) {
     const id = loadIdentity();
     const msg = { t: "hello", protocol: 1, rid: "hello", device: deviceLabel() };
     if (id.token) msg.token = id.token;
     this.sentToken = id.token;
     const name = $("#name").value.trim();
-    if (name) msg.name = name;
+    if (name && !bare) msg.name = name;
     this.ws.send(JSON.stringify(msg));
   }
 
@@ -139,16 +143,25 @@ class Link {
         // arrives with its new `since`).
         if (state.pause && state.pause.why !== "storage") { state.pause = null; drawPause(); }
         if (state.shutdownNotice) { state.shutdownNotice = false; notice(""); }
-        saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name },
-          msg.deployment || DEPLOYMENT);
+        if (msg.deployment) DEPLOYMENT = msg.deployment;
+        saveIdentity({ token: msg.token, id: msg.player.id, name: msg.player.name }, DEPLOYMENT);
         this.onWelcome(msg);
+        this.bareHello = false;
         this.onStatus(true);
-      } else if (msg.code === "unauthorized" && this.sentToken) {
-        // This server does not know our token (a fresh server): continue as a new guest.
-        forgetToken(this.sentToken);
-        this.hello();
-      } else {
         this.flush();
+      } else if (msg.code === "unauthorized" && this.sentToken) {
+        // This server does not know our token (a server that restarted without storage, a
+        // device signed out elsewhere): say so, keep the token (a server of its deployment
+        // that knows it gives it back), and go on as a new guest who is asked for a name.
+        lostIdentity(this.sentToken);
+        this.hello(true);
+      } else if (msg.code === "conflict" && !this.bareHello) {
+        // The name is refused (a claimed account's): say why where the name is typed, and
+        // say hello again without it (once: no loop of refusals).
+        this.bareHello = true;
+        nameRefused(msg.message);
+        this.hello(true);
+      } else {
         notice(`error ${msg.code}: ${msg.message}`);
       }
       return;
@@ -165,6 +178,11 @@ class Link {
     this.onMessage(msg);
   }
 
+  /**
+   * Sends a request and answers its reply. Made while disconnected, it waits for the
+   * reconnection; one in flight when the connection drops fails (`disconnected`: whether
+   * the server acted on it is unknown).
+   */
   request(msg) {
     return new Promise((resolve, reject) => {
       const out = { msg, resolve, reject };
@@ -173,6 +191,13 @@ class Link {
     });
   }
 
+  transmit({ msg, resolve, reject }) {
+    const rid = ++this.rid;
+    this.pending.set(rid, { resolve, reject });
+    this.ws.send(JSON.stringify({ ...msg, rid }));
+  }
+
+  /** Sends a message that wants no answer; while disconnected it waits, as requests do. */
   send(msg) {
     if (this.open) this.ws.send(JSON.stringify(msg));
     // The end of a subscription means nothing to the next connection, which has none.
@@ -190,11 +215,6 @@ class Link {
     }
   }
 
-  /**
-   * Sends a request and answers its reply. Made while disconnected, it waits for the
-   * reconnection; one in flight when the connection drops fails (`disconnected`: whether
-   * the server acted on it is unknown).
-   */
   serverNow() {
     return Date.now() + this.offset;
   }
@@ -204,13 +224,6 @@ class Link {
 // Words shared with the terminal client.
 
 function clockLabel(c) {
-  transmit({ msg, resolve, reject }) {
-    const rid = ++this.rid;
-    this.pending.set(rid, { resolve, reject });
-    this.ws.send(JSON.stringify({ ...msg, rid }));
-  }
-
-  /** Sends a message that wants no answer; while disconnected it waits, as requests do. */
   if (!c || c.kind === "none") return "no clock";
   const min = (ms) => {
     const m = ms / 60000;
@@ -345,6 +358,9 @@ const state = {
   newcomer: false, // this browser had no identity here when the page loaded
   named: false, // the newcomer chose a name
   shutdownNotice: false, // the notice shows the server's shutdown message
+  signingOut: false, // this browser signed out: the server's goodbye is no error
+  nameRefusal: "", // why the server refused the name typed last ("" once one is taken)
+  lostAnswered: false, // the person chose a name after "this server does not know you"
   geometry: new Map(), // kind + options → geometry answer
 };
 
@@ -423,7 +439,7 @@ function route() {
     showRoom(decodeURIComponent(m[1]));
   } else if ((m = p.match(/^\/p\/([^/]+)$/))) {
     state.view = "player";
-    showPlayer($("#main"), decodeURIComponent(m[1]), loadIdentity().token);
+    showPlayer($("#main"), decodeURIComponent(m[1]), loadIdentity().token, loadIdentity().id);
   } else if ((m = p.match(/^\/t\/([^/]+)$/))) {
     state.view = "arena";
     showArena($("#main"), decodeURIComponent(m[1]), new URLSearchParams(location.search).get("code"), arenaContext());
@@ -510,6 +526,9 @@ function onMessage(msg) {
       pauseClocks("shutdown");
       return;
     case "error":
+      // The server's goodbye to a revoked device (this browser signed out, or was signed
+      // out from another device): the next hello says what follows in words.
+      if (msg.code === "unauthorized" && (state.signingOut || msg.rid === undefined)) return;
       notice(`error ${msg.code}: ${msg.message}`);
       return;
     default:
@@ -527,9 +546,17 @@ function showLobby() {
   state.view = "lobby";
   state.lobby = null;
   const main = $("#main");
+  // One's own games and the live ones first, each panel as tall as its lines (they are
+  // what a returning player looks for, and must be in sight without scrolling); the forms
+  // follow.
   main.replaceChildren(
     el("h1", { text: "Stoa" }),
     el("p", { class: "muted", id: "online", text: "…" }),
+    el("div", { class: "grid lists" },
+      el("section", { class: "panel", id: "my-games-panel" }, el("h2", { text: "Your games" }),
+        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
+      el("section", { class: "panel", id: "games-panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" })),
+      el("section", { class: "panel", id: "rooms-panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" }))),
     el("div", { class: "grid" },
       el("section", { class: "panel" },
         el("h2", { text: "Quick pairing" }),
@@ -546,17 +573,9 @@ function showLobby() {
           el("label", {}, "Clock", el("input", { name: "clock", value: "5+3" })),
           optionsBox(),
           el("label", {}, "Your side", el("select", { name: "side" }, el("option", { value: "random", text: "random" }))),
-  // One's own games and the live ones first, each panel as tall as its lines (they are
-  // what a returning player looks for, and must be in sight without scrolling); the forms
-  // follow.
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "public" }), " public (listed in the lobby)")),
           el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "rated" }), " rated")),
           el("button", { class: "primary", type: "submit", text: "Create the room" }), formError()),
-    el("div", { class: "grid lists" },
-      el("section", { class: "panel", id: "my-games-panel" }, el("h2", { text: "Your games" }),
-        el("ul", { class: "list", id: "my-games" }), el("h2", { text: "Finished" }), el("ul", { class: "list", id: "my-history" })),
-      el("section", { class: "panel", id: "games-panel" }, el("h2", { text: "Live games" }), el("ul", { class: "list", id: "games" })),
-      el("section", { class: "panel", id: "rooms-panel" }, el("h2", { text: "Open rooms" }), el("ul", { class: "list", id: "rooms" }))),
         el("div", { id: "hosted", "aria-live": "polite" })),
       el("section", { class: "panel" },
         el("h2", { text: "Play the computer" }),
@@ -838,29 +857,10 @@ async function copyLink(url) {
 
 async function showRoom(code) {
   state.view = "room";
-  const main = $("#main");
-  if (state.newcomer && !state.named) {
-    // Someone new to this server: a name first, so the seat (and the game) carries it
-    // rather than a made-up guest name.
-    main.replaceChildren(el("h1", { text: `Room ${code}` }),
-      el("form", { class: "stack", id: "join-name", onsubmit: (e) => {
-        e.preventDefault();
-        const name = e.target.name.value.trim();
-        if (!name) return;
-        state.named = true;
-        $("#name").value = name;
-        // The server takes a name with the hello: say it again, then join.
-        link.reconnect();
-        showRoom(code);
-      } },
-        el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
-        el("button", { class: "primary", type: "submit", text: "Join the game" })),
-      // The room's chat is open before the seat is taken: talk with the host first.
-      roomChatPanel(code));
   // This drawing of the page; an answer that comes after another one began is dropped.
   const shown = state.roomShown = (state.roomShown || 0) + 1;
   const stale = () => state.view !== "room" || state.roomShown !== shown;
-    return;
+  const main = $("#main");
   if (!link.ready) {
     // resubscribe() calls us again once connected: what the room is decides what to show.
     main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Opening the invitation…" }));
@@ -901,7 +901,28 @@ async function showRoom(code) {
       el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
     return;
   }
+  if (state.newcomer && !state.named) {
+    // Someone new to this server: a name first, so the seat (and the game) carries it
+    // rather than a made-up guest name.
+    main.replaceChildren(el("h1", { text: `Room ${code}` }),
+      el("form", { class: "stack", id: "join-name", onsubmit: (e) => {
+        e.preventDefault();
+        const name = e.target.name.value.trim();
+        if (!name) return;
+        state.named = true;
+        $("#name").value = name;
+        // The server takes a name with the hello: say it again, then join.
+        link.reconnect();
+        showRoom(code);
+      } },
+        el("label", {}, "You are invited to a game. Your name", el("input", { name: "name", maxlength: 24, autocomplete: "nickname", required: true })),
+        el("button", { class: "primary", type: "submit", text: "Join the game" }),
+        el("p", { class: "error form-error", role: "alert", id: "join-name-error", text: state.nameRefusal || "" })),
+      // The room's chat is open before the seat is taken: talk with the host first.
+      roomChatPanel(code));
+    return;
   }
+  link.send({ t: "room.unwatch", code });
   main.replaceChildren(el("h1", { text: `Room ${code}` }), el("p", { id: "room-status", text: "Joining…" }),
     el("div", { id: "hosted" }), el("p", { class: "error", role: "alert", id: "room-error" }));
   try {
@@ -917,11 +938,11 @@ async function showRoom(code) {
       go(`/g/${encodeURIComponent(answer.game_id)}?code=${encodeURIComponent(code)}`);
     }
   } catch (e) {
+    if (stale()) return;
     $("#room-status").textContent = "";
     $("#room-error").textContent = `error ${e.code}: ${e.message}`;
   }
 }
-  link.send({ t: "room.unwatch", code });
 
 // ---------------------------------------------------------------------------------------
 // A game.
@@ -938,7 +959,6 @@ async function kindInfo(kind, options) {
 }
 
 function showGame(id, code) {
-    if (stale()) return;
   state.view = "game";
   state.game = { id, code, seq: null, doc: null, crowd: null, info: null, legal: null, selected: [], error: "", drawNote: "", abortWhy: "", abortSent: false, window: null, ratingAsked: false, replay: null,
     chat: { lines: [], spectators: true, muted: [] } };
@@ -995,6 +1015,18 @@ function watchGame(resync) {
   });
 }
 
+/**
+ * A page for what is not there (or not to be seen), drawn in place of the view: what the
+ * server's `404` page says, for a link followed inside the page or a game or room that is
+ * gone since — no board, no move box, no chat; the way back to the lobby.
+ */
+function showMissing(title, text) {
+  closeRoomChat();
+  document.title = `${title} · Stoa`;
+  $("#main").replaceChildren(el("h1", { text: title }), el("p", { id: "missing", text }),
+    el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
+}
+
 function gameError(text) {
   if (!state.game) return;
   state.game.error = text;
@@ -1015,18 +1047,6 @@ function onSnapshot(msg) {
 
 function onDiff(msg) {
   const g = state.game;
-/**
- * A page for what is not there (or not to be seen), drawn in place of the view: what the
- * server's `404` page says, for a link followed inside the page or a game or room that is
- * gone since — no board, no move box, no chat; the way back to the lobby.
- */
-function showMissing(title, text) {
-  closeRoomChat();
-  document.title = `${title} · Stoa`;
-  $("#main").replaceChildren(el("h1", { text: title }), el("p", { id: "missing", text }),
-    el("p", {}, el("a", { href: "/", "data-nav": true, text: "Go to the lobby" }), "."));
-}
-
   if (!g || msg.game_id !== g.id || g.seq === null) return;
   if (msg.seq <= g.seq) return;
   if (msg.seq !== g.seq + 1) { watchGame(true); return; }
@@ -1182,6 +1202,12 @@ function sides() {
   return (g.info && g.info.side_names) || Object.keys(g.doc.players || {});
 }
 
+/**
+ * An opening move of each kind in its own notation (protocol/docs/games/<kind>.md), shown
+ * in the move box: legal as the first move of a game with the default options.
+ */
+const MOVE_EXAMPLES = { unane: "d4xd5", staku: "b2-c2", akron: "E5", akunur: "g7" };
+
 function drawGame() {
   const g = state.game;
   if (!g || !g.doc || !$("#board")) return;
@@ -1202,12 +1228,6 @@ function drawGame() {
   else status = doc.to_act ? `${cap(doc.to_act)} to act.` : "Waiting.";
   if (!ended && doc.draw_offer) {
     status += doc.draw_offer === me ? ` You offered a draw; waiting for ${cap(otherSide(me))}'s answer.`
-/**
- * An opening move of each kind in its own notation (protocol/docs/games/<kind>.md), shown
- * in the move box: legal as the first move of a game with the default options.
- */
-const MOVE_EXAMPLES = { unane: "d4xd5", staku: "b2-c2", akron: "E5", akunur: "g7" };
-
       : ` ${cap(doc.draw_offer)} offers a draw.`;
   } else if (!ended && g.drawNote) {
     status += ` ${g.drawNote}`;
@@ -1554,6 +1574,154 @@ function play(mv) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Accounts and the identities this browser was before (account.js draws the forms).
+
+/** Makes this browser `player` (its token), keeping the player it was among the earlier ones. */
+function becomePlayer(token, player) {
+  const current = loadIdentity();
+  if (current.token && current.token !== token && current.id !== player.id) keepPrevious(DEPLOYMENT, current, "replaced");
+  saveIdentity({ token, id: player.id, name: player.name }, DEPLOYMENT);
+  $("#name").value = player.name;
+  hideLost();
+  link.reconnect();
+}
+
+/** Makes this browser an earlier identity again; the current one is kept in its place. */
+function switchTo(entry) {
+  const current = loadIdentity();
+  takePrevious(DEPLOYMENT, entry.token);
+  if (current.token && current.token !== entry.token) keepPrevious(DEPLOYMENT, current, "switched");
+  saveIdentity({ token: entry.token, id: entry.id, name: entry.name }, DEPLOYMENT);
+  // No name with the hello: the player keeps the name the server has for it.
+  $("#name").value = "";
+  hideLost();
+  link.reconnect();
+}
+
+/** A sign-out of this browser is under way (`on`) or failed: the server's goodbye is expected. */
+function leaving(on) {
+  state.signingOut = on;
+}
+
+/** This browser's token was revoked here (signed out): forget it and come back as a guest. */
+function signedOut(name) {
+  // The server says `unauthorized` and closes the connection: expected, not an error.
+  state.signingOut = true;
+  notice("");
+  const id = loadIdentity();
+  if (id.token) forgetToken(id.token);
+  $("#name").value = "";
+  accountStatus(name ? `Signed out: this browser is a new guest now; sign in to play as ${name} again.`
+    : "Signed out: this browser is a new guest now.");
+  link.reconnect();
+}
+
+/**
+ * The server refused this browser's token: keep it among its deployment's earlier
+ * identities (a server of that deployment that knows it gives it back), then say so.
+ */
+function lostIdentity(token) {
+  let lost = null;
+  for (const [key, deployment] of [[identityKey(DEPLOYMENT), DEPLOYMENT], [IDENTITY_KEY, ""]]) {
+    const id = readIdentity(key);
+    if (!id || id.token !== token) continue;
+    keepPrevious(deployment, id, "unknown");
+    localStorage.removeItem(key);
+    lost = lost || id;
+  }
+  showLost(lost);
+}
+
+/** Says in words that this server does not know us, and asks for a name. */
+function showLost(old) {
+  const was = old && old.name ? `You were ${old.name}: that identity` : "Your old identity";
+  $("#lost-text").textContent = "This server does not know you any more: it forgot its players when it restarted without storage, "
+    + `or this browser was signed out from another device. ${was} stays kept in this browser, for a server that knows it. `
+    + "Choose a name to play on as a new player, or sign in to your claimed account.";
+  const form = $("#lost-form");
+  form.name.value = old && old.name && !/^guest-/.test(old.name) ? old.name : "";
+  $("#lost .form-error").textContent = "";
+  $("#lost").hidden = false;
+  form.name.focus();
+}
+
+function hideLost() {
+  $("#lost").hidden = true;
+  state.lostAnswered = false;
+}
+
+/** A name the server refused (a claimed account's): said where the name was typed. */
+function nameRefused(message) {
+  const text = sentence(message);
+  state.named = false;
+  state.nameRefusal = text;
+  state.lostAnswered = false;
+  if (!$("#lost").hidden) {
+    $("#lost .form-error").textContent = text;
+    $("#lost-form").name.focus();
+  } else {
+    accountStatus(text);
+    $("#name").focus();
+  }
+  const join = $("#join-name-error");
+  if (join) join.textContent = text;
+}
+
+/**
+ * On a page load with no identity for this deployment, but identities of another one kept
+ * on this site: the server is a new deployment (it restarted without storage): say so once.
+ */
+function lostOnLoad() {
+  if (!DEPLOYMENT || loadIdentity().token) return;
+  const prefix = `${IDENTITY_KEY}.`;
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (!key || !key.startsWith(prefix) || key === identityKey(DEPLOYMENT)) continue;
+    const id = readIdentity(key);
+    if (id && id.token) { showLost(id); return; }
+  }
+}
+
+function setupAccountUi() {
+  setupAccount({
+    request: (msg) => link.request(msg),
+    me: () => state.me,
+    adopt: becomePlayer,
+    signedOut,
+    leaving,
+    deviceLabel,
+    claimed: (name) => {
+      state.me = { ...state.me, name, account: name };
+      $("#name").value = name;
+      drawAccount(state.me);
+      const s = $("#link");
+      if (link.open) s.textContent = `connected as ${name}`;
+      accountStatus(`Claimed: you are ${name}. Sign in with this name and your password on any device.`);
+      // The player's page says whether the account is claimed.
+      if (state.view === "player") route();
+    },
+  });
+  $("#lost-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = e.target.name.value.trim();
+    if (!name) { $("#lost .form-error").textContent = "Type a name, or sign in."; return; }
+    $("#name").value = name;
+    state.lostAnswered = true;
+    link.reconnect();
+  });
+  $("#lost-sign-in").addEventListener("click", () => { hideLost(); $("#sign-in-button").click(); });
+  $("#lost-dismiss").addEventListener("click", hideLost);
+}
+
+/** After each `welcome`: the top bar's account part, and what the name questions became. */
+function welcomedAccount(welcome) {
+  state.signingOut = false;
+  drawAccount(welcome.player);
+  if (!link.bareHello) state.nameRefusal = "";
+  if (state.lostAnswered) hideLost();
+}
+
+// ---------------------------------------------------------------------------------------
 // Start.
 
 function start() {
@@ -1562,6 +1730,7 @@ function start() {
   state.newcomer = !loadIdentity().token;
   nameInput.addEventListener("change", () => {
     // The server takes a new name on the next hello: reconnect to say it.
+    accountStatus("");
     link.reconnect();
   });
   link = new Link(onMessage, (welcome) => {
@@ -1570,18 +1739,20 @@ function start() {
     const mine = $("#my-page");
     if (mine) { mine.href = `/p/${encodeURIComponent(welcome.player.id)}`; mine.hidden = false; }
     nameInput.value = welcome.player.name;
+    welcomedAccount(welcome);
     resubscribe();
   }, (up) => {
     const s = $("#link");
     s.textContent = up ? `connected as ${state.me ? state.me.name : "…"}` : "connection lost — reconnecting…";
     s.classList.toggle("offline", !up);
   });
-  setupDevices((msg) => link.request(msg), (token, player) => {
-    // The linked player's token replaces ours; saying hello again with it makes us them.
-    saveIdentity({ token, id: player.id, name: player.name }, DEPLOYMENT);
-    nameInput.value = player.name;
-    link.reconnect();
+  // The linked player's token replaces ours (ours is kept among the earlier identities);
+  // saying hello again with it makes us them.
+  setupDevices((msg) => link.request(msg), becomePlayer, {
+    me: () => state.me, previous: () => previousOf(DEPLOYMENT), switchTo, signedOut, leaving,
   });
+  setupAccountUi();
+  lostOnLoad();
   document.addEventListener("click", (e) => {
     const a = e.target.closest("a[data-nav]");
     if (a && a.origin === location.origin && !e.ctrlKey && !e.metaKey) {
