@@ -2435,6 +2435,14 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
         .click()
         .await
         .expect("click");
+    // The page is a player already: it asks before becoming bea (issue 47).
+    until(
+        &page,
+        "the question",
+        "return document.querySelector('#link-confirm')",
+    )
+    .await;
+    click(&page, "#link-confirm").await;
     until(
         &page,
         "the page to be bea",
@@ -2470,14 +2478,6 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
         .click()
         .await
         .expect("click");
-    // The page is a player already: it asks before becoming bea (issue 47).
-    until(
-        &page,
-        "the question",
-        "return document.querySelector('#link-confirm')",
-    )
-    .await;
-    click(&page, "#link-confirm").await;
     until(
         &page,
         "the refusal",
