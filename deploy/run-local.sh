@@ -3,7 +3,14 @@
 # ports and a Caddy load balancer in front of them, until Ctrl-C (or SIGTERM), then stops
 # them all cleanly.
 #
-#   deploy/run-local.sh [N]          # N nodes, 3 by default
+#   deploy/run-local.sh [N] [--redis-port P] [--balancer-port P] [--node-port P]
+#                                    # N nodes, 3 by default
+#
+# Ports: each option, else its variable (STOA_REDIS_PORT, STOA_BALANCER_PORT,
+# STOA_NODE_PORT), else a default: Redis the first free port from 16379, the balancer the
+# first free one from 17878, the nodes any free ports. A port given is used as it is (the
+# nodes on the given port and the ones after it, one each) and the script stops, saying
+# which, when it is taken.
 #
 # Prints one line per process once everything listens, the balancer first:
 #   balancer ws://127.0.0.1:PORT/ws pid PID   (players connect here: web page and `stoa`)
@@ -19,15 +26,50 @@
 # Any STOA_* variable (STOA_LEASE_MS, STOA_RATE_LIMIT, ...) reaches every node. The server
 # binary is built in release mode unless STOA_SERVER_BIN names one, the client (for the bot)
 # unless STOA_CLIENT_BIN does; STOA_BOT=0 starts no bot, STOA_BALANCER=0 no balancer (then
-# Caddy need not be installed). Logs and Redis data live in a temporary directory that is
-# removed at the end (kept with KEEP_DIR=1).
+# Caddy need not be installed; players connect to a node's address). Without Caddy (or the
+# command STOA_CADDY_BIN names) the script says so and runs as with STOA_BALANCER=0;
+# STOA_BALANCER=1 asks for the balancer and stops when Caddy is missing. Logs and Redis
+# data live in a temporary directory that is removed at the end (kept with KEEP_DIR=1).
 set -euo pipefail
 
-n=${1:-3}
-case $n in
-'' | *[!0-9]*) echo "usage: $0 [N]   (N nodes, a number)" >&2; exit 2 ;;
-esac
+usage="usage: $0 [N] [--redis-port PORT] [--balancer-port PORT] [--node-port PORT]   (N nodes, a number)"
+n=3
+redis_port=${STOA_REDIS_PORT:-}
+balancer_port=${STOA_BALANCER_PORT:-}
+node_port=${STOA_NODE_PORT:-}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --redis-port | --balancer-port | --node-port)
+        [ $# -ge 2 ] || { echo "$1 needs a port; $usage" >&2; exit 2; }
+        case $1 in
+        --redis-port) redis_port=$2 ;;
+        --balancer-port) balancer_port=$2 ;;
+        --node-port) node_port=$2 ;;
+        esac
+        shift 2
+        ;;
+    --redis-port=* ) redis_port=${1#*=}; shift ;;
+    --balancer-port=*) balancer_port=${1#*=}; shift ;;
+    --node-port=*) node_port=${1#*=}; shift ;;
+    -h | --help) echo "$usage"; exit 0 ;;
+    *[!0-9]* | '') echo "$usage" >&2; exit 2 ;;
+    *) n=$1; shift ;;
+    esac
+done
 [ "$n" -ge 1 ] || { echo "N must be at least 1" >&2; exit 2; }
+# A port given must be a number in 1-65535 (the nodes' last one too).
+check_port() {
+    case $2 in
+    '' | *[!0-9]*) echo "$1 must be a port number (1-65535), not '$2'" >&2; exit 2 ;;
+    esac
+    if [ "$2" -lt 1 ] || [ "$2" -gt "$3" ]; then
+        echo "$1 must be a port number (1-$3), not '$2'" >&2
+        exit 2
+    fi
+}
+[ -z "$redis_port" ] || check_port "the Redis port" "$redis_port" 65535
+[ -z "$balancer_port" ] || check_port "the balancer port" "$balancer_port" 65535
+[ -z "$node_port" ] || check_port "the first node's port" "$node_port" $((65536 - n))
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${STOA_SERVER_BIN:-}
@@ -42,10 +84,16 @@ if [ "$bot_on" != 0 ] && [ -z "$cli" ]; then
     cli=$root/target/release/stoa
 fi
 command -v redis-server >/dev/null || { echo "redis-server is not installed" >&2; exit 1; }
+caddy=${STOA_CADDY_BIN:-caddy}
 balancer_on=${STOA_BALANCER:-1}
-if [ "$balancer_on" != 0 ] && ! command -v caddy >/dev/null; then
-    echo "caddy is not installed (Debian: apt install caddy); STOA_BALANCER=0 runs without the balancer" >&2
-    exit 1
+if [ "$balancer_on" != 0 ] && ! command -v "$caddy" >/dev/null; then
+    if [ -n "${STOA_BALANCER:-}" ]; then
+        # Asked for by name: no silent fallback.
+        echo "caddy is not installed (Debian: apt install caddy), and STOA_BALANCER=$STOA_BALANCER asks for the balancer; STOA_BALANCER=0 runs without it" >&2
+        exit 1
+    fi
+    echo "note: caddy is not installed (Debian: apt install caddy): running without the balancer, as STOA_BALANCER=0 does; players connect to a node's address below (set STOA_BALANCER=0 to skip this note)" >&2
+    balancer_on=0
 fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/stoa-local.XXXXXX")
@@ -79,8 +127,23 @@ trap 'stop; exit 0' INT TERM
 trap stop EXIT
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=16379
-until port_free "$port"; do port=$((port + 1)); done
+# A port given is used as it is: taken, the script stops and says which.
+given_free() {
+    port_free "$2" || { echo "$1 port $2 is already in use" >&2; exit 1; }
+}
+if [ -n "$redis_port" ]; then
+    given_free "the Redis" "$redis_port"
+    port=$redis_port
+else
+    port=16379
+    until port_free "$port"; do port=$((port + 1)); done
+fi
+if [ -n "$node_port" ]; then
+    for i in $(seq "$n"); do given_free "node$i's" $((node_port + i - 1)); done
+fi
+if [ "$balancer_on" != 0 ] && [ -n "$balancer_port" ]; then
+    given_free "the balancer" "$balancer_port"
+fi
 
 redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes \
     --appendfsync always --save '' --daemonize no >"$dir/redis.log" 2>&1 &
@@ -93,7 +156,9 @@ url="redis://127.0.0.1:$port/"
 lines=("redis $url pid $redis_pid")
 
 for i in $(seq "$n"); do
-    "$bin" --listen 127.0.0.1:0 --redis "$url" --cluster --node-id "node$i" \
+    listen=127.0.0.1:0
+    [ -z "$node_port" ] || listen=127.0.0.1:$((node_port + i - 1))
+    "$bin" --listen "$listen" --redis "$url" --cluster --node-id "node$i" \
         >"$dir/node$i.out" 2>"$dir/node$i.log" &
     pids+=($!)
 done
@@ -117,8 +182,12 @@ done
 if [ "$balancer_on" != 0 ]; then
     # One address for the cluster: Caddy in front of every node. Websockets pass through
     # reverse_proxy as they are; any node serves any client, so no stickiness.
-    bport=17878
-    until port_free "$bport"; do bport=$((bport + 1)); done
+    if [ -n "$balancer_port" ]; then
+        bport=$balancer_port
+    else
+        bport=17878
+        until port_free "$bport"; do bport=$((bport + 1)); done
+    fi
     {
         echo "{"
         echo "	admin off"
@@ -144,7 +213,7 @@ if [ "$balancer_on" != 0 ]; then
         echo "}"
     } >"$dir/Caddyfile"
     XDG_CONFIG_HOME="$dir/caddy" XDG_DATA_HOME="$dir/caddy" \
-        caddy run --adapter caddyfile --config "$dir/Caddyfile" >"$dir/caddy.log" 2>&1 &
+        "$caddy" run --adapter caddyfile --config "$dir/Caddyfile" >"$dir/caddy.log" 2>&1 &
     caddy_pid=$!
     for _ in $(seq 300); do
         port_free "$bport" || break

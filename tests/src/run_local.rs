@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::{binary, build_binaries, signal, Server};
@@ -44,12 +45,19 @@ pub struct RunLocal {
     pub balancer_pid: Option<u32>,
     /// The nodes, in order (attached: the script owns them).
     pub nodes: Vec<Server>,
+    /// What the script said on stderr so far (notes, errors).
+    notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl RunLocal {
     /// Runs the script for `n` nodes with the workspace's binaries and `env` on top; waits
     /// for its `ready` line.
     pub fn start(n: usize, env: &[(&str, &str)]) -> RunLocal {
+        RunLocal::start_with(n, &[], env)
+    }
+
+    /// As [`RunLocal::start`], with the script's options `args` after `n` (ports).
+    pub fn start_with(n: usize, args: &[&str], env: &[(&str, &str)]) -> RunLocal {
         build_binaries();
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .parent()
@@ -57,16 +65,25 @@ impl RunLocal {
             .to_path_buf();
         let mut cmd = Command::new(root.join("deploy/run-local.sh"));
         cmd.arg(n.to_string())
+            .args(args)
             .env("STOA_SERVER_BIN", binary("stoa-server"))
             .env("STOA_CLIENT_BIN", binary("stoa"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().expect("run deploy/run-local.sh");
         let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let notes: Arc<Mutex<Vec<String>>> = Arc::default();
+        let kept = notes.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                kept.lock().expect("notes").push(line);
+            }
+        });
         let (tx, lines) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -80,6 +97,7 @@ impl RunLocal {
             balancer: None,
             balancer_pid: None,
             nodes: Vec::new(),
+            notes,
         };
         loop {
             let line = run
@@ -106,6 +124,11 @@ impl RunLocal {
             }
         }
         run
+    }
+
+    /// The lines the script printed on stderr so far.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.lock().expect("notes").clone()
     }
 
     /// The balancer's websocket address (the script must have started one).

@@ -330,3 +330,124 @@ async fn welcome_names_one_deployment_that_survives_restarts() {
     assert!(d1.as_str().is_some_and(|d| !d.is_empty()), "{d1}");
     assert_ne!(d1, d2);
 }
+
+/// A free loopback port with the next `extra` ports free too (for the nodes, one each).
+fn free_ports(extra: u16) -> u16 {
+    loop {
+        let first = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = first.local_addr().expect("address").port();
+        if port.checked_add(extra).is_none() {
+            continue;
+        }
+        let rest: Vec<_> = (1..=extra)
+            .map(|k| std::net::TcpListener::bind(("127.0.0.1", port + k)))
+            .collect();
+        if rest.iter().all(Result::is_ok) {
+            return port;
+        }
+    }
+}
+
+/// Issue 47, item 12: `deploy/run-local.sh` takes its ports from options or the
+/// environment (Redis, the balancer, the first node: the others follow it), refuses a
+/// port that is taken with a clear error, and without Caddy says how it runs instead and
+/// runs without the balancer, as `STOA_BALANCER=0` does (it stopped before).
+#[test]
+fn run_local_takes_its_ports_and_runs_without_caddy() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf();
+    // No Caddy: a note, then nodes and Redis on the ports asked for (Redis by the
+    // environment, the nodes by the option), no balancer.
+    let redis_port = free_ports(0);
+    let node_port = free_ports(1);
+    let cluster = RunLocal::start_with(
+        2,
+        &["--node-port", &node_port.to_string()],
+        &[
+            ("STOA_BOT", "0"),
+            ("STOA_CADDY_BIN", "/nonexistent/caddy"),
+            ("STOA_REDIS_PORT", &redis_port.to_string()),
+        ],
+    );
+    assert!(cluster.balancer.is_none(), "{:?}", cluster.report);
+    let report = cluster.report.join("\n");
+    assert!(
+        report.contains(&format!("redis redis://127.0.0.1:{redis_port}/ pid ")),
+        "{report}"
+    );
+    for (i, port) in [(1, node_port), (2, node_port + 1)] {
+        assert!(
+            report.contains(&format!("node{i} ws://127.0.0.1:{port}/ws pid ")),
+            "{report}"
+        );
+    }
+    assert_eq!(health(&cluster.nodes[1]).0, 200);
+    assert!(
+        cluster.notes().iter().any(|l| l
+            == "note: caddy is not installed (Debian: apt install caddy): running without the balancer, as STOA_BALANCER=0 does; players connect to a node's address below (set STOA_BALANCER=0 to skip this note)"),
+        "{:?}",
+        cluster.notes()
+    );
+    let (status, _) = cluster.stop();
+    assert!(status.success(), "stops cleanly: {status:?}");
+
+    // A port that is taken: said, nothing started, exit status 1.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("address").port().to_string();
+    let out = std::process::Command::new(root.join("deploy/run-local.sh"))
+        .args(["1", "--redis-port", &port])
+        .env("STOA_SERVER_BIN", stoa_tests::binary("stoa-server"))
+        .env("STOA_BOT", "0")
+        .env("STOA_BALANCER", "0")
+        .output()
+        .expect("run the script");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!("the Redis port {port} is already in use")
+    );
+    // A bad port number: a usage error.
+    let out = std::process::Command::new(root.join("deploy/run-local.sh"))
+        .args(["1", "--node-port", "http"])
+        .env("STOA_SERVER_BIN", stoa_tests::binary("stoa-server"))
+        .output()
+        .expect("run the script");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("must be a port number"),
+        "{out:?}"
+    );
+    drop(taken);
+
+    // With Caddy: the balancer on the port asked for (option), the first node's port by
+    // the environment.
+    if !stoa_tests::run_local::balancer_available() {
+        return;
+    }
+    let balancer_port = free_ports(0);
+    let node_port = free_ports(0);
+    let cluster = RunLocal::start_with(
+        1,
+        &["--balancer-port", &balancer_port.to_string()],
+        &[
+            ("STOA_BOT", "0"),
+            ("STOA_NODE_PORT", &node_port.to_string()),
+        ],
+    );
+    assert_eq!(
+        cluster.balancer_url(),
+        format!("ws://127.0.0.1:{balancer_port}/ws")
+    );
+    assert!(
+        cluster
+            .report
+            .iter()
+            .any(|l| l.starts_with(&format!("node1 ws://127.0.0.1:{node_port}/ws pid "))),
+        "{:?}",
+        cluster.report
+    );
+    let (status, _) = cluster.stop();
+    assert!(status.success(), "stops cleanly: {status:?}");
+}
