@@ -5,11 +5,14 @@
 //! ```text
 //! connected as <name> (<id>)
 //! room <code>                         (host)
+//! share this line with your opponent: stoa [--server <addr>] join <code>
+//! or this link: http(s)://<host>/r/<code>   (the same invitation for a browser)
 //! game started <id> side <side>
 //! move <n> <notation>
 //! your turn
 //! error <code>: <message>
-//! draw offered by <side>
+//! draw offered by <side>               (once, ours too)
+//! connection lost — reconnecting… (<why>) | reconnected
 //! spectators <n> | <side> online | <side> offline
 //! game over: <side> wins by <reason> | draw by <reason> | aborted
 //! game <id> goes on without you and your clock runs; resume with: stoa watch <id>
