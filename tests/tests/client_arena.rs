@@ -637,8 +637,13 @@ async fn a_player_without_a_first_move_is_told_they_are_paused_and_the_end_names
     // The first game: bob makes his first move when he is first, ann never moves.
     let started = bob.recv_where(|m| m["t"] == "game.started").await;
     let game = started["game_id"].as_str().expect("game").to_string();
+    // `game.legal` lists the side to act's moves, whoever asks: bob moves only on his turn.
+    let snap = bob
+        .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == game.as_str())
+        .await;
+    let bob_first = snap["doc"]["to_act"] == started["side"];
     let legal = bob.request(json!({"t":"game.legal","game_id":game})).await;
-    if let Some(mv) = legal["moves"][0].as_str() {
+    if let Some(mv) = legal["moves"][0].as_str().filter(|_| bob_first) {
         let moved = bob
             .request(json!({"t":"game.move","game_id":game,"move":mv}))
             .await;
