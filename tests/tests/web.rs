@@ -383,9 +383,16 @@ async fn open_invitation(c: &Client, url: &str) {
     let form = until(
         c,
         "the game or the name form",
-        "return location.pathname.startsWith('/g/') ? 'game' : (document.querySelector('#join-name') ? 'form' : '')",
+        "return location.pathname.startsWith('/g/') ? 'game' : (document.querySelector('#join-name') ? 'form' : (document.querySelector('#watch-game') ? 'started' : ''))",
     )
     .await;
+    if form == "started" {
+        // A started game's invitation offers to watch it (issue 47): a spectator clicks.
+        c.execute("document.querySelector('#watch-game').click();", vec![])
+            .await
+            .expect("click Watch");
+        until(c, "the game", "return location.pathname.startsWith('/g/')").await;
+    }
     if form == "form" {
         c.execute(
             "const f = document.querySelector('#join-name'); f.name.value = 'Guest'; f.querySelector('button').click();",
@@ -483,10 +490,7 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
             .expect("click the game");
     } else {
         // A private game: the invitation link shows it to a third person.
-        watcher
-            .goto(&invite)
-            .await
-            .expect("open the invitation as a spectator");
+        open_invitation(watcher, &invite).await;
         until(
             watcher,
             "the private game",
@@ -4120,9 +4124,14 @@ async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
     let joined = bob.request(json!({"t":"arena.join","id":id})).await;
     assert_eq!(joined["t"], "ok", "{joined}");
     let (game, bob_side) = arena_game(&mut bob).await;
-    // bob makes his first move when he is first; the browser never moves.
+    // bob makes his first move when he is first (`game.legal` lists the side to act's
+    // moves, whoever asks); the browser never moves.
+    let snap = bob
+        .recv_where(|m| m["t"] == "game.snapshot" && m["game_id"] == game.as_str())
+        .await;
+    let bob_first = snap["doc"]["to_act"] == bob_side.as_str();
     let legal = bob.request(json!({"t":"game.legal","game_id":game})).await;
-    if let Some(mv) = legal["moves"][0].as_str() {
+    if let Some(mv) = legal["moves"][0].as_str().filter(|_| bob_first) {
         let moved = bob
             .request(json!({"t":"game.move","game_id":game,"move":mv}))
             .await;
