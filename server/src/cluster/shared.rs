@@ -212,30 +212,25 @@ impl Cluster {
     /// `window_ms`); `false` past `limit`. When Redis cannot tell, the node's own limit alone
     /// applies.
     pub(super) async fn allow_ip(&self, ip: std::net::IpAddr, limit: u32, window_ms: u64) -> bool {
-        let window_ms = window_ms.max(1);
-        let slot = crate::ids::now_ms() / window_ms;
-        let key = self
-            .store
-            .key(&["ipwin", &ip.to_string(), &slot.to_string()]);
-        let mut conn = self.store.connection();
-        let mut pipe = redis::pipe();
-        pipe.incr(&key, 1u32)
-            .pexpire(&key, (2 * window_ms) as i64)
-            .ignore();
-        match self.store.call(pipe.query_async::<(u64,)>(&mut conn)).await {
-            Ok((n,)) => n <= u64::from(limit),
-            Err(_) => true,
-        }
+        self.count_in_window("ipwin", &ip.to_string(), limit, window_ms)
+            .await
     }
 
     /// Counts an attempt under `key` in the deployment's window (the key is hashed: it may
-    /// hold an account name in any script).
+    /// hold an account name in any script). When Redis cannot tell, the attempt is let
+    /// through: the sign-in it guards cannot read the account either.
     pub(super) async fn allow_attempt(&self, key: &str, limit: u32, window_ms: u64) -> bool {
+        let hashed = crate::ids::token_hash(key);
+        self.count_in_window("attempts", &hashed, limit, window_ms)
+            .await
+    }
+
+    /// One more under `P:<kind>:<what>:<window>` (fixed windows of `window_ms`, each key
+    /// expiring after two of them); `false` past `limit`, `true` when Redis cannot tell.
+    async fn count_in_window(&self, kind: &str, what: &str, limit: u32, window_ms: u64) -> bool {
         let window_ms = window_ms.max(1);
         let slot = crate::ids::now_ms() / window_ms;
-        let key = self
-            .store
-            .key(&["attempts", &crate::ids::token_hash(key), &slot.to_string()]);
+        let key = self.store.key(&[kind, what, &slot.to_string()]);
         let mut conn = self.store.connection();
         let mut pipe = redis::pipe();
         pipe.incr(&key, 1u32)
@@ -243,7 +238,6 @@ impl Cluster {
             .ignore();
         match self.store.call(pipe.query_async::<(u64,)>(&mut conn)).await {
             Ok((n,)) => n <= u64::from(limit),
-            // The store is out: the sign-in it guards cannot read the account either.
             Err(_) => true,
         }
     }

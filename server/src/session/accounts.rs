@@ -10,11 +10,19 @@ impl Session {
     /// `account`: the account this player claimed, read afresh (another device may have
     /// claimed it since this connection's `hello`).
     pub(super) async fn account(&mut self, rid: Option<Rid>) -> Result<(), ApiError> {
-        let me = self.me()?.id.clone();
-        let player = self.hub.store_call(self.hub.store.player(&me)).await?;
-        let name = player.and_then(|p| p.account);
+        let name = self.stored_me().await?.account;
         self.send(&ServerMessage::Account { rid, name });
         Ok(())
+    }
+
+    /// This connection's player as stored now, not as its `hello` found it: another device
+    /// may have claimed the account or changed it since.
+    async fn stored_me(&self) -> Result<PlayerRecord, ApiError> {
+        let me = self.me()?.id.clone();
+        self.hub
+            .store_call(self.hub.store.player(&me))
+            .await?
+            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))
     }
 
     /// `account.claim`: this player takes a unique name and a password, and is named so.
@@ -24,13 +32,8 @@ impl Session {
         name: &str,
         password: &str,
     ) -> Result<(), ApiError> {
-        let me = self.me()?.id.clone();
-        // The stored player, not this connection's copy: another device may have claimed.
-        let player = self
-            .hub
-            .store_call(self.hub.store.player(&me))
-            .await?
-            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))?;
+        let player = self.stored_me().await?;
+        let me = player.id.clone();
         let account = self.hub.accounts.claim(&player, name, password).await?;
         tracing::info!(player = %me, account = %account.name, "account claimed");
         if let Some(p) = self.player.as_mut() {
@@ -89,12 +92,8 @@ impl Session {
         new: &str,
         revoke_others: bool,
     ) -> Result<(), ApiError> {
-        let me = self.me()?.id.clone();
-        let player = self
-            .hub
-            .store_call(self.hub.store.player(&me))
-            .await?
-            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "say hello first"))?;
+        let player = self.stored_me().await?;
+        let me = player.id.clone();
         self.hub
             .accounts
             .change_password(&player, current, new)
