@@ -516,22 +516,30 @@ pub fn arena_players_lines(doc: &Value, me: &str) -> Vec<String> {
         .collect()
 }
 
-/// The arena's games, newest first, in words: `ann vs bob: playing`, `ann beat bob`,
-/// `ann drew with bob`, `ann vs bob: aborted`.
-pub fn arena_results_lines(doc: &Value) -> Vec<String> {
-    let name = |id: &str| {
-        doc["players"]
-            .as_array()
-            .and_then(|ps| ps.iter().find(|p| p["id"] == id))
-            .and_then(|p| p["name"].as_str())
-            .map(clean)
-            .unwrap_or_else(|| "?".into())
-    };
-    let sides = doc["kind"]
+/// An arena player's name by id, cleaned for the terminal (`?` for one not listed).
+fn arena_player_name(doc: &Value, id: &str) -> String {
+    doc["players"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["id"] == id))
+        .and_then(|p| p["name"].as_str())
+        .map(clean)
+        .unwrap_or_else(|| "?".into())
+}
+
+/// The side names of an arena's game kind, first mover first.
+fn arena_sides(doc: &Value) -> Vec<&'static str> {
+    doc["kind"]
         .as_str()
         .and_then(|k| stoa_protocol::kind(k).ok())
         .map(|k| k.side_names.to_vec())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The arena's games, newest first, in words: `ann vs bob: playing`, `ann beat bob`,
+/// `ann drew with bob`, `ann vs bob: aborted`.
+pub fn arena_results_lines(doc: &Value) -> Vec<String> {
+    let name = |id: &str| arena_player_name(doc, id);
+    let sides = arena_sides(doc);
     let mut games: Vec<(&String, &Value)> = doc["games"]
         .as_object()
         .map(|g| g.iter().collect())
@@ -560,19 +568,8 @@ pub fn arena_results_lines(doc: &Value) -> Vec<String> {
 
 /// The arena's games in progress: `ann (white) vs bob (black)`, the top game marked.
 pub fn arena_games_lines(doc: &Value) -> Vec<String> {
-    let name = |id: &str| {
-        doc["players"]
-            .as_array()
-            .and_then(|ps| ps.iter().find(|p| p["id"] == id))
-            .and_then(|p| p["name"].as_str())
-            .map(clean)
-            .unwrap_or_else(|| "?".into())
-    };
-    let sides = doc["kind"]
-        .as_str()
-        .and_then(|k| stoa_protocol::kind(k).ok())
-        .map(|k| k.side_names.to_vec())
-        .unwrap_or_default();
+    let name = |id: &str| arena_player_name(doc, id);
+    let sides = arena_sides(doc);
     let mut out = Vec::new();
     if let Some(games) = doc["games"].as_object() {
         for (id, g) in games.iter().filter(|(_, g)| g["status"] == "playing") {
