@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the akunur engine (perft from the start; figures in the README).
+//! Criterion benchmarks of the akunur engine (perft from the start; figures in docs/performance.md).
 
 use std::hint::black_box;
 

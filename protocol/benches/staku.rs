@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the staku engine (perft from the start; figures in the README).
+//! Criterion benchmarks of the staku engine (perft from the start; figures in docs/performance.md).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use stoa_protocol::staku::{Options, Staku};

@@ -1,4 +1,4 @@
-//! Criterion benchmarks of the unane engine (perft from the start; figures in the README).
+//! Criterion benchmarks of the unane engine (perft from the start; figures in docs/performance.md).
 //!
 //! The headline is 8x7 perft(4) from the start with the pie rule (61,386,953 sequences);
 //! the no-swap variant (start loaded at ply 2: 60,630,319, the figure the issue quotes) and a

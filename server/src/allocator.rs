@@ -5,14 +5,14 @@
 //! only when the class is a power of two. Every other request (a 1.4 KiB boxed future, a
 //! 48-byte record) takes the over-allocating path: more instructions, and a block
 //! `align - 1` bytes larger than asked for. Callgrind over `stoa-load throughput --games
-//! 60` counted 7.6 such requests per move and 3.3 % of all the server's instructions in
-//! them (README "Performance", tenth round). The same report upstream:
+//! 60` counts 7.6 such requests per move through the wrapper, and 3.3 % of all the
+//! server's instructions in them (docs/performance.md). The same report upstream:
 //! purpleprotocol/mimalloc_rust pull request 170.
 //!
 //! The rule: mimalloc keeps every block of a size class of 16 bytes or more 16-aligned
 //! (an invariant its allocation path asserts, and C's `malloc` promises no less), and the
 //! 8-byte class 8-aligned. So a request aligned to at most 8, or to 16 and longer than 8
-//! bytes, is aligned by plain `mi_malloc`. Anything else goes the aligned way, as before.
+//! bytes, is aligned by plain `mi_malloc`. Anything else goes the aligned way.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout};
@@ -30,13 +30,13 @@ pub const PURGE_DELAY_MS: c_long = 1000;
 /// `MIMALLOC_PURGE_DELAY` (or its old name) in the environment: theirs wins. Called first
 /// in `main`, before any other thread exists (mimalloc's options are not thread-safe).
 ///
-/// Why: with mimalloc's 10 ms, memory a finished game or a request had freed went back to
-/// the system before the next ones reused it, and came back as fresh pages to be zeroed
-/// (a whole 2 MiB huge page each, as mimalloc asks for huge pages): `stoa-load throughput`
-/// counted 4–9 page faults per 1,000 moves, and `perf` put 7–12 % of the server's time in
-/// the kernel's `clear_page_erms`. With a second, memory reused within it stays, and
-/// only what the process's own growth needs is faulted in (0.7 per 1,000 moves, README
-/// "Performance"); memory left unused after a spike still goes back a second later.
+/// Why: with mimalloc's 10 ms, memory a finished game or a request frees goes back to the
+/// system before the next ones reuse it, and comes back as fresh pages to be zeroed (a
+/// whole 2 MiB huge page each, as mimalloc asks for huge pages): `stoa-load throughput`
+/// counts 4–9 page faults per 1,000 moves with it, and `perf` puts 7–12 % of the server's
+/// time in the kernel's `clear_page_erms`. With a second, memory reused within it stays,
+/// and only what the process's own growth needs is faulted in (0.7 per 1,000 moves,
+/// docs/performance.md); memory left unused after a spike still goes back a second later.
 pub fn configure() {
     let set_by_operator = ["MIMALLOC_PURGE_DELAY", "MIMALLOC_RESET_DELAY"]
         .iter()

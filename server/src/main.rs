@@ -25,8 +25,8 @@ fn main() -> std::process::ExitCode {
     let config = Config::parse();
     // One thread (one core: a container's quota, `taskset`) runs every task and polls the
     // sockets itself. The multi-threaded scheduler with one worker pays for work stealing
-    // it cannot use, and in `stoa-load throughput` its p99 move → opponent was 6–10 ms
-    // against 4–4.5 ms (README "Performance").
+    // it cannot use: in `stoa-load throughput` its p99 move → opponent is 6–10 ms against
+    // 4–4.5 ms on one thread (docs/performance.md).
     let threads = config.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,

@@ -1,9 +1,9 @@
 //! The server's import graph, read from its sources: which modules name which.
 //!
 //! Why a test: the server's data flow is meant to be one-way (socket → session → game
-//! actor → store + broadcast) and its layers ordered (`README.md` "Inside the server"),
-//! and an import cycle or an import against the layer order is how that erodes, one
-//! convenient `use` at a time. Both fail these tests.
+//! actor → store + broadcast) and its layers ordered (docs/architecture.md, "Inside the
+//! server"), and an import cycle or an import against the layer order is how that erodes,
+//! one convenient `use` at a time. Both fail these tests.
 //!
 //! A module is a source file (`a/mod.rs` is `a`). An edge is a path naming another module
 //! in code (`crate::x::y`, `super::z`, grouped `use crate::{..}`), outside comments and

@@ -1,6 +1,6 @@
 //! The fault bench's short run (issue 25): two seeds of four fault episodes each against a
 //! three-node cluster, and the checker must find nothing. The long soak is
-//! `stoa-faults` (see the README).
+//! `stoa-faults` (see docs/cluster.md).
 
 use stoa_tests::bench::{self, Config};
 

@@ -5,7 +5,7 @@
 //! from the lobby's form, a guest opens the invitation link, a third browser watches the game
 //! it found in the lobby (which updates live), the guest reloads mid-game and plays on, and
 //! every page shows the same end. Screenshots of the lobby and of each board are written to
-//! `$STOA_SCREENSHOT_DIR` (default `target/web-screenshots`); the README shows them.
+//! `$STOA_SCREENSHOT_DIR` (default `target/web-screenshots`); docs/web-client.md shows them.
 //!
 //! Skipped (with a message) when `chromedriver` is not installed; `.ci/run` installs it.
 #![forbid(unsafe_code)]

@@ -12,7 +12,8 @@
 //! mostly add balls straight from the pile while there are any (a legal action whenever
 //! the pile is not empty), and its search keeps RAVE statistics: in a connection game a
 //! ball's worth depends mostly on where it stands, so what was good anywhere in a playout
-//! is a good first guess now (with them level 5 went from 32–8 to 40–0 against level 1).
+//! is a good first guess now (with them level 5 beats level 1 40–0 at 300 ms a move; 32–8
+//! without).
 
 use stoa_protocol::akron::{self, Akron};
 use stoa_protocol::akunur::board::{self, Cell, CORNERS, CORNER_CELLS};

@@ -455,7 +455,7 @@ fn value<G: Knowledge>(g: &G) -> f64 {
     }
 }
 
-/// Playouts per second from the start position (the README's search-speed figure).
+/// Playouts per second from the start position (docs/bots.md's search-speed figure).
 pub fn playout_rate<G: Knowledge>(start: &G, seconds: f64, rng: &mut Rng) -> f64 {
     let began = Instant::now();
     let mut n = 0u64;

@@ -1,5 +1,5 @@
 //! `stoa tournament`: bots against each other, offline, with the same search the bot
-//! process uses — the benchmark behind the README's strength and speed figures (level 5
+//! process uses — the benchmark behind docs/bots.md's strength and speed figures (level 5
 //! beats level 1, level 1 beats a random mover, playouts per second per game).
 //!
 //! Why offline: strength is a property of the search, not of the network; a tournament of

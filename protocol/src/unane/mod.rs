@@ -592,7 +592,7 @@ pub(crate) fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
 /// to stones of k groups joins them (k − 1 fewer); a stone taken with no neighbour of its
 /// colour ends its group, with neighbours in k groups once it is gone leaves k (k − 1
 /// more). With the count before kept ([`Unane::groups_kept`]) most moves' counts are found
-/// without counting, which on a 16x15 board was 6,400 instructions a move.
+/// without counting, which on a 16x15 board costs 6,400 instructions a move.
 pub(crate) fn group_change(now: Bits, was: Bits) -> Option<i32> {
     let (added, taken) = (now & !was, was & !now);
     let mut set = was;

@@ -2,12 +2,12 @@
 //!
 //! Why by hand: a move is the frame a server reads most, and serde's decoding of even the
 //! one-variant `MoveFrame` (field names matched through a visitor, each string scanned for
-//! escapes, then copied) was 2,200 instructions a frame, 5 % of a move (callgrind, README
-//! "Performance", tenth round). This scan takes what clients send — members `t`, `rid`,
+//! escapes, then copied) costs 2,200 instructions a frame, 5 % of a move (callgrind,
+//! docs/performance.md). This scan takes what clients send — members `t`, `rid`,
 //! `game_id`, `move`, `seq` in any order, strings without escapes, plain integers — in a
 //! few hundred. It refuses everything else (an escape, an unknown or repeated member, a
 //! `null`, a sign, a fraction, trailing bytes), and a refused frame is decoded by serde
-//! exactly as before, so the answer to every frame is serde's (a property test holds the
+//! as any other frame is, so the answer to every frame is serde's (a property test holds the
 //! two to each other over generated frames).
 
 use super::{ClientMessage, Rid, MAX_RID_LEN};

@@ -240,7 +240,7 @@ impl ClockDriver {
     /// Whether [`ClockDriver::on_action`] with these arguments would flag the side, without
     /// changing anything. A move is decided before it is applied (a refused move changes
     /// nothing) and only the flag matters then: this copies the clock, not the lag map
-    /// (a table of player ids, cloned per move before).
+    /// (a table of player ids, which copying the whole driver would clone on every move).
     pub fn would_flag(
         &self,
         side: Side,

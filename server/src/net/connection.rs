@@ -265,7 +265,8 @@ async fn on_message(
     let flow = match msg {
         // Boxed: a request's handling (the largest of all requests' futures) would
         // otherwise sit inline in every connection's task for its whole life, idle or not
-        // (4.4 KiB of a connection's task before; heaptrack, README "Performance").
+        // (it would double the task to 4.4 KiB, heaptrack says: memory every idle
+        // connection pays).
         Message::Text(text) => Box::pin(session.on_text(text.as_str())).await,
         Message::Binary(_) => session.on_binary(),
         Message::Pong(payload) => {

@@ -57,9 +57,9 @@ impl RawSocket for TcpStream {
     }
     fn write_now(&self, buf: &[u8]) -> io::Result<usize> {
         // Why around tokio: its `try_write` first reads the readiness it keeps for the
-        // socket, a separate allocation, so a broadcast to thousands of sockets touched one
-        // more cache line per recipient for a check the kernel makes anyway (`stoa-load
-        // fanout`, README "Performance", fourteenth round). A stale "writable" left behind
+        // socket, a separate allocation, so a broadcast to thousands of sockets would touch
+        // one more cache line per recipient for a check the kernel makes anyway (`stoa-load
+        // fanout` sees it in the CPU per recipient). A stale "writable" left behind
         // by a `WouldBlock` here is cleared by the connection task's own write.
         io::Write::write(&mut &*socket2::SockRef::from(self), buf)
     }

@@ -9,7 +9,7 @@
 //! function of the registries, so a watcher's document with every diff applied equals a
 //! fresh snapshot of the same `seq`. Private rooms and games never appear here.
 //!
-//! The document (documented in the README):
+//! The document (documented in protocol/docs/PROTOCOL.md, "Lobby"):
 //! ```text
 //! {"rooms":  {<code>: {room as in the `room` answer, without `code`: kind, options, clock,
 //!                      rated, visibility, host {id,name,rating}, seats, status}},

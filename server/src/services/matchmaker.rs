@@ -12,7 +12,7 @@
 //! wave once a partner is acceptable. The widening schedule of the accepted rating gap is
 //! configurable (`--queue-gap-*` flags) so operators can tune it and tests can speed it up.
 //!
-//! Decisions (documented in the README):
+//! Decisions (documented in docs/server.md and protocol/docs/PROTOCOL.md, "Matchmaking"):
 //! - A queue is (kind, options with defaults filled in, clock, rated); equal settings
 //!   written differently (key order, omitted defaults, `9.0` for `9`) share a queue.
 //! - Games made by matchmaking are public (they appear in the lobby and anyone may watch).

@@ -15,7 +15,7 @@
 //! ([`crate::services::topology::PlayerLocks`]: a short lock per player in Redis in a cluster) are
 //! taken around the same read–compute–write too, since the two games may end on two nodes.
 //!
-//! Wire forms (documented in the README):
+//! Wire forms (documented in protocol/docs/PROTOCOL.md):
 //! - `welcome.player.ratings`: every game kind, played or not,
 //!   `{"staku":{"rating":1500,"deviation":350,"provisional":true,"games":0},…}` with rating
 //!   and deviation rounded to integers;
