@@ -4,9 +4,9 @@
 //! in its own task (no locking, O(1)), while the IP limiter is shared and must not let a
 //! burst straddle two windows to double its budget.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// What to do with one request.
@@ -79,7 +79,7 @@ impl IpLimiter {
 
     /// Records a new connection attempt from `ip`; `false` when over the limit.
     pub fn allow(&self, ip: IpAddr, now: Instant) -> bool {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.seen.lock();
         if seen.len() > 10_000 {
             let window = self.window;
             seen.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));

@@ -31,7 +31,7 @@ pub trait Directory: Send + Sync {
     fn ended(&self, id: &str);
     /// The actor whose lobby summary is `summary` stopped: its game is unregistered if
     /// that actor is still the one registered for it.
-    fn remove_actor(&self, id: &str, summary: &Arc<std::sync::Mutex<Option<serde_json::Value>>>);
+    fn remove_actor(&self, id: &str, summary: &Arc<parking_lot::Mutex<Option<serde_json::Value>>>);
 }
 
 /// The rest of the server's reactions to a game's events.

@@ -4,7 +4,8 @@
 //! actors own all game state, the registry only routes.
 
 use hashbrown::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -26,8 +27,8 @@ pub struct Games {
 }
 
 impl Games {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 
     /// Registers a new live game (unfinished for both players).
@@ -120,11 +121,7 @@ impl Games {
             .live
             .values()
             .filter_map(|h| {
-                let s = h
-                    .summary
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone()?;
+                let s = h.summary.lock().clone()?;
                 Some((h.id.clone(), s))
             })
             .collect();
@@ -168,7 +165,7 @@ mod tests {
             tx,
             players: ["a".into(), "b".into()],
             arena: None,
-            summary: Arc::new(std::sync::Mutex::new(None)),
+            summary: Arc::new(parking_lot::Mutex::new(None)),
         });
         (h, rx)
     }

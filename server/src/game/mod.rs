@@ -180,7 +180,7 @@ pub struct GameRoute {
     /// The arena that paired this game (`game.started` names it).
     pub arena: Option<String>,
     /// The lobby's summary of the game while it is public and on (kept by the actor).
-    pub summary: Arc<std::sync::Mutex<Option<Value>>>,
+    pub summary: Arc<parking_lot::Mutex<Option<Value>>>,
 }
 
 impl std::fmt::Debug for GameHandle {

@@ -5,7 +5,8 @@
 //! `online` flags change, so [`Players::connect`]/[`Players::disconnect`] report them.
 
 use hashbrown::HashMap;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use stoa_protocol::wire::{ErrorCode, ServerMessage};
 
@@ -27,7 +28,7 @@ pub struct Players {
 impl Players {
     /// Registers a connection; `true` when it is the player's first.
     pub fn connect(&self, player_id: &str, conn: Arc<ConnHandle>) -> bool {
-        let mut m = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.conns.lock();
         let v = m.entry(PlayerId::from(player_id)).or_default();
         v.push(conn);
         v.len() == 1
@@ -35,7 +36,7 @@ impl Players {
 
     /// Unregisters a connection; `true` when it was the player's last.
     pub fn disconnect(&self, player_id: &str, conn_id: u64) -> bool {
-        let mut m = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        let mut m = self.conns.lock();
         let Some(v) = m.get_mut(player_id) else {
             return false;
         };
@@ -53,7 +54,6 @@ impl Players {
     pub fn connections(&self, player_id: &str) -> Vec<Arc<ConnHandle>> {
         self.conns
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
             .get(player_id)
             .cloned()
             .unwrap_or_default()
@@ -77,14 +77,11 @@ impl Players {
 
     /// Whether the player has at least one connection.
     pub fn is_online(&self, player_id: &str) -> bool {
-        self.conns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains_key(player_id)
+        self.conns.lock().contains_key(player_id)
     }
 
     /// Number of connected players.
     pub fn online_count(&self) -> usize {
-        self.conns.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.conns.lock().len()
     }
 }

@@ -7,8 +7,8 @@
 //! both the single node's and the cluster's queue routing ([`crate::services::topology::QueueRouting`])
 //! can hold it.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use stoa_protocol::wire::{SeatPlayer, ServerMessage};
@@ -91,8 +91,8 @@ impl Matchmaker {
         self.wake.notified().await
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, State> {
+        self.state.lock()
     }
 
     /// The matchmaker's monotonic time, ms since it was created (tokio's clock, so paused

@@ -15,10 +15,11 @@
 //! sockets open without finishing a request therefore buys an attacker nothing once the
 //! server is full: the next client pushes the oldest such socket out.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
@@ -137,7 +138,7 @@ struct Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = self.open.lock();
         open.total = open.total.saturating_sub(1);
         if let Some(n) = open.by_ip.get_mut(&self.ip) {
             *n -= 1;
@@ -351,9 +352,7 @@ pub async fn serve(
     drop(listener);
     // Wait for the open connections to finish, within the grace period.
     let deadline = tokio::time::Instant::now() + grace;
-    while open.lock().unwrap_or_else(|e| e.into_inner()).total > 0
-        && tokio::time::Instant::now() < deadline
-    {
+    while open.lock().total > 0 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -362,7 +361,7 @@ pub async fn serve(
 /// refused (its address is at its cap, or the server is full of connections that may not
 /// be closed).
 fn admit(open: &Arc<Mutex<Open>>, ip: IpAddr, limits: &Limits) -> Option<Slot> {
-    let mut o = open.lock().unwrap_or_else(|e| e.into_inner());
+    let mut o = open.lock();
     let from_ip = o.by_ip.get(&ip).copied().unwrap_or(0);
     // Full: the newcomer takes the place of the oldest connection that has not sent
     // its request headers yet. The evicted one is still counted until its task drops

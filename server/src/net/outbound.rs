@@ -8,11 +8,12 @@
 //! frame queues behind them. A full queue means the reader fell too far behind: it is
 //! kicked (disconnected) and may reconnect and resync with `game.watch`/`since`.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::{HashSet, VecDeque};
 use std::future::poll_fn;
 use std::io::{self, IoSlice};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use futures_util::task::AtomicWaker;
@@ -252,7 +253,7 @@ impl ConnHandle {
     }
 
     fn lock(&self) -> MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+        self.pending.lock()
     }
 
     /// Waits until the queue has room for `n` more frames. The reader waits for this before
@@ -617,28 +618,17 @@ impl ConnHandle {
 
     /// Records a game subscription (so disconnecting can end it).
     pub fn add_sub(&self, game_id: &str) {
-        self.subs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(game_id.to_string());
+        self.subs.lock().insert(game_id.to_string());
     }
 
     /// Forgets a game subscription.
     pub fn remove_sub(&self, game_id: &str) {
-        self.subs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(game_id);
+        self.subs.lock().remove(game_id);
     }
 
     /// The games this connection watches.
     pub fn subs(&self) -> Vec<String> {
-        self.subs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .cloned()
-            .collect()
+        self.subs.lock().iter().cloned().collect()
     }
 }
 
@@ -668,24 +658,24 @@ mod tests {
     impl FakeSocket {
         fn with_room(room: usize) -> Arc<FakeSocket> {
             let s = FakeSocket::default();
-            s.state.lock().unwrap().room = room;
+            s.state.lock().room = room;
             Arc::new(s)
         }
         fn give(&self, room: usize) {
-            let mut s = self.state.lock().unwrap();
+            let mut s = self.state.lock();
             s.room += room;
             if let Some(w) = s.waker.take() {
                 w.wake();
             }
         }
         fn written(&self) -> Vec<u8> {
-            self.state.lock().unwrap().written.clone()
+            self.state.lock().written.clone()
         }
     }
 
     impl RawSocket for FakeSocket {
         fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-            let mut s = self.state.lock().unwrap();
+            let mut s = self.state.lock();
             if s.broken {
                 return Err(io::ErrorKind::ConnectionReset.into());
             }
@@ -706,7 +696,7 @@ mod tests {
             Ok(n)
         }
         fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            let mut s = self.state.lock().unwrap();
+            let mut s = self.state.lock();
             if s.room > 0 || s.broken {
                 Poll::Ready(Ok(()))
             } else {
@@ -828,7 +818,7 @@ mod tests {
     fn a_broken_socket_closes_the_handle_and_lets_the_socket_go() {
         let socket = FakeSocket::with_room(10);
         let conn = handle(&socket, 8);
-        socket.state.lock().unwrap().broken = true;
+        socket.state.lock().broken = true;
         assert_eq!(conn.send(Frame::text("x")), SendOutcome::Closed);
         assert!(conn.is_closed());
         conn.set_closed();

@@ -10,7 +10,8 @@
 //! this node's bots first, then at those the other nodes list ([`Listings`]), and a bot is
 //! claimed there before it is invited, so two nodes never invite the same bot at once.
 
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use stoa_protocol::wire::ServerMessage;
 
@@ -143,8 +144,8 @@ impl Bots {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Served>> {
-        self.served.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Vec<Served>> {
+        self.served.lock()
     }
 
     /// `conn` serves `kinds` at `levels` and is free (again).

@@ -25,8 +25,9 @@
 //! (its settings as canonical JSON); only non-empty queues appear. `online` counts players
 //! with at least one connection.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::net::frame::Frame;
@@ -96,8 +97,8 @@ impl Lobby {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 
     /// Number of connections watching the lobby.
@@ -190,7 +191,7 @@ impl Lobby {
                         }
                         if self.watchers() > 0 {
                             let parts = src.topology.lobby_parts().await;
-                            *self.remote.lock().unwrap_or_else(|e| e.into_inner()) = parts;
+                            *self.remote.lock() = parts;
                         }
                     }
                     if self.watchers() > 0 {
@@ -205,11 +206,7 @@ impl Lobby {
     /// The whole lobby: this node's part merged with the other nodes' (cluster mode).
     fn build(&self) -> Value {
         let mut doc = self.local_part();
-        let remote = self
-            .remote
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let remote = self.remote.lock().clone();
         for part in remote {
             for section in ["rooms", "games", "arenas"] {
                 if let Some(theirs) = part[section].as_object() {

@@ -334,7 +334,7 @@ impl Recovery {
             tx,
             players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
             arena: record.arena.as_ref().map(|a| a.id.clone()),
-            summary: Arc::new(std::sync::Mutex::new(None)),
+            summary: Arc::new(parking_lot::Mutex::new(None)),
         });
         let caps = self.starter.capabilities();
         let mut core = actor::new_core(&caps, new, game, record.created_ms);

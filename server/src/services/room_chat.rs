@@ -9,8 +9,9 @@
 //! pass it to their own watchers; lines stay readable on the room code after its game
 //! started, until the room's chat has been idle for [`IDLE_KEEP`] with nobody watching.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use stoa_protocol::wire::{ErrorCode, RoomChatLine, ServerMessage};
@@ -95,8 +96,8 @@ impl RoomChats {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RoomCode, RoomChat>> {
-        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<RoomCode, RoomChat>> {
+        self.rooms.lock()
     }
 
     /// Drops the chats idle past [`IDLE_KEEP`] with nobody watching.

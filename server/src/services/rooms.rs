@@ -6,8 +6,9 @@
 //! outside the lock, and [`Rooms::revert_start`] undoes the seat if that fails, so a failed
 //! request changes nothing.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
@@ -131,8 +132,8 @@ pub struct Rooms {
 }
 
 impl Rooms {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RoomCode, Room>> {
-        self.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<RoomCode, Room>> {
+        self.rooms.lock()
     }
 
     /// Adds a room under a fresh code and returns it.

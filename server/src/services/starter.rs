@@ -118,7 +118,7 @@ impl Starter {
                 new.players[1].id.as_str().into(),
             ],
             arena: new.arena.as_ref().map(|a| a.id.clone()),
-            summary: Arc::new(std::sync::Mutex::new(None)),
+            summary: Arc::new(parking_lot::Mutex::new(None)),
         });
         // Register before reading presence, so a presence change in between still reaches
         // the actor (presence commands are idempotent).

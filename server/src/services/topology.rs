@@ -10,9 +10,10 @@
 //! cluster"; `tests/tests/topology_contract.rs` runs one suite over both implementations,
 //! as `store_contract.rs` does for the stores.
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -235,8 +236,8 @@ impl SingleNode {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+fn lock<T>(m: &Mutex<T>) -> parking_lot::MutexGuard<'_, T> {
+    m.lock()
 }
 
 /// How long a rating update waits for another one of the same player.

@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use hashbrown::HashMap;
-use std::sync::{Arc, Mutex};
+use parking_lot::Mutex;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -95,8 +96,8 @@ impl MemoryStore {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
+        self.inner.lock()
     }
 }
 

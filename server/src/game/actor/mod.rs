@@ -109,7 +109,7 @@ struct Actor {
     in_doubt: Option<Doubt>,
     shutting_down: bool,
     /// The lobby's view of this game (public games while they are on).
-    summary: Arc<std::sync::Mutex<Option<Value>>>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
     /// The game's chat (kept while the actor lives, never stored).
     chat: chat::Chat,
 }
@@ -150,7 +150,7 @@ pub fn spawn(
     created_ms: u64,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
-    summary: Arc<std::sync::Mutex<Option<Value>>>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
     let core = new_core(&caps, new, game, created_ms);
@@ -167,7 +167,7 @@ pub fn spawn_recovered(
     caps: Capabilities,
     mut core: Core,
     rx: mpsc::Receiver<Command>,
-    summary: Arc<std::sync::Mutex<Option<Value>>>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
     takeover: bool,
 ) {
     let now = caps.time.now_ms();
@@ -199,7 +199,7 @@ pub fn spawn_follower(
     core: Core,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
-    summary: Arc<std::sync::Mutex<Option<Value>>>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
     let mut actor = Actor::new(caps, core, online, summary, now);
@@ -215,7 +215,7 @@ impl Actor {
         caps: Capabilities,
         core: Core,
         online: [bool; 2],
-        summary: Arc<std::sync::Mutex<Option<Value>>>,
+        summary: Arc<parking_lot::Mutex<Option<Value>>>,
         now: u64,
     ) -> Actor {
         let mut online_map = HashMap::new();

@@ -29,7 +29,7 @@ impl Actor {
                 "spectators": self.spectators,
             })
         });
-        *self.summary.lock().unwrap_or_else(|e| e.into_inner()) = summary;
+        *self.summary.lock() = summary;
     }
 
     pub(super) fn players_json(&self) -> Value {

@@ -23,8 +23,8 @@ mod decide;
 mod document;
 mod patch;
 
+use parking_lot::Mutex;
 use serde_json::Value;
-use std::sync::Mutex;
 use stoa_protocol::wire::{SeatPlayer, Visibility};
 
 use stoa_protocol::{AnyGame, Reason, Side, Tracked};
@@ -364,17 +364,13 @@ impl Core {
     /// Keeps a decided move's copy for `apply` (decisions only read the game, hence
     /// the lock; it is never contended: one actor owns the core).
     fn prepare(&self, prepared: Prepared) {
-        *self.prepared.lock().unwrap_or_else(|e| e.into_inner()) = Some(prepared);
+        *self.prepared.lock() = Some(prepared);
     }
 
     /// The prepared copy, if it was decided from the game as it is now for the event
     /// at `seq` playing `notation`.
     fn take_prepared(&mut self, seq: u64, notation: &str) -> Option<Prepared> {
-        let prepared = self
-            .prepared
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()?;
+        let prepared = self.prepared.get_mut().take()?;
         // Decided at the seq before this one, the game has not changed since (only
         // applying changes it, and every apply moves the seq).
         (prepared.seq == seq && seq == self.seq + 1 && prepared.tracked.played.notation == notation)

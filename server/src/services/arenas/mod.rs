@@ -22,8 +22,9 @@
 pub mod request;
 pub mod state;
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::net::frame::Frame;
@@ -93,12 +94,12 @@ struct Cell {
 }
 
 impl Cell {
-    fn state(&self) -> std::sync::MutexGuard<'_, ArenaState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> parking_lot::MutexGuard<'_, ArenaState> {
+        self.state.lock()
     }
 
-    fn published(&self) -> std::sync::MutexGuard<'_, Published> {
-        self.published.lock().unwrap_or_else(|e| e.into_inner())
+    fn published(&self) -> parking_lot::MutexGuard<'_, Published> {
+        self.published.lock()
     }
 }
 
@@ -157,8 +158,8 @@ impl Arenas {
         self.parts.time.now_ms()
     }
 
-    fn cells(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Cell>>> {
-        self.arenas.lock().unwrap_or_else(|e| e.into_inner())
+    fn cells(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<Cell>>> {
+        self.arenas.lock()
     }
 
     /// Takes up an arena: registers it here and starts its task (unless it is over). `seq`:
