@@ -122,6 +122,10 @@ string_id!(
     /// A room's code, normalised ([`normalize_code`]).
     RoomCode
 );
+string_id!(
+    /// An arena's id (`a` and 12 base32 letters when made here).
+    ArenaId
+);
 
 /// `len` letters of Crockford's base32 from the system's randomness: 5 bits a letter
 /// (exactly uniform, 32 = 2^5), one read of 128 bits per 25 letters. A `gen_range` per

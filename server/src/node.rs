@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::cluster::{Cluster, ClusterEvent};
 use crate::config::Config;
+use crate::ids::GameId;
 use crate::game::capabilities::Peers;
 use crate::ids;
 use crate::services::hub::Hub;
@@ -47,7 +48,7 @@ async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>)
                 }
                 ClusterEvent::RoomLine { .. } => {}
                 ClusterEvent::TakeOver { game, done } => {
-                    let taken = match hub.recovery.take_over(&game).await {
+                    let taken = match hub.recovery.take_over(&GameId::from(game.as_str())).await {
                         Ok(()) => true,
                         Err(e) => {
                             tracing::error!(game = %game, error = %e, "takeover failed");

@@ -122,7 +122,7 @@ impl Fixture {
         let start = Instant::now();
         let game = hub
             .create_game(NewGame {
-                id: format!("g-{kind}"),
+                id: format!("g-{kind}").into(),
                 setup: GameSetup::stored(kind, &options, &clock).expect("valid settings"),
                 rated: false,
                 visibility: Visibility::Public,

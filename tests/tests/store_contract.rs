@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
+use stoa_server::ids::GameId;
 use stoa_server::rating::Rating;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
@@ -73,10 +74,10 @@ async fn contract(store: &dyn Store) {
     );
     assert_eq!(store.player_by_token_hash("ffff").await.unwrap(), None);
     assert_eq!(
-        store.player("pb").await.unwrap(),
+        store.player(&"pb".into()).await.unwrap(),
         Some(player("pb", "bb22"))
     );
-    assert_eq!(store.player("pc").await.unwrap(), None);
+    assert_eq!(store.player(&"pc".into()).await.unwrap(), None);
 
     // Games.
     let game = GameRecord {
@@ -110,53 +111,53 @@ async fn contract(store: &dyn Store) {
         store.create_game(&game).await,
         Err(StoreError::Conflict(_))
     ));
-    assert_eq!(store.game("g1").await.unwrap(), Some(game.clone()));
-    assert_eq!(store.game("g2").await.unwrap(), None);
-    assert_eq!(store.unfinished_games("pa").await.unwrap(), ["g1"]);
-    assert_eq!(store.unfinished_games("pb").await.unwrap(), ["g1"]);
+    assert_eq!(store.game(&"g1".into()).await.unwrap(), Some(game.clone()));
+    assert_eq!(store.game(&"g2".into()).await.unwrap(), None);
+    assert_eq!(store.unfinished_games(&"pa".into()).await.unwrap(), ["g1"]);
+    assert_eq!(store.unfinished_games(&"pb".into()).await.unwrap(), ["g1"]);
     assert_eq!(store.all_unfinished_games().await.unwrap(), ["g1"]);
 
     // The log: each seq exactly one above the last (from 1); the very last record may be
     // written again (a retry after a lost answer), nothing else.
-    assert_eq!(store.last_action("g1").await.unwrap(), None);
+    assert_eq!(store.last_action(&"g1".into()).await.unwrap(), None);
     assert!(matches!(
-        store.append_action("g1", &action(2, "a").into()).await,
+        store.append_action(&"g1".into(), &action(2, "a").into()).await,
         Err(StoreError::Conflict(_))
     ));
     store
-        .append_action("g1", &action(1, "a").into())
+        .append_action(&"g1".into(), &action(1, "a").into())
         .await
         .unwrap();
     store
-        .append_action("g1", &action(1, "a").into())
+        .append_action(&"g1".into(), &action(1, "a").into())
         .await
         .unwrap();
     assert!(matches!(
-        store.append_action("g1", &action(1, "b").into()).await,
+        store.append_action(&"g1".into(), &action(1, "b").into()).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.append_action("g1", &action(3, "c").into()).await,
+        store.append_action(&"g1".into(), &action(3, "c").into()).await,
         Err(StoreError::Conflict(_))
     ));
     store
-        .append_action("g1", &action(2, "d").into())
+        .append_action(&"g1".into(), &action(2, "d").into())
         .await
         .unwrap();
     assert!(matches!(
-        store.append_action("g1", &action(1, "a").into()).await,
+        store.append_action(&"g1".into(), &action(1, "a").into()).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.append_action("nope", &action(9, "x").into()).await,
+        store.append_action(&"nope".into(), &action(9, "x").into()).await,
         Err(StoreError::Conflict(_))
     ));
     assert_eq!(
-        store.actions("g1").await.unwrap(),
+        store.actions(&"g1".into()).await.unwrap(),
         [action(1, "a"), action(2, "d")]
     );
-    assert_eq!(store.last_action("g1").await.unwrap(), Some(action(2, "d")));
-    assert_eq!(store.actions("nope").await.unwrap(), []);
+    assert_eq!(store.last_action(&"g1".into()).await.unwrap(), Some(action(2, "d")));
+    assert_eq!(store.actions(&"nope".into()).await.unwrap(), []);
 
     // Finishing moves the game out of every unfinished index and keeps its document.
     let finished = FinishedGame {
@@ -165,33 +166,33 @@ async fn contract(store: &dyn Store) {
         ended_ms: 2_000,
         ratings_after: Some(json!({"white": 1516.2, "black": 1483.8})),
     };
-    assert_eq!(store.finished_game("g1").await.unwrap(), None);
-    store.finish_game("g1", finished.clone()).await.unwrap();
+    assert_eq!(store.finished_game(&"g1".into()).await.unwrap(), None);
+    store.finish_game(&"g1".into(), finished.clone()).await.unwrap();
     assert_eq!(
-        store.finished_game("g1").await.unwrap(),
+        store.finished_game(&"g1".into()).await.unwrap(),
         Some(finished.clone())
     );
-    assert!(store.unfinished_games("pa").await.unwrap().is_empty());
+    assert!(store.unfinished_games(&"pa".into()).await.unwrap().is_empty());
     assert!(store.all_unfinished_games().await.unwrap().is_empty());
     // Replacing it (a rematch request on an ended game) is fine.
     let again = FinishedGame { seq: 8, ..finished };
-    store.finish_game("g1", again.clone()).await.unwrap();
-    assert_eq!(store.finished_game("g1").await.unwrap(), Some(again));
+    store.finish_game(&"g1".into(), again.clone()).await.unwrap();
+    assert_eq!(store.finished_game(&"g1".into()).await.unwrap(), Some(again));
     // Each player's history lists it once, under its end time.
     for p in ["pa", "pb"] {
         assert_eq!(
-            store.finished_games_of(p, None, 10).await.unwrap(),
+            store.finished_games_of(&p.into(), None, 10).await.unwrap(),
             [("g1".to_string(), 2_000)]
         );
     }
     assert!(store
-        .finished_games_of("pc", None, 10)
+        .finished_games_of(&"pc".into(), None, 10)
         .await
         .unwrap()
         .is_empty());
     // More games of pa end later: newest first, paged by `before`.
     for (i, ended) in [(2, 3_000u64), (3, 4_000), (4, 5_000)] {
-        let id = format!("g{i}");
+        let id = GameId::from(format!("g{i}"));
         store
             .create_game(&GameRecord {
                 id: id.clone(),
@@ -215,15 +216,15 @@ async fn contract(store: &dyn Store) {
     }
     let page = |v: Vec<(String, u64)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
     assert_eq!(
-        page(store.finished_games_of("pa", None, 2).await.unwrap()),
+        page(store.finished_games_of(&"pa".into(), None, 2).await.unwrap()),
         ["g4", "g3"]
     );
     assert_eq!(
-        page(store.finished_games_of("pa", Some(4_000), 2).await.unwrap()),
+        page(store.finished_games_of(&"pa".into(), Some(4_000), 2).await.unwrap()),
         ["g2", "g1"]
     );
     assert!(store
-        .finished_games_of("pa", Some(2_000), 2)
+        .finished_games_of(&"pa".into(), Some(2_000), 2)
         .await
         .unwrap()
         .is_empty());
@@ -260,13 +261,13 @@ async fn contract(store: &dyn Store) {
         .unwrap();
     assert!(store.waiting_rooms().await.unwrap().is_empty());
     assert_eq!(
-        store.room("ROOMA00001").await.unwrap(),
+        store.room(&"ROOMA00001".into()).await.unwrap(),
         Some(room("ROOMA00001", "started"))
     );
-    assert_eq!(store.room("NOSUCHROOM").await.unwrap(), None);
+    assert_eq!(store.room(&"NOSUCHROOM".into()).await.unwrap(), None);
 
     // Ratings: per player and kind, both players of a game at once.
-    assert!(store.ratings("pa").await.unwrap().is_empty());
+    assert!(store.ratings(&"pa".into()).await.unwrap().is_empty());
     let r = |rating: f64, games: u32| Rating {
         rating,
         deviation: 200.0,
@@ -284,11 +285,11 @@ async fn contract(store: &dyn Store) {
         .save_ratings("akron", &[("pa".into(), r(1510.0, 3))])
         .await
         .unwrap();
-    let pa = store.ratings("pa").await.unwrap();
+    let pa = store.ratings(&"pa".into()).await.unwrap();
     assert_eq!(pa.len(), 2);
     assert_eq!(pa["staku"], r(1600.5, 1));
     assert_eq!(pa["akron"], r(1510.0, 3));
-    assert_eq!(store.ratings("pb").await.unwrap()["staku"], r(1400.0, 1));
+    assert_eq!(store.ratings(&"pb".into()).await.unwrap()["staku"], r(1400.0, 1));
     leaderboard_contract(store).await;
     devices_contract(store).await;
     accounts_contract(store).await;
@@ -298,33 +299,33 @@ async fn contract(store: &dyn Store) {
 
 /// Arenas: one conditional write per version, and the open index.
 async fn arenas_contract(store: &dyn Store) {
-    assert_eq!(store.arena("acontract1").await.unwrap(), None);
+    assert_eq!(store.arena(&"acontract1".into()).await.unwrap(), None);
     let v1 = json!({"players": []});
     assert!(
-        !store.save_arena("acontract1", 2, true, &v1).await.unwrap(),
+        !store.save_arena(&"acontract1".into(), 2, true, &v1).await.unwrap(),
         "a gap"
     );
-    assert!(store.save_arena("acontract1", 1, true, &v1).await.unwrap());
+    assert!(store.save_arena(&"acontract1".into(), 1, true, &v1).await.unwrap());
     assert!(
-        !store.save_arena("acontract1", 1, true, &v1).await.unwrap(),
+        !store.save_arena(&"acontract1".into(), 1, true, &v1).await.unwrap(),
         "twice"
     );
     assert_eq!(
-        store.arena("acontract1").await.unwrap(),
+        store.arena(&"acontract1".into()).await.unwrap(),
         Some((1, v1.clone()))
     );
     let v2 = json!({"players": ["p"]});
-    assert!(store.save_arena("acontract1", 2, true, &v2).await.unwrap());
-    assert!(store.save_arena("acontract2", 1, true, &v1).await.unwrap());
+    assert!(store.save_arena(&"acontract1".into(), 2, true, &v2).await.unwrap());
+    assert!(store.save_arena(&"acontract2".into(), 1, true, &v1).await.unwrap());
     let open = store.open_arenas().await.unwrap();
     assert!(open.contains(&"acontract1".to_string()) && open.contains(&"acontract2".to_string()));
     // A stale writer changes nothing.
-    assert!(!store.save_arena("acontract1", 2, false, &v1).await.unwrap());
+    assert!(!store.save_arena(&"acontract1".into(), 2, false, &v1).await.unwrap());
     assert_eq!(
-        store.arena("acontract1").await.unwrap(),
+        store.arena(&"acontract1".into()).await.unwrap(),
         Some((2, v2.clone()))
     );
-    assert!(store.save_arena("acontract1", 3, false, &v2).await.unwrap());
+    assert!(store.save_arena(&"acontract1".into(), 3, false, &v2).await.unwrap());
     let open = store.open_arenas().await.unwrap();
     assert!(!open.contains(&"acontract1".to_string()), "{open:?}");
     assert!(open.contains(&"acontract2".to_string()));
@@ -362,7 +363,7 @@ async fn accounts_contract(store: &dyn Store) {
     assert_eq!(got.password_hash, "$h1");
     assert_eq!(
         store
-            .player("pacc1")
+            .player(&"pacc1".into())
             .await
             .unwrap()
             .unwrap()
@@ -380,7 +381,7 @@ async fn accounts_contract(store: &dyn Store) {
         .await
         .unwrap());
     assert_eq!(store.account("other").await.unwrap(), None);
-    assert_eq!(store.player("pacc2").await.unwrap().unwrap().account, None);
+    assert_eq!(store.player(&"pacc2".into()).await.unwrap().unwrap().account, None);
     assert_eq!(
         store.account("ann").await.unwrap().unwrap().password_hash,
         "$h1"
@@ -410,32 +411,32 @@ fn device(hash: &str, label: &str, at: u64) -> DeviceRecord {
 async fn devices_contract(store: &dyn Store) {
     // A player from before devices has none listed until its first token is seen, and
     // seeing it records it once (label and creation kept, last-seen moves).
-    assert_eq!(store.devices("pa").await.unwrap(), vec![]);
+    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![]);
     store
-        .seen_device("pa", &device("aa11", "terminal", 10))
+        .seen_device(&"pa".into(), &device("aa11", "terminal", 10))
         .await
         .unwrap();
     store
-        .seen_device("pa", &device("aa11", "other label", 20))
+        .seen_device(&"pa".into(), &device("aa11", "other label", 20))
         .await
         .unwrap();
     let mut first = device("aa11", "terminal", 10);
     first.last_seen_ms = 20;
-    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
+    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
     // Seeing a token that is not the player's records nothing.
     store
-        .seen_device("pa", &device("bb22", "x", 30))
+        .seen_device(&"pa".into(), &device("bb22", "x", 30))
         .await
         .unwrap();
     store
-        .seen_device("pa", &device("ee55", "x", 30))
+        .seen_device(&"pa".into(), &device("ee55", "x", 30))
         .await
         .unwrap();
-    assert_eq!(store.devices("pa").await.unwrap().len(), 1);
+    assert_eq!(store.devices(&"pa".into()).await.unwrap().len(), 1);
 
     // A second device: its token names the player; a token taken is a conflict.
     let second = device("cc33", "browser (Chrome)", 15);
-    store.add_device("pa", &second).await.unwrap();
+    store.add_device(&"pa".into(), &second).await.unwrap();
     assert_eq!(
         store
             .player_by_token_hash("cc33")
@@ -446,45 +447,45 @@ async fn devices_contract(store: &dyn Store) {
         "pa"
     );
     assert!(matches!(
-        store.add_device("pb", &device("cc33", "x", 16)).await,
+        store.add_device(&"pb".into(), &device("cc33", "x", 16)).await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.add_device("pb", &device("bb22", "x", 16)).await,
+        store.add_device(&"pb".into(), &device("bb22", "x", 16)).await,
         Err(StoreError::Conflict(_))
     ));
     assert_eq!(
-        store.devices("pa").await.unwrap(),
+        store.devices(&"pa".into()).await.unwrap(),
         vec![first.clone(), second.clone()]
     );
-    assert_eq!(store.devices("pb").await.unwrap(), vec![]);
+    assert_eq!(store.devices(&"pb".into()).await.unwrap(), vec![]);
 
     // Revoking: the token names nobody; unknown devices (or another player's) change nothing.
-    assert!(!store.revoke_device("pb", "dcc33").await.unwrap());
-    assert!(!store.revoke_device("pa", "dnone").await.unwrap());
-    assert!(!store.revoke_device("pa", "bad:id").await.unwrap());
-    assert!(store.revoke_device("pa", "dcc33").await.unwrap());
+    assert!(!store.revoke_device(&"pb".into(), "dcc33").await.unwrap());
+    assert!(!store.revoke_device(&"pa".into(), "dnone").await.unwrap());
+    assert!(!store.revoke_device(&"pa".into(), "bad:id").await.unwrap());
+    assert!(store.revoke_device(&"pa".into(), "dcc33").await.unwrap());
     assert_eq!(store.player_by_token_hash("cc33").await.unwrap(), None);
-    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
-    assert!(!store.revoke_device("pa", "dcc33").await.unwrap());
+    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
+    assert!(!store.revoke_device(&"pa".into(), "dcc33").await.unwrap());
     // A revoked token seen again (a hello racing the revoke) is not listed again.
     store
-        .seen_device("pa", &device("cc33", "x", 40))
+        .seen_device(&"pa".into(), &device("cc33", "x", 40))
         .await
         .unwrap();
-    assert_eq!(store.devices("pa").await.unwrap(), vec![first.clone()]);
+    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
     // The first token can be revoked too.
-    assert!(store.revoke_device("pa", "daa11").await.unwrap());
+    assert!(store.revoke_device(&"pa".into(), "daa11").await.unwrap());
     assert_eq!(store.player_by_token_hash("aa11").await.unwrap(), None);
-    assert_eq!(store.player("pa").await.unwrap().unwrap().id, "pa");
+    assert_eq!(store.player(&"pa".into()).await.unwrap().unwrap().id, "pa");
 
     // Link codes: taken once; a code in use cannot be made again; unknown ones are None.
     assert!(store
-        .create_link_code("CODE1234", "pa", 60_000)
+        .create_link_code("CODE1234", &"pa".into(), 60_000)
         .await
         .unwrap());
     assert!(!store
-        .create_link_code("CODE1234", "pb", 60_000)
+        .create_link_code("CODE1234", &"pb".into(), 60_000)
         .await
         .unwrap());
     assert_eq!(store.take_link_code("NOPE0000").await.unwrap(), None);
@@ -495,11 +496,11 @@ async fn devices_contract(store: &dyn Store) {
     );
     assert_eq!(store.take_link_code("CODE1234").await.unwrap(), None);
     // Expiry: a code past its time is gone, and can then be made anew.
-    assert!(store.create_link_code("CODE5678", "pb", 50).await.unwrap());
+    assert!(store.create_link_code("CODE5678", &"pb".into(), 50).await.unwrap());
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!(store.take_link_code("CODE5678").await.unwrap(), None);
     assert!(store
-        .create_link_code("CODE5678", "pb", 60_000)
+        .create_link_code("CODE5678", &"pb".into(), 60_000)
         .await
         .unwrap());
     assert_eq!(
@@ -584,7 +585,7 @@ async fn leaderboard_contract(store: &dyn Store) {
         ]
     );
     assert_eq!(
-        store.ratings("pa").await.unwrap()["unane"],
+        store.ratings(&"pa".into()).await.unwrap()["unane"],
         at(1590.0, 111.0, 15)
     );
 }
@@ -637,6 +638,7 @@ async fn memory_store_keeps_a_bounded_number_of_finished_games() {
             "players": [{"id": "pa", "name": "a"}, {"id": "pb", "name": "b"}]
         }))
         .unwrap();
+        let id = GameId::from(id);
         game.id = id.clone();
         store.create_game(&game).await.unwrap();
         store
@@ -651,12 +653,12 @@ async fn memory_store_keeps_a_bounded_number_of_finished_games() {
         };
         store.finish_game(&id, done).await.unwrap();
     }
-    assert_eq!(store.finished_game("g1").await.unwrap(), None);
-    assert_eq!(store.game("g1").await.unwrap(), None);
-    assert!(store.actions("g1").await.unwrap().is_empty());
-    assert!(store.finished_game("g3").await.unwrap().is_some());
+    assert_eq!(store.finished_game(&"g1".into()).await.unwrap(), None);
+    assert_eq!(store.game(&"g1".into()).await.unwrap(), None);
+    assert!(store.actions(&"g1".into()).await.unwrap().is_empty());
+    assert!(store.finished_game(&"g3".into()).await.unwrap().is_some());
     let ids: Vec<String> = store
-        .finished_games_of("pb", None, 10)
+        .finished_games_of(&"pb".into(), None, 10)
         .await
         .unwrap()
         .into_iter()
@@ -697,17 +699,17 @@ async fn redis_store_forgets_finished_games_after_the_retention() {
         ended_ms: now,
         ratings_after: None,
     };
-    store.finish_game("gr1", done).await.unwrap();
+    store.finish_game(&"gr1".into(), done).await.unwrap();
     assert_eq!(
-        store.finished_games_of("pa", None, 5).await.unwrap().len(),
+        store.finished_games_of(&"pa".into(), None, 5).await.unwrap().len(),
         1
     );
-    assert!(store.finished_game("gr1").await.unwrap().is_some());
+    assert!(store.finished_game(&"gr1".into()).await.unwrap().is_some());
     tokio::time::sleep(Duration::from_millis(700)).await;
-    assert_eq!(store.finished_game("gr1").await.unwrap(), None);
-    assert_eq!(store.game("gr1").await.unwrap(), None);
+    assert_eq!(store.finished_game(&"gr1".into()).await.unwrap(), None);
+    assert_eq!(store.game(&"gr1".into()).await.unwrap(), None);
     assert!(store
-        .finished_games_of("pa", None, 5)
+        .finished_games_of(&"pa".into(), None, 5)
         .await
         .unwrap()
         .is_empty());
@@ -729,7 +731,7 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     contract(&store).await;
     // The same contract from scratch under another prefix: nothing of "one" is visible.
     let other = RedisStore::connect(options("two")).await.unwrap();
-    assert_eq!(other.player("pa").await.unwrap(), None);
+    assert_eq!(other.player(&"pa".into()).await.unwrap(), None);
     contract(&other).await;
     // A node that does not hold a game's lease cannot append to its log (cluster fencing).
     let fenced = RedisStore::connect(RedisOptions {
@@ -738,16 +740,16 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     })
     .await
     .unwrap();
-    let next = store.actions("g1").await.unwrap().len() as u64 + 1;
+    let next = store.actions(&"g1".into()).await.unwrap().len() as u64 + 1;
     assert!(matches!(
-        fenced.append_action("g1", &action(next, "x").into()).await,
+        fenced.append_action(&"g1".into(), &action(next, "x").into()).await,
         Err(StoreError::NotOwner(_))
     ));
     redis
         .command("SET one:game:{g1}:lease n1")
         .expect("set the lease");
     fenced
-        .append_action("g1", &action(next, "x").into())
+        .append_action(&"g1".into(), &action(next, "x").into())
         .await
         .unwrap();
     redis
@@ -755,15 +757,15 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
         .expect("move the lease");
     assert!(matches!(
         fenced
-            .append_action("g1", &action(next + 1, "y").into())
+            .append_action(&"g1".into(), &action(next + 1, "y").into())
             .await,
         Err(StoreError::NotOwner(_))
     ));
-    assert_eq!(store.actions("g1").await.unwrap().len() as u64, next);
+    assert_eq!(store.actions(&"g1".into()).await.unwrap().len() as u64, next);
 
     // Ids that are not ids never reach a key.
-    assert_eq!(store.game("g1:log").await.unwrap(), None);
-    assert_eq!(store.room("a b").await.unwrap(), None);
+    assert_eq!(store.game(&"g1:log".into()).await.unwrap(), None);
+    assert_eq!(store.room(&"a b".into()).await.unwrap(), None);
 
     // Down: calls fail at once with `unavailable`; back: the store reconnects by itself.
     redis.kill9();
@@ -777,7 +779,7 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     }
     assert!(down, "a dead redis is noticed");
     assert!(matches!(
-        store.player("pa").await,
+        store.player(&"pa".into()).await,
         Err(StoreError::Unavailable(_))
     ));
     redis.restart();
@@ -792,11 +794,11 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     assert!(back, "the store reconnects after redis restarts");
     // And the AOF kept everything.
     assert_eq!(
-        store.player("pa").await.unwrap(),
+        store.player(&"pa".into()).await.unwrap(),
         Some(player("pa", "aa11"))
     );
     assert_eq!(
-        store.actions("g1").await.unwrap(),
+        store.actions(&"g1".into()).await.unwrap(),
         [action(1, "a"), action(2, "d"), action(3, "x")]
     );
 }

@@ -29,14 +29,14 @@ use tokio::sync::{mpsc, oneshot};
 pub use act::{Act, Answer};
 
 use crate::error::ApiError;
-use crate::ids::{GameId, PlayerId};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::net::outbound::ConnHandle;
 
 /// What a new game is made of (from a room, a rematch or, later, matchmaking).
 #[derive(Clone, Debug)]
 pub struct NewGame {
     /// The id to use (pre-generated so rooms can point at it).
-    pub id: String,
+    pub id: GameId,
     /// The checked settings: kind, options, time control.
     pub setup: crate::domain::setup::GameSetup,
     /// Rated flag.
@@ -44,11 +44,11 @@ pub struct NewGame {
     /// Visibility.
     pub visibility: Visibility,
     /// Room code granting access to a private game.
-    pub code: Option<String>,
+    pub code: Option<RoomCode>,
     /// Players by side index (the first-acting side first).
     pub players: [SeatPlayer; 2],
     /// The game this one is a rematch of.
-    pub rematch_of: Option<String>,
+    pub rematch_of: Option<GameId>,
     /// The arena that paired this game.
     pub arena: Option<crate::store::ArenaLink>,
 }

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 use crate::game::Command;
-use crate::ids;
+use crate::ids::{self, GameId, PlayerId, RoomCode};
 use crate::metrics::exposition;
 use crate::net::connection::{self, ConnGuard};
 use crate::net::upgrade::Upgrade;
@@ -156,7 +156,7 @@ async fn shell(State(state): State<AppState>) -> Response {
 /// so a wrong code tells nothing about the game.
 async fn game_shell(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
@@ -174,7 +174,7 @@ async fn game_shell(
             crate::domain::visibility::Access {
                 visibility: setup.visibility,
                 players: [setup.players[0].id.as_str(), setup.players[1].id.as_str()],
-                code: setup.code.as_deref(),
+                code: setup.code.as_ref().map(RoomCode::as_str),
             }
             .may_see(viewer.as_deref(), Some(code))
         }
@@ -206,7 +206,7 @@ async fn room_shell(State(state): State<AppState>, Path(code): Path<String>) -> 
 }
 
 /// `GET /p/{id}`: the page of a player, or a `404` page saying there is no such player.
-async fn player_shell(State(state): State<AppState>, Path(id): Path<String>) -> Response {
+async fn player_shell(State(state): State<AppState>, Path(id): Path<PlayerId>) -> Response {
     match state.hub.profiles.exists(&id).await {
         Ok(true) => crate::net::web::shell(&state.hub.deployment),
         Ok(false) => crate::net::web::missing_page(
@@ -251,7 +251,7 @@ async fn leaderboard_shell(State(state): State<AppState>, Path(kind): Path<Strin
 /// games (private ones only to the player, by bearer token); `404` for an unknown id.
 async fn api_player(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<PlayerId>,
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;
@@ -369,7 +369,7 @@ async fn bearer(hub: &Hub, headers: &HeaderMap) -> Option<String> {
         .await
         .ok()
         .flatten()
-        .map(|p| p.id)
+        .map(|p| p.id.into_string())
 }
 
 /// An API error as JSON with its HTTP status (a private game reads as not found to
@@ -388,7 +388,7 @@ fn api_error(e: crate::error::ApiError) -> Response {
 /// `GET /api/games/{id}/record`: the portable text record of a finished game.
 async fn api_record(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
@@ -412,7 +412,7 @@ async fn api_record(
 /// its record).
 async fn api_replay(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
@@ -459,7 +459,7 @@ async fn api_games(
 /// first; private ones only to the player (bearer token).
 async fn api_player_games(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<PlayerId>,
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
@@ -505,7 +505,7 @@ async fn api_arena(
 
 async fn api_game(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<GameId>,
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {

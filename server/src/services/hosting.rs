@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
-use crate::ids::GameId;
+use crate::ids::{GameId, RoomCode};
 use crate::metrics::Metrics;
 use crate::services::ratings::Ratings;
 use crate::services::recovery::Recovery;
@@ -105,7 +105,7 @@ impl Hosting {
         if !cluster && self.rooms.get(code).is_some() {
             return Ok(());
         }
-        let stored = self.recovery.stored_room(code).await;
+        let stored = self.recovery.stored_room(&RoomCode::from(code)).await;
         let Some(room) = timed_store_call(&self.metrics, async { stored }).await? else {
             return Ok(());
         };
@@ -159,11 +159,11 @@ impl Hosting {
             }
         }
         let new = NewGame {
-            id: game_id.into_string(),
+            id: game_id,
             setup,
             rated: room.rated,
             visibility: room.visibility,
-            code: Some(room.code.to_string()),
+            code: Some(room.code.clone()),
             players,
             rematch_of: None,
             arena: None,
@@ -186,7 +186,7 @@ impl Hosting {
 
     /// Another joiner claimed the room first: its game, if it started.
     async fn started_elsewhere(&self, code: &str) -> Result<Joined, ApiError> {
-        let stored = self.recovery.stored_room(code).await;
+        let stored = self.recovery.stored_room(&RoomCode::from(code)).await;
         let stored = timed_store_call(&self.metrics, async { stored }).await?;
         match stored.map(|r| r.status) {
             Some(RoomStatus::Started(game_id)) => {

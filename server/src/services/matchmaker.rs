@@ -103,7 +103,7 @@ impl Matchmaking {
         let rating = self.ratings.of(&player.id, kind).await?;
         let key = QueueKey::of(&request.setup, request.rated);
         let seat = SeatPlayer {
-            id: player.id.clone(),
+            id: player.id.to_string(),
             name: player.name.clone(),
             rating: Some(ratings::seat_value(&rating)),
             bot: player.bot,
@@ -178,7 +178,7 @@ impl Matchmaking {
         let started = match GameSetup::stored(&made.key.kind, &desc["options"], &desc["clock"]) {
             Ok(setup) => {
                 let new = NewGame {
-                    id: ids::game_id(),
+                    id: ids::game_id().into(),
                     setup,
                     rated: made.key.rated,
                     visibility: Visibility::Public,

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use stoa_protocol::wire::ErrorCode;
 
 use crate::error::ApiError;
+use crate::ids::PlayerId;
 use crate::game::capabilities::timed_store_call;
 use crate::metrics::Metrics;
 use crate::services::ratings::Ratings;
@@ -67,7 +68,7 @@ impl Profiles {
     }
 
     /// Whether a player with this id exists (the web page answers 404 otherwise).
-    pub async fn exists(&self, player_id: &str) -> Result<bool, ApiError> {
+    pub async fn exists(&self, player_id: &PlayerId) -> Result<bool, ApiError> {
         let found = timed_store_call(&self.metrics, self.store.player(player_id)).await?;
         Ok(found.is_some())
     }
@@ -76,7 +77,7 @@ impl Profiles {
     /// {"rating","deviation","provisional","games"}},"recent":[<history summaries>]}`, the
     /// recent games newest first (the player's own private games only to the player);
     /// `not_found` for an unknown id.
-    pub async fn player(&self, player_id: &str, viewer: Option<&str>) -> Result<Value, ApiError> {
+    pub async fn player(&self, player_id: &PlayerId, viewer: Option<&str>) -> Result<Value, ApiError> {
         let Some(player) = timed_store_call(&self.metrics, self.store.player(player_id)).await?
         else {
             return Err(no_player(player_id));
@@ -118,9 +119,10 @@ impl Profiles {
         )
         .await?;
         // The names as the players have them now (a rename shows at once), read at once.
+        let ids: Vec<PlayerId> = rows.iter().map(|(id, _)| PlayerId::from(id.as_str())).collect();
         let names = futures_util::future::try_join_all(
-            rows.iter()
-                .map(|(id, _)| timed_store_call(&self.metrics, self.store.player(id))),
+            ids.iter()
+                .map(|id| timed_store_call(&self.metrics, self.store.player(id))),
         )
         .await?;
         let players: Vec<Value> = rows
@@ -146,7 +148,7 @@ impl Profiles {
     }
 }
 
-fn no_player(id: &str) -> ApiError {
+fn no_player(id: &PlayerId) -> ApiError {
     ApiError::new(ErrorCode::NotFound, format!("no player '{id}'"))
 }
 
@@ -230,7 +232,7 @@ mod tests {
     #[tokio::test]
     async fn a_players_page_has_every_kind_and_an_unknown_player_is_not_found() {
         let (_, profiles) = profiles().await;
-        let page = profiles.player("pa", None).await.unwrap();
+        let page = profiles.player(&"pa".into(), None).await.unwrap();
         assert_eq!(page["name"], "ann");
         assert_eq!(page["bot"], false);
         assert_eq!(
@@ -238,10 +240,10 @@ mod tests {
             json!({"rating":1500,"deviation":350,"provisional":true,"games":0})
         );
         assert_eq!(page["recent"], json!([]));
-        let e = profiles.player("nobody", None).await.unwrap_err();
+        let e = profiles.player(&"nobody".into(), None).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::NotFound);
         assert_eq!(e.message, "no player 'nobody'");
-        assert!(!profiles.exists("nobody").await.unwrap());
-        assert!(profiles.exists("pb").await.unwrap());
+        assert!(!profiles.exists(&"nobody".into()).await.unwrap());
+        assert!(profiles.exists(&"pb".into()).await.unwrap());
     }
 }

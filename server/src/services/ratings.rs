@@ -32,6 +32,7 @@ use tokio::sync::Mutex;
 
 use crate::domain::rating::{Glicko2, Outcome, Rating};
 use crate::error::ApiError;
+use crate::ids::PlayerId;
 use crate::game::capabilities::timed_store_call;
 use crate::metrics::Metrics;
 use crate::services::topology::PlayerLocks;
@@ -91,7 +92,7 @@ impl Ratings {
     }
 
     /// `welcome.player.ratings`: every kind, the default rating where the player has none.
-    pub async fn welcome_map(&self, player_id: &str) -> Result<Map<String, Value>, ApiError> {
+    pub async fn welcome_map(&self, player_id: &PlayerId) -> Result<Map<String, Value>, ApiError> {
         let stored = timed_store_call(&self.metrics, self.store.ratings(player_id)).await?;
         Ok(KINDS
             .iter()
@@ -103,14 +104,14 @@ impl Ratings {
     }
 
     /// A player's rating in one kind (the default when never rated in it).
-    pub async fn of(&self, player_id: &str, kind: &str) -> Result<Rating, ApiError> {
+    pub async fn of(&self, player_id: &PlayerId, kind: &str) -> Result<Rating, ApiError> {
         let stored = timed_store_call(&self.metrics, self.store.ratings(player_id)).await?;
         Ok(stored.get(kind).copied().unwrap_or_default())
     }
 
     /// Sets a seat's `rating` to the player's current rating in `kind`.
     pub async fn fill_seat(&self, seat: &mut SeatPlayer, kind: &str) -> Result<(), ApiError> {
-        let r = self.of(&seat.id, kind).await?;
+        let r = self.of(&PlayerId::from(seat.id.as_str()), kind).await?;
         seat.rating = Some(seat_value(&r));
         Ok(())
     }
@@ -144,8 +145,8 @@ impl Ratings {
         players: [&str; 2],
         winner: Option<Side>,
     ) -> Result<[Rating; 2], ApiError> {
-        let a = self.of(players[0], kind).await?;
-        let b = self.of(players[1], kind).await?;
+        let a = self.of(&PlayerId::from(players[0]), kind).await?;
+        let b = self.of(&PlayerId::from(players[1]), kind).await?;
         let outcome = match winner {
             None => Outcome::Draw,
             Some(Side::First) => Outcome::Win,
@@ -194,7 +195,7 @@ mod tests {
     #[tokio::test]
     async fn welcome_shows_every_kind_with_defaults() {
         let ratings = ratings();
-        let m = ratings.welcome_map("nobody").await.unwrap();
+        let m = ratings.welcome_map(&"nobody".into()).await.unwrap();
         assert_eq!(m.len(), KINDS.len());
         assert_eq!(
             m["staku"],
@@ -213,7 +214,7 @@ mod tests {
         assert!((a.rating - 1337.7).abs() < 0.1, "{a:?}");
         assert!((b.rating - 1662.3).abs() < 0.1, "{b:?}");
         assert_eq!((a.games, b.games), (1, 1));
-        let m = ratings.welcome_map("p2").await.unwrap();
+        let m = ratings.welcome_map(&"p2".into()).await.unwrap();
         assert_eq!(
             m["akron"],
             json!({"rating":1662,"deviation":290,"provisional":true,"games":1})

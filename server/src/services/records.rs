@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::domain::visibility::Access;
 use crate::error::ApiError;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::game::capabilities::timed_store_call;
 use crate::metrics::Metrics;
 use crate::store::{FinishedGame, GameRecord, Store, StoreResult};
@@ -54,7 +55,7 @@ impl Records {
     /// `forbidden` for a private game seen by anyone else.
     pub async fn finished_for(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         viewer: Option<&str>,
         code: Option<&str>,
     ) -> Result<(GameRecord, FinishedGame), ApiError> {
@@ -69,7 +70,7 @@ impl Records {
         let access = Access {
             visibility: setup.visibility,
             players: [setup.players[0].id.as_str(), setup.players[1].id.as_str()],
-            code: setup.code.as_deref(),
+            code: setup.code.as_ref().map(RoomCode::as_str),
         };
         if access.may_see(viewer, code) {
             Ok((setup, finished))
@@ -83,7 +84,7 @@ impl Records {
     /// last one).
     pub async fn history(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         viewer: Option<&str>,
         before: Option<u64>,
         limit: Option<u64>,
@@ -102,7 +103,7 @@ impl Records {
                 format!("no player '{player_id}'"),
             ));
         }
-        let own = viewer == Some(player_id);
+        let own = viewer == Some(player_id.as_str());
         let limit = limit as usize;
         let mut games = Vec::new();
         // Where the next page starts: just before the last index entry looked at.
@@ -118,6 +119,7 @@ impl Records {
                 .await?;
             let batch = ids.len();
             for (id, ended) in ids {
+                let id = GameId::from(id);
                 if games.len() == limit || looked == HISTORY_LOOK {
                     break 'index true;
                 }

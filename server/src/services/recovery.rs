@@ -27,6 +27,7 @@ use tokio::sync::mpsc;
 
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::game::actor;
 use crate::game::core::Core;
 use crate::game::games::Games;
@@ -151,10 +152,10 @@ impl Recovery {
         }
         // Boxed: following a game of another node is rare, and inline its state would sit
         // in every request's future (each move's among them).
-        Box::pin(self.attach(id)).await.map_err(ApiError::store)
+        Box::pin(self.attach(&GameId::from(id))).await.map_err(ApiError::store)
     }
 
-    async fn attach(&self, id: &str) -> Result<Option<GameHandle>, StoreError> {
+    async fn attach(&self, id: &GameId) -> Result<Option<GameHandle>, StoreError> {
         let _one = self.attaching.lock().await;
         if let Some(h) = self.games.get(id) {
             return Ok(Some(h));
@@ -188,7 +189,7 @@ impl Recovery {
             if !self.topology.acquire(&id).await? {
                 continue;
             }
-            match self.restore_game(&id).await {
+            match self.restore_game(&GameId::from(id.as_str())).await {
                 Ok((ended, actions)) => {
                     report.games += 1;
                     report.actions += actions;
@@ -227,7 +228,7 @@ impl Recovery {
 
     /// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
     /// number of actions replayed.
-    async fn restore_game(&self, id: &str) -> Result<(bool, usize), RecoveryError> {
+    async fn restore_game(&self, id: &GameId) -> Result<(bool, usize), RecoveryError> {
         let (handle, rx, core, actions) = self.rebuild(id, true).await?;
         let ended = core.result().is_some();
         // Registered and counted live as a new game would be: an end reached in the log
@@ -244,7 +245,7 @@ impl Recovery {
     /// rebuilt from the log, its clock running on.
     /// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
     /// instead: one node never runs two actors for one game.
-    pub async fn take_over(&self, id: &str) -> Result<(), RecoveryError> {
+    pub async fn take_over(&self, id: &GameId) -> Result<(), RecoveryError> {
         let (handle, rx, core, _) = self.rebuild(id, true).await?;
         let summary = handle.summary.clone();
         if let Some(existing) = self.games.insert_if_absent(handle.clone()) {
@@ -261,7 +262,7 @@ impl Recovery {
     }
 
     /// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
-    pub async fn follow(&self, id: &str) -> Result<GameHandle, RecoveryError> {
+    pub async fn follow(&self, id: &GameId) -> Result<GameHandle, RecoveryError> {
         let (handle, rx, core, _) = self.rebuild(id, false).await?;
         let online = [
             self.players.is_online(handle.players[0].as_str()),
@@ -285,7 +286,7 @@ impl Recovery {
     /// ([`crate::store::Store::repair_unfinished`]).
     async fn rebuild(
         &self,
-        id: &str,
+        id: &GameId,
         leased: bool,
     ) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
         let record = self.store.game(id).await?;
@@ -300,7 +301,7 @@ impl Recovery {
             .start(&record.options)
             .map_err(|e| RecoveryError::Engine(e.to_string()))?;
         let players = record.players.clone().map(|p| SeatPlayer {
-            id: p.id,
+            id: p.id.into_string(),
             name: p.name,
             rating: p.rating,
             bot: p.bot,
@@ -333,7 +334,7 @@ impl Recovery {
             kind,
             tx,
             players: [players[0].id.as_str().into(), players[1].id.as_str().into()],
-            arena: record.arena.as_ref().map(|a| a.id.clone()),
+            arena: record.arena.as_ref().map(|a| a.id.to_string()),
             summary: Arc::new(parking_lot::Mutex::new(None)),
         });
         let caps = self.starter.capabilities();
@@ -367,7 +368,7 @@ fn replay(core: &mut Core, log: &[ActionRecord]) -> Result<(), RecoveryError> {
 impl Recovery {
     /// A room from the store, for a code not in memory (a started or closed room after a
     /// restart). `None` when there is no such room.
-    pub async fn stored_room(&self, code: &str) -> Result<Option<Room>, StoreError> {
+    pub async fn stored_room(&self, code: &RoomCode) -> Result<Option<Room>, StoreError> {
         match self.store.room(code).await? {
             Some(record) => self.room_from_record(record).await,
             None => Ok(None),
@@ -390,7 +391,7 @@ impl Recovery {
         }
         let status = match (record.status.as_str(), &record.game_id) {
             ("waiting", _) => RoomStatus::Waiting,
-            ("started", Some(game_id)) => RoomStatus::Started(game_id.as_str().into()),
+            ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
             _ => RoomStatus::Closed,
         };
         // As stored, not checked again here: the room must show what it was created with;
@@ -410,9 +411,9 @@ impl Recovery {
         }))
     }
 
-    async fn seat(&self, player_id: &str) -> Result<Option<SeatPlayer>, StoreError> {
+    async fn seat(&self, player_id: &PlayerId) -> Result<Option<SeatPlayer>, StoreError> {
         Ok(self.store.player(player_id).await?.map(|p| SeatPlayer {
-            id: p.id,
+            id: p.id.into_string(),
             name: p.name,
             rating: None,
             bot: p.bot,

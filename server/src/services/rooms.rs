@@ -16,7 +16,7 @@ use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
 use crate::domain::setup::GameSetup;
 use crate::game::capabilities::timed_store_call;
 use crate::game::players::Players;
-use crate::ids::{self, GameId, RoomCode};
+use crate::ids::{self, GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::store::{RoomRecord, Store};
 
@@ -93,19 +93,19 @@ impl Room {
     pub fn record(&self) -> RoomRecord {
         let info = self.info();
         RoomRecord {
-            code: self.code.to_string(),
+            code: self.code.clone(),
             kind: info.kind,
             options: info.options,
             clock: info.clock,
             rated: self.rated,
             visibility: self.visibility,
-            host: self.host.id.clone(),
+            host: PlayerId::from(self.host.id.as_str()),
             seats: [
-                self.seats[0].as_ref().map(|p| p.id.clone()),
-                self.seats[1].as_ref().map(|p| p.id.clone()),
+                self.seats[0].as_ref().map(|p| PlayerId::from(p.id.as_str())),
+                self.seats[1].as_ref().map(|p| PlayerId::from(p.id.as_str())),
             ],
             status: info.status,
-            game_id: info.game_id,
+            game_id: info.game_id.map(GameId::from),
         }
     }
 }
@@ -317,7 +317,7 @@ mod tests {
         let record = room.record();
         assert_eq!(
             (record.kind.as_str(), &record.code),
-            ("staku", &"ABC".to_string())
+            ("staku", &RoomCode::from("ABC"))
         );
         assert_eq!(record.options, options);
         assert_eq!(

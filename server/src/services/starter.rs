@@ -22,7 +22,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
 use crate::game::{actor, Command, GameHandle, NewGame};
-use crate::ids::RoomCode;
+use crate::ids::{PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
@@ -117,7 +117,7 @@ impl Starter {
                 new.players[0].id.as_str().into(),
                 new.players[1].id.as_str().into(),
             ],
-            arena: new.arena.as_ref().map(|a| a.id.clone()),
+            arena: new.arena.as_ref().map(|a| a.id.to_string()),
             summary: Arc::new(parking_lot::Mutex::new(None)),
         });
         // Register before reading presence, so a presence change in between still reaches
@@ -143,7 +143,7 @@ impl Starter {
     /// The stored setup of a new game.
     fn record_of(&self, new: &NewGame) -> GameRecord {
         let seat = |i: usize| SeatRecord {
-            id: new.players[i].id.clone(),
+            id: PlayerId::from(new.players[i].id.as_str()),
             name: new.players[i].name.clone(),
             rating: new.players[i].rating.clone(),
             bot: new.players[i].bot,
@@ -307,7 +307,7 @@ impl Reactions for StarterReactions {
         // The seats come from the finished game; a player renamed since then plays the
         // rematch under the new name (a store failure keeps the old one: the game starts).
         for seat in &mut setup.players {
-            if let Ok(Some(p)) = self.store.player(&seat.id).await {
+            if let Ok(Some(p)) = self.store.player(&PlayerId::from(seat.id.as_str())).await {
                 seat.name = p.name;
             }
         }

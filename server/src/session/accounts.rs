@@ -62,7 +62,7 @@ impl Session {
         self.send(&ServerMessage::AccountToken {
             rid,
             token,
-            player_id: player.id,
+            player_id: player.id.into_string(),
             name: player.name,
         });
         Ok(())

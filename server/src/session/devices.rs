@@ -114,7 +114,7 @@ impl Session {
             .ok_or_else(unknown)?;
         let player = self
             .hub
-            .store_call(store.player(&player_id))
+            .store_call(store.player(&PlayerId::from(player_id)))
             .await?
             .ok_or_else(unknown)?;
         let token = ids::token();
@@ -126,7 +126,7 @@ impl Session {
         self.send(&ServerMessage::LinkToken {
             rid,
             token,
-            player_id: player.id,
+            player_id: player.id.into_string(),
             name: player.name,
         });
         Ok(())

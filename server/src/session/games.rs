@@ -6,6 +6,7 @@ use super::*;
 impl Session {
     /// A game that is not live: its final document from the store, or `not_found`.
     pub(super) async fn finished(&self, game_id: &str) -> Result<Finished, ApiError> {
+        let game_id = &GameId::from(game_id);
         let finished = self
             .hub
             .store_call(self.hub.store.finished_game(game_id))
@@ -58,7 +59,7 @@ impl Session {
             let waiting = match self.hub.rooms.get(&room_code) {
                 Some(room) => Some(room),
                 None => {
-                    let stored = self.hub.recovery.stored_room(&room_code).await;
+                    let stored = self.hub.recovery.stored_room(&RoomCode::from(room_code.as_str())).await;
                     self.hub.store_call(async { stored }).await?
                 }
             };
@@ -150,7 +151,7 @@ impl Session {
         game_id: String,
         act: Act,
     ) -> Result<(), ApiError> {
-        let player_id = self.me()?.id.clone();
+        let player_id = self.me()?.id.to_string();
         let rematch = act == Act::Rematch;
         // The action's diff reaches this connection before its answer: both leave in one
         // write (one system call and one packet instead of two).
@@ -208,7 +209,7 @@ impl Session {
         rid: Option<Rid>,
         game_id: String,
     ) -> Result<(), ApiError> {
-        let me = self.me()?.id.clone();
+        let me = self.me()?.id.to_string();
         let answer = self
             .call(&game_id, |reply| Command::Legal {
                 player_id: Some(me.clone()),
@@ -240,8 +241,8 @@ pub(super) struct Finished {
     pub(super) doc: Value,
     pub(super) visibility: Visibility,
     /// Its room code, for a private game.
-    pub(super) code: Option<String>,
-    pub(super) players: [String; 2],
+    pub(super) code: Option<RoomCode>,
+    pub(super) players: [PlayerId; 2],
 }
 
 impl Finished {
@@ -251,7 +252,7 @@ impl Finished {
         crate::domain::visibility::Access {
             visibility: self.visibility,
             players: [self.players[0].as_str(), self.players[1].as_str()],
-            code: self.code.as_deref(),
+            code: self.code.as_ref().map(RoomCode::as_str),
         }
         .may_see(Some(me), code)
     }

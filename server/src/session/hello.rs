@@ -68,7 +68,7 @@ impl Session {
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
         let ratings = self.hub.ratings.welcome_map(&player.id).await?;
-        self.conn.set_player(player.id.clone());
+        self.conn.set_player(player.id.to_string());
         // Before the connection is listed: a revocation finds it by its device.
         self.conn.set_device(device.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
@@ -80,7 +80,7 @@ impl Session {
             rid,
             protocol: PROTOCOL_VERSION,
             player: PlayerInfo {
-                id: player.id.clone(),
+                id: player.id.to_string(),
                 name: player.name.clone(),
                 ratings,
                 account: player.account.clone(),
@@ -154,7 +154,7 @@ impl Session {
                 });
                 let token = ids::token();
                 let record = PlayerRecord {
-                    id: ids::player_id(),
+                    id: ids::player_id().into(),
                     name,
                     token_hash: ids::token_hash(&token),
                     created_ms: ids::now_ms(),

@@ -19,7 +19,7 @@ use crate::domain::rate_limit::{ConnLimiter, Verdict};
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
 use crate::game::{Act, Answer, Command};
-use crate::ids::{self, GameId, RoomCode};
+use crate::ids::{self, GameId, PlayerId, RoomCode};
 use crate::net::frame::Frame;
 use crate::net::outbound::ConnHandle;
 use crate::services::hub::Hub;
@@ -226,7 +226,7 @@ impl Session {
     fn seat_player(&self) -> Result<SeatPlayer, ApiError> {
         let p = self.me()?;
         Ok(SeatPlayer {
-            id: p.id.clone(),
+            id: p.id.to_string(),
             name: p.name.clone(),
             rating: None,
             bot: p.bot,
@@ -493,7 +493,7 @@ impl Session {
                 // rooms close unless it is back within the grace period.
                 self.hub.matchmaking.leave(&p.id).await;
                 self.hub.presence(&p.id, false).await;
-                self.hub.close_rooms_when_host_stays_away(p.id.clone());
+                self.hub.close_rooms_when_host_stays_away(p.id.to_string());
             }
         }
     }

@@ -17,7 +17,7 @@ impl Session {
         let (setup, finished) = self
             .hub
             .records
-            .finished_for(&game_id, Some(&me), code.as_deref())
+            .finished_for(&GameId::from(game_id.as_str()), Some(me.as_str()), code.as_deref())
             .await?;
         self.send(&ServerMessage::Record {
             rid,
@@ -36,11 +36,11 @@ impl Session {
         limit: Option<u64>,
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.clone();
-        let whose = player_id.unwrap_or_else(|| me.clone());
+        let whose = player_id.map(PlayerId::from).unwrap_or_else(|| me.clone());
         let (games, next_before) = self
             .hub
             .records
-            .history(&whose, Some(&me), before, limit)
+            .history(&whose, Some(me.as_str()), before, limit)
             .await?;
         self.send(&ServerMessage::History {
             rid,
@@ -57,8 +57,8 @@ impl Session {
         player_id: Option<String>,
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.clone();
-        let whose = player_id.unwrap_or_else(|| me.clone());
-        let player = self.hub.profiles.player(&whose, Some(&me)).await?;
+        let whose = player_id.map(PlayerId::from).unwrap_or_else(|| me.clone());
+        let player = self.hub.profiles.player(&whose, Some(me.as_str())).await?;
         self.send(&ServerMessage::Player { rid, player });
         Ok(())
     }

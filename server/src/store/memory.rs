@@ -17,6 +17,7 @@ use super::{
     RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::ids;
 
 #[derive(Default)]
@@ -109,12 +110,12 @@ impl Store for MemoryStore {
 
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
         let mut s = self.lock();
-        if s.players.contains_key(&player.id) || s.by_token.contains_key(&player.token_hash) {
+        if s.players.contains_key(player.id.as_str()) || s.by_token.contains_key(&player.token_hash) {
             return Err(StoreError::Conflict(format!("player {} exists", player.id)));
         }
         s.by_token
-            .insert(player.token_hash.clone(), player.id.clone());
-        s.players.insert(player.id.clone(), player.clone());
+            .insert(player.token_hash.clone(), player.id.to_string());
+        s.players.insert(player.id.to_string(), player.clone());
         Ok(())
     }
 
@@ -126,12 +127,12 @@ impl Store for MemoryStore {
             .cloned())
     }
 
-    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
-        Ok(self.lock().players.get(id).cloned())
+    async fn player(&self, id: &PlayerId) -> StoreResult<Option<PlayerRecord>> {
+        Ok(self.lock().players.get(id.as_str()).cloned())
     }
 
-    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()> {
-        match self.lock().players.get_mut(id) {
+    async fn rename_player(&self, id: &PlayerId, name: &str) -> StoreResult<()> {
+        match self.lock().players.get_mut(id.as_str()) {
             Some(p) => {
                 p.name = name.to_string();
                 Ok(())
@@ -145,7 +146,7 @@ impl Store for MemoryStore {
         let Inner {
             players, accounts, ..
         } = &mut *s;
-        let Some(player) = players.get_mut(&account.player_id) else {
+        let Some(player) = players.get_mut(account.player_id.as_str()) else {
             return Err(StoreError::Conflict(format!(
                 "no player {}",
                 account.player_id
@@ -173,7 +174,7 @@ impl Store for MemoryStore {
         }
     }
 
-    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+    async fn add_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
         let mut s = self.lock();
         if s.by_token.contains_key(&device.token_hash) {
             return Err(StoreError::Conflict("token hash exists".into()));
@@ -187,7 +188,7 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+    async fn seen_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
         let mut s = self.lock();
         if s.by_token.get(&device.token_hash).map(String::as_str) != Some(player_id) {
             return Ok(());
@@ -201,22 +202,22 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>> {
+    async fn devices(&self, player_id: &PlayerId) -> StoreResult<Vec<DeviceRecord>> {
         let mut list: Vec<DeviceRecord> = self
             .lock()
             .devices
-            .get(player_id)
+            .get(player_id.as_str())
             .map(|d| d.values().cloned().collect())
             .unwrap_or_default();
         list.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
         Ok(list)
     }
 
-    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool> {
+    async fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool> {
         let mut s = self.lock();
         let Some(device) = s
             .devices
-            .get_mut(player_id)
+            .get_mut(player_id.as_str())
             .and_then(|d| d.remove(device_id))
         else {
             return Ok(false);
@@ -228,7 +229,7 @@ impl Store for MemoryStore {
     async fn create_link_code(
         &self,
         code: &str,
-        player_id: &str,
+        player_id: &PlayerId,
         ttl_ms: u64,
     ) -> StoreResult<bool> {
         let now = ids::now_ms();
@@ -254,51 +255,51 @@ impl Store for MemoryStore {
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
-        self.lock().rooms.insert(room.code.clone(), room.clone());
+        self.lock().rooms.insert(room.code.to_string(), room.clone());
         Ok(())
     }
 
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
         let mut s = self.lock();
         if s.rooms
-            .get(&room.code)
+            .get(room.code.as_str())
             .is_none_or(|r| r.status != "waiting")
         {
             return Ok(false);
         }
-        s.rooms.insert(room.code.clone(), room.clone());
+        s.rooms.insert(room.code.to_string(), room.clone());
         Ok(true)
     }
 
-    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
-        Ok(self.lock().rooms.get(code).cloned())
+    async fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>> {
+        Ok(self.lock().rooms.get(code.as_str()).cloned())
     }
 
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()> {
         let mut s = self.lock();
-        if s.games.contains_key(&game.id) {
+        if s.games.contains_key(game.id.as_str()) {
             return Err(StoreError::Conflict(format!("game {} exists", game.id)));
         }
         for p in &game.players {
             s.unfinished
-                .entry(p.id.clone())
+                .entry(p.id.to_string())
                 .or_default()
-                .insert(game.id.clone());
+                .insert(game.id.to_string());
         }
-        s.games.insert(game.id.clone(), game.clone());
-        s.actions.insert(game.id.clone(), Vec::new());
+        s.games.insert(game.id.to_string(), game.clone());
+        s.actions.insert(game.id.to_string(), Vec::new());
         Ok(())
     }
 
-    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
-        Ok(self.lock().games.get(id).cloned())
+    async fn game(&self, id: &GameId) -> StoreResult<Option<GameRecord>> {
+        Ok(self.lock().games.get(id.as_str()).cloned())
     }
 
-    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()> {
+    async fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()> {
         let mut s = self.lock();
         let log = s
             .actions
-            .get_mut(game_id)
+            .get_mut(game_id.as_str())
             .ok_or_else(|| StoreError::Conflict(format!("no game {game_id}")))?;
         if log.last().is_some_and(|last| **last == **action) {
             return Ok(());
@@ -319,21 +320,21 @@ impl Store for MemoryStore {
         let mut games: Vec<&GameRecord> = s
             .games
             .values()
-            .filter(|g| !s.finished.contains_key(&g.id))
+            .filter(|g| !s.finished.contains_key(g.id.as_str()))
             .collect();
         games.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
-        Ok(games.into_iter().map(|g| g.id.clone()).collect())
+        Ok(games.into_iter().map(|g| g.id.to_string()).collect())
     }
 
     async fn save_arena(
         &self,
-        id: &str,
+        id: &ArenaId,
         version: u64,
         open: bool,
         state: &Value,
     ) -> StoreResult<bool> {
         let mut s = self.lock();
-        let stored = s.arenas.get(id).map_or(0, |a| a.0);
+        let stored = s.arenas.get(id.as_str()).map_or(0, |a| a.0);
         if stored.checked_add(1) != Some(version) {
             return Ok(false);
         }
@@ -342,8 +343,8 @@ impl Store for MemoryStore {
         Ok(true)
     }
 
-    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, Value)>> {
-        Ok(self.lock().arenas.get(id).map(|a| (a.0, a.1.clone())))
+    async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, Value)>> {
+        Ok(self.lock().arenas.get(id.as_str()).map(|a| (a.0, a.1.clone())))
     }
 
     async fn open_arenas(&self) -> StoreResult<Vec<String>> {
@@ -370,23 +371,23 @@ impl Store for MemoryStore {
         Ok(rooms)
     }
 
-    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {
+    async fn actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>> {
         Ok(self
             .lock()
             .actions
-            .get(game_id)
+            .get(game_id.as_str())
             .map(|log| log.iter().map(|a| ActionRecord::clone(a)).collect())
             .unwrap_or_default())
     }
 
-    async fn finish_game(&self, game_id: &str, finished: FinishedGame) -> StoreResult<()> {
+    async fn finish_game(&self, game_id: &GameId, finished: FinishedGame) -> StoreResult<()> {
         let mut s = self.lock();
         let players: Vec<String> = s
             .games
-            .get(game_id)
-            .map(|g| g.players.iter().map(|p| p.id.clone()).collect())
+            .get(game_id.as_str())
+            .map(|g| g.players.iter().map(|p| p.id.to_string()).collect())
             .unwrap_or_default();
-        if let Some(old) = s.finished.get(game_id).map(|f| f.ended_ms) {
+        if let Some(old) = s.finished.get(game_id.as_str()).map(|f| f.ended_ms) {
             // Replaced (a rematch request after the end): re-index under its end time.
             let key = (old, game_id.to_string());
             s.finished_order.remove(&key);
@@ -399,7 +400,7 @@ impl Store for MemoryStore {
         let key = (finished.ended_ms, game_id.to_string());
         for p in players {
             if let Some(set) = s.unfinished.get_mut(&p) {
-                set.remove(game_id);
+                set.remove(game_id.as_str());
             }
             s.history.entry(p).or_default().insert(key.clone());
         }
@@ -413,7 +414,7 @@ impl Store for MemoryStore {
             s.actions.remove(&id);
             if let Some(g) = s.games.remove(&id) {
                 for p in g.players {
-                    if let Some(h) = s.history.get_mut(&p.id) {
+                    if let Some(h) = s.history.get_mut(p.id.as_str()) {
                         h.remove(&(ended, id.clone()));
                     }
                 }
@@ -424,12 +425,12 @@ impl Store for MemoryStore {
 
     async fn finished_games_of(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
     ) -> StoreResult<Vec<(String, u64)>> {
         let s = self.lock();
-        let Some(h) = s.history.get(player_id) else {
+        let Some(h) = s.history.get(player_id.as_str()) else {
             return Ok(Vec::new());
         };
         Ok(h.iter()
@@ -440,24 +441,24 @@ impl Store for MemoryStore {
             .collect())
     }
 
-    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
-        Ok(self.lock().finished.get(game_id).cloned())
+    async fn finished_game(&self, game_id: &GameId) -> StoreResult<Option<FinishedGame>> {
+        Ok(self.lock().finished.get(game_id.as_str()).cloned())
     }
 
-    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>> {
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>> {
         Ok(self
             .lock()
             .unfinished
-            .get(player_id)
+            .get(player_id.as_str())
             .map(|s| s.iter().cloned().collect())
             .unwrap_or_default())
     }
 
-    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind> {
+    async fn ratings(&self, player_id: &PlayerId) -> StoreResult<RatingsByKind> {
         Ok(self
             .lock()
             .ratings
-            .get(player_id)
+            .get(player_id.as_str())
             .cloned()
             .unwrap_or_default())
     }

@@ -26,6 +26,7 @@ use stoa_protocol::wire::Visibility;
 use thiserror::Error;
 
 use crate::domain::rating::Rating;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 
 /// Why a store call failed.
 #[derive(Debug, Error)]
@@ -54,7 +55,7 @@ pub enum StoreError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerRecord {
     /// Public id.
-    pub id: String,
+    pub id: PlayerId,
     /// Display name.
     pub name: String,
     /// Hex SHA-256 of the secret token.
@@ -81,7 +82,7 @@ pub struct AccountRecord {
     /// The name as claimed.
     pub name: String,
     /// The player the account signs in as.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// The password's argon2id hash (PHC string); the only trace of the password.
     pub password_hash: String,
     /// When the account was claimed, ms since the epoch.
@@ -119,7 +120,7 @@ pub struct DeviceRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoomRecord {
     /// Room code.
-    pub code: String,
+    pub code: RoomCode,
     /// Game kind.
     pub kind: String,
     /// Validated options.
@@ -131,20 +132,20 @@ pub struct RoomRecord {
     /// Visibility.
     pub visibility: Visibility,
     /// Host player id.
-    pub host: String,
+    pub host: PlayerId,
     /// Player ids by side index (first-acting side first).
-    pub seats: [Option<String>; 2],
+    pub seats: [Option<PlayerId>; 2],
     /// `waiting`, `started`, `closed`.
     pub status: String,
     /// The game, once started.
-    pub game_id: Option<String>,
+    pub game_id: Option<GameId>,
 }
 
 /// One seated player as recorded with a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatRecord {
     /// Player id.
-    pub id: String,
+    pub id: PlayerId,
     /// Display name at the start of the game.
     pub name: String,
     /// The rating shown in the seat at the start (restored with the game).
@@ -159,7 +160,7 @@ pub struct SeatRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// Game id.
-    pub id: String,
+    pub id: GameId,
     /// Game kind.
     pub kind: String,
     /// Validated options.
@@ -171,13 +172,13 @@ pub struct GameRecord {
     /// Visibility.
     pub visibility: Visibility,
     /// Room code that grants access to a private game.
-    pub code: Option<String>,
+    pub code: Option<RoomCode>,
     /// Players by side index at the start (a swap later exchanges them).
     pub players: [SeatRecord; 2],
     /// Creation time, ms since the epoch.
     pub created_ms: u64,
     /// The game this one is a rematch of.
-    pub rematch_of: Option<String>,
+    pub rematch_of: Option<GameId>,
     /// The arena this game was paired in (its final standings are at
     /// `/api/arenas/{id}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,7 +189,7 @@ pub struct GameRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArenaLink {
     /// The arena's id.
-    pub id: String,
+    pub id: ArenaId,
     /// Whether the arena allows berserk (`game.berserk`).
     #[serde(default)]
     pub berserk: bool,
@@ -323,24 +324,24 @@ pub trait Store: Send + Sync + 'static {
     /// The player whose token hashes to `token_hash`.
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;
     /// A player by id.
-    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
+    async fn player(&self, id: &PlayerId) -> StoreResult<Option<PlayerRecord>>;
     /// Changes an existing player's display name (`hello` with a token and a new name).
-    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()>;
+    async fn rename_player(&self, id: &PlayerId, name: &str) -> StoreResult<()>;
 
     /// Gives a player one more device: its token (`device.token_hash`) now names the
     /// player. `Conflict` if the token hash exists.
-    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()>;
+    async fn add_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()>;
     /// Records a `hello` of a device: its last-seen time, and the device itself if it is
     /// not recorded yet (a player's first token). Does nothing for a revoked token.
-    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()>;
+    async fn seen_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()>;
     /// A player's devices, oldest first (then by id).
-    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>>;
+    async fn devices(&self, player_id: &PlayerId) -> StoreResult<Vec<DeviceRecord>>;
     /// Removes a device: its token names nobody from now on. `false` if the player has no
     /// such device (nothing changed).
-    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool>;
+    async fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool>;
     /// Stores a one-time link code naming a player, for `ttl_ms`; `false` if the code is
     /// taken (nothing changed). Shared by every node of a cluster.
-    async fn create_link_code(&self, code: &str, player_id: &str, ttl_ms: u64)
+    async fn create_link_code(&self, code: &str, player_id: &PlayerId, ttl_ms: u64)
         -> StoreResult<bool>;
     /// Takes a link code: the player it names, and the code is gone, in one step (a code
     /// redeems once, even raced by two nodes); `None` if unknown, used or expired.
@@ -362,7 +363,7 @@ pub trait Store: Send + Sync + 'static {
     /// another node of a cluster, say), and nothing was written.
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool>;
     /// A room by code.
-    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>>;
+    async fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>>;
 
     /// Saves an arena's state (`state`, the arenas service's JSON) as version `version`,
     /// only if the stored version is `version - 1` (an arena never saved counts as 0);
@@ -372,13 +373,13 @@ pub trait Store: Send + Sync + 'static {
     /// `open` keeps the arena listed in [`Store::open_arenas`].
     async fn save_arena(
         &self,
-        id: &str,
+        id: &ArenaId,
         version: u64,
         open: bool,
         state: &Value,
     ) -> StoreResult<bool>;
     /// An arena's stored version and state.
-    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, Value)>>;
+    async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, Value)>>;
     /// Ids of the arenas saved as open (scheduled or running, or with games still
     /// running), sorted.
     async fn open_arenas(&self) -> StoreResult<Vec<String>>;
@@ -387,17 +388,17 @@ pub trait Store: Send + Sync + 'static {
     /// unfinished for both players until [`Store::finish_game`].
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()>;
     /// A game's setup.
-    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>>;
+    async fn game(&self, id: &GameId) -> StoreResult<Option<GameRecord>>;
     /// Appends to a game's action log; `Conflict` unless `action.seq` is exactly one above
     /// the last logged seq (0 for an empty log). Appending the
     /// very record that is already last succeeds without a second copy, so a write whose
     /// answer was lost can be retried. Shared: the memory store keeps the record itself
     /// instead of a copy of its three strings (a move's event is logged once).
-    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()>;
+    async fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()>;
     /// A game's action log, in order.
-    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>>;
+    async fn actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>>;
     /// The last logged action (to settle a write whose outcome is unknown).
-    async fn last_action(&self, game_id: &str) -> StoreResult<Option<ActionRecord>> {
+    async fn last_action(&self, game_id: &GameId) -> StoreResult<Option<ActionRecord>> {
         Ok(self.actions(game_id).await?.pop())
     }
     /// Ids of every unfinished game, oldest first (what recovery reloads).
@@ -410,7 +411,7 @@ pub trait Store: Send + Sync + 'static {
     /// that creates a game in one step has nothing to repair.
     async fn repair_unfinished(
         &self,
-        _game_id: &str,
+        _game_id: &GameId,
         _record: Option<&GameRecord>,
     ) -> StoreResult<()> {
         Ok(())
@@ -420,23 +421,23 @@ pub trait Store: Send + Sync + 'static {
     /// Records (or replaces) the final document of a finished game and removes the game from
     /// its players' unfinished lists. Taken whole: the memory store keeps it as it is
     /// (a copy of the whole document was a fifth of a game's end).
-    async fn finish_game(&self, game_id: &str, finished: FinishedGame) -> StoreResult<()>;
+    async fn finish_game(&self, game_id: &GameId, finished: FinishedGame) -> StoreResult<()>;
     /// The final document of a finished game.
-    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>>;
+    async fn finished_game(&self, game_id: &GameId) -> StoreResult<Option<FinishedGame>>;
     /// A player's finished games, newest first: `(game id, end ms)` for games that ended
     /// before `before_ms` (all when `None`), at most `limit`.
     async fn finished_games_of(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
     ) -> StoreResult<Vec<(String, u64)>>;
     /// Ids of the unfinished games a player sits in.
-    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>>;
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>>;
 
     /// A player's Glicko-2 ratings by game kind; kinds the player never played rated are
     /// absent (the caller shows the default rating for them).
-    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind>;
+    async fn ratings(&self, player_id: &PlayerId) -> StoreResult<RatingsByKind>;
     /// Stores new ratings in one game kind for several players (the two players of a rated
     /// game) all at once: either every rating is written or none is, so a game never rates
     /// one side only. The caller serialises read-compute-write (see `crate::services::ratings`).

@@ -550,7 +550,7 @@ impl Actor {
         };
         let end = ArenaGameEnd {
             game_id: self.core.id().to_string(),
-            arena: link.id.clone(),
+            arena: link.id.to_string(),
             players: self.core.player_ids().map(str::to_string),
             winner: winner.map(Side::index),
             aborted: reason == Reason::Aborted,

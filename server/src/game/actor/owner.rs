@@ -210,7 +210,7 @@ impl Actor {
     }
 
     pub(super) async fn start_rematch(&mut self, game_id: String) {
-        let setup = self.core.rematch_setup(game_id);
+        let setup = self.core.rematch_setup(game_id.into());
         self.caps.reactions.rematch(setup).await;
     }
 

@@ -14,6 +14,7 @@ use super::follower::Follower;
 use super::{frames, Actor, Role};
 use crate::domain::visibility::Access;
 use crate::error::ApiError;
+use crate::ids::RoomCode;
 use crate::game::core::PatchOp;
 use crate::game::Answer;
 use crate::net::outbound::{ConnHandle, SendOutcome};
@@ -25,7 +26,7 @@ impl Actor {
         Access {
             visibility: self.core.visibility(),
             players: [players[0].id.as_str(), players[1].id.as_str()],
-            code: self.core.code(),
+            code: self.core.code().map(RoomCode::as_str),
         }
     }
 

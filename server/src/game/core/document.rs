@@ -257,7 +257,7 @@ impl Core {
         // value through a serializer (most of a snapshot's and a finished game's cost).
         let moves = self.moves.iter().cloned().map(Value::String).collect();
         let members: [(&str, Value); 14] = [
-            ("id", Value::String(self.id.clone())),
+            ("id", Value::String(self.id.to_string())),
             ("kind", Value::from(self.kind())),
             ("options", self.options().clone()),
             ("clock", f.clock.clone()),

@@ -34,6 +34,7 @@ use super::clock_shown::ClockShown;
 use super::NewGame;
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
+use crate::ids::{GameId, RoomCode};
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
 pub use patch::{write_patch, PatchOp};
@@ -64,10 +65,10 @@ pub struct ApplyError {
 /// One game's state and rules of play, without I/O.
 #[derive(Debug)]
 pub struct Core {
-    id: String,
+    id: GameId,
     setup: GameSetup,
     visibility: Visibility,
-    code: Option<String>,
+    code: Option<RoomCode>,
     /// The rated flag as set up (an abort unrates the game, not its rematch).
     rated_setting: bool,
     /// The arena that paired this game, if one did.
@@ -174,7 +175,7 @@ impl Core {
     }
 
     /// The game id.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &GameId {
         &self.id
     }
 
@@ -219,8 +220,8 @@ impl Core {
     }
 
     /// The room code of a private game.
-    pub fn code(&self) -> Option<&str> {
-        self.code.as_deref()
+    pub fn code(&self) -> Option<&RoomCode> {
+        self.code.as_ref()
     }
 
     /// Players by current side index.
@@ -286,7 +287,7 @@ impl Core {
     }
 
     /// The setup of a rematch: same settings, sides exchanged, under the id `game_id`.
-    pub fn rematch_setup(&self, game_id: String) -> NewGame {
+    pub fn rematch_setup(&self, game_id: GameId) -> NewGame {
         NewGame {
             id: game_id,
             setup: self.setup.clone(),

@@ -41,6 +41,7 @@ use crate::game::capabilities::ArenaGameEnd;
 use crate::game::players::Players;
 use crate::game::NewGame;
 use crate::ids;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::net::outbound::{ConnHandle, SendOutcome};
 use crate::services::ratings::Ratings;
@@ -199,7 +200,7 @@ impl Arenas {
         if let Some(cell) = self.cells().get(id).cloned() {
             return Ok(Some(cell));
         }
-        let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(id)).await?;
+        let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(&ArenaId::from(id))).await?;
         Ok(stored.and_then(|(version, v)| {
             let seq = ArenaState::stored_seq(&v);
             ArenaState::from_stored(&v).map(|state| self.adopt(state, version, seq))
@@ -238,6 +239,7 @@ impl Arenas {
             .collect();
         let (store, metrics) = (&self.parts.store, &self.parts.metrics);
         for (game, started_at) in pending {
+            let game = GameId::from(game);
             if let Some(fin) = timed_store_call(metrics, store.finished_game(&game)).await? {
                 if let Some(end) = end_of(&cell.id, &game, &fin.doc) {
                     if self.mutate(cell, |s| Ok(s.game_ended(&end))).await? {
@@ -298,7 +300,7 @@ impl Arenas {
         let store = &self.parts.store;
         let saved = timed_store_call(
             &self.parts.metrics,
-            store.save_arena(&cell.id, *stored + 1, open, &state),
+            store.save_arena(&ArenaId::from(cell.id.as_str()), *stored + 1, open, &state),
         )
         .await?;
         if saved {
@@ -311,7 +313,7 @@ impl Arenas {
 
     /// Reads an arena again from the store when the store has a newer version.
     async fn reload(&self, cell: &Cell, stored: &mut u64) -> Result<(), ApiError> {
-        let got = timed_store_call(&self.parts.metrics, self.parts.store.arena(&cell.id)).await?;
+        let got = timed_store_call(&self.parts.metrics, self.parts.store.arena(&ArenaId::from(cell.id.as_str()))).await?;
         if let Some((version, v)) = got {
             if version > *stored {
                 if let Some(state) = ArenaState::from_stored(&v) {
@@ -380,7 +382,7 @@ impl Arenas {
             now,
             ids::arena_id(),
             ids::room_code(),
-            (player.id.clone(), player.name.clone()),
+            (player.id.to_string(), player.name.clone()),
         )?;
         let id = settings.id.clone();
         let state = ArenaState::new(settings);
@@ -389,7 +391,7 @@ impl Arenas {
             &self.parts.metrics,
             self.parts
                 .store
-                .save_arena(&id, 1, true, &state.to_stored(0)),
+                .save_arena(&ArenaId::from(id.as_str()), 1, true, &state.to_stored(0)),
         )
         .await?;
         if !saved {
@@ -756,7 +758,7 @@ impl Arenas {
         }
         let mut ratings = Vec::new();
         for pid in &free {
-            if let Ok(r) = self.parts.ratings.of(pid, kind).await {
+            if let Ok(r) = self.parts.ratings.of(&PlayerId::from(pid.as_str()), kind).await {
                 ratings.push((pid.clone(), r.display()));
             }
         }
@@ -817,15 +819,15 @@ impl Arenas {
         let mut failed = Vec::new();
         for (pairing, seats) in pairings.into_iter().zip(seats) {
             let new = NewGame {
-                id: pairing.game_id.clone(),
+                id: GameId::from(pairing.game_id.as_str()),
                 setup: settings.setup.clone(),
                 rated: settings.rated,
                 visibility: settings.visibility,
-                code: settings.code.clone(),
+                code: settings.code.as_deref().map(RoomCode::from),
                 players: seats,
                 rematch_of: None,
                 arena: Some(ArenaLink {
-                    id: settings.id.clone(),
+                    id: ArenaId::from(settings.id.as_str()),
                     berserk: settings.berserk,
                 }),
             };
@@ -980,7 +982,7 @@ mod tests {
             "playing"
         );
         assert!(store
-            .save_arena("akilled", 1, true, &state.to_stored(4))
+            .save_arena(&"akilled".into(), 1, true, &state.to_stored(4))
             .await
             .unwrap());
         let (_tx, rx) = watch::channel(false);

@@ -42,6 +42,24 @@
 //! layout in one place, and [`key_safe`] keeps a client's id from reaching into other keys.
 
 use super::RedisStore;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
+
+/// An id goes to Redis as its text (a member of an index set, a script argument), exactly
+/// as the string it was before it had a type.
+macro_rules! id_as_redis_arg {
+    ($($id:ty),*) => {$(
+        impl redis::ToRedisArgs for $id {
+            fn write_redis_args<W>(&self, out: &mut W)
+            where
+                W: ?Sized + redis::RedisWrite,
+            {
+                self.as_str().write_redis_args(out)
+            }
+        }
+    )*};
+}
+
+id_as_redis_arg!(ArenaId, GameId, PlayerId, RoomCode);
 
 impl RedisStore {
     /// A key under this deployment's prefix (the cluster keeps its keys beside the store's).

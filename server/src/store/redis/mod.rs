@@ -28,6 +28,7 @@ use super::{
     RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::ids;
 use encoding::{decode, encode, flat, from_fields, to_fields};
 use keys::key_safe;
@@ -265,12 +266,12 @@ impl Store for RedisStore {
         let key = self.key(&["token", token_hash]);
         let id: Option<String> = self.run(conn.get(key)).await?;
         match id {
-            Some(id) => self.player(&id).await,
+            Some(id) => self.player(&PlayerId::from(id)).await,
             None => Ok(None),
         }
     }
 
-    async fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
+    async fn player(&self, id: &PlayerId) -> StoreResult<Option<PlayerRecord>> {
         if !key_safe(id) {
             return Ok(None);
         }
@@ -280,7 +281,7 @@ impl Store for RedisStore {
         from_fields(fields)
     }
 
-    async fn rename_player(&self, id: &str, name: &str) -> StoreResult<()> {
+    async fn rename_player(&self, id: &PlayerId, name: &str) -> StoreResult<()> {
         if !key_safe(id) {
             return Err(StoreError::Conflict("malformed player id".into()));
         }
@@ -307,23 +308,23 @@ impl Store for RedisStore {
         self.set_account_password(name_key, password_hash).await
     }
 
-    async fn add_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+    async fn add_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
         self.add_device_record(player_id, device).await
     }
 
-    async fn seen_device(&self, player_id: &str, device: &DeviceRecord) -> StoreResult<()> {
+    async fn seen_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
         self.seen_device_record(player_id, device).await
     }
 
-    async fn devices(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>> {
+    async fn devices(&self, player_id: &PlayerId) -> StoreResult<Vec<DeviceRecord>> {
         self.device_records(player_id).await
     }
 
-    async fn revoke_device(&self, player_id: &str, device_id: &str) -> StoreResult<bool> {
+    async fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool> {
         self.revoke_device_record(player_id, device_id).await
     }
 
-    async fn create_link_code(&self, code: &str, player: &str, ttl_ms: u64) -> StoreResult<bool> {
+    async fn create_link_code(&self, code: &str, player: &PlayerId, ttl_ms: u64) -> StoreResult<bool> {
         self.create_link(code, player, ttl_ms).await
     }
 
@@ -356,7 +357,7 @@ impl Store for RedisStore {
         Ok(claimed)
     }
 
-    async fn room(&self, code: &str) -> StoreResult<Option<RoomRecord>> {
+    async fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>> {
         if !key_safe(code) {
             return Ok(None);
         }
@@ -367,7 +368,7 @@ impl Store for RedisStore {
 
     async fn save_arena(
         &self,
-        id: &str,
+        id: &ArenaId,
         version: u64,
         open: bool,
         state: &serde_json::Value,
@@ -395,7 +396,7 @@ impl Store for RedisStore {
         Ok(true)
     }
 
-    async fn arena(&self, id: &str) -> StoreResult<Option<(u64, serde_json::Value)>> {
+    async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, serde_json::Value)>> {
         if !key_safe(id) {
             return Ok(None);
         }
@@ -449,7 +450,7 @@ impl Store for RedisStore {
         self.list_unfinished_for_players(game).await
     }
 
-    async fn game(&self, id: &str) -> StoreResult<Option<GameRecord>> {
+    async fn game(&self, id: &GameId) -> StoreResult<Option<GameRecord>> {
         if !key_safe(id) {
             return Ok(None);
         }
@@ -458,7 +459,7 @@ impl Store for RedisStore {
         from_fields(fields)
     }
 
-    async fn append_action(&self, game_id: &str, action: &Arc<ActionRecord>) -> StoreResult<()> {
+    async fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()> {
         if !key_safe(game_id) {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         }
@@ -482,7 +483,7 @@ impl Store for RedisStore {
         }
     }
 
-    async fn actions(&self, game_id: &str) -> StoreResult<Vec<ActionRecord>> {
+    async fn actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>> {
         if !key_safe(game_id) {
             return Ok(Vec::new());
         }
@@ -491,7 +492,7 @@ impl Store for RedisStore {
         entries.iter().map(|e| decode(e)).collect()
     }
 
-    async fn last_action(&self, game_id: &str) -> StoreResult<Option<ActionRecord>> {
+    async fn last_action(&self, game_id: &GameId) -> StoreResult<Option<ActionRecord>> {
         if !key_safe(game_id) {
             return Ok(None);
         }
@@ -500,7 +501,7 @@ impl Store for RedisStore {
         last.as_deref().map(decode).transpose()
     }
 
-    async fn finish_game(&self, game_id: &str, finished: FinishedGame) -> StoreResult<()> {
+    async fn finish_game(&self, game_id: &GameId, finished: FinishedGame) -> StoreResult<()> {
         let Some(game) = self.game(game_id).await? else {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         };
@@ -547,7 +548,7 @@ impl Store for RedisStore {
 
     async fn finished_games_of(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
     ) -> StoreResult<Vec<(String, u64)>> {
@@ -585,7 +586,7 @@ impl Store for RedisStore {
         Ok(rows.into_iter().map(|(id, at)| (id, at as u64)).collect())
     }
 
-    async fn finished_game(&self, game_id: &str) -> StoreResult<Option<FinishedGame>> {
+    async fn finished_game(&self, game_id: &GameId) -> StoreResult<Option<FinishedGame>> {
         if !key_safe(game_id) {
             return Ok(None);
         }
@@ -594,7 +595,7 @@ impl Store for RedisStore {
         text.as_deref().map(decode).transpose()
     }
 
-    async fn unfinished_games(&self, player_id: &str) -> StoreResult<Vec<String>> {
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>> {
         if !key_safe(player_id) {
             return Ok(Vec::new());
         }
@@ -605,7 +606,7 @@ impl Store for RedisStore {
 
     async fn repair_unfinished(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         record: Option<&GameRecord>,
     ) -> StoreResult<()> {
         if !key_safe(game_id) {
@@ -629,7 +630,7 @@ impl Store for RedisStore {
             .await
     }
 
-    async fn ratings(&self, player_id: &str) -> StoreResult<RatingsByKind> {
+    async fn ratings(&self, player_id: &PlayerId) -> StoreResult<RatingsByKind> {
         if !key_safe(player_id) {
             return Ok(RatingsByKind::new());
         }
