@@ -366,11 +366,11 @@ mod tests {
             }
             let expected = (now.groups() != was.groups()).then(|| now.groups());
             assert_eq!(
-                crate::unane::changed_groups(now, was),
+                crate::unane::groups::changed_groups(now, was),
                 expected,
                 "{was:?} -> {now:?}"
             );
-            if let Some(delta) = crate::unane::group_change(now, was) {
+            if let Some(delta) = crate::unane::groups::group_change(now, was) {
                 assert_eq!(
                     i64::from(delta),
                     i64::from(now.groups()) - i64::from(was.groups()),
@@ -407,7 +407,7 @@ mod tests {
                     now & !cell
                 };
             }
-            match crate::unane::group_change(now, was) {
+            match crate::unane::groups::group_change(now, was) {
                 Some(delta) => {
                     found += 1;
                     assert_eq!(

@@ -5,15 +5,21 @@
 //! - [`options`]: width/height options and their validation;
 //! - [`notation`]: cells, [`Action`] and its notation;
 //! - `position`: position strings;
+//! - `groups`: a side's group count after a move, told around the changed cells;
+//! - `view`: what a move changes in the view (the members of a diff);
+//! - `legality`: why an action is illegal, in words;
 //! - this file: the state, move generation, the end test and the [`Game`] implementation.
 //!
 //! Stones are two bitboards, so generation is a handful of shifts per direction and the
 //! last ply of perft is counted with popcounts alone.
 
 mod bits;
+mod groups;
+mod legality;
 pub mod notation;
 pub mod options;
 mod position;
+mod view;
 
 use serde_json::{json, Map, Value};
 
@@ -207,161 +213,6 @@ impl Unane {
                 winner: Some(mover),
                 reason: Reason::NoMoves,
             });
-        }
-    }
-
-    fn colour(side: Side) -> &'static str {
-        COLOURS[side.index()]
-    }
-
-    /// The view's changed members since `before` ([`Game::view_changes`]), and each side's
-    /// group count after them where known (what [`Unane::groups_kept`] keeps).
-    #[allow(clippy::type_complexity)]
-    fn changes(&self, before: &Self) -> Option<(Vec<(String, Value)>, [u8; 2])> {
-        if (self.width, self.height) != (before.width, before.height) {
-            return None;
-        }
-        // Only the cells whose stone changed (a placement and its captures), in the view's
-        // order: rows from the top rank down, files left to right (each rank's bits read
-        // lowest file first, so nothing is collected or sorted).
-        let changed = (self.stones[0] ^ before.stones[0]) | (self.stones[1] ^ before.stones[1]);
-        // The changed cells, then at most two stone counts, two group counts and the swap.
-        let mut out = Vec::with_capacity(changed.count() as usize + 5);
-        for rank in (0..self.height).rev() {
-            let mut bits = changed.rank(rank);
-            while bits != 0 {
-                let file = bits.trailing_zeros() as u8;
-                bits &= bits - 1;
-                let row = self.height - 1 - rank;
-                let value = self
-                    .stone(Cell::from_index(rank * STRIDE + file))
-                    .map_or(Value::Null, |s| Value::from(Self::colour(s)));
-                out.push((crate::pointer!("rows", row, file), value));
-            }
-        }
-        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
-            let (now, was) = (self.stones[side.index()], before.stones[side.index()]);
-            if now == was {
-                continue;
-            }
-            if now.count() != was.count() {
-                out.push((crate::pointer!("stones", name), Value::from(now.count())));
-            }
-        }
-        let mut kept = [GROUPS_UNKNOWN; 2];
-        for (side, name) in [(Side::First, "black"), (Side::Second, "white")] {
-            let i = side.index();
-            let (now, was) = (self.stones[i], before.stones[i]);
-            let known = before.groups_kept[i];
-            if now == was {
-                kept[i] = known;
-                continue;
-            }
-            let (shown, count) = match (group_change(now, was), known) {
-                // The same count as before, whatever it was.
-                (Some(0), _) => (None, u32::from(known)),
-                // A known change to a known count.
-                (Some(delta), known) if known != GROUPS_UNKNOWN => {
-                    let count = (i32::from(known) + delta) as u32;
-                    (Some(count), count)
-                }
-                (Some(_), _) => {
-                    let count = now.groups();
-                    (Some(count), count)
-                }
-                // Not told around the cells (a long flood): counted, and compared with the
-                // count before.
-                (None, known) => {
-                    let count = now.groups();
-                    let before = match known {
-                        GROUPS_UNKNOWN => was.groups(),
-                        known => u32::from(known),
-                    };
-                    ((count != before).then_some(count), count)
-                }
-            };
-            if let Some(groups) = shown {
-                out.push((crate::pointer!("groups", name), Value::from(groups)));
-            }
-            kept[i] = u8::try_from(count).unwrap_or(GROUPS_UNKNOWN);
-        }
-        if self.swap_available() != before.swap_available() {
-            out.push(("/swap_available".into(), Value::from(self.swap_available())));
-        }
-        Some((out, kept))
-    }
-
-    /// Why an action is illegal here, or `None` when it is legal.
-    fn illegal_reason(&self, action: Action) -> Option<String> {
-        let me = self.to_move;
-        let (w, h) = (self.width, self.height);
-        let on_board = |c: Cell| c.on_board(w, h);
-        match action {
-            Action::Swap => {
-                if self.swap_available() {
-                    None
-                } else {
-                    Some(
-                        "swap is only allowed as white's first action (ply 1, white to act)"
-                            .to_string(),
-                    )
-                }
-            }
-            Action::Remove(cell) => {
-                if !on_board(cell) {
-                    return Some(format!("{cell} is not on the {w}x{h} board"));
-                }
-                match self.stone(cell) {
-                    None => return Some(format!("no stone of yours on {cell}: it is empty")),
-                    Some(s) if s != me => {
-                        return Some(format!(
-                            "no stone of yours on {cell}: it holds a {} stone",
-                            Self::colour(s)
-                        ))
-                    }
-                    Some(_) => {}
-                }
-                let foe = self.stones[me.other().index()];
-                let touching = Bits::cell(cell.index()).neighbours() & foe;
-                if touching.is_empty() {
-                    None
-                } else {
-                    Some(format!(
-                        "the stone on {cell} cannot be removed: it touches the enemy stone on {}",
-                        Cell::from_index(touching.lowest())
-                    ))
-                }
-            }
-            Action::Capture { from, to } => {
-                for c in [from, to] {
-                    if !on_board(c) {
-                        return Some(format!("{c} is not on the {w}x{h} board"));
-                    }
-                }
-                match self.stone(from) {
-                    None => return Some(format!("no stone of yours on {from}: it is empty")),
-                    Some(s) if s != me => {
-                        return Some(format!(
-                            "no stone of yours on {from}: it holds a {} stone",
-                            Self::colour(s)
-                        ))
-                    }
-                    Some(_) => {}
-                }
-                if !from.adjacent(to) {
-                    return Some(format!(
-                        "{to} is not orthogonally adjacent to {from}: a stone moves one step, \
-                         no diagonals or slides"
-                    ));
-                }
-                match self.stone(to) {
-                    None => Some(format!(
-                        "{to} is empty: a stone only moves onto an enemy stone"
-                    )),
-                    Some(s) if s == me => Some(format!("{to} holds your own stone")),
-                    Some(_) => None,
-                }
-            }
         }
     }
 }
@@ -567,84 +418,4 @@ impl Game for Unane {
             }
         }
     }
-}
-
-/// A side's group count when it differs between `was` and `now`, else `None` (what the
-/// diff shows, counted without a kept count).
-#[cfg(test)]
-pub(crate) fn changed_groups(now: Bits, was: Bits) -> Option<u32> {
-    match group_change(now, was) {
-        Some(delta) => (delta != 0).then(|| now.groups()),
-        None => {
-            let groups = now.groups();
-            (groups != was.groups()).then_some(groups)
-        }
-    }
-}
-
-/// How much a side's group count moved between `was` and `now` (its stones before and
-/// after a move), found around the changed cells; `None` when that would take a long
-/// flood (see [`distinct_groups`]): only a full count tells then.
-///
-/// Why: a move changes a side's stones by a cell or two (a capture moves a stone one step
-/// and takes the stone there, a removal takes one off), and each such change is decided
-/// by the groups around it. A stone added next to none of its colour makes a group, next
-/// to stones of k groups joins them (k − 1 fewer); a stone taken with no neighbour of its
-/// colour ends its group, with neighbours in k groups once it is gone leaves k (k − 1
-/// more). With the count before kept ([`Unane::groups_kept`]) most moves' counts are found
-/// without counting, which on a 16x15 board costs 6,400 instructions a move.
-pub(crate) fn group_change(now: Bits, was: Bits) -> Option<i32> {
-    let (added, taken) = (now & !was, was & !now);
-    let mut set = was;
-    let mut delta = 0i32;
-    // Additions first: a captured cell next to the stone that took it is then added
-    // while that stone still stands, so the step stays a join of one group.
-    for (cells, adding) in [(added, true), (taken, false)] {
-        for cell in cells.iter() {
-            let c = Bits::cell(cell);
-            let rest = if adding { set } else { set & !c };
-            // A stone added joins the groups around it into one (with itself); a stone
-            // taken leaves the groups around it apart (or ends its own, alone).
-            let around = distinct_groups(rest, c.neighbours() & rest)?;
-            delta += if adding { 1 - around } else { around - 1 };
-            set = if adding { set | c } else { rest };
-        }
-    }
-    Some(delta)
-}
-
-/// How far a flood from one neighbour goes before the change is left to a full count.
-const FLOOD_STEPS: u32 = 16;
-
-/// How many groups of `set` the cells `cells` (a stone's neighbours in `set`) belong to;
-/// `None` when telling would take a flood longer than [`FLOOD_STEPS`] steps. Neighbours
-/// joined by a short path (a stone closing a square) are found at once; separate small
-/// groups stop growing soon.
-fn distinct_groups(set: Bits, mut cells: Bits) -> Option<i32> {
-    let mut groups = 0;
-    if cells.count() < 2 {
-        return Some(cells.count() as i32);
-    }
-    while !cells.is_empty() {
-        let mut fill = Bits::cell(cells.lowest());
-        let mut steps = 0;
-        loop {
-            if (cells & !fill).is_empty() {
-                cells = Bits::EMPTY;
-                break;
-            }
-            let next = (fill | fill.neighbours()) & set;
-            if next == fill {
-                cells = cells & !fill;
-                break;
-            }
-            fill = next;
-            steps += 1;
-            if steps > FLOOD_STEPS {
-                return None;
-            }
-        }
-        groups += 1;
-    }
-    Some(groups)
 }
