@@ -697,7 +697,15 @@ async fn a_player_on_a_dead_node_goes_offline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
     let redis = RedisServer::start();
-    let nodes = [node(&redis, "w1"), node(&redis, "w2"), node(&redis, "w3")];
+    // A lease long enough that no renewal misses it on a starved machine: the test needs
+    // the owner to keep the game until it is stopped, and a lapse on its own would hand
+    // the game over early. Its cost is the wait for the takeover after the stop.
+    let lease_ms = 4_000;
+    let nodes = [
+        node_leased(&redis, "w1", lease_ms),
+        node_leased(&redis, "w2", lease_ms),
+        node_leased(&redis, "w3", lease_ms),
+    ];
     let mut t = Table::open_across(
         &nodes[0],
         &nodes[1],
@@ -757,7 +765,7 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
         }
         stoa_tests::signal(owner_pid, "-CONT");
         eprintln!("attempt {attempts}: the lease of {owner} moved or ran out before the pause");
-        tokio::time::sleep(Duration::from_millis(LEASE_MS)).await;
+        tokio::time::sleep(Duration::from_millis(lease_ms)).await;
         t.host_doc.absorb_pending(&mut t.host);
         t.guest_doc.absorb_pending(&mut t.guest);
     };
@@ -771,7 +779,7 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
         .await;
     assert_eq!(answer["code"], "unavailable", "{answer}");
     stoa_tests::signal(owner_pid, "-CONT");
-    tokio::time::sleep(Duration::from_millis(2 * LEASE_MS)).await;
+    tokio::time::sleep(Duration::from_millis(2 * lease_ms)).await;
     let (_, doc) = watcher.api_game(&game_id, None);
     assert_eq!(
         doc["moves"].as_array().map(Vec::len),
@@ -783,8 +791,16 @@ async fn a_command_lost_with_its_owner_is_settled_from_the_log() {
         .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":tracked.seq}))
         .await;
     assert_eq!(ok["t"], "ok", "{ok}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let (_, doc) = watcher.api_game(&game_id, None);
+    // The watcher's node learns of the move by the game's broadcast: wait for it to show,
+    // then it must be there once.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let doc = loop {
+        let (_, doc) = watcher.api_game(&game_id, None);
+        if doc["moves"].as_array().map(Vec::len) != before || Instant::now() > deadline {
+            break doc;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(
         doc["moves"].as_array().map(Vec::len),
         before.map(|n| n + 1),
