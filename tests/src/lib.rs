@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod fault_proxy;
+pub mod measure;
 pub mod redis;
 pub mod run_local;
 

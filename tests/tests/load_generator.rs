@@ -1,5 +1,5 @@
 //! The load generator itself, run as a user runs it: a small `stoa-load fanout` against a
-//! real server. Its figures are what the README's performance tables are made of, so the
+//! real server. Its figures are what docs/performance.md's tables are made of, so the
 //! spectators it measures with must see every move, and the kernel's stamp of the server's
 //! write (when it reached the wire) can never come after the spectator read it.
 
@@ -23,7 +23,12 @@ fn figures(report: &str) -> HashMap<String, String> {
 /// Runs `stoa-load` with `args` (not pinned: the test shares the machine) and returns its
 /// report and figures; the run must succeed.
 fn stoa_load(args: &[&str]) -> (String, HashMap<String, String>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stoa-load"))
+    run(env!("CARGO_BIN_EXE_stoa-load"), args)
+}
+
+/// Runs the tool at `exe` with `args`, not pinned, as `stoa_load` does.
+fn run(exe: &str, args: &[&str]) -> (String, HashMap<String, String>) {
+    let out = Command::new(exe)
         .arg("--no-pin")
         .args(args)
         .output()
@@ -106,12 +111,15 @@ fn throughput_plays_every_round_and_reports_the_memory_a_move_keeps() {
     }
 }
 
-/// `move-floor`: the "server" answers every move with its two writes, whole (the players
-/// wait for every byte, so a lost or short write would hang the run, not pass it).
+/// `stoa-floors move-floor`: the "server" answers every move with its two writes, whole
+/// (the players wait for every byte, so a lost or short write would hang the run, not pass
+/// it).
 #[test]
 fn move_floor_answers_every_move_with_two_whole_writes() {
-    stoa_tests::build_binaries();
-    let (report, f) = stoa_load(&["move-floor", "--games", "10", "--moves", "2000"]);
+    let (report, f) = run(
+        env!("CARGO_BIN_EXE_stoa-floors"),
+        &["move-floor", "--games", "10", "--moves", "2000"],
+    );
     assert_eq!(f["moves"], "2000", "{report}");
     assert_eq!(
         f["bytes written per move (mover, opponent)"], "600, 560",
@@ -120,4 +128,21 @@ fn move_floor_answers_every_move_with_two_whole_writes() {
     assert_eq!(f["writes short or refused (buffer full)"], "0", "{report}");
     let cpu: f64 = f["\"server\" CPU per move, µs"].parse().unwrap();
     assert!(cpu > 0.0, "{report}");
+}
+
+/// `stoa-floors send-floor`: every socket gets every round's send, whole, from the sender
+/// to the receiving process it starts (a receiver that never connected would hang the run).
+#[test]
+fn send_floor_writes_every_round_to_every_socket() {
+    let (report, f) = run(
+        env!("CARGO_BIN_EXE_stoa-floors"),
+        &["send-floor", "--conns", "20", "--rounds", "3"],
+    );
+    assert_eq!(f["sockets"], "20", "{report}");
+    assert_eq!(f["rounds (one send to every socket)"], "3", "{report}");
+    assert_eq!(f["sends handed to the kernel by"], "Write", "{report}");
+    assert_eq!(f["sends short or refused (buffer full)"], "0", "{report}");
+    // Read in 10 ms ticks: 60 sends may well measure 0, never a negative or NaN.
+    let cpu: f64 = f["sender CPU per send, µs"].parse().unwrap();
+    assert!(cpu.is_finite() && cpu >= 0.0, "{report}");
 }

@@ -1,10 +1,52 @@
-//! Readings of the server process from /proc, and CPU pinning with `taskset`.
+//! What the measuring tools share: readings of a process from /proc, CPU pinning with
+//! `taskset`, receive steering on loopback ([`steer`]) and the `| figure | value |` report
+//! they print. `stoa-load` (the load generator's scenarios against a real server) and
+//! `stoa-floors` (the kernel's own cost of the same socket work, with no server) both use
+//! them, so their figures are read and printed the same way.
 //!
 //! Why /proc: the figures that matter (CPU seconds the server spent, its resident memory)
 //! are the kernel's own accounting of that one process, independent of what the load
 //! generator, sharing the machine, does meanwhile.
 
+pub mod steer;
+
 use std::process::Command;
+
+/// One run's results, printed as a table.
+#[derive(Default, Debug)]
+pub struct Report {
+    /// (figure, value) rows.
+    pub rows: Vec<(String, String)>,
+}
+
+impl Report {
+    /// Adds a row.
+    pub fn add(&mut self, name: &str, value: impl std::fmt::Display) {
+        self.rows.push((name.to_string(), value.to_string()));
+    }
+
+    /// Adds a row with percentile `p` of sorted microseconds, in ms.
+    pub fn add_ms(&mut self, name: &str, sorted_us: &[u64], p: f64) {
+        self.add(name, format!("{:.2}", percentile_ms(sorted_us, p)));
+    }
+
+    /// Prints the report as a Markdown table (`tests/tests/load_generator.rs` reads it).
+    pub fn print(&self) {
+        println!("| figure | value |\n|---|---|");
+        for (k, v) in &self.rows {
+            println!("| {k} | {v} |");
+        }
+    }
+}
+
+/// A percentile of sorted microseconds, in ms.
+pub fn percentile_ms(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted_us.len() as f64 - 1.0) * p).round() as usize;
+    sorted_us[i] as f64 / 1000.0
+}
 
 /// Clock ticks per second of `utime`/`stime` (`getconf CLK_TCK`; 100 on Linux).
 fn clock_ticks() -> f64 {

@@ -2,7 +2,7 @@
 //! the way: one read of the mover's frame, one write back to the mover (its `ok` and the
 //! diff) and one write of the diff to the opponent, on loopback TCP.
 //!
-//! Why: `throughput`'s "server CPU per move" is the server's own work plus those three
+//! Why: `stoa-load throughput`'s "server CPU per move" is the server's own work plus those three
 //! system calls, and on loopback each write also does the receiving socket's TCP work.
 //! `send-floor` measures one send in a fan-out; this measures the move path the same way
 //! (the same games, the same frame sizes, one move outstanding per game, the "server" on the
@@ -22,7 +22,7 @@ use mio::{Events, Interest, Poll, Token};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinSet;
 
-use crate::{proc, Report};
+use stoa_tests::measure::{self, Report};
 
 /// The sizes of a move's frames, as the server's on the wire (websocket headers included).
 #[derive(Clone, Copy, Debug)]
@@ -46,7 +46,7 @@ pub fn move_floor(
 ) -> Report {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
-    let mut players = proc::this_program_on(cpu_load);
+    let mut players = measure::this_program_on(cpu_load);
     let per_game = moves.div_ceil(games as u64);
     let mut players = players
         .args(["move-floor-players", "--addr", &addr.to_string()])
@@ -89,7 +89,7 @@ pub fn move_floor(
         }
     }
     if let Some(cpu) = cpu_server {
-        proc::pin(std::process::id(), cpu);
+        measure::pin(std::process::id(), cpu);
     }
     let mut poll = Poll::new().expect("an epoll");
     for (i, s) in sockets.iter_mut().enumerate() {
@@ -133,7 +133,7 @@ pub fn move_floor(
                 while pending[i] >= sizes.mv {
                     pending[i] -= sizes.mv;
                     // The clock starts at the first move, after every connection's set-up.
-                    started.get_or_insert_with(|| (Instant::now(), proc::cpu_split(pid)));
+                    started.get_or_insert_with(|| (Instant::now(), measure::cpu_split(pid)));
                     for (to, bytes) in [(i, &to_mover), (i ^ 1, &to_opponent)] {
                         match sockets[to].write(bytes) {
                             Ok(n) if n == bytes.len() => {}
@@ -152,7 +152,7 @@ pub fn move_floor(
         }
     }
     let (wall, (user0, sys0)) = started.unwrap_or((Instant::now(), (0.0, 0.0)));
-    let (user1, sys1) = proc::cpu_split(pid);
+    let (user1, sys1) = measure::cpu_split(pid);
     let elapsed = wall.elapsed().as_secs_f64();
     drop(sockets);
     let _ = players.wait();

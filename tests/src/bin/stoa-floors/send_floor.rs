@@ -2,9 +2,9 @@
 //! socket, with no server in the way.
 //!
 //! Why: fan-out is one `send` per recipient, and on loopback each send also does the
-//! receiver's TCP work. This scenario measures that floor on the machine at hand (the same
-//! pinning as the others: the sender on the server's CPU, the receivers in a child process
-//! on the generator's), so a fan-out figure can be read against it rather than against a
+//! receiver's TCP work. This measures that floor on the machine at hand (pinned as
+//! `stoa-load` pins: the sender on the server's CPU, the receivers in a child process on
+//! the generator's), so a fan-out figure can be read against it rather than against a
 //! number from another machine.
 
 use std::io::{ErrorKind, Write};
@@ -16,7 +16,7 @@ use tokio::io::AsyncReadExt;
 use tokio::task::JoinSet;
 
 use crate::uring::Ring;
-use crate::{proc, Report};
+use stoa_tests::measure::{self, Report};
 
 /// How the sender hands its sends to the kernel.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub fn send_floor(
 ) -> Report {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
     let addr = listener.local_addr().expect("its address");
-    let mut sink = proc::this_program_on(cpu_sink);
+    let mut sink = measure::this_program_on(cpu_sink);
     let mut sink = sink
         .args(["send-floor-sink", "--addr", &addr.to_string()])
         .args(["--conns", &conns.to_string()])
@@ -56,7 +56,7 @@ pub fn send_floor(
         })
         .collect();
     if let Some(cpu) = cpu_send {
-        proc::pin(std::process::id(), cpu);
+        measure::pin(std::process::id(), cpu);
     }
     // Leaked once per run: the ring's sends read it after `push` returns.
     let frame: &'static [u8] = vec![b'x'; bytes].leak();
@@ -73,7 +73,7 @@ pub fn send_floor(
     let mut full = 0u64;
     let started = Instant::now();
     for _ in 0..rounds {
-        let before = proc::cpu_seconds(pid);
+        let before = measure::cpu_seconds(pid);
         match ring.as_mut() {
             Some(ring) => full += ring.round(frame).expect("io_uring round"),
             None => {
@@ -87,7 +87,7 @@ pub fn send_floor(
                 }
             }
         }
-        cpu += proc::cpu_seconds(pid) - before;
+        cpu += measure::cpu_seconds(pid) - before;
         // As the fan-out scenario: a round every 100 ms, the receivers drained meanwhile.
         std::thread::sleep(Duration::from_millis(100));
     }

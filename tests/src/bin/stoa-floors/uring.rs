@@ -1,8 +1,8 @@
 //! `send-floor --via uring`: the same sends handed to the kernel through one io_uring, a
 //! whole round in one system call.
 //!
-//! Why: fan-out is one `write` per recipient, and a question each performance round met
-//! was how much of a send's cost is the system call itself (entry and exit, the file-table
+//! Why: fan-out is one `write` per recipient, and what decides whether batching could help
+//! is how much of a send's cost is the system call itself (entry and exit, the file-table
 //! lookup) rather than TCP's own work, which no batching removes. io_uring is the only way
 //! to hand the kernel many sockets' sends at once; with registered files it also skips the
 //! file-table lookup. Measuring it here, before building it into the server (where it

@@ -1,33 +1,32 @@
-//! `stoa-load`: the project's load generator. It starts the release server (pinned to one
-//! core, itself on the other), drives one scenario over real websockets on loopback, reads
-//! the server's CPU and memory from /proc, stops by itself and prints a table.
+//! `stoa-load`: the project's load generator, for whoever sizes or checks a deployment.
+//! It starts the release server (pinned to one core, itself on the other), drives one
+//! scenario over real websockets on loopback, reads the server's CPU and memory from /proc,
+//! stops by itself and prints a table.
 //!
 //! ```text
 //! cargo run --release -p stoa-tests --bin stoa-load -- idle --conns 10000
+//! cargo run --release -p stoa-tests --bin stoa-load -- idle-games --games 2500
 //! cargo run --release -p stoa-tests --bin stoa-load -- fanout --spectators 5000
 //! cargo run --release -p stoa-tests --bin stoa-load -- throughput --games 200
 //! cargo run --release -p stoa-tests --bin stoa-load -- mixed --games 1000   # with Redis
-//! cargo run --release -p stoa-tests --bin stoa-load -- all                   # all four
+//! cargo run --release -p stoa-tests --bin stoa-load -- all                   # every one
 //! ```
 //!
-//! Figures: server CPU seconds per 1,000 moves, moves/s, p50/p99 move → opponent's diff,
-//! p99 move → the last spectator's diff, bytes per move per recipient (the `game.diff`
-//! frames' payload), RSS per idle connection. The generator shares the machine's cores
-//! with the server: it is kept cheap (one runtime, prefix checks before any parsing).
-// Denied everywhere but in `uring`, whose submissions are the one thing that needs it.
-#![deny(unsafe_code)]
+//! Figures: server CPU per move, moves/s, p50/p99 move → opponent's diff, p99 move → the
+//! last spectator's diff, bytes per move per recipient (the `game.diff` frames' payload),
+//! RSS per idle connection. The generator shares the machine's cores with the server: it
+//! is kept cheap (one runtime, prefix checks before any parsing). What the kernel alone
+//! charges for the same socket work, with no server at all, is `stoa-floors`'s to measure.
+#![forbid(unsafe_code)]
 
 mod conn;
-mod move_floor;
-mod proc;
 mod scenarios;
-mod send_floor;
-mod steer;
 mod table;
-mod uring;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
+use stoa_tests::measure::steer::Steering;
+use stoa_tests::measure::{self, Report};
 use stoa_tests::redis::RedisServer;
 use stoa_tests::{Server, LOOSE};
 
@@ -116,77 +115,6 @@ pub enum Scenario {
         #[arg(long, default_value_t = 5)]
         rounds: usize,
     },
-    /// Every scenario in turn at the sizes the targets are set for (idle 10,000; fanout
-    /// 5,000; throughput 200 games; mixed 1,000 games with Redis).
-    All,
-    /// No server: the kernel's own cost of one small send on a loopback socket, to
-    /// read the fan-out figures against (the sender pinned as the server is).
-    SendFloor {
-        /// Sockets written to.
-        #[arg(long, default_value_t = 2_000)]
-        conns: usize,
-        /// Rounds of one send to every socket, 100 ms apart.
-        #[arg(long, default_value_t = 50)]
-        rounds: usize,
-        /// Bytes per send (about a diff frame).
-        #[arg(long, default_value_t = 500)]
-        bytes: usize,
-        /// How the sends reach the kernel: `write` (one system call each, as the server
-        /// does) or a round at a time through io_uring.
-        #[arg(long, value_enum, default_value_t = send_floor::Via::Write)]
-        via: send_floor::Via,
-    },
-    /// No server: the kernel's own cost of a move's read and two writes on loopback, G
-    /// games with a move outstanding each, the frames as large as the server's.
-    MoveFloor {
-        /// Concurrent games.
-        #[arg(long, default_value_t = 200)]
-        games: usize,
-        /// Moves in all.
-        #[arg(long, default_value_t = 20_000)]
-        moves: u64,
-        /// Bytes of a `game.move` frame.
-        #[arg(long, default_value_t = 80)]
-        mv: usize,
-        /// Bytes of the mover's `ok` frame.
-        #[arg(long, default_value_t = 40)]
-        ok: usize,
-        /// Bytes of a diff frame.
-        #[arg(long, default_value_t = 560)]
-        diff: usize,
-    },
-    /// The players of `move-floor` (run by it).
-    #[command(hide = true)]
-    MoveFloorPlayers {
-        /// The "server"'s address.
-        #[arg(long)]
-        addr: String,
-        /// Games.
-        #[arg(long)]
-        games: usize,
-        /// Moves each game plays.
-        #[arg(long)]
-        moves_per_game: u64,
-        /// Bytes of a `game.move` frame.
-        #[arg(long)]
-        mv: usize,
-        /// Bytes of the mover's `ok` frame.
-        #[arg(long)]
-        ok: usize,
-        /// Bytes of a diff frame.
-        #[arg(long)]
-        diff: usize,
-    },
-    /// The receiving side of `send-floor` (run by it).
-    #[command(hide = true)]
-    SendFloorSink {
-        /// The sender's address.
-        #[arg(long)]
-        addr: String,
-        /// Sockets to open.
-        #[arg(long)]
-        conns: usize,
-    },
     /// G games, two players and two spectators each, one move per second per game.
     Mixed {
         /// Games.
@@ -196,114 +124,22 @@ pub enum Scenario {
         #[arg(long, default_value_t = 30)]
         seconds: u64,
     },
-}
-
-/// One scenario's results, printed as a table.
-#[derive(Default, Debug)]
-pub struct Report {
-    /// (figure, value) rows.
-    pub rows: Vec<(String, String)>,
-}
-
-impl Report {
-    /// Adds a row.
-    pub fn add(&mut self, name: &str, value: impl std::fmt::Display) {
-        self.rows.push((name.to_string(), value.to_string()));
-    }
-
-    /// Adds a row with percentile `p` of sorted microseconds, in ms.
-    pub fn add_ms(&mut self, name: &str, sorted_us: &[u64], p: f64) {
-        self.add(name, format!("{:.2}", percentile_ms(sorted_us, p)));
-    }
-}
-
-/// A percentile of sorted microseconds, in ms.
-pub fn percentile_ms(sorted_us: &[u64], p: f64) -> f64 {
-    if sorted_us.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted_us.len() as f64 - 1.0) * p).round() as usize;
-    sorted_us[i] as f64 / 1000.0
+    /// Every scenario in turn at the sizes the targets are set for (idle 10,000; fanout
+    /// 5,000; throughput 200 games; mixed 1,000 games with Redis).
+    All,
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let cli = Cli::parse();
     let options: Value = serde_json::from_str(&cli.options).expect("--options is JSON");
-    let nofile = proc::raise_nofile();
+    let nofile = measure::raise_nofile();
     let _steering = cli.steer_receive.then(|| {
-        steer::Steering::to_cpu(cli.cpu_load).unwrap_or_else(|e| {
+        Steering::to_cpu(cli.cpu_load).unwrap_or_else(|e| {
             eprintln!("error: --steer-receive: {e}");
             std::process::exit(2);
         })
     });
-    match cli.scenario {
-        Scenario::SendFloor {
-            conns,
-            rounds,
-            bytes,
-            via,
-        } => {
-            let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
-            let drops = proc::backlog_drops();
-            let mut report = send_floor::send_floor(
-                conns,
-                rounds,
-                bytes,
-                via,
-                pins.map(|p| p.0),
-                pins.map(|p| p.1),
-            );
-            report.add(
-                "packets dropped at a full backlog",
-                proc::backlog_drops().saturating_sub(drops),
-            );
-            print_floor(&cli, "sender", "receivers", &report);
-            return;
-        }
-        Scenario::SendFloorSink { ref addr, conns } => {
-            send_floor::sink(addr, conns).await;
-            return;
-        }
-        Scenario::MoveFloor {
-            games,
-            moves,
-            mv,
-            ok,
-            diff,
-        } => {
-            let pins = (!cli.no_pin).then_some((cli.cpu_server, cli.cpu_load));
-            let busy0 = pins.map(|p| proc::cpu_busy_seconds(p.1));
-            let mut report = move_floor::move_floor(
-                games,
-                moves,
-                move_floor::Sizes { mv, ok, diff },
-                pins.map(|p| p.0),
-                pins.map(|p| p.1),
-            );
-            if let (Some(b0), Some((_, load))) = (busy0, pins) {
-                report.add(
-                    "players' CPU busy, s (whole run, set-up included)",
-                    format!("{:.2}", proc::cpu_busy_seconds(load) - b0),
-                );
-            }
-            print_floor(&cli, "\"server\"", "players", &report);
-            return;
-        }
-        Scenario::MoveFloorPlayers {
-            ref addr,
-            games,
-            moves_per_game,
-            mv,
-            ok,
-            diff,
-        } => {
-            let sizes = move_floor::Sizes { mv, ok, diff };
-            move_floor::players(addr, games, moves_per_game, sizes).await;
-            return;
-        }
-        _ => {}
-    }
     let scenarios = match cli.scenario.clone() {
         // Every scenario at its issue-sized defaults, each on a fresh server.
         Scenario::All => vec![
@@ -377,9 +213,9 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
     let server = &servers[0];
     if !cli.no_pin {
         for s in &servers {
-            proc::pin(s.pid(), cli.cpu_server);
+            measure::pin(s.pid(), cli.cpu_server);
         }
-        proc::pin(std::process::id(), cli.cpu_load);
+        measure::pin(std::process::id(), cli.cpu_load);
     }
     let ctx = scenarios::Ctx {
         addr: server.addr,
@@ -390,7 +226,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         nodes: servers.iter().map(|s| (s.addr, s.pid())).collect(),
         load_cpu: (!cli.no_pin).then_some(cli.cpu_load),
     };
-    let drops = proc::backlog_drops();
+    let drops = measure::backlog_drops();
     let mut report = match scenario.clone() {
         Scenario::Idle { conns, hold_s } => scenarios::idle(&ctx, conns, hold_s).await,
         Scenario::IdleGames { games, hold_s } => scenarios::idle_games(&ctx, games, hold_s).await,
@@ -405,15 +241,11 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
             rounds,
         } => scenarios::throughput(&ctx, games, moves, rounds).await,
         Scenario::Mixed { games, seconds } => scenarios::mixed(&ctx, games, seconds).await,
-        Scenario::All
-        | Scenario::SendFloor { .. }
-        | Scenario::SendFloorSink { .. }
-        | Scenario::MoveFloor { .. }
-        | Scenario::MoveFloorPlayers { .. } => unreachable_all(),
+        Scenario::All => unreachable_all(),
     };
     report.add(
         "packets dropped at a full backlog",
-        proc::backlog_drops().saturating_sub(drops),
+        measure::backlog_drops().saturating_sub(drops),
     );
     println!(
         "\n{:?} · {} {} · clock {} · store {} · server pinned to CPU {}, generator to CPU {}{}{} · open-file limit {nofile}",
@@ -431,7 +263,7 @@ async fn run(cli: &Cli, scenario: &Scenario, options: &Value, nofile: u64) {
         if cli.no_pin { " (not pinned)" } else { "" },
         steered(cli),
     );
-    print_report(&report);
+    report.print();
     drop(servers);
     drop(redis);
 }
@@ -445,28 +277,7 @@ fn steered(cli: &Cli) -> String {
     }
 }
 
-/// Prints the title and table of a scenario without a server: which side ran on which CPU.
-fn print_floor(cli: &Cli, server_side: &str, client_side: &str, report: &Report) {
-    println!(
-        "\n{:?} · no server · {server_side} pinned to CPU {}, {client_side} to CPU {}{}{}",
-        cli.scenario,
-        cli.cpu_server,
-        cli.cpu_load,
-        if cli.no_pin { " (not pinned)" } else { "" },
-        steered(cli),
-    );
-    print_report(report);
-}
-
-/// Prints a report as a Markdown table.
-fn print_report(report: &Report) {
-    println!("| figure | value |\n|---|---|");
-    for (k, v) in &report.rows {
-        println!("| {k} | {v} |");
-    }
-}
-
-/// `all` is expanded into the other scenarios before any runs; `send-floor` runs no server.
+/// `all` is expanded into the other scenarios before any runs.
 fn unreachable_all() -> Report {
     Report::default()
 }

@@ -6,12 +6,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::measure::{
+    cpu_busy_seconds, cpu_seconds, cpu_split, minor_faults, rss_kib, run_ns, Report,
+};
 use tokio::task::JoinSet;
 
 use crate::conn::{is_type, seq_of, source, wall_now, Conn};
-use crate::proc::{cpu_busy_seconds, cpu_seconds, cpu_split, minor_faults, rss_kib, run_ns};
 use crate::table::Table;
-use crate::Report;
 
 /// What every scenario needs to know.
 pub struct Ctx {
@@ -487,7 +488,7 @@ async fn play_games(
         let pids: Vec<u32> = ctx.nodes.iter().map(|n| n.1).collect();
         tokio::spawn(async move {
             let start = Instant::now();
-            let ns = || pids.iter().map(|p| crate::proc::run_ns(*p)).sum::<u64>();
+            let ns = || pids.iter().map(|p| run_ns(*p)).sum::<u64>();
             let (mut last_ns, mut last_moves) = (ns(), 0u64);
             loop {
                 tokio::time::sleep(Duration::from_millis(100)).await;
