@@ -1,3 +1,4 @@
+// @ts-check
 // Stoa web client: the boards of the four games drawn as SVG, and the facts shown under them.
 //
 // A plain ES module with no dependencies. Each game has one renderer that builds a fresh
@@ -10,7 +11,6 @@
 // Everything is styled with inline SVG attributes so a board is readable without the
 // stylesheet; the classes are there for the stylesheet to add to. Every piece carries a
 // letter (or, for tokens and marks, a distinct shape) so no fact depends on colour alone.
-"use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
@@ -18,6 +18,7 @@ const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 // Side colours: natural black and white for the games whose sides are called that (and grey
 // for Staku's neutral tokens), else a warm first side and a cool second side. `ink` is the
 // colour of the letter drawn on the piece.
+/** @type {Record<string, {fill: string, stroke: string, ink: string}>} */
 const NATURAL = {
   black: { fill: "#1f1f1f", stroke: "#000000", ink: "#f5f5f5" },
   white: { fill: "#f8f5ee", stroke: "#3b3b3b", ink: "#1f1f1f" },
@@ -28,11 +29,41 @@ const SECOND = { fill: "#3a7bd5", stroke: "#163c74", ink: "#ffffff" };
 const OTHER = { fill: "#cccccc", stroke: "#555555", ink: "#111111" };
 const HL = { last: "#e0a800", lastFill: "#ffe066", selectable: "#1f9d55", selected: "#0e6e30" };
 const LABEL = "#6b5636"; // coordinates and cell names
+/** @type {Record<string, string[]>} */
 const DEFAULT_SIDES = {
   unane: ["black", "white"], staku: ["white", "black"],
   akron: ["vert", "horz"], akunur: ["light", "dark"],
 };
+/** @type {Record<string, string>} */
 const TITLES = { unane: "Ūnane", staku: "Staku", akron: "Akron", akunur: "Akunur" };
+
+/**
+ * What a board is drawn from: the kind, its geometry (`/api/kinds`), the position, the sides
+ * in order, and the cells to mark.
+ * @typedef {object} BoardView
+ * @property {string} kind
+ * @property {Record<string, any> | null} [geometry]
+ * @property {Record<string, any> | null} [state]
+ * @property {unknown} [sides]
+ * @property {Iterable<string>} [last] the cells the last move named
+ * @property {Iterable<string>} [selectable] the cells a click may add to the move
+ * @property {Iterable<string>} [selected] the cells clicked so far
+ * @property {boolean} [flip] the second side at the bottom
+ */
+
+/**
+ * What every renderer is handed.
+ * @typedef {object} Ctx
+ * @property {string} kind
+ * @property {Record<string, any>} geometry
+ * @property {Record<string, any>} state
+ * @property {string[]} sides
+ * @property {Set<string>} last
+ * @property {Set<string>} selectable
+ * @property {Set<string>} selected
+ * @property {((name: string) => void) | null} onCell
+ * @property {boolean} flip
+ */
 
 // ---------------------------------------------------------------------------------------
 // Public API.
@@ -41,6 +72,9 @@ const TITLES = { unane: "Ūnane", staku: "Staku", akron: "Akron", akunur: "Akunu
  * Draws the board of `view` into `container`, replacing its contents. `onCell(name)` gets
  * the canonical name of a clicked cell. With no geometry (it may arrive after the first
  * snapshot) nothing is drawn; odd or missing state fields draw as empty.
+ * @param {Element | null} container
+ * @param {BoardView | null} view
+ * @param {(name: string) => void} [onCell]
  */
 export function renderBoard(container, view, onCell) {
   if (!container || !view) return;
@@ -62,7 +96,11 @@ export function renderBoard(container, view, onCell) {
   container.replaceChildren(...(svg ? [svg] : []));
 }
 
-/** Short facts under the board (counters, piles, scores), one string each. */
+/**
+ * Short facts under the board (counters, piles, scores), one string each.
+ * @param {BoardView | null} view
+ * @returns {string[]}
+ */
 export function boardFacts(view) {
   if (!view || !isObj(view.state)) return [];
   try {
@@ -74,9 +112,12 @@ export function boardFacts(view) {
   }
 }
 
-/** One line explaining the symbols of the board (for a caption or a help text). */
+/**
+ * One line explaining the symbols of the board (for a caption or a help text).
+ * @param {BoardView | null} view
+ */
 export function boardLegend(view) {
-  const [a, b] = sidesOf(view || {});
+  const [a, b] = sidesOf(view || { kind: "" });
   switch (view && view.kind) {
     case "unane": return `${letter(a)} ${a}, ${letter(b)} ${b}; one group wins`;
     case "staku": return "W white, B black, N neutral; stacks drawn bottom to top, height at the right; double border: palace";
@@ -89,35 +130,75 @@ export function boardLegend(view) {
 // ---------------------------------------------------------------------------------------
 // Shared helpers.
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, any>}
+ */
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/**
+ * @param {unknown} v
+ * @returns {any[]}
+ */
 const arr = (v) => (Array.isArray(v) ? v : []);
+/**
+ * @param {unknown} v
+ * @param {number} [d]
+ * @returns {number}
+ */
 const num = (v, d = 0) => (typeof v === "number" && Number.isFinite(v) ? v : d);
+/**
+ * @param {unknown} v
+ * @returns {string}
+ */
 const str = (v) => (typeof v === "string" ? v : "");
+/**
+ * @param {unknown} side
+ */
 const letter = (side) => (str(side)[0] || "?").toUpperCase();
+/**
+ * @param {number} i
+ */
 const colLetter = (i) => String.fromCharCode(65 + i); // A, B, … (no letter skipped)
 
-/** The geometry of a view; tolerates being handed the whole /api/kinds answer. */
+/**
+ * The geometry of a view; tolerates being handed the whole /api/kinds answer.
+ * @param {BoardView} view
+ * @returns {Record<string, any> | null}
+ */
 function geometryOf(view) {
   const g = view && view.geometry;
   if (!isObj(g)) return null;
   return isObj(g.geometry) ? g.geometry : g;
 }
 
+/**
+ * @param {BoardView} view
+ * @returns {string[]}
+ */
 function sidesOf(view) {
   const s = arr(view.sides).filter((x) => typeof x === "string");
   return s.length >= 2 ? s : DEFAULT_SIDES[view.kind] || ["first", "second"];
 }
 
-/** Lower-cased set of names from a Set, an array or nothing. */
+/**
+ * Lower-cased set of names from a Set, an array or nothing.
+ * @param {unknown} v
+ */
 function nameSet(v) {
   const out = new Set();
-  if (v && typeof v[Symbol.iterator] === "function" && typeof v !== "string") {
-    for (const x of v) if (typeof x === "string") out.add(x.toLowerCase());
+  if (v && typeof (/** @type {any} */ (v))[Symbol.iterator] === "function" && typeof v !== "string") {
+    for (const x of /** @type {Iterable<unknown>} */ (v)) if (typeof x === "string") out.add(x.toLowerCase());
   }
   return out;
 }
 
-/** What every renderer needs: state, geometry, sides, highlight sets and the callback. */
+/**
+ * What every renderer needs: state, geometry, sides, highlight sets and the callback.
+ * @param {BoardView} view
+ * @param {Record<string, any>} geometry
+ * @param {((name: string) => void) | undefined} onCell
+ * @returns {Ctx}
+ */
 function context(view, geometry, onCell) {
   return {
     kind: view.kind,
@@ -132,7 +213,11 @@ function context(view, geometry, onCell) {
   };
 }
 
-/** The colours of a side's pieces: natural for black/white/neutral, else by turn order. */
+/**
+ * The colours of a side's pieces: natural for black/white/neutral, else by turn order.
+ * @param {string} side
+ * @param {string[]} sides
+ */
 function pieceStyle(side, sides) {
   if (Object.hasOwn(NATURAL, side)) return NATURAL[side];
   if (side === sides[0]) return FIRST;
@@ -140,7 +225,13 @@ function pieceStyle(side, sides) {
   return OTHER;
 }
 
-/** Creates an SVG element with attributes (null/undefined skipped) and children. */
+/**
+ * Creates an SVG element with attributes (null/undefined skipped) and children.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...(Node | null | undefined | false)} children
+ * @returns {SVGElement}
+ */
 function el(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -150,7 +241,15 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Centred text that never takes clicks (it sits over cells or outside them). */
+/**
+ * Centred text that never takes clicks (it sits over cells or outside them).
+ * @param {number} x
+ * @param {number} y
+ * @param {string} text
+ * @param {number} size
+ * @param {string} [fill]
+ * @param {Record<string, unknown>} [extra]
+ */
 function label(x, y, text, size, fill = LABEL, extra = {}) {
   const t = el("text", {
     x: r2(x), y: r2(y), "font-size": size, fill, "text-anchor": "middle",
@@ -160,14 +259,32 @@ function label(x, y, text, size, fill = LABEL, extra = {}) {
   return t;
 }
 
+/**
+ * @param {number} v
+ */
 const r2 = (v) => Math.round(v * 100) / 100;
 
-/** A cell's name, drawn after its rings with a halo of the cell colour so rings never hide it. */
+/**
+ * A cell's name, drawn after its rings with a halo of the cell colour so rings never hide it.
+ * @param {number} x
+ * @param {number} y
+ * @param {string} text
+ * @param {number} size
+ * @param {string} fill
+ * @param {string} halo
+ */
 function nameLabel(x, y, text, size, fill, halo) {
   return label(x, y, text, size, fill, { stroke: halo, "stroke-width": 2.5, "stroke-opacity": 0.85, "paint-order": "stroke" });
 }
 
-/** The root <svg>: scales to its container's width and keeps its aspect ratio. */
+/**
+ * The root <svg>: scales to its container's width and keeps its aspect ratio.
+ * @param {string} kind
+ * @param {number} x0
+ * @param {number} y0
+ * @param {number} w
+ * @param {number} h
+ */
 function svgRoot(kind, x0, y0, w, h) {
   const title = `${TITLES[kind] || kind} board`;
   const svg = el("svg", {
@@ -186,9 +303,14 @@ function svgRoot(kind, x0, y0, w, h) {
  * `under()` (the last-move tint, beneath the pieces), appends the pieces, then calls
  * `over()` (the last-move outline and the selectable/selected rings, above the pieces).
  * Everything drawn over the cell is inside the group, so any click on it is the cell's.
+ * @param {Ctx} ctx
+ * @param {string} name
+ * @param {(scale: number) => SVGElement} shape
+ * @param {string} [extraClass]
  */
 function cell(ctx, name, shape, extraClass = "") {
   const key = name.toLowerCase();
+  /** @type {Record<string, boolean>} */
   const flags = {
     last: ctx.last.has(key), selectable: ctx.selectable.has(key), selected: ctx.selected.has(key),
   };
@@ -226,12 +348,21 @@ function cell(ctx, name, shape, extraClass = "") {
   return { g, flags, under, over };
 }
 
+/**
+ * @param {SVGElement} node
+ * @param {Record<string, unknown>} attrs
+ */
 function style(node, attrs) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   return node;
 }
 
-/** Points of a pointy-top hexagon of circumradius r (rows of such hexes interlock). */
+/**
+ * Points of a pointy-top hexagon of circumradius r (rows of such hexes interlock).
+ * @param {number} cx
+ * @param {number} cy
+ * @param {number} r
+ */
 function hexPoints(cx, cy, r) {
   const pts = [];
   for (let i = 0; i < 6; i++) {
@@ -241,7 +372,16 @@ function hexPoints(cx, cy, r) {
   return pts.join(" ");
 }
 
-/** A round piece with its letter: stones, balls. */
+/**
+ * A round piece with its letter: stones, balls.
+ * @param {number} cx
+ * @param {number} cy
+ * @param {number} r
+ * @param {string} side
+ * @param {string[]} sides
+ * @param {string} [text]
+ * @param {number} [strokeWidth]
+ */
 function disc(cx, cy, r, side, sides, text = letter(side), strokeWidth = 1.5) {
   const s = pieceStyle(side, sides);
   const g = el("g", { class: `piece piece-${side}` });
@@ -252,13 +392,22 @@ function disc(cx, cy, r, side, sides, text = letter(side), strokeWidth = 1.5) {
   return g;
 }
 
-/** "black 9, white 9" from a per-side object. */
+/**
+ * "black 9, white 9" from a per-side object.
+ * @param {unknown} obj
+ * @param {string[]} sides
+ */
 function perSide(obj, sides) {
   const o = isObj(obj) ? obj : {};
   return sides.map((s) => `${s} ${num(o[s])}`).join(", ");
 }
 
-/** The bounding box of hex cell centres, grown by the cell size and a margin. */
+/**
+ * The bounding box of hex cell centres, grown by the cell size and a margin.
+ * @param {{cx: number, cy: number}[]} centres
+ * @param {number} r
+ * @param {number} margin
+ */
 function hexBounds(centres, r, margin) {
   const xs = centres.map((c) => c.cx), ys = centres.map((c) => c.cy);
   const hw = (r * Math.sqrt(3)) / 2;
@@ -270,6 +419,9 @@ function hexBounds(centres, r, margin) {
 // ---------------------------------------------------------------------------------------
 // Ūnane: a rectangle of square cells, rows[0] the top rank, files a.. left to right.
 
+/**
+ * @param {Ctx} ctx
+ */
 function renderUnane(ctx) {
   const geo = ctx.geometry, rows = arr(ctx.state.rows);
   let names = arr(geo.names);
@@ -288,7 +440,7 @@ function renderUnane(ctx) {
     for (let f = 0; f < width; f++) {
       const name = str(arr(names[r])[f]) || `${colLetter(f).toLowerCase()}${height - r}`;
       const x = M + f * S, y = M + r * S, cx = x + S / 2, cy = y + S / 2;
-      const square = (s) => el("rect", {
+      const square = (/** @type {number} */ s) => el("rect", {
         x: r2(cx - (S * s) / 2), y: r2(cy - (S * s) / 2), width: r2(S * s), height: r2(S * s), rx: s < 1 ? 3 : 0,
       });
       const c = cell(ctx, name, square);
@@ -317,6 +469,9 @@ function renderUnane(ctx) {
 // Staku: 49 hexagonal cells in rows a (bottom) to g (top). A cell's x counts half cells
 // and y rows, so its centre is (x * half width, -y * 1.5 r) for pointy-top hexagons.
 
+/**
+ * @param {Ctx} ctx
+ */
 function renderStaku(ctx) {
   const R = 30, HW = (R * Math.sqrt(3)) / 2, NAME_SIZE = 10;
   const cells = arr(ctx.geometry.cells).filter((c) => isObj(c) && typeof c.name === "string");
@@ -326,10 +481,11 @@ function renderStaku(ctx) {
   // bottom as the first player's do.
   const turn = ctx.flip ? -1 : 1;
   const placed = cells.map((c) => ({ c, cx: turn * num(c.x) * HW, cy: -turn * num(c.y) * 1.5 * R }));
-  const svg = svgRoot("staku", ...hexBounds(placed, R, 6));
+  const [bx, by, bw, bh] = hexBounds(placed, R, 6);
+  const svg = svgRoot("staku", bx, by, bw, bh);
   for (const [i, { c, cx, cy }] of placed.entries()) {
     const palace = str(c.palace);
-    const hex = (s) => el("polygon", { points: hexPoints(cx, cy, R * s) });
+    const hex = (/** @type {number} */ s) => el("polygon", { points: hexPoints(cx, cy, R * s) });
     const k = cell(ctx, c.name, hex, palace ? `palace palace-${palace}` : "");
     const bg = palace ? "#dcc596" : "#ead9b4";
     k.g.append(style(hex(1), { fill: bg, stroke: "#8c7049", "stroke-width": 1.2 }));
@@ -369,6 +525,9 @@ function renderStaku(ctx) {
 // Akron: a plan view of the pyramid. Holes on a square grid, row 1 at the bottom; a point
 // (k, i, j) sits at plan (2i+k, 2j+k), the centre of the four points it rests on.
 
+/**
+ * @param {Ctx} ctx
+ */
 function renderAkron(ctx) {
   const geo = ctx.geometry, st = ctx.state;
   const stLevels = arr(st.levels);
@@ -376,7 +535,7 @@ function renderAkron(ctx) {
   if (n < 1) return null;
   const U = 20, O = 62; // plan unit (holes are 2 units apart); offset for edges and labels
   const span = 2 * (n - 1) * U;
-  const sx = (px) => O + px * U, sy = (py) => O + span - py * U;
+  const sx = (/** @type {number} */ px) => O + px * U, sy = (/** @type {number} */ py) => O + span - py * U;
   const size = span + 2 * O;
   const svg = svgRoot("akron", 0, 0, size, size);
   const [vert, horz] = ctx.sides;
@@ -399,11 +558,13 @@ function renderAkron(ctx) {
   }
 
   // Who holds each point: the state's levels, or its balls when levels are missing.
+  /** @type {(k: number, i: number, j: number) => string} */
   const name = (k, i, j) => `${colLetter(i)}${j + k + 1}${"'".repeat(k)}`;
   const balls = new Map(); // upper-case name -> {side, cut}
   for (const b of arr(st.balls)) {
     if (isObj(b) && typeof b.point === "string") balls.set(b.point.toUpperCase(), { side: str(b.side), cut: b.cut === true });
   }
+  /** @type {(k: number, i: number, j: number) => any} */
   const sideAt = (k, i, j) => {
     const rows = isObj(stLevels[k]) ? arr(stLevels[k].rows) : null;
     if (rows && rows.length) {
@@ -414,6 +575,7 @@ function renderAkron(ctx) {
     return b ? b.side : null;
   };
   const links = arr(st.links).filter(isObj);
+  /** @param {string} pointName */
   const planOf = (pointName) => {
     const m = /^([A-Z])(\d+)('*)$/.exec(str(pointName).toUpperCase());
     if (!m) return null;
@@ -448,7 +610,7 @@ function renderAkron(ctx) {
         }
         // Holes answer clicks over a wide disc; raised points over their ball.
         const hitR = k === 0 ? 19 : rBall + 2;
-        const ring = (s) => el("circle", { cx, cy, r: r2(hitR * (s < 1 ? s + 0.12 : 1)) });
+        const ring = (/** @type {number} */ s) => el("circle", { cx, cy, r: r2(hitR * (s < 1 ? s + 0.12 : 1)) });
         const c = cell(ctx, nm, ring, k === 0 ? "hole" : `raised level-${k}`);
         c.g.append(style(ring(1), { fill: "#000", "fill-opacity": 0, stroke: "none" }));
         c.under();
@@ -461,7 +623,7 @@ function renderAkron(ctx) {
           }
           const piece = disc(cx, cy, rBall, side, ctx.sides, letter(side) + "'".repeat(k), 1.5);
           // Higher levels are lighter, like balls nearer the light.
-          if (k > 0) piece.firstChild.setAttribute("fill", lighten(pieceStyle(side, ctx.sides).fill, Math.min(0.12 * k, 0.5)));
+          if (k > 0) /** @type {Element} */ (piece.firstChild).setAttribute("fill", lighten(pieceStyle(side, ctx.sides).fill, Math.min(0.12 * k, 0.5)));
           c.g.append(piece);
           const info = balls.get(nm);
           if (info && info.cut) {
@@ -483,12 +645,16 @@ function renderAkron(ctx) {
   return svg;
 }
 
-/** Mixes a #rrggbb colour with white by `t` (0..1). */
+/**
+ * Mixes a #rrggbb colour with white by `t` (0..1).
+ * @param {string} hex
+ * @param {number} t
+ */
 function lighten(hex, t) {
   const m = /^#([0-9a-f]{6})$/i.exec(hex);
   if (!m) return hex;
   const v = parseInt(m[1], 16);
-  const ch = (s) => Math.round(((v >> s) & 255) + (255 - ((v >> s) & 255)) * t);
+  const ch = (/** @type {number} */ s) => Math.round(((v >> s) & 255) + (255 - ((v >> s) & 255)) * t);
   return `rgb(${ch(16)},${ch(8)},${ch(0)})`;
 }
 
@@ -496,6 +662,9 @@ function lighten(hex, t) {
 // Akunur: the 61-cell hexagon. Cell (x, y) is drawn at half-cell column 2x - y, row y
 // upwards, so row 9 is at the top and row 5 is the widest.
 
+/**
+ * @param {Ctx} ctx
+ */
 function renderAkunur(ctx) {
   const R = 27, HW = (R * Math.sqrt(3)) / 2;
   const cells = arr(ctx.geometry.cells).filter((c) => isObj(c) && typeof c.name === "string");
@@ -503,11 +672,13 @@ function renderAkunur(ctx) {
   const st = arr(ctx.state.cells);
   const tokensLeft = new Set(arr(ctx.state.tokens).filter((t) => typeof t === "string").map((t) => t.toLowerCase()));
   const placed = cells.map((c) => ({ c, cx: (2 * num(c.x) - num(c.y)) * HW, cy: -num(c.y) * 1.5 * R }));
-  const svg = svgRoot("akunur", ...hexBounds(placed, R, 6));
+  const [bx, by, bw, bh] = hexBounds(placed, R, 6);
+  const svg = svgRoot("akunur", bx, by, bw, bh);
+  /** @type {Record<string, string>} */
   const FILL = { corner: "#ddd0b2", placement: "#ecdcba", inner: "#cfbb92", still_point: "#bfa778" };
   for (const [i, { c, cx, cy }] of placed.entries()) {
     const kind = str(c.kind) || "placement";
-    const hex = (s) => el("polygon", { points: hexPoints(cx, cy, R * s) });
+    const hex = (/** @type {number} */ s) => el("polygon", { points: hexPoints(cx, cy, R * s) });
     const k = cell(ctx, c.name, hex, `kind-${kind}`);
     const bg = FILL[kind] || FILL.placement;
     k.g.append(style(hex(1), { fill: bg, stroke: "#8c7049", "stroke-width": 1.2 }));
@@ -546,13 +717,15 @@ function renderAkunur(ctx) {
   return svg;
 }
 
+/** @type {Record<string, (ctx: Ctx) => SVGElement | null>} */
 const RENDERERS = { unane: renderUnane, staku: renderStaku, akron: renderAkron, akunur: renderAkunur };
 
 // ---------------------------------------------------------------------------------------
 // Facts: what the terminal client prints under its board.
 
+/** @type {Record<string, (st: Record<string, any>, geo: Record<string, any>, sides: string[]) => string[]>} */
 const FACTS = {
-  unane(st, geo, sides) {
+  unane(st, _geo, sides) {
     const out = [`stones: ${perSide(st.stones, sides)}`, `groups: ${perSide(st.groups, sides)}`];
     if (st.swap_available === true) out.push("swap available");
     return out;
@@ -565,7 +738,7 @@ const FACTS = {
       `max stack ${num(geo.max_stack, 3)}`,
     ];
   },
-  akron(st, geo, sides) {
+  akron(st, _geo, sides) {
     const conn = isObj(st.connected) ? st.connected : {};
     const joined = sides.filter((s) => conn[s] === true);
     const out = [`piles: ${perSide(st.piles, sides)}`, `connected: ${joined.length ? joined.join(", ") : "nobody"}`];

@@ -61,18 +61,6 @@ impl Driver {
     }
 
     /// A new browser with its own profile (so its own identity in local storage).
-    /// A host's and a guest's browser, each with its own profile (`<label>-host`,
-    /// `<label>-guest`); the profiles live as long as the first item is kept.
-    async fn two_browsers(&self, label: &str) -> ([TempDir; 2], Client, Client) {
-        let profiles = [
-            TempDir::new(&format!("{label}-host")),
-            TempDir::new(&format!("{label}-guest")),
-        ];
-        let host = self.browser(&profiles[0]).await;
-        let guest = self.browser(&profiles[1]).await;
-        (profiles, host, guest)
-    }
-
     async fn browser(&self, profile: &TempDir) -> Client {
         let mut caps = serde_json::Map::new();
         caps.insert(
@@ -140,6 +128,52 @@ impl Driver {
     }
 }
 
+/// A browser test's fixture: chromedriver and the profiles of the test's browsers, each
+/// browser its own profile (so its own identity in local storage); the profiles live as long
+/// as the fixture.
+struct Web {
+    driver: Driver,
+    label: &'static str,
+    profiles: std::sync::Mutex<Vec<TempDir>>,
+}
+
+impl Web {
+    /// chromedriver for test `label`, or `None` (said on stderr) where it is not installed:
+    /// the test then passes without a browser (`.ci/run` installs it).
+    fn start(label: &'static str) -> Option<Web> {
+        let Some(driver) = Driver::start() else {
+            eprintln!("chromedriver is not installed: skipping the browser test");
+            return None;
+        };
+        Some(Web {
+            driver,
+            label,
+            profiles: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A new browser with a profile of its own, `<label>-<who>` (the label cut short: the
+    /// profile's path stays well within the length of a socket's path).
+    async fn page(&self, who: &str) -> Client {
+        let label: String = self.label.chars().take(32).collect();
+        let profile = TempDir::new(&format!("{label}-{who}"));
+        let page = self.driver.browser(&profile).await;
+        self.profiles.lock().expect("profiles").push(profile);
+        page
+    }
+
+    /// One new browser for each of `who`, in order.
+    async fn pages<const N: usize>(&self, who: [&str; N]) -> [Client; N] {
+        let mut pages = Vec::with_capacity(N);
+        for w in who {
+            pages.push(self.page(w).await);
+        }
+        pages
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("{N} pages"))
+    }
+}
+
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -198,6 +232,16 @@ async fn until(c: &Client, what: &str, script: &str) -> Value {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until page `c` is connected (welcomed) to its server; `what` names the moment.
+async fn connected(c: &Client, what: &str) {
+    until(
+        c,
+        what,
+        "return document.querySelector('#link').textContent.startsWith('connected as ')",
+    )
+    .await;
 }
 
 async fn text_of(c: &Client, css: &str) -> String {
@@ -586,30 +630,17 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-browsers-host-join") else {
         return;
     };
     let server = Server::start();
     let base = page_base(&server);
-    let profiles = [
-        TempDir::new("web-host"),
-        TempDir::new("web-guest"),
-        TempDir::new("web-watch"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
-    let watcher = driver.browser(&profiles[2]).await;
+    let [host, guest, watcher] = web.pages(["host", "guest", "watcher"]).await;
     let pages = [&host, &guest, &watcher];
 
     // A name typed in the page is the player's name (the server renames the identity).
     host.goto(&format!("{base}/")).await.expect("lobby");
-    until(
-        &host,
-        "connected",
-        "return document.querySelector('#link').textContent.startsWith('connected as ')",
-    )
-    .await;
+    connected(&host, "connected").await;
     host.execute(
         "const n = document.querySelector('#name'); n.value = 'Alice'; n.dispatchEvent(new Event('change'));",
         vec![],
@@ -774,8 +805,7 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
 /// move it missed, and plays on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_page_reconnects_and_catches_up() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-dropped-page") else {
         return;
     };
     let server = Server::start();
@@ -786,7 +816,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
         .expect("server address");
     // The guest's page and its websocket go through a proxy the test can cut.
     let proxy = Proxy::start(upstream);
-    let (_profiles, host, guest) = driver.two_browsers("web-drop").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_timed_room(
         &host,
         &base,
@@ -843,12 +873,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
     wait_moves(&host, 3).await;
     // Back by itself, as the same player, with the missed move and the turn.
     wait_moves(&guest, 3).await;
-    until(
-        &guest,
-        "connected again",
-        "return document.querySelector('#link').textContent.startsWith('connected as ')",
-    )
-    .await;
+    connected(&guest, "connected again").await;
     if script.moves.len() > 3 {
         until(
             &guest,
@@ -868,8 +893,7 @@ async fn a_dropped_page_reconnects_and_catches_up() {
 /// the computer, and a move clicked on the board gets its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_plays_the_computer() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-lobby-plays") else {
         return;
     };
     let server = Server::start();
@@ -892,8 +916,7 @@ async fn the_lobby_plays_the_computer() {
         .stderr(Stdio::null())
         .spawn()
         .expect("start a serving bot");
-    let profile = TempDir::new("web-computer");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/")).await.expect("lobby");
     until(&page, "the lobby", "return document.querySelector('#computer') && document.querySelector('#link').textContent.startsWith('connected')").await;
     // The bot may still be connecting: ask until the game starts.
@@ -956,8 +979,7 @@ async fn stored_identity(c: &Client, deployment: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
     use stoa_tests::redis::health;
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-page-whose") else {
         return;
     };
     if !stoa_tests::run_local::balancer_available() {
@@ -978,9 +1000,7 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
         .expect("deployment in /health")
         .to_string();
     let owned = |s: &stoa_tests::Server| health(s).1["games_owned"].as_u64().unwrap_or(0);
-    let profiles = [TempDir::new("web-lb-host"), TempDir::new("web-lb-guest")];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -1077,8 +1097,7 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
 /// move number shows whole, and the latest move is in view (issue 28, item 1).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-long-move") else {
         return;
     };
     let server = stoa_tests::Server::start();
@@ -1090,8 +1109,7 @@ async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
         played.push(mv);
     }
     assert_eq!(played.len(), 30, "a game that lasts 30 plies: {played:?}");
-    let profile = TempDir::new("web-long-list");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/g/{}", table.game_id))
         .await
         .expect("open the game");
@@ -1175,13 +1193,12 @@ async fn status_is(c: &Client, text: &str) {
 /// so, and a rematch request is a sentence, not only a changed button (issue 28, item 5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-draw-offers-declines") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-draw").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -1238,15 +1255,14 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
 /// ended (issue 28, item 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_move_window_counts_down_and_its_abort_says_why() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-first-move") else {
         return;
     };
     let mut args = stoa_tests::LOOSE.to_vec();
     args.extend(["--first-action-ms", "6000"]);
     let server = stoa_tests::Server::start_with(&args);
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-first").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -1311,9 +1327,8 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
 /// A public Fischer 5+3 game on `server` whose clocks run (both sides made their first
 /// action), and a browser page watching it with black's clock counting down.
 async fn watched_running_clock(
-    driver: &Driver,
+    web: &Web,
     server: &stoa_tests::Server,
-    profile: &TempDir,
 ) -> (stoa_tests::Table, Client) {
     let clock = json!({"kind":"fischer","initial_ms":300_000,"increment_ms":3_000});
     let mut table = stoa_tests::Table::open_with_clock(
@@ -1327,7 +1342,7 @@ async fn watched_running_clock(
     for _ in 0..2 {
         table.step(1).await.expect("a first action");
     }
-    let page = driver.browser(profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("http://{}/g/{}", server.addr, table.game_id))
         .await
         .expect("open the game");
@@ -1359,14 +1374,12 @@ async fn running_clock(c: &Client) -> String {
 /// item 3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clocks_stand_still_while_the_server_restarts() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-clocks-stand-still") else {
         return;
     };
     let mut server = stoa_tests::Server::start();
     let addr = server.addr;
-    let profile = TempDir::new("web-shutdown");
-    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    let (_table, page) = watched_running_clock(&web, &server).await;
     server.terminate();
     let notice = until(
         &page,
@@ -1390,12 +1403,7 @@ async fn clocks_stand_still_while_the_server_restarts() {
         .stderr(Stdio::null())
         .spawn()
         .expect("start the server again");
-    until(
-        &page,
-        "connected again",
-        "return document.querySelector('#link').textContent.startsWith('connected as ')",
-    )
-    .await;
+    connected(&page, "connected again").await;
     until(
         &page,
         "no notice",
@@ -1412,14 +1420,12 @@ async fn clocks_stand_still_while_the_server_restarts() {
 /// Redis is back the clocks count again (issue 28, item 3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_outage_shows_the_game_paused() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-store-outage") else {
         return;
     };
     let mut redis = stoa_tests::redis::RedisServer::start();
     let server = redis.start_server("web-outage");
-    let profile = TempDir::new("web-outage");
-    let (_table, page) = watched_running_clock(&driver, &server, &profile).await;
+    let (_table, page) = watched_running_clock(&web, &server).await;
     assert_eq!(text_of(&page, "#paused").await, "");
     redis.kill9();
     until(
@@ -1459,13 +1465,12 @@ async fn a_store_outage_shows_the_game_paused() {
 /// item 9).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_game_ends_with_each_players_rating_change() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-rated-game") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-rated").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
     let invite = host_timed_room(
         &host,
@@ -1528,13 +1533,12 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
 /// (issue 28, item 4).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-an-invitation-asks") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-name").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -1618,20 +1622,12 @@ async fn top_of(c: &Client, css: &str) -> f64 {
 /// box, and on a phone the clocks sit above the board.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forms_links_boards_and_phones_read_well() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-forms-links-boards") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profiles = [
-        TempDir::new("web-edges-host"),
-        TempDir::new("web-edges-guest"),
-        TempDir::new("web-edges-watch"),
-    ];
-    let host = driver.browser(&profiles[0]).await;
-    let guest = driver.browser(&profiles[1]).await;
-    let watcher = driver.browser(&profiles[2]).await;
+    let [host, guest, watcher] = web.pages(["host", "guest", "watcher"]).await;
 
     host.goto(&format!("{base}/")).await.expect("lobby");
     until(&host, "the lobby", "return document.querySelector('#host') && document.querySelector('#link').textContent.startsWith('connected')").await;
@@ -1786,13 +1782,12 @@ fn unknown_paths_and_the_icon_are_answered() {
 /// record and links the game's rules.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-lobby-leads") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-back").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
     let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
     open_invitation(&guest, &invite).await;
@@ -1987,15 +1982,13 @@ async fn chat_shows(c: &Client, channel: &str, text: &str) {
 /// disables the spectator's box with the reason said.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_spectators_chat_and_markup_stays_text() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-players-and-spectators") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-chat").await;
-    let watcher_profile = TempDir::new("web-chat-watcher");
-    let watcher = driver.browser(&watcher_profile).await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
+    let watcher = web.page("watcher").await;
     let invite = host_room(
         &host,
         &base,
@@ -2113,8 +2106,7 @@ async fn table_rows(c: &Client, what: &str, css: &str, n: usize) -> Value {
 /// (issue 28, "Ratings people can see").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn player_pages_and_leaderboards_show_the_ratings() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-player-pages-and") else {
         return;
     };
     let server = stoa_tests::Server::start();
@@ -2145,8 +2137,7 @@ async fn player_pages_and_leaderboards_show_the_ratings() {
         "{board}"
     );
 
-    let profile = TempDir::new("web-people");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/leaderboard/unane"))
         .await
         .expect("open the leaderboard");
@@ -2370,21 +2361,14 @@ async fn open_devices(c: &Client, n: usize) -> Vec<String> {
 /// that player (its name shows).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_devices_panel_links_a_browser_and_another_device() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-devices-panel") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profile = TempDir::new("web-devices");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
-    until(
-        &page,
-        "connected",
-        "return document.querySelector('#link').textContent.startsWith('connected as ')",
-    )
-    .await;
+    connected(&page, "connected").await;
     let page_id = page_player(&page).await;
 
     // The page shows a code; another device redeems it and is the page's player.
@@ -2553,13 +2537,12 @@ async fn room_chat_shows(c: &Client, text: &str) {
 /// show as literal text; once the visitor gives a name the game starts as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-host-and") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, guest) = driver.two_browsers("web-room-chat").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -2633,14 +2616,12 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
 /// drawn later covers it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tall_stacks_leave_every_cell_name_readable() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-tall-stacks-leave") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profile = TempDir::new("web-stacks");
-    let c = driver.browser(&profile).await;
+    let c = web.page("c").await;
     c.goto(&format!("{base}/")).await.expect("open the lobby");
     until(&c, "the page", "return document.querySelector('#main')").await;
     for flip in [false, true] {
@@ -2718,13 +2699,12 @@ async fn standing_of(c: &Client, name: &str) -> Value {
 /// page shows the 2 points of the win, live.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-an-arena-page") else {
         return;
     };
     let server = Server::start();
     let base = page_base(&server);
-    let (_profiles, ada, bob) = driver.two_browsers("web-arena").await;
+    let [ada, bob] = web.pages(["ada", "bob"]).await;
     for (page, name) in [(&ada, "ada"), (&bob, "bob")] {
         page.goto(&format!("{base}/")).await.expect("lobby");
         until(page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
@@ -2929,14 +2909,12 @@ async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
 /// that is also rated is refused in the form, and nothing is created.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-arena-form") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profile = TempDir::new("web-arena-form");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/")).await.expect("lobby");
     until(&page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
     // Rated with computer players: refused in the form.
@@ -3100,13 +3078,12 @@ async fn unknown_games_rooms_arenas_and_players_get_a_404_page() {
 /// exist shows the same words as the server's `404` page (issue 47, part 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invitation_to_a_started_game_offers_to_watch_it() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-an-invitation-to") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, host, stranger) = driver.two_browsers("web-started").await;
+    let [host, stranger] = web.pages(["host", "stranger"]).await;
     let invite = host_room(
         &host,
         &base,
@@ -3255,8 +3232,7 @@ fn page_errors(log: &[Value]) -> Vec<String> {
 /// happens in words; the console stays clean (issue 47, part 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-server-restart") else {
         return;
     };
     let redis = stoa_tests::redis::RedisServer::start();
@@ -3264,7 +3240,7 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
     let mut server = redis.start_server("web-restart");
     let addr = server.addr;
     let base = format!("http://{addr}");
-    let (_profiles, host, guest) = driver.two_browsers("web-restart").await;
+    let [host, guest] = web.pages(["host", "guest"]).await;
     let hook = "window.__errors = window.__errors || [];
         window.addEventListener('error', (e) => window.__errors.push(String(e.message)));
         window.addEventListener('unhandledrejection', (e) => window.__errors.push('unhandled: ' + JSON.stringify(e.reason)));";
@@ -3320,12 +3296,7 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
         .spawn()
         .expect("start the server again");
     for c in [&host, &guest] {
-        until(
-            c,
-            "connected again",
-            "return document.querySelector('#link').textContent.startsWith('connected as ')",
-        )
-        .await;
+        connected(c, "connected again").await;
     }
     // What waited went out: the line is said, the move played.
     chat_shows(&host, "players", "still here").await;
@@ -3333,7 +3304,7 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
     assert_eq!(text_of(&guest, "#game-error").await, "");
     assert_eq!(text_of(&guest, "#chat-error").await, "");
     for c in [&host, &guest] {
-        let log = driver.browser_log(c).await;
+        let log = web.driver.browser_log(c).await;
         // The log is read: it holds the browser's own lines about the reconnection
         // attempts made while the server was down.
         assert!(
@@ -3361,14 +3332,12 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
 /// finding 4).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-move-boxes-speak") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profile = TempDir::new("web-notation");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     let mut guest = stoa_tests::Client::guest(&server, "guest").await;
     let mut last = String::new();
     for kind in ["unane", "staku", "akron", "akunur"] {
@@ -3424,8 +3393,7 @@ async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
 /// each panel as tall as its lines (issue 47, finding 11).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_shows_your_games_and_live_games_without_scrolling() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-the-lobby-shows") else {
         return;
     };
     let server = stoa_tests::Server::start();
@@ -3433,8 +3401,7 @@ async fn the_lobby_shows_your_games_and_live_games_without_scrolling() {
     // A live public game, so that "Live games" has a line.
     let _table =
         stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
-    let profile = TempDir::new("web-lobby-size");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.set_window_size(1280, 800).await.expect("window size");
     page.goto(&format!("{base}/")).await.expect("lobby");
     until(&page, "the lobby with its live game", "return document.querySelector('#games li[data-game]') && document.querySelector('#link').textContent.startsWith('connected')").await;
@@ -3519,13 +3486,12 @@ async fn connected_as(c: &Client, name: &str) {
 /// and signs in again with the new password.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claim_and_sign_in_from_the_top_bar() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-claim-and-sign") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let (_profiles, a, b) = driver.two_browsers("web-accounts").await;
+    let [a, b] = web.pages(["a", "b"]).await;
     a.goto(&base).await.expect("open the lobby");
     connected_as(&a, "guest-").await;
     let a_id = page_player(&a).await;
@@ -3701,8 +3667,7 @@ async fn claim_and_sign_in_from_the_top_bar() {
 /// typed, once (no loop), and stays connected under the name it had.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-claimed-name") else {
         return;
     };
     let server = stoa_tests::Server::start();
@@ -3712,8 +3677,7 @@ async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
         .request(json!({"t":"account.claim","name":"Alice","password":"correct horse"}))
         .await;
     assert_eq!(got["name"], "Alice", "{got}");
-    let profile = TempDir::new("web-claimed-name");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
     let before = text_of(&page, "#link").await;
@@ -3742,15 +3706,13 @@ async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
 /// another such restart says the same. The old identity stays in the browser.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_forgot_its_players_says_so_and_the_old_identity_is_kept() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-server-that") else {
         return;
     };
     let mut server = stoa_tests::Server::start();
     let addr = server.addr;
     let base = format!("http://{addr}");
-    let profile = TempDir::new("web-forgotten");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
     page.execute(
@@ -3868,14 +3830,12 @@ async fn a_server_that_forgot_its_players_says_so_and_the_old_identity_is_kept()
 /// player and keeps the one it was under Previous identities, with a Switch back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn linking_a_browser_that_is_someone_asks_first_and_can_switch_back() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-linking-a-browser") else {
         return;
     };
     let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
-    let profile = TempDir::new("web-link-confirm");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
     page.execute(
@@ -3984,8 +3944,7 @@ async fn arena_game(c: &mut stoa_tests::Client) -> (String, String) {
 /// arena runs, never after its end; the final standings announce the winner, then second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-a-finished-arena") else {
         return;
     };
     let mut args = stoa_tests::LOOSE.to_vec();
@@ -3995,8 +3954,7 @@ async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
     let mut cy = stoa_tests::Client::guest(&server, "cy").await;
     let id = short_arena(&mut bob, "Podium", 5000).await;
-    let profile = TempDir::new("web-arena-podium");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/t/{id}"))
         .await
         .expect("arena page");
@@ -4098,8 +4056,7 @@ async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
 /// page), as the server did; the arena page then offers Join.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("web-an-arena-player") else {
         return;
     };
     let mut args = stoa_tests::LOOSE.to_vec();
@@ -4108,8 +4065,7 @@ async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
     let base = format!("http://{}", server.addr);
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
     let id = short_arena(&mut bob, "Absent", 4000).await;
-    let profile = TempDir::new("web-arena-absent");
-    let page = driver.browser(&profile).await;
+    let page = web.page("page").await;
     page.goto(&format!("{base}/t/{id}"))
         .await
         .expect("arena page");

@@ -5,7 +5,9 @@
 //! Why one HTML shell for every page: the lobby (`/`), a game (`/g/<id>`), an invitation
 //! (`/r/<code>`), a player (`/p/<id>`) and a leaderboard (`/leaderboard/<kind>`) are views
 //! of the same client (`assets/app.js`), which reads the path; a reload or a shared link
-//! therefore lands on the right view.
+//! therefore lands on the right view. The client is native ES modules, served as they are:
+//! `lib/` what the pages share, one module per page under `pages/`, the header's panels
+//! under `panels/`.
 
 use axum::extract::Path;
 use axum::http::{header, StatusCode};
@@ -14,54 +16,52 @@ use axum::response::{IntoResponse, Response};
 /// The page every client route serves.
 const SHELL: &str = include_str!("../../web/index.html");
 
-/// The files under `/assets/`: name, content type, body.
+/// A JavaScript module of the client under `/assets/`, by its path below `server/web/`.
+macro_rules! js {
+    ($path:literal) => {
+        (
+            $path,
+            "text/javascript; charset=utf-8",
+            include_str!(concat!("../../web/", $path)),
+        )
+    };
+}
+
+/// The files under `/assets/`: name, content type, body. Every module the page imports is
+/// here (a test checks it), each served as JavaScript: browsers refuse a module of another
+/// type.
 const ASSETS: &[(&str, &str, &str)] = &[
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/app.js"),
-    ),
-    (
-        "account.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/account.js"),
-    ),
-    (
-        "arena.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/arena.js"),
-    ),
-    (
-        "board.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/board.js"),
-    ),
-    (
-        "devices.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/devices.js"),
-    ),
-    (
-        "people.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/people.js"),
-    ),
+    js!("app.js"),
+    js!("board.js"),
+    js!("lib/api.js"),
+    js!("lib/dom.js"),
+    js!("lib/identity.js"),
+    js!("lib/kinds.js"),
+    js!("lib/link.js"),
+    js!("lib/session.js"),
+    js!("lib/versioned.js"),
+    js!("lib/views.js"),
+    js!("lib/words.js"),
+    js!("pages/arena.js"),
+    js!("pages/game.js"),
+    js!("pages/game-actions.js"),
+    js!("pages/game-chat.js"),
+    js!("pages/game-clock.js"),
+    js!("pages/leaderboard.js"),
+    js!("pages/lobby.js"),
+    js!("pages/player.js"),
+    js!("pages/room.js"),
+    js!("panels/account.js"),
+    js!("panels/devices.js"),
+    js!("panels/identity.js"),
+    js!("vendor/fast-json-patch/core.mjs"),
+    js!("vendor/fast-json-patch/helpers.mjs"),
     (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../web/style.css"),
     ),
     ("icon.svg", ICON_TYPE, ICON),
-    (
-        "vendor/fast-json-patch/core.mjs",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/vendor/fast-json-patch/core.mjs"),
-    ),
-    (
-        "vendor/fast-json-patch/helpers.mjs",
-        "text/javascript; charset=utf-8",
-        include_str!("../../web/vendor/fast-json-patch/helpers.mjs"),
-    ),
 ];
 
 /// The site's icon (the page links it; browsers also ask `/favicon.ico` by themselves).
@@ -228,16 +228,22 @@ mod tests {
         assert_eq!(SHELL.matches(DEPLOYMENT_SLOT).count(), 1);
     }
 
+    /// The module paths a JavaScript file names after `from` (imports and re-exports).
+    fn imported(body: &str) -> Vec<&str> {
+        body.split(" from ")
+            .skip(1)
+            .filter_map(|rest| {
+                let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+                rest[1..].split(quote).next()
+            })
+            .collect()
+    }
+
     #[test]
     fn every_module_the_client_imports_is_served() {
+        let mut checked = 0;
         for (name, _, body) in ASSETS {
-            for line in body
-                .lines()
-                .filter(|l| l.trim_start().starts_with("import "))
-            {
-                let Some(spec) = line.split(['"', '\'']).nth(1) else {
-                    continue;
-                };
+            for spec in imported(body) {
                 let base = name.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
                 let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
                 for seg in spec.split('/') {
@@ -253,6 +259,35 @@ mod tests {
                 assert!(
                     ASSETS.iter().any(|(n, _, _)| *n == target),
                     "{name} imports {spec} ({target}), which is not served"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} imports found");
+    }
+
+    #[test]
+    fn every_script_of_the_client_is_served_as_javascript() {
+        let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        let mut stack = vec![web.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read server/web") {
+                let path = entry.expect("entry").path();
+                let rel = path.strip_prefix(&web).expect("below web");
+                if path.is_dir() {
+                    if rel != std::path::Path::new("node_modules") {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                let name = rel.to_string_lossy().replace('\\', "/");
+                if !(name.ends_with(".js") || name.ends_with(".mjs")) {
+                    continue;
+                }
+                let served = ASSETS.iter().find(|(n, _, _)| *n == name);
+                assert!(
+                    served.is_some_and(|(_, kind, _)| kind.starts_with("text/javascript")),
+                    "{name} is not served as JavaScript under /assets/"
                 );
             }
         }

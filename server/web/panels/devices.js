@@ -1,9 +1,24 @@
+// @ts-check
 // The Devices panel: one identity on several devices (see protocol/docs/PROTOCOL.md,
 // "Devices"). Show a one-time code to type on another device, type a code shown on another
 // device to become that player here, and list (and revoke) the devices holding this
 // identity. Labels are chosen by clients: they are set as text, never as markup.
 
-const $ = (sel) => document.querySelector(sel);
+import { $, $input } from "../lib/dom.js";
+import { errorText } from "../lib/link.js";
+import { link, session } from "../lib/session.js";
+
+/** @typedef {import("../lib/identity.js").Previous} Previous */
+
+/**
+ * What the Devices panel asks of the page.
+ * @typedef {object} DevicesHooks
+ * @property {(token: string, player: {id: string, name: string}) => void} adopt makes this browser the given player (stores the token, keeps the player it was among the earlier identities, and says hello again)
+ * @property {() => Previous[]} previous the earlier identities of this deployment
+ * @property {(entry: Previous) => void} switchTo makes this browser one of them again
+ * @property {(name?: string) => void} signedOut forgets this browser's token once its device is revoked here
+ * @property {(on: boolean) => void} leaving this browser's own device is being revoked
+ */
 
 /** How this browser calls itself in a player's device list: "browser (Chrome)". */
 export function deviceLabel() {
@@ -13,25 +28,26 @@ export function deviceLabel() {
   return name ? `browser (${name})` : "browser";
 }
 
+/** @param {number} ms */
 function when(ms) {
   return new Date(ms).toLocaleString();
 }
 
 /**
- * Wires the header's Devices button and panel. `request(msg)` sends a websocket request
- * and resolves with its answer; `adopt(token, player)` makes this browser the given player
- * (stores the token, keeps the player it was among the earlier identities, and says hello
- * again). `more.me()` is the player this browser is now; `more.leaving(on)` says this
- * browser's own device is being revoked; `more.previous()` the earlier
- * identities of this deployment; `more.switchTo(entry)` makes this browser one of them
- * again; `more.signedOut()` forgets this browser's token once its device is revoked here.
+ * Wires the header's Devices button and panel.
+ * @param {DevicesHooks} more
  */
-export function setupDevices(request, adopt, more) {
+export function setupDevices(more) {
   const panel = $("#devices");
+  const adopt = more.adopt;
+  /** @param {import("../lib/link.js").Outgoing} msg */
+  const request = (msg) => link.request(msg);
+  /** @param {string} text */
   const status = (text) => { $("#devices-status").textContent = text; };
   const refresh = () => request({ t: "devices" }).then((msg) => drawList(msg.devices))
-    .catch((e) => status(`error ${e.code}: ${e.message}`));
+    .catch((e) => status(errorText(e)));
 
+  /** @param {import("../wire").DeviceInfo[]} devices */
   function drawList(devices) {
     const list = $("#device-list");
     list.replaceChildren();
@@ -58,7 +74,7 @@ export function setupDevices(request, adopt, more) {
             // connection; the next hello is a new guest's).
             if (d.current) more.signedOut(); else refresh();
           })
-          .catch((e) => { if (d.current) more.leaving(false); status(`error ${e.code}: ${e.message}`); });
+          .catch((e) => { if (d.current) more.leaving(false); status(errorText(e)); });
       });
       li.append(label, times, revoke);
       list.append(li);
@@ -94,21 +110,21 @@ export function setupDevices(request, adopt, more) {
       return li;
     }));
   }
-  more.redrawPrevious = drawPrevious;
   $("#link-show").addEventListener("click", () => {
     request({ t: "link.code" }).then((msg) => {
       $("#link-code").textContent = msg.code;
       const mins = Math.max(1, Math.round((msg.expires_ms - Date.now()) / 60000));
       status(`type this code on the other device within ${mins} min; it works once`);
-    }).catch((e) => status(`error ${e.code}: ${e.message}`));
+    }).catch((e) => status(errorText(e)));
   });
   $("#link-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const code = $("#link-input").value.trim();
+    const input = $input("#link-input");
+    const code = input.value.trim();
     if (!code) { status("type the code shown on the other device"); return; }
     request({ t: "link.redeem", code, device: deviceLabel() }).then((msg) => {
-      $("#link-input").value = "";
-      const me = more.me();
+      input.value = "";
+      const me = session.me;
       if (!me || me.id === msg.player_id) {
         status(`linked: this browser is now ${msg.name}`);
         adopt(msg.token, { id: msg.player_id, name: msg.name });
@@ -118,9 +134,13 @@ export function setupDevices(request, adopt, more) {
       // in words, as `stoa link` refuses without `--replace` (the token just made stays
       // unused if the answer is no; its device can be revoked from the other player's list).
       confirmLink(me, msg);
-    }).catch((e) => status(`error ${e.code}: ${e.message}`));
+    }).catch((e) => status(errorText(e)));
   });
 
+  /**
+   * @param {import("../wire").PlayerInfo} me
+   * @param {import("../lib/link.js").Incoming} msg
+   */
   function confirmLink(me, msg) {
     const box = $("#devices-status");
     const go = document.createElement("button");

@@ -1,38 +1,29 @@
+// @ts-check
 // The arena page of the web client (`/t/<id>`, `?code=` for a private arena) and the
 // lobby's list of arenas with its "Create an arena" form. The page follows the arena's
 // document live (`arena.watch`, then `arena.diff` patches with a seq, exactly as the lobby:
 // protocol/docs/PROTOCOL.md, "Arenas"); joining, pausing and the pairings go over the same
 // websocket as everything else. Names are set as text, never as markup.
 
-import { applyPatch } from "./vendor/fast-json-patch/core.mjs";
-import { playerLink } from "./people.js";
+import { $, el, cap, count, field, formOf } from "../lib/dom.js";
+import { errorText } from "../lib/link.js";
+import { link, session, go } from "../lib/session.js";
+import { Versioned } from "../lib/versioned.js";
+import { clockLabel, formatMs, parseClock } from "../lib/words.js";
+import { kindLabel } from "../lib/kinds.js";
+import { playerLink, kindSelect, formError } from "../lib/views.js";
 
-const el = (tag, attrs = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) {
-    if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
-  }
-  return e;
-};
-const $ = (sel) => document.querySelector(sel);
+/** @typedef {import("../lib/link.js").Incoming} Incoming */
+/** @typedef {import("../lib/documents").ArenaDoc} ArenaDoc */
+/** @typedef {import("../lib/documents").LobbyDoc} LobbyDoc */
 
-/** The arena shown: `{id, code, seq, doc, error}`, or null on other pages. */
+/** The arena shown: its id, code and document; null on other pages. @type {{id: string, code: string | null, published: Versioned<ArenaDoc>} | null} */
 let shown = null;
-/** What the page needs of the client: `{link, go, me, clockLabel, kindLabel, formatMs}`. */
-let ctx = null;
-
-/** `n` and the noun, singular for one: "1 player", "3 players". */
-export const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 /**
  * The fire mark (two wins in a row: the next win counts double), drawn as an inline SVG
  * flame rather than an emoji, which a system without an emoji font shows as an empty box.
+ * @param {string} title
  */
 function fireMark(title) {
   const ns = "http://www.w3.org/2000/svg";
@@ -55,16 +46,23 @@ function fireMark(title) {
 /** The status of an arena in words. */
 const STATUS = { scheduled: "starts soon", running: "running", finished: "finished", cancelled: "cancelled" };
 
-/** The arena's page link (with its code for a private arena). */
+/**
+ * The arena's page link (with its code for a private arena).
+ * @param {string} id
+ * @param {string | null} [code]
+ */
 export function arenaPath(id, code) {
   return `/t/${encodeURIComponent(id)}${code ? `?code=${encodeURIComponent(code)}` : ""}`;
 }
 
-/** Opens the page of arena `id` in `main` and watches it. */
-export function showArena(main, id, code, context) {
-  ctx = context;
-  shown = { id, code, seq: null, doc: null, error: "" };
-  main.replaceChildren(
+/**
+ * Opens the page of arena `id` and watches it.
+ * @param {string} id
+ * @param {string | null} code
+ */
+export function show(id, code) {
+  shown = { id, code, published: new Versioned(() => watch()) };
+  $("#main").replaceChildren(
     el("div", { class: "arena" },
       el("h1", { id: "arena-title", text: "Loading the arena…" }),
       el("p", { id: "arena-heading", class: "muted" }),
@@ -83,71 +81,70 @@ export function showArena(main, id, code, context) {
           el("ul", { class: "list", id: "arena-games" }),
           el("p", { class: "muted", id: "arena-scoring" }, "Scoring: a win 2, a draw 1; after two wins in a row (",
             fireMark("on fire"), ") a win counts double; a berserk win one more.")))));
-  if (ctx.link.ready) watchArena();
+  if (link.ready) watch();
 }
 
-/** Asks for the arena's document again (on opening the page and after reconnecting). */
-export function watchArena() {
+/** Asks for the arena's document again (on opening the page, after a gap, after reconnecting). */
+export function watch() {
   if (!shown) return;
   const s = shown;
+  /** @type {import("../lib/link.js").Outgoing} */
   const msg = { t: "arena.watch" };
   if (s.code) msg.code = s.code; else msg.id = s.id;
-  ctx.link.request(msg).catch((e) => {
+  link.request(msg).catch((e) => {
     if (e.code === "disconnected") return;
-    arenaError(`error ${e.code}: ${e.message}`);
-    if (!s.doc) $("#arena-title").textContent = "No such arena";
+    arenaError(errorText(e));
+    if (!s.published.doc) $("#arena-title").textContent = "No such arena";
   });
 }
 
 /** Leaves the page: the pushes stop. */
-export function leaveArena() {
-  if (shown && ctx && ctx.link.ready) ctx.link.send({ t: "arena.unwatch", id: shown.id });
+export function leave() {
+  if (shown && link.ready) link.send({ t: "arena.unwatch", id: shown.id });
   shown = null;
 }
 
-/** An `arena` answer or `arena.diff` push: applied when it is the page's arena. */
-export function onArenaMessage(msg) {
+/**
+ * An `arena` answer or `arena.diff` push: applied when it is the page's arena (a missed diff
+ * asks for the whole document again, as for the lobby).
+ * @param {Incoming} msg
+ */
+export function onMessage(msg) {
   if (!shown) return;
   if (msg.t === "arena") {
     if (!msg.doc || msg.doc.id !== shown.id) return;
-    if (shown.seq !== null && msg.seq < shown.seq) return;
-    shown.seq = msg.seq;
-    shown.doc = msg.doc;
-    drawArena();
-    return;
-  }
-  if (msg.t === "arena.diff") {
-    if (msg.id !== shown.id || shown.seq === null || msg.seq <= shown.seq) return;
-    // A missed diff: the whole document again, as for the lobby.
-    if (msg.seq !== shown.seq + 1) { watchArena(); return; }
-    applyPatch(shown.doc, msg.patch, false, true);
-    shown.seq = msg.seq;
-    drawArena();
+    if (shown.published.snapshot(msg.seq, msg.doc)) redraw();
+  } else if (msg.t === "arena.diff") {
+    if (msg.id === shown.id && shown.published.diff(msg.seq, msg.patch)) redraw();
   }
 }
 
+/** @param {string} text */
 function arenaError(text) {
   const p = $("#arena-error");
   if (p) p.textContent = text;
 }
 
+/** Our line of the standings, if we joined. */
 function me() {
-  const m = ctx.me();
-  return m && shown && shown.doc ? (shown.doc.players || []).find((p) => p.id === m.id) : null;
+  const m = session.me;
+  const doc = shown && shown.published.doc;
+  return m && doc ? (doc.players || []).find((p) => p.id === m.id) : null;
 }
 
-function drawArena() {
-  const doc = shown && shown.doc;
+/** Draws the arena page from its document. */
+export function redraw() {
+  const doc = shown && shown.published.doc;
   if (!doc || !$("#arena-title")) return;
   document.title = `${doc.name} · Stoa`;
   $("#arena-title").textContent = doc.name;
-  $("#arena-heading").textContent = [ctx.kindLabel(doc), ctx.clockLabel(doc.clock), doc.rated ? "rated" : "casual",
+  $("#arena-heading").textContent = [kindLabel(doc), clockLabel(doc.clock), doc.rated ? "rated" : "casual",
     doc.berserk ? "berserk allowed" : null, count((doc.players || []).length, "player"), STATUS[doc.status] || doc.status,
     doc.code ? `code ${doc.code}` : null].filter(Boolean).join(" · ");
-  drawControls();
-  tickArena();
+  drawControls(doc);
+  tick();
   const tbody = $("#standings tbody");
-  const mine = ctx.me() && ctx.me().id;
+  const mine = session.me && session.me.id;
   // Pausing means something only while the arena is open: no "(paused)" after its end.
   const open = doc.status === "scheduled" || doc.status === "running";
   tbody.replaceChildren(...(doc.players || []).map((p, i) => el("tr", { "data-player": p.id, class: p.id === mine ? "mine" : null },
@@ -174,6 +171,7 @@ function drawArena() {
  * The podium of a finished arena, once its last game is played out: the winner, second
  * and third with their points, above the final standings. Nobody wins when no game was
  * played.
+ * @param {ArenaDoc} doc
  */
 function drawPodium(doc) {
   const box = $("#arena-podium");
@@ -190,18 +188,22 @@ function drawPodium(doc) {
       el("strong", { text: `${places[i]}: ` }), playerLink(p, ""), ` with ${count(p.score, "point")}`))));
 }
 
-function drawControls() {
-  const doc = shown.doc;
+/** @param {ArenaDoc} doc */
+function drawControls(doc) {
   const box = $("#arena-controls");
   const mine = me();
   const open = doc.status === "scheduled" || doc.status === "running";
+  /**
+   * @param {string} label
+   * @param {string} t
+   */
   const act = (label, t) => el("button", { type: "button", class: label === "join" ? "primary" : null, "data-action": label, onclick: () => {
-    ctx.link.request({ t, id: doc.id }).then(() => arenaError("")).catch((e) => arenaError(`error ${e.code}: ${e.message}`));
+    link.request({ t, id: doc.id }).then(() => arenaError("")).catch((e) => arenaError(errorText(e)));
   }, text: cap(label) });
   const buttons = [];
   if (open && (!mine || mine.paused)) buttons.push(act("join", "arena.join"));
   if (open && mine && !mine.paused) buttons.push(act("pause", "arena.pause"));
-  const creator = ctx.me() && doc.creator && doc.creator.id === ctx.me().id;
+  const creator = session.me && doc.creator && doc.creator.id === session.me.id;
   if (creator && doc.status === "scheduled") buttons.push(act("cancel", "arena.cancel"));
   if (mine && mine.playing) {
     buttons.push(el("a", { href: `/g/${encodeURIComponent(mine.playing)}${doc.code ? `?code=${encodeURIComponent(doc.code)}` : ""}`, "data-nav": true, text: "Your game" }));
@@ -211,31 +213,29 @@ function drawControls() {
   box.replaceChildren(...buttons, el("span", { class: "muted", id: "arena-me", text: line ? ` ${line}` : "" }));
 }
 
-const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
-
 /** The countdown to the start or to the end; called often (the page's clock tick). */
-export function tickArena() {
-  const doc = shown && shown.doc;
+export function tick() {
+  const doc = shown && shown.published.doc;
   const p = $("#arena-countdown");
   if (!doc || !p) return;
-  const now = ctx.link.serverNow();
+  const now = link.serverNow();
   let text;
-  if (doc.status === "scheduled" || (doc.status !== "cancelled" && now < doc.starts_at)) text = `Starts in ${ctx.formatMs(doc.starts_at - now)}`;
-  else if (doc.status === "running" && now < doc.ends_at) text = `Ends in ${ctx.formatMs(doc.ends_at - now)}`;
+  if (doc.status === "scheduled" || (doc.status !== "cancelled" && now < doc.starts_at)) text = `Starts in ${formatMs(doc.starts_at - now)}`;
+  else if (doc.status === "running" && now < doc.ends_at) text = `Ends in ${formatMs(doc.ends_at - now)}`;
   else if (doc.status === "cancelled") text = "Cancelled by its creator.";
   else text = Object.values(doc.games || {}).some((g) => g.status === "playing") ? "Over: the last games are being played out." : "Finished: these are the final standings.";
   p.textContent = text;
 }
 
 /** The lobby's list of public arenas (the lobby document's `arenas`), drawn on its changes. */
-export function drawLobbyArenas(doc, context) {
-  ctx = context;
+/** @param {LobbyDoc} doc */
+export function drawLobbyArenas(doc) {
   const list = $("#arenas");
   if (!list) return;
   const arenas = Object.entries((doc && doc.arenas) || {}).sort(([, a], [, b]) => a.starts_at - b.starts_at);
   list.replaceChildren(...(arenas.length ? arenas.map(([id, a]) => el("li", { "data-arena": id },
     el("a", { href: arenaPath(id), "data-nav": true, text: a.name }),
-    el("span", { class: "muted", text: ` · ${ctx.kindLabel(a)} · ${ctx.clockLabel(a.clock)}${a.rated ? " · rated" : ""} · ${a.players} joined · ` }),
+    el("span", { class: "muted", text: ` · ${kindLabel(a)} · ${clockLabel(a.clock)}${a.rated ? " · rated" : ""} · ${a.players} joined · ` }),
     el("span", { class: "muted arena-when", "data-starts": a.starts_at, "data-ends": a.ends_at })))
     : [el("li", { class: "muted", text: "No arenas right now." })]));
   tickLobbyArenas();
@@ -243,17 +243,15 @@ export function drawLobbyArenas(doc, context) {
 
 /** The lobby's arena countdowns, counted on between the lobby's changes. */
 export function tickLobbyArenas() {
-  if (!ctx) return;
-  const now = ctx.link.serverNow();
-  for (const span of document.querySelectorAll("#arenas .arena-when")) {
+  const now = link.serverNow();
+  for (const span of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#arenas .arena-when"))) {
     const starts = Number(span.dataset.starts), ends = Number(span.dataset.ends);
-    span.textContent = now < starts ? `starts in ${ctx.formatMs(starts - now)}` : `ends in ${ctx.formatMs(ends - now)}`;
+    span.textContent = now < starts ? `starts in ${formatMs(starts - now)}` : `ends in ${formatMs(ends - now)}`;
   }
 }
 
 /** The lobby's "Create an arena" panel. */
-export function arenaPanel(context, formError, kindSelect) {
-  ctx = context;
+export function arenaPanel() {
   return el("section", { class: "panel" },
     el("h2", { text: "Arenas" }),
     el("ul", { class: "list", id: "arenas" }),
@@ -273,10 +271,11 @@ export function arenaPanel(context, formError, kindSelect) {
       el("button", { class: "primary", type: "submit", text: "Create the arena" }), formError()));
 }
 
+/** @param {SubmitEvent} e */
 async function createArena(e) {
   e.preventDefault();
-  const f = e.target;
-  const err = f.querySelector(".form-error");
+  const f = formOf(e);
+  const err = /** @type {HTMLElement} */ (f.querySelector(".form-error"));
   try {
     const starts = Number(f.starts.value);
     const duration = Number(f.duration.value);
@@ -284,14 +283,15 @@ async function createArena(e) {
     if (!Number.isFinite(duration) || duration <= 0) throw new Error("lasts: write a number of minutes");
     const minDraw = Number(f.min_draw.value || 0);
     if (!Number.isInteger(minDraw) || minDraw < 0 || minDraw > 500) throw new Error("no points for a draw before ply: write a whole number from 0 to 500");
-    const msg = { t: "arena.create", kind: f.kind.value, options: {}, clock: ctx.parseClock(f.clock.value),
+    /** @type {import("../lib/link.js").Outgoing} */
+    const msg = { t: "arena.create", kind: f.kind.value, options: {}, clock: parseClock(f.clock.value),
       rated: f.rated.checked, duration_ms: Math.round(duration * 60000),
       visibility: f.private.checked ? "private" : "public", min_draw_plies: minDraw };
     if (f.at.value) {
       // A start time of one's own clock, told to the server on its clock.
       const at = new Date(f.at.value).getTime();
       if (!Number.isFinite(at)) throw new Error("starts at: pick a date and time");
-      msg.starts_at_ms = Math.round(at + (ctx.link.offset || 0));
+      msg.starts_at_ms = Math.round(at + (link.offset || 0));
     } else {
       msg.starts_in_ms = Math.round(starts * 60000);
     }
@@ -301,11 +301,11 @@ async function createArena(e) {
     }
     // Berserk halves a running clock: there is none to halve without one or by the day.
     msg.berserk = f.berserk.checked && !["none", "correspondence"].includes(msg.clock.kind);
-    if (f.name.value.trim()) msg.name = f.name.value.trim();
-    const answer = await ctx.link.request(msg);
+    if (field(f, "name").value.trim()) msg.name = field(f, "name").value.trim();
+    const answer = await link.request(msg);
     err.textContent = "";
-    ctx.go(arenaPath(answer.doc.id, answer.doc.code));
-  } catch (x) {
+    go(arenaPath(answer.doc.id, answer.doc.code));
+  } catch (/** @type {any} */ x) {
     err.textContent = x.code ? `error ${x.code}: ${x.message}` : String(x.message || x);
   }
 }

@@ -1,0 +1,61 @@
+// @ts-check
+// One versioned document as the server publishes it (protocol/docs/PROTOCOL.md, "Documents"):
+// a snapshot `{seq, doc}`, then diffs, each an RFC 6902 patch one `seq` further on. The
+// lobby, a game and an arena are all followed the same way: a diff that is not the next one
+// is a gap (the page missed something), and the page watches again — with `since` where the
+// server can replay from there (a game), for the whole document otherwise.
+
+import { applyPatch } from "../vendor/fast-json-patch/core.mjs";
+
+/**
+ * @template D
+ */
+export class Versioned {
+  /**
+   * @param {(seq: number) => void} onGap asks for the document again; `seq` is the last one held
+   */
+  constructor(onGap) {
+    this.onGap = onGap;
+    /** The seq of the document held, null before the first snapshot. @type {number | null} */
+    this.seq = null;
+    /** The document held. @type {D | null} */
+    this.doc = null;
+  }
+
+  /** Forgets the document: the next snapshot is taken whatever its seq (another node's). */
+  reset() {
+    this.seq = null;
+    this.doc = null;
+  }
+
+  /**
+   * Takes a snapshot, unless it is older than what is held (an answer overtaken by diffs).
+   * @param {number} seq
+   * @param {D} doc
+   * @returns {boolean} whether the document changed
+   */
+  snapshot(seq, doc) {
+    if (this.seq !== null && seq < this.seq) return false;
+    this.seq = seq;
+    this.doc = doc;
+    return true;
+  }
+
+  /**
+   * Applies a diff when it is the next one; an old one is dropped, and a gap asks for the
+   * document again.
+   * @param {number} seq
+   * @param {import("../vendor/fast-json-patch/core.mjs").Operation[]} patch
+   * @returns {boolean} whether the document changed
+   */
+  diff(seq, patch) {
+    if (this.seq === null || this.doc === null || seq <= this.seq) return false;
+    if (seq !== this.seq + 1) {
+      this.onGap(this.seq);
+      return false;
+    }
+    applyPatch(this.doc, patch, false, true);
+    this.seq = seq;
+    return true;
+  }
+}
