@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use stoa_protocol::wire::ErrorCode;
 
 use crate::error::ApiError;
-use crate::ids::PlayerId;
 use crate::game::capabilities::timed_store_call;
+use crate::ids::PlayerId;
 use crate::metrics::Metrics;
 use crate::services::ratings::Ratings;
 use crate::services::records::Records;
@@ -77,7 +77,11 @@ impl Profiles {
     /// {"rating","deviation","provisional","games"}},"recent":[<history summaries>]}`, the
     /// recent games newest first (the player's own private games only to the player);
     /// `not_found` for an unknown id.
-    pub async fn player(&self, player_id: &PlayerId, viewer: Option<&str>) -> Result<Value, ApiError> {
+    pub async fn player(
+        &self,
+        player_id: &PlayerId,
+        viewer: Option<&str>,
+    ) -> Result<Value, ApiError> {
         let Some(player) = timed_store_call(&self.metrics, self.store.player(player_id)).await?
         else {
             return Err(no_player(player_id));
@@ -119,7 +123,10 @@ impl Profiles {
         )
         .await?;
         // The names as the players have them now (a rename shows at once), read at once.
-        let ids: Vec<PlayerId> = rows.iter().map(|(id, _)| PlayerId::from(id.as_str())).collect();
+        let ids: Vec<PlayerId> = rows
+            .iter()
+            .map(|(id, _)| PlayerId::from(id.as_str()))
+            .collect();
         let names = futures_util::future::try_join_all(
             ids.iter()
                 .map(|id| timed_store_call(&self.metrics, self.store.player(id))),

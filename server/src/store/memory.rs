@@ -17,8 +17,8 @@ use super::{
     RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
-use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::ids;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 
 #[derive(Default)]
 struct Inner {
@@ -110,7 +110,8 @@ impl Store for MemoryStore {
 
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()> {
         let mut s = self.lock();
-        if s.players.contains_key(player.id.as_str()) || s.by_token.contains_key(&player.token_hash) {
+        if s.players.contains_key(player.id.as_str()) || s.by_token.contains_key(&player.token_hash)
+        {
             return Err(StoreError::Conflict(format!("player {} exists", player.id)));
         }
         s.by_token
@@ -255,7 +256,9 @@ impl Store for MemoryStore {
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
-        self.lock().rooms.insert(room.code.to_string(), room.clone());
+        self.lock()
+            .rooms
+            .insert(room.code.to_string(), room.clone());
         Ok(())
     }
 
@@ -344,7 +347,11 @@ impl Store for MemoryStore {
     }
 
     async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, Value)>> {
-        Ok(self.lock().arenas.get(id.as_str()).map(|a| (a.0, a.1.clone())))
+        Ok(self
+            .lock()
+            .arenas
+            .get(id.as_str())
+            .map(|a| (a.0, a.1.clone())))
     }
 
     async fn open_arenas(&self) -> StoreResult<Vec<String>> {
