@@ -6,10 +6,10 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use serde_json::json;
 use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{SeatPlayer, Visibility};
+use stoa_server::domain::setup::GameSetup;
 use stoa_server::game::clock_driver::ClockDriver;
 use stoa_server::game::core::{Core, Decision};
 use stoa_server::game::{Act, NewGame};
-use stoa_server::setup::GameSetup;
 
 const PLAYERS: [&str; 2] = ["pa", "pb"];
 

@@ -24,9 +24,8 @@
 //! - [`net`]: the accept loop, one task per connection, the HTTP router, the web client.
 //! - [`cluster`]: the topology over Redis; only [`node`] names it.
 //!
-//! The old flat paths (`stoa_server::hub`, `stoa_server::pairing`, …) are re-exported below
-//! for the tests, benches and binaries outside this crate; inside it, code names the real
-//! paths, so that the layer check sees every edge.
+//! Code inside and outside the crate names the real paths (`stoa_server::services::hub`),
+//! so that the layer check sees every edge.
 #![forbid(unsafe_code)]
 
 pub mod cluster;
@@ -42,14 +41,3 @@ pub mod services;
 pub mod session;
 pub mod store;
 pub mod time;
-
-pub use config::Config;
-// Shims: the paths from before the layer folders, for code outside this crate.
-pub use domain::{clock_request, pairing, rate_limit, rating, setup, visibility};
-pub use game::{games, players, queues};
-pub use net::{app, connection, listener, outbound, web};
-pub use node::{run, run_with_store};
-pub use services::{
-    bots, hosting, hub, lobby, matchmaker, ratings, records, recovery, registries, rooms, rtt,
-    starter, topology,
-};

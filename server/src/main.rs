@@ -6,7 +6,7 @@
 use std::io::IsTerminal;
 
 use clap::Parser;
-use stoa_server::Config;
+use stoa_server::config::Config;
 
 #[cfg(not(feature = "system-alloc"))]
 mod allocator;
@@ -60,9 +60,9 @@ async fn serve(config: Config) -> std::process::ExitCode {
         logs.with_ansi(std::io::stderr().is_terminal()).init();
     }
     // Sockets are files: hold as many as the hard limit allows.
-    let files = stoa_server::listener::raise_file_limit();
+    let files = stoa_server::net::listener::raise_file_limit();
     tracing::info!(files, "open-file limit");
-    match stoa_server::run(config, shutdown_signal()).await {
+    match stoa_server::node::run(config, shutdown_signal()).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             // One line an operator can act on: what failed, where, what to do.

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use stoa_protocol::clock::TimeControl;
 use stoa_protocol::wire::{DrawAction, SeatPlayer, Visibility};
+use stoa_server::domain::setup::GameSetup;
 use stoa_server::game::clock_driver::ClockDriver;
 use stoa_server::game::core::{Core, Decision};
 use stoa_server::game::{Act, NewGame};
-use stoa_server::setup::GameSetup;
 use stoa_server::store::ActionRecord;
 
 const PLAYERS: [&str; 2] = ["pa", "pb"];

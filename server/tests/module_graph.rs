@@ -339,8 +339,7 @@ fn every_module_has_a_layer_and_names_none_above_it() {
     assert!(violations.is_empty(), "layer violations: {violations:#?}");
 }
 
-/// The names `lib.rs` re-exports (`pub use a::{b, c};` → `b`, `c`): the old flat paths
-/// kept for code outside the crate.
+/// The names `lib.rs` re-exports (`pub use a::{b, c};` → `b`, `c`).
 fn reexports() -> BTreeSet<String> {
     let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs");
     let code = code_of(&std::fs::read_to_string(lib).expect("read lib.rs"));
@@ -367,41 +366,11 @@ fn reexports() -> BTreeSet<String> {
 
 /// Why: a path through a re-export (`crate::hub::Hub` for `crate::services::hub::Hub`)
 /// names no module file, so the graph above would not see the edge, and the layer check
-/// would pass over it.
+/// would pass over it. With no second path at the root, every path names its module.
 #[test]
-fn modules_name_the_real_paths_not_the_reexports() {
+fn the_crate_root_re_exports_no_module_under_a_second_path() {
     let shims = reexports();
-    assert!(
-        shims.contains("hub") && shims.contains("pairing"),
-        "{shims:?}"
-    );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    sources(&root, &mut files);
-    let mut through = Vec::new();
-    for file in files
-        .iter()
-        .filter(|f| !f.ends_with("lib.rs") && !f.ends_with("main.rs"))
-    {
-        let module = module_of(&root, file);
-        let code = code_of(&std::fs::read_to_string(file).expect("read a source file"));
-        // `crate::` paths start at the root, and so do `super::` paths of top-level modules.
-        for path in paths_in(&code, &module) {
-            if path.first().is_some_and(|first| shims.contains(first)) {
-                through.push(format!(
-                    "{} names crate::{}",
-                    module.join("::"),
-                    path.join("::")
-                ));
-            }
-        }
-    }
-    through.sort();
-    through.dedup();
-    assert!(
-        through.is_empty(),
-        "paths through lib.rs re-exports: {through:#?}"
-    );
+    assert!(shims.is_empty(), "lib.rs re-exports {shims:?}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! self-pairing and side assignment.
 
 use serde_json::{json, Value};
-use stoa_server::pairing::{
+use stoa_server::domain::pairing::{
     canonical_json, Match, OthersWaiting, Pairing, PairingConfig, QueueKey, Side, Widening,
 };
 

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use proptest::prelude::*;
-use stoa_server::pairing::{Pairing, PairingConfig, PairingKey};
+use stoa_server::domain::pairing::{Pairing, PairingConfig, PairingKey};
 
 /// A small key: a queue number and a rated flag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

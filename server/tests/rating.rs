@@ -1,6 +1,6 @@
 //! Glicko-2 against Glickman's worked example, and the properties the server relies on.
 
-use stoa_server::rating::{update, Glicko2, Outcome, Rating, PROVISIONAL_DEVIATION};
+use stoa_server::domain::rating::{update, Glicko2, Outcome, Rating, PROVISIONAL_DEVIATION};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol

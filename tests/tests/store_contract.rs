@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
 use stoa_server::ids::GameId;
-use stoa_server::rating::Rating;
+use stoa_server::domain::rating::Rating;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{

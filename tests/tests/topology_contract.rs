@@ -12,14 +12,14 @@ use std::time::Duration;
 use serde_json::json;
 use stoa_protocol::wire::{ErrorCode, SeatPlayer};
 use stoa_server::cluster::{Cluster, ClusterEvent};
-use stoa_server::pairing::QueueKey;
-use stoa_server::queues::Matchmaker;
-use stoa_server::registries::Registries;
-use stoa_server::store::redis::{RedisOptions, RedisStore};
-use stoa_server::topology::{
+use stoa_server::config::Config;
+use stoa_server::domain::pairing::QueueKey;
+use stoa_server::game::queues::Matchmaker;
+use stoa_server::services::registries::Registries;
+use stoa_server::services::topology::{
     GameChannels, Leases, Listings, Membership, ServedBot, SingleNode, Topology,
 };
-use stoa_server::Config;
+use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_tests::redis::RedisServer;
 use tokio::sync::{mpsc, watch};
 

@@ -51,9 +51,24 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
         .route("/g/{id}", get(game_shell))
-        .route("/r/{code}", get(room_shell))
-        .route("/p/{id}", get(player_shell))
-        .route("/t/{id}", get(arena_shell))
+        .route(
+            "/r/{code}",
+            get(|State(state): State<AppState>, Path(key): Path<String>| {
+                page_if_found(state, key, Shown::Room)
+            }),
+        )
+        .route(
+            "/p/{id}",
+            get(|State(state): State<AppState>, Path(key): Path<String>| {
+                page_if_found(state, key, Shown::Player)
+            }),
+        )
+        .route(
+            "/t/{id}",
+            get(|State(state): State<AppState>, Path(key): Path<String>| {
+                page_if_found(state, key, Shown::Arena)
+            }),
+        )
         .route("/leaderboard", get(shell))
         .route("/leaderboard/{kind}", get(leaderboard_shell))
         .route("/assets/{*path}", get(crate::net::web::asset))
@@ -189,47 +204,48 @@ async fn game_shell(
     }
 }
 
-/// `GET /r/{code}`: an invitation's page, or a `404` page saying there is no such room. The
-/// room is looked up as `room.join` finds it (in memory, else in the store, whatever its
-/// state: a started room's page offers to watch its game); the code is matched forgivingly
-/// and echoed as typed.
-async fn room_shell(State(state): State<AppState>, Path(code): Path<String>) -> Response {
+/// What a page served by [`page_if_found`] shows: the thing its path's one parameter names.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// `GET /r/{code}`: an invitation. The room is looked up as `room.join` finds it (in
+    /// memory, else in the store, whatever its state: a started room's page offers to
+    /// watch its game); the code is matched forgivingly and echoed as typed.
+    Room,
+    /// `GET /p/{id}`: a player.
+    Player,
+    /// `GET /t/{id}` (`?code=` for a private arena): an arena. A private arena's page is
+    /// served without its code too (its random id is as hard to guess as its code): the
+    /// page holds no arena data, and its websocket `arena.watch` (by the `?code=` of the
+    /// link, or by id for the arena's creator and players) decides what it shows, so a
+    /// player's link without the code works too; `GET /api/arenas/{id}` still wants the code.
+    Arena,
+}
+
+/// The web client's page when the room, player or arena the path names exists, else a
+/// `404` page saying there is no such thing.
+async fn page_if_found(state: AppState, key: String, shown: Shown) -> Response {
     let hub = &state.hub;
-    match hub.hosting.room(&ids::normalize_code(&code)).await {
-        Ok(Some(_)) => crate::net::web::shell(&hub.deployment),
-        Ok(None) => crate::net::web::missing_page(
-            "No such room",
-            &format!("There is no room with the code '{code}'."),
+    let (found, noun, named_by) = match shown {
+        Shown::Room => (
+            hub.hosting
+                .room(&ids::normalize_code(&key))
+                .await
+                .map(|room| room.is_some()),
+            "room",
+            "code",
         ),
-        Err(e) => api_error(e),
-    }
-}
-
-/// `GET /p/{id}`: the page of a player, or a `404` page saying there is no such player.
-async fn player_shell(State(state): State<AppState>, Path(id): Path<PlayerId>) -> Response {
-    match state.hub.profiles.exists(&id).await {
-        Ok(true) => crate::net::web::shell(&state.hub.deployment),
-        Ok(false) => crate::net::web::missing_page(
-            "No such player",
-            &format!("There is no player with the id '{id}'."),
+        Shown::Player => (
+            hub.profiles.exists(&PlayerId::from(key.as_str())).await,
+            "player",
+            "id",
         ),
-        Err(e) => api_error(e),
-    }
-}
-
-/// `GET /t/{id}` (`?code=` for a private arena): the page of an arena, or a `404` page
-/// saying there is no such arena. A private arena's page is served without its code too
-/// (its random id is as hard to guess as its code); what it shows is decided by the
-/// websocket, and `GET /api/arenas/{id}` still wants the code.
-async fn arena_shell(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    // The page holds no arena data: its websocket `arena.watch` (by the `?code=` of the
-    // link, or by id for the arena's creator and players) decides what a private arena
-    // shows, so a player's link without the code works too.
-    match state.hub.arenas.exists(&id).await {
-        Ok(true) => crate::net::web::shell(&state.hub.deployment),
+        Shown::Arena => (hub.arenas.exists(&key).await, "arena", "id"),
+    };
+    match found {
+        Ok(true) => crate::net::web::shell(&hub.deployment),
         Ok(false) => crate::net::web::missing_page(
-            "No such arena",
-            &format!("There is no arena with the id '{id}'."),
+            &format!("No such {noun}"),
+            &format!("There is no {noun} with the {named_by} '{key}'."),
         ),
         Err(e) => api_error(e),
     }

@@ -17,7 +17,7 @@ use tokio::sync::watch;
 use crate::config::Config;
 use crate::domain::rate_limit::IpLimiter;
 use crate::error::ApiError;
-use crate::game::capabilities::{Capabilities, Peers, Settings};
+use crate::game::capabilities::{Peers, Settings};
 use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
@@ -226,16 +226,6 @@ impl Hub {
         self.starter.create_game(new).await
     }
 
-    /// Creates a game and tells both players ([`Starter::start_game`]).
-    pub async fn start_game(&self, new: NewGame) -> Result<GameHandle, ApiError> {
-        self.starter.start_game(new).await
-    }
-
-    /// Tells the players of a new game ([`Starter::announce`]).
-    pub async fn announce(&self, handle: &GameHandle, side_names: [&'static str; 2]) {
-        self.starter.announce(handle, side_names).await;
-    }
-
     /// Tells the players of a game a room started ([`Starter::announce_from_room`]).
     pub async fn announce_from_room(
         &self,
@@ -251,11 +241,6 @@ impl Hub {
     /// Tells one connection of a player that a game started ([`Starter::announce_to`]).
     pub async fn announce_to(&self, handle: &GameHandle, side: &str, conn: &Arc<ConnHandle>) {
         self.starter.announce_to(handle, side, conn).await;
-    }
-
-    /// What a game actor may use ([`Starter::capabilities`]).
-    pub fn capabilities(&self) -> Capabilities {
-        self.starter.capabilities()
     }
 
     /// Tells a player's live games that it came online or went offline.
