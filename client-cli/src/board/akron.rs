@@ -28,53 +28,69 @@ fn plan_of(b: &Value) -> Option<(i64, i64)> {
     Some((p.first()?.as_i64()?, p.get(1)?.as_i64()?))
 }
 
-pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Drawing> {
-    let n = state["size"].as_i64()?;
-    let span_n = 2 * n - 1;
-    let mut top: HashMap<(i64, i64), Ball> = HashMap::new();
-    let mut plan_by_name: HashMap<&str, (i64, i64)> = HashMap::new();
-    for b in state["balls"].as_array()? {
-        let Some(plan) = plan_of(b) else { continue };
-        let ball = Ball {
-            level: b["level"].as_i64().unwrap_or(0),
-            side: b["side"].as_str().unwrap_or("?"),
-            name: b["point"].as_str().unwrap_or(""),
-        };
-        plan_by_name.insert(ball.name, plan);
-        if top.get(&plan).is_none_or(|t| t.level < ball.level) {
-            top.insert(plan, ball);
+/// The plan view's contents: the topmost ball on each plan point and the topmost link at
+/// each midpoint, on a grid of `span` points a side.
+struct PlanView<'a> {
+    span: i64,
+    top: HashMap<(i64, i64), Ball<'a>>,
+    links: HashMap<(i64, i64), Link<'a>>,
+}
+
+impl<'a> PlanView<'a> {
+    /// The plan view of a position's `balls` and `links`.
+    fn of(state: &'a Value) -> Option<PlanView<'a>> {
+        let n = state["size"].as_i64()?;
+        let mut top: HashMap<(i64, i64), Ball> = HashMap::new();
+        let mut plan_by_name: HashMap<&str, (i64, i64)> = HashMap::new();
+        for b in state["balls"].as_array()? {
+            let Some(plan) = plan_of(b) else { continue };
+            let ball = Ball {
+                level: b["level"].as_i64().unwrap_or(0),
+                side: b["side"].as_str().unwrap_or("?"),
+                name: b["point"].as_str().unwrap_or(""),
+            };
+            plan_by_name.insert(ball.name, plan);
+            if top.get(&plan).is_none_or(|t| t.level < ball.level) {
+                top.insert(plan, ball);
+            }
         }
-    }
-    let mut links: HashMap<(i64, i64), Link> = HashMap::new();
-    for l in state["links"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-        let (Some(a), Some(b)) = (
-            l["a"].as_str().and_then(|a| plan_by_name.get(a)),
-            l["b"].as_str().and_then(|b| plan_by_name.get(b)),
-        ) else {
-            continue;
-        };
-        let mid = ((a.0 + b.0) / 2, (a.1 + b.1) / 2);
-        let link = Link {
-            level: l["level"].as_i64().unwrap_or(0),
-            side: l["side"].as_str().unwrap_or("?"),
-            horizontal: a.1 == b.1,
-            cut: l["cut"].as_bool().unwrap_or(false),
-        };
-        if links.get(&mid).is_none_or(|m| m.level < link.level) {
-            links.insert(mid, link);
+        let mut links: HashMap<(i64, i64), Link> = HashMap::new();
+        for l in state["links"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+            let (Some(a), Some(b)) = (
+                l["a"].as_str().and_then(|a| plan_by_name.get(a)),
+                l["b"].as_str().and_then(|b| plan_by_name.get(b)),
+            ) else {
+                continue;
+            };
+            let mid = ((a.0 + b.0) / 2, (a.1 + b.1) / 2);
+            let link = Link {
+                level: l["level"].as_i64().unwrap_or(0),
+                side: l["side"].as_str().unwrap_or("?"),
+                horizontal: a.1 == b.1,
+                cut: l["cut"].as_bool().unwrap_or(false),
+            };
+            if links.get(&mid).is_none_or(|m| m.level < link.level) {
+                links.insert(mid, link);
+            }
         }
+        Some(PlanView {
+            span: 2 * n - 1,
+            top,
+            links,
+        })
     }
-    let letters = |i: i64| -> String { ((b'A' + i as u8) as char).to_string() };
-    let mut board: Vec<Line> = Vec::new();
-    for py in (0..span_n).rev() {
+
+    /// Plan row `py`: rank labels on the rows of holes, then per plan point its ball, link,
+    /// hole or nothing.
+    fn row(&self, py: i64, sides: &Sides, last: &[String]) -> Line {
         let mut line: Line = Vec::new();
         if py % 2 == 0 {
             line.push(span(format!("{:>3} ", py / 2 + 1), Tone::Dim));
         } else {
             line.push(span("    ", Tone::Plain));
         }
-        for px in 0..span_n {
-            if let Some(b) = top.get(&(px, py)) {
+        for px in 0..self.span {
+            if let Some(b) = self.top.get(&(px, py)) {
                 let level_mark = match b.level {
                     0 => " ".to_string(),
                     1 => "'".to_string(),
@@ -88,7 +104,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
                     sides.tone(b.side),
                     mark,
                 ));
-            } else if let Some(l) = links.get(&(px, py)) {
+            } else if let Some(l) = self.links.get(&(px, py)) {
                 let text = match (l.horizontal, l.cut) {
                     (true, false) => "---",
                     (true, true) => "-x-",
@@ -108,20 +124,51 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
         if py % 2 == 0 {
             line.push(span(format!(" {}", py / 2 + 1), Tone::Dim));
         }
-        board.push(line);
+        line
     }
-    let mut files: Line = vec![span("    ", Tone::Plain)];
-    for px in 0..span_n {
-        files.push(span(
-            if px % 2 == 0 {
-                format!(" {} ", letters(px / 2))
-            } else {
-                "   ".into()
-            },
-            Tone::Dim,
-        ));
+
+    /// The file letters under the board.
+    fn files(&self) -> Line {
+        let mut files: Line = vec![span("    ", Tone::Plain)];
+        for px in 0..self.span {
+            files.push(span(
+                if px % 2 == 0 {
+                    format!(" {} ", (b'A' + (px / 2) as u8) as char)
+                } else {
+                    "   ".into()
+                },
+                Tone::Dim,
+            ));
+        }
+        files
     }
-    board.push(files);
+}
+
+/// Draws an Akron position.
+pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Drawing> {
+    let plan = PlanView::of(state)?;
+    let mut board: Vec<Line> = (0..plan.span)
+        .rev()
+        .map(|py| plan.row(py, sides, last))
+        .collect();
+    board.push(plan.files());
+    let (first, second) = (
+        sides.0.first().cloned().unwrap_or_default(),
+        sides.0.get(1).cloned().unwrap_or_default(),
+    );
+    Some(Drawing {
+        board,
+        facts: facts(state, sides),
+        legend: format!(
+            "{} {first} joins bottom-top, {} {second} joins left-right\n' raised 1 level, \" 2 levels; --- | links, x cut link",
+            Sides::letter(&first),
+            Sides::letter(&second)
+        ),
+    })
+}
+
+/// The facts under the board: piles, who is connected, the cut links, the swap.
+fn facts(state: &Value, sides: &Sides) -> Vec<String> {
     let mut facts = vec![format!(
         "piles: {}",
         super::per_side(&state["piles"], sides)
@@ -157,19 +204,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
     if state["swap_available"].as_bool() == Some(true) {
         facts.push("swap available (type: swap)".into());
     }
-    let (first, second) = (
-        sides.0.first().cloned().unwrap_or_default(),
-        sides.0.get(1).cloned().unwrap_or_default(),
-    );
-    Some(Drawing {
-        board,
-        facts,
-        legend: format!(
-            "{} {first} joins bottom-top, {} {second} joins left-right\n' raised 1 level, \" 2 levels; --- | links, x cut link",
-            Sides::letter(&first),
-            Sides::letter(&second)
-        ),
-    })
+    facts
 }
 
 #[cfg(test)]

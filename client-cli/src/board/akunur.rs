@@ -4,33 +4,21 @@
 
 use serde_json::Value;
 
-use super::{marked, per_side, span, Drawing, Line, Sides, Tone};
+use super::hex::hex_rows;
+use super::{marked, per_side, stone, strings, Drawing, Sides, Tone};
 
 /// Characters per half cell: a cell is drawn at column `2x - y` in half cells.
 const HALF: i64 = 3;
 
+/// Draws an Akunur position.
 pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Drawing> {
     let cells = state["cells"].as_array()?;
     let col_of = |c: &Value| 2 * c["x"].as_i64().unwrap_or(0) - c["y"].as_i64().unwrap_or(0);
     let min_col = cells.iter().map(col_of).min()?;
-    let mut ys: Vec<i64> = cells.iter().filter_map(|c| c["y"].as_i64()).collect();
-    ys.sort_unstable();
-    ys.dedup();
-    let mut board = Vec::new();
-    for &y in ys.iter().rev() {
-        let mut row: Vec<&Value> = cells
-            .iter()
-            .filter(|c| c["y"].as_i64() == Some(y))
-            .collect();
-        row.sort_by_key(|c| c["x"].as_i64());
-        let mut line: Line = Vec::new();
-        let mut col = 0i64;
-        for c in row {
-            let start = (col_of(c) - min_col) * HALF;
-            if start > col {
-                line.push(span(" ".repeat((start - col) as usize), Tone::Plain));
-                col = start;
-            }
+    let board = hex_rows(
+        cells,
+        |c| (col_of(c) - min_col) * HALF,
+        |c, line| {
             let name = c["name"].as_str().unwrap_or("?");
             let mark = last.iter().any(|l| l == name);
             let (sep, special) = match c["kind"].as_str() {
@@ -42,18 +30,10 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             let tone = if special { Tone::Special } else { Tone::Dim };
             line.push(marked(name, tone, mark));
             line.push(marked(sep, tone, mark));
-            match c["stone"].as_str() {
-                Some(side) => line.push(marked(
-                    Sides::letter(side).to_string(),
-                    sides.tone(side),
-                    mark,
-                )),
-                None => line.push(marked(".", Tone::Dim, mark)),
-            }
-            col += (name.len() + 2) as i64;
-        }
-        board.push(line);
-    }
+            line.push(stone(c["stone"].as_str(), sides, mark));
+            (name.len() + 2) as i64
+        },
+    );
     let mut facts = vec![
         format!(
             "phase: {}; corners held: {} (to win: {})",
@@ -68,10 +48,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
             per_side(&state["supply"], sides)
         ),
     ];
-    let tokens: Vec<&str> = state["tokens"]
-        .as_array()
-        .map(|t| t.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let tokens = strings(&state["tokens"]);
     facts.push(format!(
         "corner tokens left: {}",
         if tokens.is_empty() {

@@ -7,6 +7,7 @@
 
 mod akron;
 mod akunur;
+mod hex;
 mod staku;
 mod unane;
 
@@ -59,6 +60,22 @@ pub(crate) fn marked(text: impl Into<String>, tone: Tone, mark: bool) -> Span {
         tone,
         mark,
     }
+}
+
+/// A cell's stone: the letter of its side, or `.` when empty.
+pub(crate) fn stone(side: Option<&str>, sides: &Sides, mark: bool) -> Span {
+    match side {
+        Some(side) => marked(Sides::letter(side).to_string(), sides.tone(side), mark),
+        None => marked(".", Tone::Dim, mark),
+    }
+}
+
+/// The strings of a JSON array (a cell's tokens, the corner tokens left); none for
+/// anything else.
+pub(crate) fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// Side names of the game, first-acting side first, and helpers over them.

@@ -3,34 +3,20 @@
 
 use serde_json::Value;
 
-use super::{marked, pad, per_side, span, Drawing, Line, Sides, Tone};
+use super::hex::hex_rows;
+use super::{marked, pad, per_side, span, strings, Drawing, Sides, Tone};
 
 /// Characters per half cell of the drawing grid (`x` in the view counts half cells).
 const HALF: i64 = 4;
 
+/// Draws a Staku position.
 pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Drawing> {
     let cells = state["cells"].as_array()?;
-    let xs: Vec<i64> = cells.iter().filter_map(|c| c["x"].as_i64()).collect();
-    let min_x = *xs.iter().min()?;
-    let mut ys: Vec<i64> = cells.iter().filter_map(|c| c["y"].as_i64()).collect();
-    ys.sort_unstable();
-    ys.dedup();
-    let mut board = Vec::new();
-    for &y in ys.iter().rev() {
-        let mut row: Vec<&Value> = cells
-            .iter()
-            .filter(|c| c["y"].as_i64() == Some(y))
-            .collect();
-        row.sort_by_key(|c| c["x"].as_i64());
-        let mut line: Line = Vec::new();
-        let mut col = 0i64;
-        for c in row {
-            let x = c["x"].as_i64().unwrap_or(0);
-            let start = (x - min_x) * HALF;
-            if start > col {
-                line.push(span(" ".repeat((start - col) as usize), Tone::Plain));
-                col = start;
-            }
+    let min_x = cells.iter().filter_map(|c| c["x"].as_i64()).min()?;
+    let board = hex_rows(
+        cells,
+        |c| (c["x"].as_i64().unwrap_or(0) - min_x) * HALF,
+        |c, line| {
             let name = c["name"].as_str().unwrap_or("?");
             let mark = last.iter().any(|l| l == name);
             let palace = c["palace"].as_str();
@@ -45,10 +31,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
                 },
                 mark,
             ));
-            let tokens: Vec<&str> = c["tokens"]
-                .as_array()
-                .map(|t| t.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let tokens = strings(&c["tokens"]);
             if tokens.is_empty() {
                 line.push(marked(pad(".", 3), Tone::Dim, mark));
             } else {
@@ -57,10 +40,9 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
                 }
                 line.push(span(" ".repeat(3 - tokens.len().min(3)), Tone::Plain));
             }
-            col += (name.len() + 1 + 3) as i64;
-        }
-        board.push(line);
-    }
+            (name.len() + 1 + 3) as i64
+        },
+    );
     let counter = state["no_capture_counter"].as_i64().unwrap_or(0);
     let limit = state["no_capture_limit"].as_i64().unwrap_or(20);
     let facts = vec![

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::{marked, per_side, span, Drawing, Line, Sides, Tone};
+use super::{per_side, span, stone, Drawing, Line, Sides, Tone};
 
+/// Draws an Ūnane position.
 pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Drawing> {
     let width = state["width"].as_u64()? as usize;
     let height = state["height"].as_u64()? as usize;
@@ -23,14 +24,7 @@ pub(super) fn draw(state: &Value, sides: &Sides, last: &[String]) -> Option<Draw
         for (f, file) in files.iter().enumerate() {
             let name = format!("{file}{rank}");
             let mark = last.contains(&name);
-            match row.get(f).and_then(Value::as_str) {
-                Some(side) => line.push(marked(
-                    Sides::letter(side).to_string(),
-                    sides.tone(side),
-                    mark,
-                )),
-                None => line.push(marked(".", Tone::Dim, mark)),
-            }
+            line.push(stone(row.get(f).and_then(Value::as_str), sides, mark));
             line.push(span(" ", Tone::Plain));
         }
         line.push(span(format!("{rank}"), Tone::Dim));

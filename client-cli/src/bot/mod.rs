@@ -6,23 +6,25 @@
 //! connection must keep answering pings and following the game meanwhile.
 
 pub mod knowledge;
+mod play;
+mod proof;
 pub mod search;
 pub mod tournament;
+mod tree;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
 use stoa_protocol::akron::Akron;
 use stoa_protocol::akunur::Akunur;
 use stoa_protocol::staku::Staku;
 use stoa_protocol::unane::Unane;
-use stoa_protocol::wire::{ClientMessage, DrawAction, ServerMessage, Visibility};
+use stoa_protocol::wire::ClientMessage;
 
-use crate::commands::{block_on, connect, parse_options, resolved, Global};
-use crate::connection::ConnEvent;
-use crate::document::{Applied, GameDoc, Versioned};
+use crate::commands::{block_on, parse_options, resolved, Global};
+use play::{Plan, Player};
 use search::Rng;
 
 /// Arguments of `stoa bot`.
@@ -124,14 +126,6 @@ fn level_name(level: u8) -> String {
     format!("bot-level-{level}")
 }
 
-/// Sleeps until `at`; never returns without one (a `select!` branch that stays quiet).
-async fn wait_until(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
 impl BotArgs {
     /// Runs the bot until its games are played (or forever).
     pub fn run(&self, global: &Global) -> ExitCode {
@@ -139,280 +133,59 @@ impl BotArgs {
     }
 
     async fn play(&self, global: &Global) -> Result<ExitCode, ExitCode> {
+        let plan = self.plan()?;
+        let global = resolved(global)?;
+        Player::connect(self, plan, global).await?.run().await
+    }
+
+    /// The command line checked: the kinds, options, clock and levels offered.
+    fn plan(&self) -> Result<Plan, ExitCode> {
+        let usage = |e: String| {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        };
         let kinds: Vec<String> = self
             .kinds
             .split(',')
             .map(|k| k.trim().to_ascii_lowercase())
             .filter(|k| !k.is_empty())
             .collect();
-        for k in &kinds {
-            if stoa_protocol::kind(k).is_err() {
-                eprintln!("error: unknown game kind '{k}'");
-                return Err(ExitCode::from(2));
-            }
+        if let Some(k) = kinds.iter().find(|k| stoa_protocol::kind(k).is_err()) {
+            return Err(usage(format!("unknown game kind '{k}'")));
         }
         let options = match &self.options {
-            Some(o) => parse_options(o).map_err(|e| {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            })?,
-            None => json!({}),
+            Some(o) => parse_options(o).map_err(usage)?,
+            None => Value::Object(Map::new()),
         };
-        let clock = crate::clock_spec::parse(&self.clock).map_err(|e| {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        })?;
-        let global = resolved(global)?;
-        let mut g = global.clone();
-        g.bot = true;
-        // Without `--name` the bot is named after the level it plays, and renamed for each
-        // game asked at another level (a name is given at `hello`, so by connecting again).
-        let auto_name = g.name.is_none();
-        if auto_name {
-            g.name = Some(level_name(self.level));
-        }
-        let (mut conn, mut me, mut events) = connect(&g).await?;
-        println!("bot {} ({}) level {}", me.name, me.id, self.level);
-        let offered: Vec<u8> = match &self.levels {
+        let clock = crate::clock_spec::parse(&self.clock).map_err(usage)?;
+        let levels: Vec<u8> = match &self.levels {
             None => vec![self.level],
-            Some(list) => {
-                let parsed: Result<Vec<u8>, _> =
-                    list.split(',').map(|l| l.trim().parse::<u8>()).collect();
-                match parsed {
-                    Ok(v) if !v.is_empty() && v.iter().all(|l| (1..=5).contains(l)) => v,
-                    _ => {
-                        eprintln!("error: --levels takes levels 1-5, comma-separated");
-                        return Err(ExitCode::from(2));
-                    }
-                }
-            }
+            Some(list) => list
+                .split(',')
+                .map(|l| l.trim().parse::<u8>())
+                .collect::<Result<Vec<u8>, _>>()
+                .ok()
+                .filter(|v| !v.is_empty() && v.iter().all(|l| (1..=5).contains(l)))
+                .ok_or_else(|| usage("--levels takes levels 1-5, comma-separated".into()))?,
         };
         let serve = ClientMessage::BotServe {
             rid: None,
             kinds: kinds.clone(),
-            levels: offered,
+            levels,
         };
-        let mut level = self.level;
-        let mut rng = Rng::new(self.seed);
-        let mut played = 0u32;
-        let mut next_kind = 0usize;
-        'games: loop {
-            if self.games > 0 && played >= self.games {
-                return Ok(ExitCode::SUCCESS);
-            }
-            // Ask for a game.
-            let kind = kinds[next_kind % kinds.len()].clone();
-            next_kind += 1;
-            let request = if self.serve {
-                level = self.level;
-                serve.clone()
-            } else if let Some(code) = &self.join {
-                room_join(code.clone())
-            } else if self.host {
-                ClientMessage::RoomCreate {
-                    rid: None,
-                    kind,
-                    options: options.clone(),
-                    clock: Some(clock.clone()),
-                    rated: false,
-                    visibility: Visibility::Public,
-                    side: "random".into(),
-                }
-            } else {
-                ClientMessage::QueueJoin {
-                    rid: None,
-                    kind,
-                    options: options.clone(),
-                    clock: Some(clock.clone()),
-                    rated: false,
-                }
-            };
-            if let Err(e) = conn.request(request).await {
-                eprintln!("error {}: {}", e.code(), e.message());
-                return Err(ExitCode::FAILURE);
-            }
-            let mut game: Option<(String, Versioned)> = None;
-            let mut asked_at: Option<u64> = None;
-            // Once a game ended: until when a rematch the person asks for is accepted, and
-            // whether it was.
-            let mut rematch_until: Option<tokio::time::Instant> = None;
-            let mut rematch_sent = false;
-            let (tx, mut rx) =
-                tokio::sync::mpsc::unbounded_channel::<(u64, Result<Option<String>, String>)>();
-            loop {
-                tokio::select! {
-                    ev = events.recv() => match ev {
-                        None | Some(ConnEvent::Closed(_)) => {
-                            eprintln!("error connection: the server closed the connection");
-                            return Err(ExitCode::FAILURE);
-                        }
-                        Some(ConnEvent::Disconnected(why)) => eprintln!("{}", crate::session::disconnected_line(&why)),
-                        Some(ConnEvent::Reconnected(_)) => {
-                            if let Some((id, doc)) = &game {
-                                conn.send(watch_since(id, doc.seq));
-                            } else if self.serve {
-                                conn.send(serve.clone());
-                            }
-                        }
-                        Some(ConnEvent::Message(msg)) => {
-                            match msg {
-                                ServerMessage::BotInvite { code, level: asked, .. } if game.is_none() => {
-                                    level = asked.clamp(1, 5);
-                                    println!("invited to room {code} at level {level}");
-                                    if auto_name && me.name != level_name(level) {
-                                        g.name = Some(level_name(level));
-                                        let (c, m, e) = connect(&g).await?;
-                                        (conn, me, events) = (c, m, e);
-                                        println!("bot {} ({}) level {level}", me.name, me.id);
-                                    }
-                                    if let Err(e) = conn.request(room_join(code.clone())).await {
-                                        eprintln!("note: could not join room {code}: {} {}", e.code(), e.message());
-                                        conn.send(serve.clone());
-                                    }
-                                }
-                                ServerMessage::GameStarted { game_id: id, side, .. } => {
-                                    println!("game started {id} side {side}");
-                                    game = Some((id, Versioned::new(0, Value::Null)));
-                                    asked_at = None;
-                                    rematch_until = None;
-                                    rematch_sent = false;
-                                }
-                                ServerMessage::GameSnapshot { game_id: id, seq, doc, .. } if game.as_ref().is_some_and(|(g, _)| *g == id) => {
-                                    game = Some((id, Versioned::new(seq, doc)));
-                                }
-                                ServerMessage::GameDiff { game_id: id, seq, patch } if game.as_ref().is_some_and(|(g, _)| *g == id) => {
-                                    let (_, doc) = game.as_mut().expect("game");
-                                    if doc.doc.is_null() || doc.apply(seq, &patch) == Applied::Gap {
-                                        conn.send(watch_since(&id, doc.seq));
-                                    }
-                                }
-                                _ => {}
-                            }
-                        }
-                    },
-                    () = wait_until(rematch_until) => {
-                        // Nobody asked for a rematch in time: on to the next game.
-                        if let Some((id, _)) = &game {
-                            conn.send(ClientMessage::GameUnwatch { rid: None, game_id: id.clone() });
-                        }
-                        continue 'games;
-                    }
-                    Some((seq, result)) = rx.recv() => {
-                        let Some((id, doc)) = &game else { continue };
-                        match result {
-                            Ok(Some(mv)) if doc.seq == seq => {
-                                let mv_msg = ClientMessage::GameMove {
-                                    rid: None,
-                                    game_id: id.clone(),
-                                    mv: mv.clone(),
-                                    seq: Some(seq),
-                                };
-                                let answer = conn.request(mv_msg).await;
-                                if let Err(e) = answer {
-                                    // A stale seq (a draw offer came in) is thought over again.
-                                    eprintln!("note: {mv} not played: {} {}", e.code(), e.message());
-                                    asked_at = None;
-                                }
-                            }
-                            Ok(_) => asked_at = None,
-                            Err(e) => {
-                                eprintln!("error: the search failed: {e}");
-                                return Err(ExitCode::FAILURE);
-                            }
-                        }
-                    }
-                }
-                let Some((id, versioned)) = &game else {
-                    continue;
-                };
-                if versioned.doc.is_null() {
-                    continue;
-                }
-                let doc = GameDoc::new(&versioned.doc);
-                let status = doc.status();
-                if status.ended {
-                    if rematch_until.is_none() {
-                        println!("game over: {}", crate::document::outcome_text(&status));
-                        played += 1;
-                        let more = self.games == 0 || played < self.games;
-                        if self.join.is_some() || !more {
-                            conn.send(ClientMessage::GameUnwatch {
-                                rid: None,
-                                game_id: id.clone(),
-                            });
-                            if self.join.is_some() {
-                                return Ok(ExitCode::SUCCESS);
-                            }
-                            continue 'games;
-                        }
-                        rematch_until = Some(tokio::time::Instant::now() + REMATCH_WAIT);
-                    }
-                    // The person asked for a rematch: play it (the server starts it once
-                    // both asked, and says `game.started`).
-                    let mine = doc.side_of(&me.id);
-                    let asked = versioned.doc["rematch"]["requested"]
-                        .as_array()
-                        .is_some_and(|a| a.iter().any(|s| s.as_str() != mine.as_deref()));
-                    if asked && !rematch_sent {
-                        rematch_sent = true;
-                        println!("rematch asked: accepting");
-                        conn.send(ClientMessage::GameRematch {
-                            rid: None,
-                            game_id: id.clone(),
-                        });
-                    }
-                    continue;
-                }
-                let mine = doc.side_of(&me.id);
-                if let (Some(side), Some(offer)) = (&mine, doc.draw_offer()) {
-                    if offer != side {
-                        conn.send(ClientMessage::GameDraw {
-                            rid: None,
-                            game_id: id.clone(),
-                            action: DrawAction::Decline,
-                        });
-                    }
-                }
-                let my_turn = mine.is_some() && doc.to_act() == mine.as_deref();
-                if my_turn && asked_at != Some(versioned.seq) {
-                    asked_at = Some(versioned.seq);
-                    let seq = versioned.seq;
-                    let kind = doc.kind().to_string();
-                    let options = doc.options().clone();
-                    let moves: Vec<String> = doc.moves().iter().map(|m| m.to_string()).collect();
-                    let side = mine.clone().unwrap_or_default();
-                    let think_for =
-                        budget(doc.clock(), doc.remaining_ms(&side, conn.server_now_ms()));
-                    let mut search_rng = Rng::new(rng.next());
-                    let tx = tx.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let r = think(&kind, &options, &moves, level, think_for, &mut search_rng);
-                        let _ = tx.send((seq, r));
-                    });
-                }
-            }
-        }
-    }
-}
-
-/// `room.join` of room `code`.
-fn room_join(code: String) -> ClientMessage {
-    ClientMessage::RoomJoin { rid: None, code }
-}
-
-/// `game.watch` of a game we follow, from the seq we have (the missed diffs, or a snapshot).
-fn watch_since(game_id: &str, seq: u64) -> ClientMessage {
-    ClientMessage::GameWatch {
-        rid: None,
-        game_id: game_id.to_string(),
-        since: Some(seq),
-        code: None,
+        Ok(Plan {
+            kinds,
+            options,
+            clock,
+            serve,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn budgets_follow_the_clock() {

@@ -14,12 +14,13 @@
 //! given. Every level takes a win in one; from level 2 on (in Akron from level 1) none
 //! plays a move that loses within two plies while another exists.
 
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use stoa_protocol::{Game, Side};
 
 use super::knowledge::Knowledge;
+use super::proof;
+use super::tree::Tree;
 
 /// A small, fast pseudo-random generator (xorshift64*): the bot needs speed and
 /// reproducibility (seeded tournaments), not cryptographic quality.
@@ -59,38 +60,6 @@ pub fn playouts(level: u8) -> Option<u32> {
     }
 }
 
-/// How many times the game's proof budget ([`Knowledge::PROOF_NODES`]) a level spends.
-fn proof_factor(level: u8) -> u32 {
-    match level {
-        0 | 1 => 1,
-        2 => 2,
-        3 => 4,
-        4 => 8,
-        _ => 20,
-    }
-}
-
-struct Node<A> {
-    /// The action that led here (`None` at the root).
-    action: Option<A>,
-    /// Who played `action`.
-    mover: Option<Side>,
-    parent: Option<usize>,
-    children: Vec<usize>,
-    untried: Vec<A>,
-    visits: f64,
-    /// Score for `mover`: 1 a win, 0.5 a draw.
-    score: f64,
-    /// All-moves-as-first statistics (games with [`Knowledge::RAVE`]): simulations through
-    /// the parent in which `mover` played `action` at any later point, and their score.
-    amaf_visits: f64,
-    amaf_score: f64,
-}
-
-/// How many real visits the all-moves-as-first estimate is worth: it dominates a node's
-/// value while the node has few visits of its own and fades as they grow.
-const RAVE_EQUIVALENCE: f64 = 500.0;
-
 /// Chooses an action for the side to act in `game`, at `level`, within `budget` (level 5
 /// uses all of it; the other levels stop early once their playouts are done). `None` when
 /// the game is over.
@@ -103,203 +72,59 @@ pub fn choose<G: Knowledge>(
     let mut actions = Vec::new();
     game.to_act()?;
     game.legal_actions(&mut actions);
-    if actions.is_empty() {
-        return None;
+    if actions.len() <= 1 {
+        return actions.first().copied();
     }
+    // An immediate win is always taken (even a level 1 bot sees a win in one).
+    if let Some(win) = actions.iter().copied().find(|&a| wins_at_once(game, a)) {
+        return Some(win);
+    }
+    let actions = guard(game, level, actions);
     if actions.len() == 1 {
         return Some(actions[0]);
     }
-    // An immediate win is always taken (even a level 1 bot sees a win in one).
-    for &a in &actions {
-        let mut g = game.clone();
-        let me = g.to_act();
-        g.apply(a);
-        if g.outcome()
-            .is_some_and(|o| o.winner.is_some() && o.winner == me)
-        {
-            return Some(a);
-        }
-    }
-    // From level 2 on (level 1 too where the game asks for it, see
-    // [`Knowledge::GUARD_AT_LEVEL_1`]), no move is played that loses at once or lets the
-    // opponent win at once while another exists: with hundreds of moves (Staku) a short
-    // search could not see it, and with Akron's delayed win the threat is two plies deep
-    // (a connection that cannot be broken).
-    let guarded = level >= 2 || G::GUARD_AT_LEVEL_1;
-    let safe: Vec<G::Action> = actions
-        .iter()
-        .copied()
-        .filter(|&a| !guarded || !gives_a_win(game, a))
-        .collect();
-    if safe.len() == 1 {
-        return Some(safe[0]);
-    }
-    if !safe.is_empty() {
-        actions = safe;
-    }
-    // Short, sharp endings (Ūnane) are solved outright within a node budget: a proven win
-    // is played and proven losses are avoided, at every level, the stronger ones looking
-    // further (level 5's budget is twenty times level 1's).
-    if G::PROOF_NODES > 0 {
-        let mut budget = G::PROOF_NODES.saturating_mul(proof_factor(level));
-        let mut scratch = Vec::new();
-        for depth in 3..=64 {
-            let mut lost = Vec::new();
-            for &a in &actions {
-                match prove_action(game, a, depth, &mut budget, &mut scratch) {
-                    Proof::Win => return Some(a),
-                    Proof::Loss => lost.push(a),
-                    Proof::Unknown => {}
-                }
-            }
-            if lost.len() < actions.len() {
-                actions.retain(|a| !lost.contains(a));
-            }
-            if actions.len() == 1 {
-                return Some(actions[0]);
-            }
-            if budget == 0 {
-                break;
-            }
-        }
+    let actions = proof::prune(game, level, actions);
+    if actions.len() == 1 {
+        return Some(actions[0]);
     }
     // Level 1's mistakes on purpose: one time in eight a random move (drawn from the moves
     // left after the guard, where level 1 has one, and the proof search).
     if level <= 1 && rng.below(8) == 0 {
         return Some(actions[rng.below(actions.len())]);
     }
-    let limit = playouts(level);
-    let deadline = Instant::now() + budget;
-    let mut tree: Vec<Node<G::Action>> = vec![Node {
-        action: None,
-        mover: None,
-        parent: None,
-        children: Vec::new(),
-        untried: actions,
-        visits: 0.0,
-        score: 0.0,
-        amaf_visits: 0.0,
-        amaf_score: 0.0,
-    }];
-    let mut done = 0u32;
-    let mut scratch = Vec::new();
-    // Who played what since the root, for the all-moves-as-first statistics.
-    let mut trace: Vec<(Side, G::Action)> = Vec::new();
-    let mut seen: HashSet<(Side, G::Action)> = HashSet::new();
-    loop {
-        if limit.is_some_and(|n| done >= n)
-            || (done.is_multiple_of(16) && Instant::now() >= deadline)
-        {
-            break;
-        }
-        done += 1;
-        // Selection: follow UCT through fully expanded nodes.
-        let mut node = 0;
-        let mut g = game.clone();
-        trace.clear();
-        while tree[node].untried.is_empty() && !tree[node].children.is_empty() {
-            let parent_visits = tree[node].visits.max(1.0).ln();
-            let mut best = tree[node].children[0];
-            let mut best_value = f64::MIN;
-            for &c in &tree[node].children {
-                let n = &tree[c];
-                let mean = n.score / n.visits;
-                let value = if G::RAVE && n.amaf_visits > 0.0 {
-                    let beta = (RAVE_EQUIVALENCE / (3.0 * n.visits + RAVE_EQUIVALENCE)).sqrt();
-                    (1.0 - beta) * mean
-                        + beta * n.amaf_score / n.amaf_visits
-                        + 0.6 * (parent_visits / n.visits).sqrt()
-                } else {
-                    mean + 1.2 * (parent_visits / n.visits).sqrt()
-                };
-                if value > best_value {
-                    best_value = value;
-                    best = c;
-                }
-            }
-            node = best;
-            let Some(action) = tree[node].action else {
-                break;
-            };
-            if let Some(mover) = tree[node].mover {
-                trace.push((mover, action));
-            }
-            g.apply(action);
-        }
-        // Expansion: one untried action.
-        if !tree[node].untried.is_empty() {
-            let i = rng.below(tree[node].untried.len());
-            let action = tree[node].untried.swap_remove(i);
-            let mover = g.to_act();
-            if let Some(m) = mover {
-                trace.push((m, action));
-            }
-            g.apply(action);
-            let mut untried = Vec::new();
-            if g.outcome().is_none() {
-                g.legal_actions(&mut untried);
-            }
-            tree.push(Node {
-                action: Some(action),
-                mover,
-                parent: Some(node),
-                children: Vec::new(),
-                untried,
-                visits: 0.0,
-                score: 0.0,
-                amaf_visits: 0.0,
-                amaf_score: 0.0,
-            });
-            let child = tree.len() - 1;
-            tree[node].children.push(child);
-            node = child;
-        }
-        // Simulation: the game's playout actions.
-        let in_tree = trace.len();
-        playout(&mut g, rng, &mut scratch, G::RAVE.then_some(&mut trace));
-        let first = value(&g);
-        let for_side = |side: Side| match side {
-            Side::First => first,
-            Side::Second => 1.0 - first,
-        };
-        // Back-propagation. A node at depth k sees the actions played from ply k of the
-        // trace on: the playout's first, then one more tree action per level up.
-        seen.clear();
-        if G::RAVE {
-            seen.extend(trace[in_tree..].iter().copied());
-        }
-        let mut depth = in_tree;
-        let mut at = Some(node);
-        while let Some(i) = at {
-            let n = &mut tree[i];
-            n.visits += 1.0;
-            n.score += n.mover.map_or(0.5, for_side);
-            at = n.parent;
-            if G::RAVE {
-                for k in 0..tree[i].children.len() {
-                    let c = tree[i].children[k];
-                    let (Some(mover), Some(action)) = (tree[c].mover, tree[c].action) else {
-                        continue;
-                    };
-                    if seen.contains(&(mover, action)) {
-                        tree[c].amaf_visits += 1.0;
-                        tree[c].amaf_score += for_side(mover);
-                    }
-                }
-                if depth > 0 {
-                    depth -= 1;
-                    seen.insert(trace[depth]);
-                }
-            }
-        }
+    Tree::new(actions).search(game, playouts(level), Instant::now() + budget, rng)
+}
+
+/// Whether playing `action` wins the game for the side playing it.
+fn wins_at_once<G: Game>(game: &G, action: G::Action) -> bool {
+    let mut g = game.clone();
+    let me = g.to_act();
+    g.apply(action);
+    g.outcome()
+        .is_some_and(|o| o.winner.is_some() && o.winner == me)
+}
+
+/// The actions that neither lose at once nor let the opponent win at once, when any is
+/// left (else all of them).
+///
+/// From level 2 on (level 1 too where the game asks for it, see
+/// [`Knowledge::GUARD_AT_LEVEL_1`]): with hundreds of moves (Staku) a short search could
+/// not see such a move, and with Akron's delayed win the threat is two plies deep (a
+/// connection that cannot be broken).
+fn guard<G: Knowledge>(game: &G, level: u8, actions: Vec<G::Action>) -> Vec<G::Action> {
+    if level < 2 && !G::GUARD_AT_LEVEL_1 {
+        return actions;
     }
-    // The most visited move is the most trusted.
-    tree[0]
-        .children
+    let safe: Vec<G::Action> = actions
         .iter()
-        .max_by(|&&a, &&b| tree[a].visits.total_cmp(&tree[b].visits))
-        .and_then(|&c| tree[c].action)
-        .or_else(|| tree[0].untried.first().copied())
+        .copied()
+        .filter(|&a| !gives_a_win(game, a))
+        .collect();
+    if safe.is_empty() {
+        actions
+    } else {
+        safe
+    }
 }
 
 /// Whether `action` loses at once, or lets the opponent (if it acts next) reply with a
@@ -341,85 +166,9 @@ fn gives_a_win<G: Knowledge>(game: &G, action: G::Action) -> bool {
     })
 }
 
-/// What a bounded proof search established for one side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Proof {
-    /// A forced win.
-    Win,
-    /// A forced loss.
-    Loss,
-    /// Neither (a draw, or beyond the depth or the node budget).
-    Unknown,
-}
-
-/// The proof for the side to act in `game` after it plays `action`, looking `depth` plies
-/// deep (the action included) within `budget` nodes. Exact whenever it says `Win` or
-/// `Loss`: a line cut short by depth or budget only ever yields `Unknown`.
-fn prove_action<G: Game>(
-    game: &G,
-    action: G::Action,
-    depth: u32,
-    budget: &mut u32,
-    scratch: &mut Vec<G::Action>,
-) -> Proof {
-    let Some(me) = game.to_act() else {
-        return Proof::Unknown;
-    };
-    if *budget == 0 {
-        return Proof::Unknown;
-    }
-    *budget -= 1;
-    let mut g = game.clone();
-    g.apply(action);
-    if let Some(o) = g.outcome() {
-        return match o.winner {
-            Some(w) if w == me => Proof::Win,
-            Some(_) => Proof::Loss,
-            None => Proof::Unknown,
-        };
-    }
-    if depth <= 1 {
-        return Proof::Unknown;
-    }
-    let Some(next) = g.to_act() else {
-        return Proof::Unknown;
-    };
-    scratch.clear();
-    g.legal_actions(scratch);
-    let replies = std::mem::take(scratch);
-    // The side to act next: a win for it is found by one reply, a loss needs all of them.
-    let mut all_lose = true;
-    let mut found = Proof::Unknown;
-    for &r in &replies {
-        match prove_action(&g, r, depth - 1, budget, scratch) {
-            Proof::Win => {
-                found = Proof::Win;
-                all_lose = false;
-                break;
-            }
-            Proof::Loss => {}
-            Proof::Unknown => all_lose = false,
-        }
-    }
-    let for_next = if found == Proof::Win {
-        Proof::Win
-    } else if all_lose && !replies.is_empty() {
-        Proof::Loss
-    } else {
-        Proof::Unknown
-    };
-    *scratch = replies;
-    match (for_next, next == me) {
-        (Proof::Unknown, _) => Proof::Unknown,
-        (p, true) => p,
-        (Proof::Win, false) => Proof::Loss,
-        (_, false) => Proof::Win,
-    }
-}
-
 /// Plays the game's playout actions until the game ends or for its playout length,
 /// appending who played what to `trace` when there is one.
-fn playout<G: Knowledge>(
+pub(super) fn playout<G: Knowledge>(
     g: &mut G,
     rng: &mut Rng,
     scratch: &mut Vec<G::Action>,
@@ -444,7 +193,7 @@ fn playout<G: Knowledge>(
 /// ([`Knowledge::lead`]). Random Staku games mostly end by the no-capture limit and Akunur
 /// playouts stop after a few plies, so without that term the search could not tell a good
 /// move from a bad one there.
-fn value<G: Knowledge>(g: &G) -> f64 {
+pub(super) fn value<G: Knowledge>(g: &G) -> f64 {
     match g.outcome() {
         Some(o) => match o.winner {
             Some(Side::First) => 1.0,
