@@ -15,6 +15,8 @@ pub mod pointer;
 pub mod record;
 pub mod registry;
 pub mod staku;
+#[cfg(feature = "ts")]
+pub mod typescript;
 pub mod unane;
 pub mod wire;
 

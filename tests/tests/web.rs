@@ -152,6 +152,11 @@ impl Web {
         })
     }
 
+    /// The fixture of most tests: chromedriver and a server with the tests' defaults.
+    fn with_server(label: &'static str) -> Option<(Web, stoa_tests::Server)> {
+        Some((Web::start(label)?, stoa_tests::Server::start()))
+    }
+
     /// A new browser with a profile of its own, `<label>-<who>` (the label cut short: the
     /// profile's path stays well within the length of a socket's path).
     async fn page(&self, who: &str) -> Client {
@@ -1097,10 +1102,9 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
 /// move number shows whole, and the latest move is in view (issue 28, item 1).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
-    let Some(web) = Web::start("web-a-long-move") else {
+    let Some((web, server)) = Web::with_server("web-a-long-move") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let mut table = stoa_tests::Table::open(&server, "unane", json!({}), "public").await;
     let mut played = Vec::new();
@@ -1193,10 +1197,9 @@ async fn status_is(c: &Client, text: &str) {
 /// so, and a rematch request is a sentence, not only a changed button (issue 28, item 5).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
-    let Some(web) = Web::start("web-draw-offers-declines") else {
+    let Some((web, server)) = Web::with_server("web-draw-offers-declines") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
@@ -1465,10 +1468,9 @@ async fn a_store_outage_shows_the_game_paused() {
 /// item 9).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_game_ends_with_each_players_rating_change() {
-    let Some(web) = Web::start("web-a-rated-game") else {
+    let Some((web, server)) = Web::with_server("web-a-rated-game") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
@@ -1533,10 +1535,9 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
 /// (issue 28, item 4).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names() {
-    let Some(web) = Web::start("web-an-invitation-asks") else {
+    let Some((web, server)) = Web::with_server("web-an-invitation-asks") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
@@ -1622,10 +1623,9 @@ async fn top_of(c: &Client, css: &str) -> f64 {
 /// box, and on a phone the clocks sit above the board.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forms_links_boards_and_phones_read_well() {
-    let Some(web) = Web::start("web-forms-links-boards") else {
+    let Some((web, server)) = Web::with_server("web-forms-links-boards") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest, watcher] = web.pages(["host", "guest", "watcher"]).await;
 
@@ -1782,10 +1782,9 @@ fn unknown_paths_and_the_icon_are_answered() {
 /// record and links the game's rules.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
-    let Some(web) = Web::start("web-the-lobby-leads") else {
+    let Some((web, server)) = Web::with_server("web-the-lobby-leads") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
@@ -1982,10 +1981,9 @@ async fn chat_shows(c: &Client, channel: &str, text: &str) {
 /// disables the spectator's box with the reason said.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_spectators_chat_and_markup_stays_text() {
-    let Some(web) = Web::start("web-players-and-spectators") else {
+    let Some((web, server)) = Web::with_server("web-players-and-spectators") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let watcher = web.page("watcher").await;
@@ -2106,10 +2104,9 @@ async fn table_rows(c: &Client, what: &str, css: &str, n: usize) -> Value {
 /// (issue 28, "Ratings people can see").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn player_pages_and_leaderboards_show_the_ratings() {
-    let Some(web) = Web::start("web-player-pages-and") else {
+    let Some((web, server)) = Web::with_server("web-player-pages-and") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let mut ann = stoa_tests::Client::guest(&server, "ann").await;
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
@@ -2361,10 +2358,9 @@ async fn open_devices(c: &Client, n: usize) -> Vec<String> {
 /// that player (its name shows).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_devices_panel_links_a_browser_and_another_device() {
-    let Some(web) = Web::start("web-the-devices-panel") else {
+    let Some((web, server)) = Web::with_server("web-the-devices-panel") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
@@ -2537,10 +2533,9 @@ async fn room_chat_shows(c: &Client, text: &str) {
 /// show as literal text; once the visitor gives a name the game starts as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
-    let Some(web) = Web::start("web-the-host-and") else {
+    let Some((web, server)) = Web::with_server("web-the-host-and") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_room(
@@ -2616,10 +2611,9 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
 /// drawn later covers it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tall_stacks_leave_every_cell_name_readable() {
-    let Some(web) = Web::start("web-tall-stacks-leave") else {
+    let Some((web, server)) = Web::with_server("web-tall-stacks-leave") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let c = web.page("c").await;
     c.goto(&format!("{base}/")).await.expect("open the lobby");
@@ -2909,10 +2903,9 @@ async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
 /// that is also rated is refused in the form, and nothing is created.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
-    let Some(web) = Web::start("web-the-arena-form") else {
+    let Some((web, server)) = Web::with_server("web-the-arena-form") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let page = web.page("page").await;
     page.goto(&format!("{base}/")).await.expect("lobby");
@@ -3078,10 +3071,9 @@ async fn unknown_games_rooms_arenas_and_players_get_a_404_page() {
 /// exist shows the same words as the server's `404` page (issue 47, part 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invitation_to_a_started_game_offers_to_watch_it() {
-    let Some(web) = Web::start("web-an-invitation-to") else {
+    let Some((web, server)) = Web::with_server("web-an-invitation-to") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [host, stranger] = web.pages(["host", "stranger"]).await;
     let invite = host_room(
@@ -3332,10 +3324,9 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
 /// finding 4).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
-    let Some(web) = Web::start("web-move-boxes-speak") else {
+    let Some((web, server)) = Web::with_server("web-move-boxes-speak") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let page = web.page("page").await;
     let mut guest = stoa_tests::Client::guest(&server, "guest").await;
@@ -3393,10 +3384,9 @@ async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
 /// each panel as tall as its lines (issue 47, finding 11).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_shows_your_games_and_live_games_without_scrolling() {
-    let Some(web) = Web::start("web-the-lobby-shows") else {
+    let Some((web, server)) = Web::with_server("web-the-lobby-shows") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     // A live public game, so that "Live games" has a line.
     let _table =
@@ -3486,10 +3476,9 @@ async fn connected_as(c: &Client, name: &str) {
 /// and signs in again with the new password.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claim_and_sign_in_from_the_top_bar() {
-    let Some(web) = Web::start("web-claim-and-sign") else {
+    let Some((web, server)) = Web::with_server("web-claim-and-sign") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let [a, b] = web.pages(["a", "b"]).await;
     a.goto(&base).await.expect("open the lobby");
@@ -3667,10 +3656,9 @@ async fn claim_and_sign_in_from_the_top_bar() {
 /// typed, once (no loop), and stays connected under the name it had.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
-    let Some(web) = Web::start("web-a-claimed-name") else {
+    let Some((web, server)) = Web::with_server("web-a-claimed-name") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let mut alice = stoa_tests::Client::guest(&server, "alice").await;
     let got = alice
@@ -3830,10 +3818,9 @@ async fn a_server_that_forgot_its_players_says_so_and_the_old_identity_is_kept()
 /// player and keeps the one it was under Previous identities, with a Switch back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn linking_a_browser_that_is_someone_asks_first_and_can_switch_back() {
-    let Some(web) = Web::start("web-linking-a-browser") else {
+    let Some((web, server)) = Web::with_server("web-linking-a-browser") else {
         return;
     };
-    let server = stoa_tests::Server::start();
     let base = format!("http://{}", server.addr);
     let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");

@@ -5,10 +5,12 @@ use serde_json::Value;
 
 /// Addition: an account's name and password, to sign in with (`hello.login`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Credentials {
     /// The account's name, as typed.
     pub name: String,
     /// The password.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub password: Password,
 }
 
@@ -27,6 +29,7 @@ impl std::fmt::Debug for Password {
 
 /// A player as shown in `welcome` (with all ratings).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PlayerInfo {
     /// Public id.
     pub id: String,
@@ -42,6 +45,7 @@ pub struct PlayerInfo {
 
 /// One device holding a player's token, as `devices` lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DeviceInfo {
     /// The device's id (for `device.revoke`).
     pub id: String,

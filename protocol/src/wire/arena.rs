@@ -7,6 +7,7 @@ use super::Visibility;
 
 /// Addition: an arena's settings as `arena.create` gives them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ArenaSettings {
     /// Game kind.
     pub kind: String,

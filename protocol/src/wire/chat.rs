@@ -9,6 +9,7 @@ pub const MAX_CHAT_CHARS: usize = 300;
 /// the spectators' chat by everyone else watching, and by the players too once the game
 /// has ended (as on lichess: players are not distracted by the crowd while they play).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ChatChannel {
     /// The seated players' chat.
@@ -30,6 +31,7 @@ impl ChatChannel {
 /// Addition: one line of a waiting room's chat, as `room.chat.history` carries it (the
 /// room has one channel: everyone who opened the room reads it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoomChatLine {
     /// The author's public id.
     pub id: String,
@@ -43,6 +45,7 @@ pub struct RoomChatLine {
 
 /// Addition: one chat line as `chat` and `chat.history` carry it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatEntry {
     /// Its channel.
     pub channel: ChatChannel,

@@ -25,6 +25,7 @@ fn default_side() -> String {
 /// Why `Option<Rid>` everywhere: any request may carry a rid, and the answer echoes it.
 /// Unknown fields are ignored (forward compatibility); wrong types are `bad_request`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "t")]
 pub enum ClientMessage {
     /// The first message of a session.
@@ -522,6 +523,7 @@ pub enum ClientMessage {
         /// The account's name (2-24 letters, digits, `-`, `_`; unique ignoring case).
         name: String,
         /// The password (8-256 characters).
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         password: Password,
     },
     /// Addition: signs in to a claimed account from this connection: answered by
@@ -535,6 +537,7 @@ pub enum ClientMessage {
         /// The account's name, as typed (case and Unicode forms are forgiven).
         name: String,
         /// The password.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         password: Password,
         /// A label for the device signing in (as in `hello`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -548,8 +551,10 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rid: Option<Rid>,
         /// The password now.
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         current: Password,
         /// The new password (8-256 characters).
+        #[cfg_attr(feature = "ts", ts(type = "string"))]
         new: Password,
         /// Also revoke every other device of the player.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]

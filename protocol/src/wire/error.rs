@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Error codes of protocol/docs/PROTOCOL.md's Errors section, serialised as the exact code strings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Invalid JSON, a missing `t`, wrong field types, a binary frame.

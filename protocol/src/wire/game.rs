@@ -11,6 +11,7 @@ pub const CLOCK_KINDS: [&str; 5] = ["none", "fischer", "delay", "byoyomi", "corr
 
 /// `game.draw` actions.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DrawAction {
     /// Offer a draw.

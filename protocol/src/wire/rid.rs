@@ -14,6 +14,8 @@ pub const MAX_RID_LEN: usize = 64;
 /// Why its own type: the answer must echo it exactly (an integer stays an integer), and an
 /// over-long string must be rejected as `bad_request` at parse time.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+// On the wire a rid is a JSON number or string (see the serde impls below).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number | string"))]
 pub enum Rid {
     /// An integer rid.
     Int(i64),

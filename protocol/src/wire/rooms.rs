@@ -5,6 +5,7 @@ use serde_json::Value;
 
 /// Room visibility: public rooms and games are listed and watchable by anyone.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     /// Listed in the lobby, watchable by anyone.
@@ -26,6 +27,7 @@ impl Visibility {
 
 /// A player as shown in a game document's `players` and in rooms.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SeatPlayer {
     /// Public id.
     pub id: String,
@@ -40,6 +42,7 @@ pub struct SeatPlayer {
 
 /// A room as answered by `room.create` / `room.join`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoomInfo {
     /// The room code.
     pub code: String,

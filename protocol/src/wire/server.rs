@@ -7,6 +7,7 @@ use super::*;
 
 /// Every message the server sends, tagged by `t`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "t")]
 pub enum ServerMessage {
     /// Answer to `hello`.

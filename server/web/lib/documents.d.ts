@@ -12,7 +12,7 @@ export interface Seat {
 }
 
 /** A game's clock in its document: the time control and, once it runs, where it stands. */
-export interface GameClock {
+export type GameClock = {
   kind: string;
   initial_ms?: number;
   increment_ms?: number;
@@ -28,7 +28,7 @@ export interface GameClock {
   since?: number | null;
   /** Server time the first move is due by. */
   first_action_deadline?: number | null;
-}
+};
 
 /** A game's document (`game.snapshot`, `game.diff`). */
 export interface GameDoc {

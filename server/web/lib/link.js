@@ -3,17 +3,16 @@
 // messages to the page, and reconnection with backoff (protocol/docs/PROTOCOL.md). What the
 // page does with a message is its own business: the link calls the hooks it is given.
 
-/** @typedef {import("../wire").Welcome} Welcome */
-
 /**
- * A message from the server: its `t`, and the fields of that message.
- * @typedef {{t: string, rid?: string | number, [field: string]: any}} Incoming
+ * A message from the server (generated from the Rust wire types: ../wire.d.ts).
+ * @typedef {import("../wire").ServerMessage} Incoming
  */
 
-/**
- * A message to the server (a request gets its `rid` from the link).
- * @typedef {{t: string, [field: string]: any}} Outgoing
- */
+/** The server's `welcome`. @typedef {Extract<Incoming, {t: "welcome"}>} Welcome */
+
+/** A message to the server. @typedef {import("./messages").Outgoing} Outgoing */
+/** A request's answer. @typedef {import("./messages").Answer} Answer */
+/** A refusal. @typedef {import("./messages").Refusal} Refusal */
 
 /**
  * What the link asks of the page.
@@ -25,12 +24,12 @@
  * @property {() => {token?: string, name?: string, device: string}} hello what the next hello says
  * @property {(token: string) => void} unknownToken the server does not know the token we sent
  * @property {(message: string) => void} nameRefused the name we sent is refused
- * @property {(msg: Incoming) => void} helloFailed any other refusal of the hello
+ * @property {(msg: Refusal) => void} helloFailed any other refusal of the hello
  */
 
 /**
  * A request waiting for its answer (or for a socket to go out on).
- * @typedef {{msg: Outgoing, resolve?: (answer: Incoming) => void, reject?: (error: Incoming) => void}} Out
+ * @typedef {{msg: Outgoing | Record<string, unknown>, resolve?: (answer: Answer) => void, reject?: (error: Refusal) => void}} Out
  */
 
 export class Link {
@@ -38,7 +37,7 @@ export class Link {
   constructor(hooks) {
     this.hooks = hooks;
     this.rid = 0;
-    /** @type {Map<string | number, {resolve: (a: Incoming) => void, reject: (e: Incoming) => void}>} */
+    /** @type {Map<string | number, {resolve: (a: Answer) => void, reject: (e: Refusal) => void}>} */
     this.pending = new Map();
     this.offset = 0; // server clock minus ours
     this.backoff = 500;
@@ -80,7 +79,7 @@ export class Link {
       if (this.ws !== ws) return;
       this.ready = false;
       this.hooks.dropped();
-      for (const { reject } of this.pending.values()) reject({ t: "error", code: "disconnected", message: "the connection dropped" });
+      for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "the connection dropped" });
       this.pending.clear();
       this.hooks.status(false);
       setTimeout(() => this.connect(), this.backoff);
@@ -94,7 +93,7 @@ export class Link {
    */
   hello(bare = false) {
     const said = this.hooks.hello();
-    /** @type {Outgoing} */
+    /** @type {Record<string, unknown>} */
     const msg = { t: "hello", protocol: 1, rid: "hello", device: said.device };
     if (said.token) msg.token = said.token;
     this.sentToken = said.token;
@@ -102,7 +101,7 @@ export class Link {
     this.ws?.send(JSON.stringify(msg));
   }
 
-  /** @param {Incoming} msg */
+  /** @param {Answer} msg */
   receive(msg) {
     if (msg.rid === "hello") {
       if (msg.t === "welcome") {
@@ -126,7 +125,7 @@ export class Link {
         this.hooks.nameRefused(msg.message);
         this.hello(true);
       } else {
-        this.hooks.helloFailed(msg);
+        this.hooks.helloFailed(/** @type {Refusal} */ (/** @type {unknown} */ (msg)));
       }
       return;
     }
@@ -136,7 +135,8 @@ export class Link {
       this.pending.delete(msg.rid);
       // Pushed messages that also answer (a snapshot) go to the handler too.
       if (msg.t !== "error" && msg.t !== "ok") this.hooks.message(msg);
-      (msg.t === "error" ? waiter.reject : waiter.resolve)(msg);
+      if (msg.t === "error") waiter.reject(msg);
+      else waiter.resolve(msg);
       return;
     }
     this.hooks.message(msg);
@@ -147,7 +147,7 @@ export class Link {
    * reconnection; one in flight when the connection drops fails (`disconnected`: whether
    * the server acted on it is unknown).
    * @param {Outgoing} msg
-   * @returns {Promise<Incoming>}
+   * @returns {Promise<Answer>}
    */
   request(msg) {
     return new Promise((resolve, reject) => {

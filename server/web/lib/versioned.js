@@ -30,14 +30,15 @@ export class Versioned {
 
   /**
    * Takes a snapshot, unless it is older than what is held (an answer overtaken by diffs).
+   * The document is the JSON of the wire; its shape is `D` (lib/documents.d.ts).
    * @param {number} seq
-   * @param {D} doc
+   * @param {unknown} doc
    * @returns {boolean} whether the document changed
    */
   snapshot(seq, doc) {
     if (this.seq !== null && seq < this.seq) return false;
     this.seq = seq;
-    this.doc = doc;
+    this.doc = /** @type {D} */ (doc);
     return true;
   }
 
@@ -45,7 +46,7 @@ export class Versioned {
    * Applies a diff when it is the next one; an old one is dropped, and a gap asks for the
    * document again.
    * @param {number} seq
-   * @param {import("../vendor/fast-json-patch/core.mjs").Operation[]} patch
+   * @param {unknown} patch an RFC 6902 patch, as the wire carries it
    * @returns {boolean} whether the document changed
    */
   diff(seq, patch) {
@@ -54,7 +55,7 @@ export class Versioned {
       this.onGap(this.seq);
       return false;
     }
-    applyPatch(this.doc, patch, false, true);
+    applyPatch(this.doc, /** @type {import("../vendor/fast-json-patch/core.mjs").Operation[]} */ (patch), false, true);
     this.seq = seq;
     return true;
   }

@@ -74,11 +74,11 @@ export async function fillOptions(form) {
 /**
  * The options a form's fields ask for: those that differ from the kind's defaults.
  * @param {HTMLFormElement} form
- * @returns {Record<string, unknown>}
+ * @returns {Record<string, import("../wire").JsonValue>}
  */
 export function readOptions(form) {
   const kindDefaults = defaults[form.kind.value] || {};
-  /** @type {Record<string, unknown>} */
+  /** @type {Record<string, import("../wire").JsonValue>} */
   const out = {};
   for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (form.querySelectorAll("[data-option]"))) {
     const key = input.dataset.option || "";

@@ -4,7 +4,7 @@
 
 import { cap } from "./dom.js";
 
-/** @typedef {import("../wire").TimeControl} TimeControl */
+/** @typedef {import("./documents").GameClock} TimeControl */
 
 /** The game kinds, in the order the server lists them. */
 export const KINDS = ["unane", "staku", "akron", "akunur"];

@@ -16,6 +16,7 @@ import { playerLink, kindSelect, formError } from "../lib/views.js";
 /** @typedef {import("../lib/link.js").Incoming} Incoming */
 /** @typedef {import("../lib/documents").ArenaDoc} ArenaDoc */
 /** @typedef {import("../lib/documents").LobbyDoc} LobbyDoc */
+/** @typedef {import("../lib/messages").Request<"arena.create">} CreateArena */
 
 /** The arena shown: its id, code and document; null on other pages. @type {{id: string, code: string | null, published: Versioned<ArenaDoc>} | null} */
 let shown = null;
@@ -112,8 +113,9 @@ export function leave() {
 export function onMessage(msg) {
   if (!shown) return;
   if (msg.t === "arena") {
-    if (!msg.doc || msg.doc.id !== shown.id) return;
-    if (shown.published.snapshot(msg.seq, msg.doc)) redraw();
+    const doc = /** @type {ArenaDoc | null} */ (/** @type {unknown} */ (msg.doc));
+    if (!doc || doc.id !== shown.id) return;
+    if (shown.published.snapshot(msg.seq, doc)) redraw();
   } else if (msg.t === "arena.diff") {
     if (msg.id === shown.id && shown.published.diff(msg.seq, msg.patch)) redraw();
   }
@@ -195,7 +197,7 @@ function drawControls(doc) {
   const open = doc.status === "scheduled" || doc.status === "running";
   /**
    * @param {string} label
-   * @param {string} t
+   * @param {"arena.join" | "arena.pause" | "arena.cancel"} t
    */
   const act = (label, t) => el("button", { type: "button", class: label === "join" ? "primary" : null, "data-action": label, onclick: () => {
     link.request({ t, id: doc.id }).then(() => arenaError("")).catch((e) => arenaError(errorText(e)));
@@ -283,8 +285,10 @@ async function createArena(e) {
     if (!Number.isFinite(duration) || duration <= 0) throw new Error("lasts: write a number of minutes");
     const minDraw = Number(f.min_draw.value || 0);
     if (!Number.isInteger(minDraw) || minDraw < 0 || minDraw > 500) throw new Error("no points for a draw before ply: write a whole number from 0 to 500");
-    /** @type {import("../lib/link.js").Outgoing} */
-    const msg = { t: "arena.create", kind: f.kind.value, options: {}, clock: parseClock(f.clock.value),
+    const clock = parseClock(f.clock.value);
+    // `bots` and `berserk` default to false on the server: the request names them when set.
+    /** @type {Omit<CreateArena, "bots" | "berserk"> & Partial<Pick<CreateArena, "bots" | "berserk">>} */
+    const msg = { t: "arena.create", kind: f.kind.value, options: {}, clock,
       rated: f.rated.checked, duration_ms: Math.round(duration * 60000),
       visibility: f.private.checked ? "private" : "public", min_draw_plies: minDraw };
     if (f.at.value) {
@@ -300,9 +304,9 @@ async function createArena(e) {
       msg.bots = true;
     }
     // Berserk halves a running clock: there is none to halve without one or by the day.
-    msg.berserk = f.berserk.checked && !["none", "correspondence"].includes(msg.clock.kind);
+    msg.berserk = f.berserk.checked && !["none", "correspondence"].includes(clock.kind);
     if (field(f, "name").value.trim()) msg.name = field(f, "name").value.trim();
-    const answer = await link.request(msg);
+    const answer = await link.request(/** @type {CreateArena} */ (msg));
     err.textContent = "";
     go(arenaPath(answer.doc.id, answer.doc.code));
   } catch (/** @type {any} */ x) {

@@ -116,34 +116,34 @@ export function drawControls(g, doc, me, on) {
    */
   const act = (label, msg, confirmText) => el("button", { type: "button", "data-action": label, onclick: () => {
     if (confirmText && !window.confirm(confirmText)) return;
-    link.request({ ...msg, game_id: g.id }).then(() => on.error("")).catch((e) => on.error(errorText(e)));
+    link.request(msg).then(() => on.error("")).catch((e) => on.error(errorText(e)));
   }, text: label });
   const buttons = [];
   if (!ended) {
-    buttons.push(act("resign", { t: "game.resign" }, "Resign this game?"));
+    buttons.push(act("resign", { t: "game.resign", game_id: g.id }, "Resign this game?"));
     if (doc.draw_offer && doc.draw_offer !== me) {
-      buttons.push(act("accept draw", { t: "game.draw", action: "accept" }));
-      buttons.push(act("decline draw", { t: "game.draw", action: "decline" }));
+      buttons.push(act("accept draw", { t: "game.draw", game_id: g.id, action: "accept" }));
+      buttons.push(act("decline draw", { t: "game.draw", game_id: g.id, action: "decline" }));
     } else if (!doc.draw_offer) {
-      buttons.push(act("offer draw", { t: "game.draw", action: "offer" }));
+      buttons.push(act("offer draw", { t: "game.draw", game_id: g.id, action: "offer" }));
     }
     const plies = (doc.moves || []).length;
     // Berserk: in an arena that allows it, before one's own first move (the server checks).
     if (doc.arena && g.arenaBerserk && !(doc.arena.berserk || {})[me] && (plies === 0 || (plies === 1 && doc.to_act === me))) {
-      buttons.push(act("berserk", { t: "game.berserk" }));
+      buttons.push(act("berserk", { t: "game.berserk", game_id: g.id }));
     }
     if ((doc.moves || []).length < 2) {
-      const abort = act("abort", { t: "game.abort" });
+      const abort = act("abort", { t: "game.abort", game_id: g.id });
       abort.addEventListener("click", () => { g.abortSent = true; });
       buttons.push(abort);
     }
     /** @type {Record<string, boolean>} */
     const online = (g.crowd && g.crowd.online) || {};
-    if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim" }));
+    if (Object.entries(online).some(([s, on]) => s !== me && on === false)) buttons.push(act("claim win", { t: "game.claim", game_id: g.id }));
   } else {
     const asked = (doc.rematch && doc.rematch.requested) || [];
     // The arena pairs its players again itself: no rematch there.
-    if (!doc.arena) buttons.push(act(asked.includes(me) ? "rematch asked" : (asked.length ? "accept rematch" : "rematch"), { t: "game.rematch" }));
+    if (!doc.arena) buttons.push(act(asked.includes(me) ? "rematch asked" : (asked.length ? "accept rematch" : "rematch"), { t: "game.rematch", game_id: g.id }));
     buttons.push(el("button", { type: "button", onclick: () => go("/"), text: "back to the lobby" }));
   }
   if (arenaLink) buttons.push(arenaLink);

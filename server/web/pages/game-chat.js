@@ -77,7 +77,7 @@ export class Chat {
       this.lines = msg.lines.slice(-KEEP);
       this.spectators = msg.spectators;
       this.muted = msg.muted;
-    } else {
+    } else if (msg.t === "chat.spectators") {
       this.spectators = msg.on;
     }
     this.redraw();

@@ -157,7 +157,8 @@ export function leave() {
  */
 export function onMessage(msg) {
   const g = game;
-  if (!g || msg.game_id !== g.id) return;
+  // Every message handed here names its game.
+  if (!g || /** @type {{game_id?: string}} */ (msg).game_id !== g.id) return;
   switch (msg.t) {
     case "game.snapshot":
       if (!g.published.snapshot(msg.seq, msg.doc)) return;

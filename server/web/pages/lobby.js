@@ -18,7 +18,7 @@ import { arenaPanel, drawLobbyArenas, tickLobbyArenas } from "./arena.js";
 
 /** The lobby's document while the lobby is shown. @type {Versioned<LobbyDoc>} */
 const lobby = new Versioned(() => watch());
-/** The queue we wait in: the last `queue.status` (or the join's answer); null when in none. @type {Incoming | null} */
+/** The queue we wait in: the last `queue.status` (or the join's answer); null when in none. @type {import("../lib/link.js").Answer | null} */
 let queued = null;
 
 /** Opens the lobby and watches its document. */
@@ -167,7 +167,7 @@ async function drawMyGames() {
   const answer = await link.request({ t: "history", limit: 10 }).catch(none);
   const done = $("#my-history");
   if (!answer || !done) return;
-  /** @type {import("../wire").HistoryEntry[]} */
+  /** @type {{id: string, kind: string, options?: Record<string, unknown>, players?: Record<string, {name: string}>, status: {reason?: string, winner?: string}}[]} */
   const games = answer.games || [];
   // A game that ended since we connected is no longer unfinished.
   const ended = new Set(games.map((g) => g.id));

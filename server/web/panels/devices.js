@@ -139,7 +139,7 @@ export function setupDevices(more) {
 
   /**
    * @param {import("../wire").PlayerInfo} me
-   * @param {import("../lib/link.js").Incoming} msg
+   * @param {import("../lib/link.js").Answer} msg
    */
   function confirmLink(me, msg) {
     const box = $("#devices-status");

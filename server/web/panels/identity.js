@@ -14,7 +14,7 @@ import { setupAccount, drawAccount, accountStatus } from "./account.js";
 import { setupDevices } from "./devices.js";
 
 /** @typedef {import("../lib/identity.js").Identity} Identity */
-/** @typedef {import("../wire").Welcome} Welcome */
+/** @typedef {import("../lib/link.js").Welcome} Welcome */
 
 /** This browser signed out: the server's goodbye is no error. */
 let signingOut = false;
