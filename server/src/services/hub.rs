@@ -22,7 +22,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
-use crate::ids::RoomCode;
+use crate::ids::{GameId, RoomCode};
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::accounts::Accounts;
@@ -204,7 +204,7 @@ impl Hub {
     /// The live game `id`: its actor here, or in a cluster a follower of the node that owns
     /// it (started on demand). `Ok(None)` when it is not live anywhere; `unavailable` when
     /// the store cannot tell now.
-    pub async fn game(&self, id: &str) -> Result<Option<GameHandle>, ApiError> {
+    pub async fn game(&self, id: &GameId) -> Result<Option<GameHandle>, ApiError> {
         self.recovery.live(id).await
     }
 

@@ -143,8 +143,8 @@ impl Recovery {
     /// demand from the log). `Ok(None)` when it is not live anywhere (unknown or finished);
     /// `unavailable` when the store cannot tell now (a live game is never reported missing
     /// because a read timed out).
-    pub async fn live(&self, id: &str) -> Result<Option<GameHandle>, ApiError> {
-        if let Some(h) = self.games.get(id) {
+    pub async fn live(&self, id: &GameId) -> Result<Option<GameHandle>, ApiError> {
+        if let Some(h) = self.games.get(id.as_str()) {
             return Ok(Some(h));
         }
         if !self.topology.spans_nodes() {
@@ -152,7 +152,7 @@ impl Recovery {
         }
         // Boxed: following a game of another node is rare, and inline its state would sit
         // in every request's future (each move's among them).
-        Box::pin(self.attach(&GameId::from(id))).await.map_err(ApiError::store)
+        Box::pin(self.attach(id)).await.map_err(ApiError::store)
     }
 
     async fn attach(&self, id: &GameId) -> Result<Option<GameHandle>, StoreError> {

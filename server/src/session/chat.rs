@@ -11,7 +11,7 @@ impl Session {
     pub(super) async fn chat(
         &mut self,
         rid: Option<Rid>,
-        game_id: String,
+        game_id: GameId,
         op: ChatOp,
     ) -> Result<(), ApiError> {
         let me = self.me()?;

@@ -49,8 +49,8 @@ impl Session {
         // the key: a spectator of a private game then needs only the code it was given and,
         // unlike `room.join`, can never take a free seat by accident.
         let (game_id, code) = match self.room_game(game_id) {
-            Some((id, room_code)) => (id.into_string(), Some(room_code.into_string())),
-            None => (game_id.to_string(), code),
+            Some((id, room_code)) => (id, Some(room_code.into_string())),
+            None => (GameId::from(game_id), code),
         };
         if self.hub.game(&game_id).await?.is_none() {
             // A room code whose room still waits (here or, in a cluster, stored by another
@@ -80,10 +80,9 @@ impl Session {
                 _ => {}
             }
         }
-        let game_id = game_id.as_str();
         let conn = self.conn.clone();
         let r = self
-            .call(game_id, |reply| Command::Watch {
+            .call(&game_id, |reply| Command::Watch {
                 conn,
                 rid: rid.clone(),
                 since,
@@ -92,8 +91,8 @@ impl Session {
             })
             .await;
         match r {
-            Some(r) => self.answer(rid, game_id, r?),
-            None => self.watch_finished(rid, game_id, since, code).await,
+            Some(r) => self.answer(rid, &game_id, r?),
+            None => self.watch_finished(rid, &game_id, since, code).await,
         }
     }
 
@@ -148,7 +147,7 @@ impl Session {
     pub(super) async fn act(
         &mut self,
         rid: Option<Rid>,
-        game_id: String,
+        game_id: GameId,
         act: Act,
     ) -> Result<(), ApiError> {
         let player_id = self.me()?.id.to_string();
@@ -189,9 +188,9 @@ impl Session {
     pub(super) async fn unwatch(
         &mut self,
         rid: Option<Rid>,
-        game_id: String,
+        game_id: GameId,
     ) -> Result<(), ApiError> {
-        if let Some(h) = self.hub.games.get(&game_id) {
+        if let Some(h) = self.hub.games.get(game_id.as_str()) {
             let _ =
                 h.tx.send(Command::Unwatch {
                     conn_id: self.conn.id,
@@ -199,7 +198,7 @@ impl Session {
                 .await;
         }
         self.conn.remove_sub(&game_id);
-        self.ok(rid, None, Some(game_id));
+        self.ok(rid, None, Some(game_id.into_string()));
         Ok(())
     }
 
@@ -207,7 +206,7 @@ impl Session {
     pub(super) async fn legal(
         &mut self,
         rid: Option<Rid>,
-        game_id: String,
+        game_id: GameId,
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.to_string();
         let answer = self
@@ -225,7 +224,7 @@ impl Session {
                 }
                 self.send(&ServerMessage::Legal {
                     rid,
-                    game_id,
+                    game_id: game_id.into_string(),
                     seq: finished.seq,
                     moves: Vec::new(),
                 });

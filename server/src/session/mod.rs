@@ -256,24 +256,24 @@ impl Session {
                 // every idle connection's task, which holds the largest request inline.
                 Box::pin(self.watch(rid, &game_id, since, code)).await
             }
-            ClientMessage::GameUnwatch { rid, game_id } => self.unwatch(rid, game_id).await,
-            ClientMessage::GameLegal { rid, game_id } => self.legal(rid, game_id).await,
+            ClientMessage::GameUnwatch { rid, game_id } => self.unwatch(rid, game_id.into()).await,
+            ClientMessage::GameLegal { rid, game_id } => self.legal(rid, game_id.into()).await,
             ClientMessage::GameMove {
                 rid,
                 game_id,
                 mv,
                 seq,
-            } => self.act(rid, game_id, Act::Move { mv, seq }).await,
-            ClientMessage::GameResign { rid, game_id } => self.act(rid, game_id, Act::Resign).await,
+            } => self.act(rid, game_id.into(), Act::Move { mv, seq }).await,
+            ClientMessage::GameResign { rid, game_id } => self.act(rid, game_id.into(), Act::Resign).await,
             ClientMessage::GameDraw {
                 rid,
                 game_id,
                 action,
-            } => self.act(rid, game_id, Act::Draw { action }).await,
-            ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id, Act::Abort).await,
-            ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id, Act::Claim).await,
+            } => self.act(rid, game_id.into(), Act::Draw { action }).await,
+            ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id.into(), Act::Abort).await,
+            ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id.into(), Act::Claim).await,
             ClientMessage::GameRematch { rid, game_id } => {
-                self.act(rid, game_id, Act::Rematch).await
+                self.act(rid, game_id.into(), Act::Rematch).await
             }
             // Rooms, bots, queues, the lobby and records: the less frequent requests, boxed
             // so that their state does not grow every idle connection's task.
@@ -362,7 +362,7 @@ impl Session {
                 text,
             } => {
                 let op = crate::domain::chat::ChatOp::Say { channel, text };
-                Box::pin(self.chat(rid, game_id, op)).await
+                Box::pin(self.chat(rid, game_id.into(), op)).await
             }
             ClientMessage::ChatMute {
                 rid,
@@ -374,11 +374,11 @@ impl Session {
                     target: player_id,
                     muted,
                 };
-                Box::pin(self.chat(rid, game_id, op)).await
+                Box::pin(self.chat(rid, game_id.into(), op)).await
             }
             ClientMessage::ChatSpectators { rid, game_id, on } => {
                 let op = crate::domain::chat::ChatOp::Spectators { on };
-                Box::pin(self.chat(rid, game_id, op)).await
+                Box::pin(self.chat(rid, game_id.into(), op)).await
             }
             ClientMessage::LinkCode { rid } => Box::pin(self.link_code(rid)).await,
             ClientMessage::LinkRedeem { rid, code, device } => {
@@ -414,7 +414,7 @@ impl Session {
                 Box::pin(self.room_say(rid, &code, &text)).await
             }
             ClientMessage::GameBerserk { rid, game_id } => {
-                self.act(rid, game_id, Act::Berserk).await
+                self.act(rid, game_id.into(), Act::Berserk).await
             }
             msg @ (ClientMessage::ArenaCreate { .. }
             | ClientMessage::ArenaWatch { .. }
@@ -431,12 +431,12 @@ impl Session {
         self.send(&ServerMessage::Ok { rid, seq, game_id });
     }
 
-    fn answer(&self, rid: Option<Rid>, game_id: &str, answer: Answer) -> Result<(), ApiError> {
+    fn answer(&self, rid: Option<Rid>, game_id: &GameId, answer: Answer) -> Result<(), ApiError> {
         match answer {
             // Every move's answer: written from the borrowed id, not a message built first.
             Answer::Ok { seq } => {
                 self.conn
-                    .send(Frame::ok(rid.as_ref(), Some(seq), Some(game_id)));
+                    .send(Frame::ok(rid.as_ref(), Some(seq), Some(game_id.as_str())));
             }
             Answer::Legal { seq, moves } => self.send(&ServerMessage::Legal {
                 rid,
@@ -453,7 +453,7 @@ impl Session {
     /// live (never was, or its actor stopped).
     async fn call(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         make: impl FnOnce(crate::game::Reply) -> Command,
     ) -> Option<Result<Answer, ApiError>> {
         let handle = match self.hub.game(game_id).await {
