@@ -1,4 +1,4 @@
-//! Live games: the actor that owns each one, its document and its replay buffer.
+//! Live games: the actor that owns each one, its document and how it is published.
 //!
 //! Why an actor: one task alone mutates a game, so validation, `seq`, the patch and the
 //! broadcast happen in one order for everyone without locks; everything else talks to it
@@ -16,8 +16,8 @@ pub mod clock_shown;
 pub mod core;
 pub mod games;
 pub mod players;
+pub mod published;
 pub mod queues;
-pub mod replay;
 
 use std::sync::Arc;
 

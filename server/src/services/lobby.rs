@@ -26,29 +26,29 @@
 //! with at least one connection.
 
 use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::net::frame::Frame;
 use serde_json::{json, Map, Value};
-use stoa_protocol::wire::{Rid, ServerMessage};
+use stoa_protocol::wire::Rid;
 
 use crate::game::games::Games;
 use crate::game::players::Players;
+use crate::game::published::{Kind, Published};
 use crate::game::queues::{self, Matchmaker};
-use crate::net::outbound::{ConnHandle, SendOutcome};
+use crate::net::outbound::ConnHandle;
 use crate::services::arenas::Arenas;
 use crate::services::bots::Bots;
 use crate::services::rooms::Rooms;
 use crate::services::topology::Topology;
 
-#[derive(Default)]
-struct Inner {
-    seq: u64,
-    doc: Value,
-    watchers: HashMap<u64, Arc<ConnHandle>>,
-}
+/// The messages the lobby document goes out in (it is one: they name none).
+static LOBBY: Kind = Kind {
+    snapshot: "lobby",
+    snapshot_id: None,
+    diff: "lobby.diff",
+    diff_id: None,
+};
 
 /// What the lobby document is built from: the registries of this node, and the other
 /// nodes' parts through the topology.
@@ -75,7 +75,8 @@ pub struct Sources {
 
 /// Lobby watchers and the current lobby document.
 pub struct Lobby {
-    inner: Mutex<Inner>,
+    /// The document as last built (`null` until first watched), its seq and watchers.
+    published: Mutex<Published<Value>>,
     /// The other nodes' parts of the lobby, as last read.
     remote: Mutex<Vec<Value>>,
     sources: Sources,
@@ -91,19 +92,20 @@ impl Lobby {
     /// An empty lobby over its sources.
     pub fn new(sources: Sources) -> Self {
         Lobby {
-            inner: Mutex::new(Inner::default()),
+            // No replay: `lobby.watch` has no `since`, a watcher back gets the snapshot.
+            published: Mutex::new(Published::new(Value::Null, 0, &LOBBY, "", 0)),
             remote: Mutex::new(Vec::new()),
             sources,
         }
     }
 
-    fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
-        self.inner.lock()
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Published<Value>> {
+        self.published.lock()
     }
 
     /// Number of connections watching the lobby.
     pub fn watchers(&self) -> usize {
-        self.lock().watchers.len()
+        self.lock().len()
     }
 
     /// Subscribes a connection and queues the `lobby` snapshot on it (under the same lock as
@@ -113,20 +115,12 @@ impl Lobby {
         if self.watchers() == 0 {
             self.refresh();
         }
-        let mut inner = self.lock();
-        let msg = ServerMessage::Lobby {
-            rid,
-            seq: inner.seq,
-            doc: inner.doc.clone(),
-        };
-        if conn.send_msg(&msg) == SendOutcome::Sent {
-            inner.watchers.insert(conn.id, conn);
-        }
+        self.lock().watch(conn, rid.as_ref());
     }
 
     /// Ends a connection's subscription.
     pub fn unwatch(&self, conn_id: u64) {
-        self.lock().watchers.remove(&conn_id);
+        self.lock().unsubscribe(conn_id);
     }
 
     /// Rebuilds the document and broadcasts the diff when it changed. The seq advances with
@@ -134,28 +128,13 @@ impl Lobby {
     pub fn refresh(&self) {
         // Built before taking the lobby lock: no other registry's lock is taken under it.
         let new = self.build();
-        let mut inner = self.lock();
-        if inner.doc.is_null() {
-            inner.doc = new;
+        let mut published = self.lock();
+        if published.doc().is_null() {
+            // The first build: nobody has seen a document under seq 0 yet.
+            published.replace(new);
             return;
         }
-        let patch = json_patch::diff(&inner.doc, &new);
-        if patch.0.is_empty() {
-            return;
-        }
-        inner.seq += 1;
-        inner.doc = new;
-        if inner.watchers.is_empty() {
-            return;
-        }
-        let msg = ServerMessage::LobbyDiff {
-            seq: inner.seq,
-            patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
-        };
-        let bytes = Frame::text(msg.to_json());
-        inner
-            .watchers
-            .retain(|_, c| c.send(bytes.clone()) == SendOutcome::Sent);
+        published.update(new);
     }
 }
 

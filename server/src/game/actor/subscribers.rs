@@ -11,12 +11,13 @@ use crate::net::frame::Frame;
 use stoa_protocol::wire::Rid;
 
 use super::follower::Follower;
-use super::{frames, Actor, Role};
+use super::{Actor, Role};
 use crate::domain::visibility::Access;
 use crate::error::ApiError;
-use crate::ids::RoomCode;
-use crate::game::core::PatchOp;
+use crate::game::core::{write_patch, Core, PatchOp};
+use crate::game::published::{CaughtUp, Dropped, Kind, Published};
 use crate::game::Answer;
+use crate::ids::RoomCode;
 use crate::net::outbound::{ConnHandle, SendOutcome};
 
 impl Actor {
@@ -67,12 +68,7 @@ impl Actor {
             // reconnect) without it.
             self.code_viewers.insert(p.to_string());
         }
-        if self.subs.insert(conn.id, conn.clone()).is_none() {
-            match seated {
-                true => self.player_subs.push(conn.id),
-                false => self.watchers += 1,
-            }
-        }
+        self.published.subscribe(conn.clone(), seated);
         if let Role::Follower(f) = &mut self.role {
             f.idle_since = None;
         }
@@ -81,25 +77,15 @@ impl Actor {
             // A player back on the board: measure the link it came back on.
             self.pinged_at = [None; 2];
         }
-        let seq = self.core.seq();
-        let replayed = since.and_then(|since| self.replay.since(since, seq));
-        let answer = match replayed {
-            Some(diffs) => {
-                for d in diffs {
-                    if conn.send(d) != SendOutcome::Sent {
-                        self.unsubscribe(conn.id);
-                        return Ok(Answer::Sent);
-                    }
-                }
-                Answer::Ok { seq }
-            }
+        let encode = |_: &()| self.core.document().to_string();
+        let answer = match self.published.catch_up(&conn, rid.as_ref(), since, encode) {
+            Some(CaughtUp::Replayed) => Answer::Ok {
+                seq: self.published.seq(),
+            },
+            Some(CaughtUp::Snapshot) => Answer::Sent,
             None => {
-                let frame = self.snapshot_frame(rid.as_ref());
-                if conn.send(frame) != SendOutcome::Sent {
-                    self.unsubscribe(conn.id);
-                    return Ok(Answer::Sent);
-                }
-                Answer::Sent
+                self.unsubscribe(conn.id);
+                return Ok(Answer::Sent);
             }
         };
         let crowd = match &self.role {
@@ -139,84 +125,57 @@ impl Actor {
             return;
         }
         self.pinged_at[side.index()] = Some(now);
-        for conn in self.subs.values() {
+        for (_, conn) in self.published.watchers() {
             if conn.player_id() == Some(player) {
                 conn.send_ping();
             }
         }
     }
 
-    /// The `game.snapshot` frame: the document is encoded once per seq and shared by
-    /// every watcher who asks for that seq; only the envelope (the rid) differs.
-    pub(super) fn snapshot_frame(&mut self, rid: Option<&Rid>) -> Frame {
-        let seq = self.core.seq();
-        let doc = match &self.snapshot {
-            Some((s, doc)) if *s == seq => doc.clone(),
-            _ => {
-                let doc: Arc<str> = self.core.document().to_string().into();
-                self.snapshot = Some((seq, doc.clone()));
-                doc
-            }
-        };
-        frames::snapshot_frame(self.core.id(), seq, rid, &doc)
-    }
-
     /// Encodes the diff once (the `game.diff` message, written around the typed patch),
     /// buffers it for `since` and queues the same bytes for every subscriber.
     pub(super) fn publish(&mut self, patch: Vec<PatchOp>) {
-        let last_len = self.replay.last_len();
-        let bytes = frames::diff_frame(self.core.id(), self.core.seq(), &patch, last_len);
-        // The encoded document of an older seq is never sent again: not kept for the life
-        // of an idle game (a few KiB each).
-        if matches!(&self.snapshot, Some((seq, _)) if *seq != self.core.seq()) {
-            self.snapshot = None;
-        }
-        self.replay.push(self.core.seq(), bytes.clone());
-        self.broadcast(bytes);
+        let dropped = self.published.publish(|out| write_patch(out, &patch));
+        debug_assert_eq!(self.published.seq(), self.core.seq());
+        self.forget(dropped);
     }
 
     /// Queues the same bytes for every subscriber, dropping those whose queue is full
     /// (a slow subscriber is kicked, never waited for).
     pub(super) fn broadcast(&mut self, bytes: Frame) {
-        let mut gone = Vec::new();
-        // The players first: their writers wake before thousands of spectators' do, so a
-        // crowd never delays the opponent's diff.
-        for id in &self.player_subs {
-            if let Some(conn) = self.subs.get(id) {
-                if conn.send(bytes.clone()) != SendOutcome::Sent {
-                    gone.push(*id);
-                }
-            }
-        }
-        for (id, conn) in &self.subs {
-            if self.player_subs.contains(id) {
-                continue;
-            }
-            if conn.send(bytes.clone()) != SendOutcome::Sent {
-                gone.push(*id);
-            }
-        }
-        for id in gone {
-            self.unsubscribe(id);
-        }
+        let dropped = self.published.broadcast(bytes);
+        self.forget(dropped);
     }
 
     /// Ends a connection's subscription; a follower left without subscribers starts
     /// counting down to stopping.
     pub(super) fn unsubscribe(&mut self, conn_id: u64) {
-        // `swap_remove`: the last comes to the gap (order matters for speed only, and
-        // shifting the rest costs a crowd's size per departure).
-        if let Some(conn) = self.subs.swap_remove(&conn_id) {
+        let gone = self.published.unsubscribe(conn_id);
+        self.forget(gone.into_iter().collect());
+    }
+
+    /// Forgets subscribers already removed from the published document (they left, or
+    /// their queue was full).
+    fn forget(&mut self, gone: Dropped) {
+        for conn in &gone {
             conn.remove_sub(self.core.id());
-            match self.player_subs.iter().position(|id| *id == conn_id) {
-                Some(i) => {
-                    self.player_subs.swap_remove(i);
-                }
-                None => self.watchers -= 1,
-            }
         }
-        if let (true, Role::Follower(f)) = (self.subs.is_empty(), &mut self.role) {
+        if let (true, Role::Follower(f)) = (self.published.is_empty(), &mut self.role) {
             f.idle_since.get_or_insert_with(Instant::now);
         }
     }
+}
+
+/// The messages a game's document goes out in.
+static GAME: Kind = Kind {
+    snapshot: "game.snapshot",
+    snapshot_id: Some("game_id"),
+    diff: "game.diff",
+    diff_id: Some("game_id"),
+};
+
+/// The published document of a game whose core is `core` (at its seq), keeping the last
+/// `replay` diffs for `game.watch` with `since`.
+pub(super) fn published(core: &Core, replay: usize) -> Published<()> {
+    Published::new((), core.seq(), &GAME, core.id(), replay)
 }

@@ -58,6 +58,16 @@ fn prefixed(prefix: &str, mut pointer: String) -> String {
     pointer
 }
 
+/// Appends the diff of the document's member `name` from `old` to `new`, and keeps `new`
+/// as the member's value (`path`: a buffer for the pointers, reused).
+fn diff_member(path: &mut String, name: &str, old: &mut Value, new: Value, ops: &mut Vec<PatchOp>) {
+    path.clear();
+    path.push('/');
+    path.push_str(name);
+    diff_into(path, old, &new, ops);
+    *old = new;
+}
+
 impl Core {
     /// The patch from the fields as they were to the fields now, plus the moves appended
     /// since `moves_before`, in the document's member order. Parts the event cannot have
@@ -69,65 +79,27 @@ impl Core {
         // whole, which most events have none of.
         let mut ops = Vec::with_capacity(16);
         let mut path = String::new();
-        let mut field = |name: &str, old: &mut Value, new: Value, ops: &mut Vec<PatchOp>| {
-            path.clear();
-            path.push('/');
-            path.push_str(name);
-            diff_into(&mut path, old, &new, ops);
-            *old = new;
-        };
-        // The clock's member is compared as numbers, and only the members that changed
-        // are replaced (in the cached member too): no JSON is built per event.
-        let shown = ClockShown::of(&self.clock);
-        if shown != self.clock_shown {
-            for (pointer, value) in shown.changes(&self.clock_shown, names) {
-                match self.fields.clock.pointer_mut(&pointer) {
-                    Some(slot) => *slot = value.clone(),
-                    // Never: the member has every key `changes` names.
-                    None => tracing::error!(pointer, "a clock change names no member"),
-                }
-                ops.push(PatchOp::replace(prefixed("/clock", pointer), value));
-            }
-            self.clock_shown = shown;
-        }
+        self.patch_clock(names, &mut ops);
         if self.fields.rated != self.rated {
             self.fields.rated = self.rated;
             ops.push(PatchOp::replace("/rated", json!(self.rated)));
         }
         if touched.players {
             let players = self.players_field(names);
-            field("players", &mut self.fields.players, players, &mut ops);
+            diff_member(
+                &mut path,
+                "players",
+                &mut self.fields.players,
+                players,
+                &mut ops,
+            );
         }
         if touched.game {
-            let position = self
-                .position_known
-                .take()
-                .unwrap_or_else(|| self.game.position());
-            if position != self.fields.position {
-                ops.push(PatchOp::replace(
-                    "/position",
-                    Value::String(position.clone()),
-                ));
-            }
-            self.fields.position = position;
+            self.patch_position(&mut ops);
         }
-        // Status, side to act and draw offer are compared before any JSON is built: a move
-        // of a game in play changes at most the side to act, and a game that is playing
-        // always shows the same status (its three members are scanned, not hashed).
-        let still_playing = self.result.is_none()
-            && self.fields.status.as_object().is_some_and(|m| {
-                m.iter()
-                    .any(|(k, v)| k == "state" && v.as_str() == Some("playing"))
-            });
-        let to_act = match self.result {
-            Some(_) => None,
-            None => self.game.to_act().map(|s| names[s.index()]),
-        };
-        if self.fields.to_act != to_act {
-            // A string or null: replaced whole, as the diff of two scalars would be.
-            ops.push(PatchOp::replace("/to_act", to_act_value(to_act)));
-            self.fields.to_act = to_act;
-        }
+        // Read before the status is compared below: it is the status as of the last event.
+        let still_playing = self.still_playing();
+        self.patch_to_act(names, &mut ops);
         for mv in &self.moves[moves_before..] {
             ops.push(PatchOp {
                 op: "add",
@@ -136,41 +108,117 @@ impl Core {
             });
         }
         if touched.game {
-            match self.view_changes.take() {
-                Some(changes) => {
-                    ops.extend(changes.into_iter().map(|(pointer, value)| {
-                        PatchOp::replace(prefixed("/state", pointer), value)
-                    }))
-                }
-                // An engine that cannot tell what its move changed: the whole view.
-                None => ops.push(PatchOp::replace("/state", self.game.view())),
-            }
+            self.patch_state(&mut ops);
         }
         if !still_playing {
             let (status, _) = self.status_fields(names);
-            field("status", &mut self.fields.status, status, &mut ops);
+            diff_member(
+                &mut path,
+                "status",
+                &mut self.fields.status,
+                status,
+                &mut ops,
+            );
         }
         let offer = self.draw_offer.map(|s| names[s.index()]);
         if self.fields.draw_offer.as_str() != offer
             || offer.is_none() != self.fields.draw_offer.is_null()
         {
-            let draw_offer = self.draw_offer_field(names);
-            field(
+            let offer = self.draw_offer_field(names);
+            diff_member(
+                &mut path,
                 "draw_offer",
                 &mut self.fields.draw_offer,
-                draw_offer,
+                offer,
                 &mut ops,
             );
         }
         if touched.rematch {
             let rematch = self.rematch_field(names);
-            field("rematch", &mut self.fields.rematch, rematch, &mut ops);
+            diff_member(
+                &mut path,
+                "rematch",
+                &mut self.fields.rematch,
+                rematch,
+                &mut ops,
+            );
         }
         if self.arena.is_some() {
             let arena = self.arena_field(names);
-            field("arena", &mut self.fields.arena, arena, &mut ops);
+            diff_member(&mut path, "arena", &mut self.fields.arena, arena, &mut ops);
         }
         ops
+    }
+
+    /// The clock's member, compared as numbers: only the members that changed are
+    /// replaced (in the cached member too), and no JSON is built per event.
+    fn patch_clock(&mut self, names: [&'static str; 2], ops: &mut Vec<PatchOp>) {
+        let shown = ClockShown::of(&self.clock);
+        if shown == self.clock_shown {
+            return;
+        }
+        for (pointer, value) in shown.changes(&self.clock_shown, names) {
+            match self.fields.clock.pointer_mut(&pointer) {
+                Some(slot) => *slot = value.clone(),
+                // Never: the member has every key `changes` names.
+                None => tracing::error!(pointer, "a clock change names no member"),
+            }
+            ops.push(PatchOp::replace(prefixed("/clock", pointer), value));
+        }
+        self.clock_shown = shown;
+    }
+
+    /// The position after a move (the engine's string, as the move left it when known).
+    fn patch_position(&mut self, ops: &mut Vec<PatchOp>) {
+        let position = self
+            .position_known
+            .take()
+            .unwrap_or_else(|| self.game.position());
+        if position != self.fields.position {
+            ops.push(PatchOp::replace(
+                "/position",
+                Value::String(position.clone()),
+            ));
+        }
+        self.fields.position = position;
+    }
+
+    /// Whether the document shows the game playing, with no result since. Status, side
+    /// to act and draw offer are compared before any JSON is built: a move of a game in
+    /// play changes at most the side to act, and a game that is playing always shows the
+    /// same status (its three members are scanned, not hashed).
+    fn still_playing(&self) -> bool {
+        self.result.is_none()
+            && self.fields.status.as_object().is_some_and(|m| {
+                m.iter()
+                    .any(|(k, v)| k == "state" && v.as_str() == Some("playing"))
+            })
+    }
+
+    /// The side to act: a string or null, replaced whole, as the diff of two scalars
+    /// would be.
+    fn patch_to_act(&mut self, names: [&'static str; 2], ops: &mut Vec<PatchOp>) {
+        let to_act = match self.result {
+            Some(_) => None,
+            None => self.game.to_act().map(|s| names[s.index()]),
+        };
+        if self.fields.to_act != to_act {
+            ops.push(PatchOp::replace("/to_act", to_act_value(to_act)));
+            self.fields.to_act = to_act;
+        }
+    }
+
+    /// The engine's view after a move: the members it says it changed, or the whole view
+    /// from an engine that cannot tell.
+    fn patch_state(&mut self, ops: &mut Vec<PatchOp>) {
+        match self.view_changes.take() {
+            Some(changes) => ops.extend(
+                changes
+                    .into_iter()
+                    .map(|(pointer, value)| PatchOp::replace(prefixed("/state", pointer), value)),
+            ),
+            None => ops.push(PatchOp::replace("/state", self.game.view())),
+        }
     }
 
     fn players_field(&self, names: [&str; 2]) -> Value {

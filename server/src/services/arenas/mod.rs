@@ -19,18 +19,22 @@
 //! end); a change costs one JSON Patch, encoded once for every watcher, with a `seq` as for
 //! the lobby, so a watcher's document with every diff applied equals a fresh snapshot.
 
+mod ends;
+mod pairing;
 pub mod request;
 pub mod state;
+mod storage;
+#[cfg(test)]
+mod tests;
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::net::frame::Frame;
 use serde_json::{Map, Value};
 use stoa_protocol::clock::TimeSource;
-use stoa_protocol::wire::{ArenaSettings, ErrorCode, Rid, SeatPlayer, ServerMessage, Visibility};
+use stoa_protocol::wire::{ArenaSettings, ErrorCode, Rid, Visibility};
 use tokio::sync::{mpsc, watch, Notify};
 use tracing::Instrument;
 
@@ -39,14 +43,14 @@ use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::game::capabilities::ArenaGameEnd;
 use crate::game::players::Players;
-use crate::game::NewGame;
+use crate::game::published::{Kind, Published};
 use crate::ids;
-use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
+use crate::ids::ArenaId;
 use crate::metrics::Metrics;
-use crate::net::outbound::{ConnHandle, SendOutcome};
+use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
 use crate::services::starter::Starter;
-use crate::store::{ArenaLink, PlayerRecord, Store};
+use crate::store::{PlayerRecord, Store};
 use state::ArenaState;
 
 /// What the arenas service is built from.
@@ -75,19 +79,21 @@ pub struct ArenasParts {
     pub metrics: Arc<Metrics>,
 }
 
-/// The watchers of one arena's document and the document as last sent.
-#[derive(Default)]
-struct Published {
-    seq: u64,
-    doc: Value,
-    watchers: HashMap<u64, Arc<ConnHandle>>,
-}
+/// The messages an arena's document goes out in: a diff names its arena, the snapshot
+/// answers the request that named it.
+static ARENA: Kind = Kind {
+    snapshot: "arena",
+    snapshot_id: None,
+    diff: "arena.diff",
+    diff_id: Some("id"),
+};
 
 /// One arena: its state, its published document, and the bell of its pairing task.
 struct Cell {
     id: String,
     state: Mutex<ArenaState>,
-    published: Mutex<Published>,
+    /// The document as last sent, its seq and its watchers.
+    published: Mutex<Published<Value>>,
     wake: Notify,
     /// The version last written to (or read from) the store; held while writing, so this
     /// node's writes of one arena happen one at a time, in order.
@@ -99,7 +105,7 @@ impl Cell {
         self.state.lock()
     }
 
-    fn published(&self) -> parking_lot::MutexGuard<'_, Published> {
+    fn published(&self) -> parking_lot::MutexGuard<'_, Published<Value>> {
         self.published.lock()
     }
 }
@@ -174,11 +180,8 @@ impl Arenas {
         let cell = Arc::new(Cell {
             id: id.clone(),
             state: Mutex::new(state),
-            published: Mutex::new(Published {
-                seq,
-                doc,
-                watchers: HashMap::new(),
-            }),
+            // No replay: `arena.watch` has no `since`, a watcher back gets the snapshot.
+            published: Mutex::new(Published::new(doc, seq, &ARENA, &id, 0)),
             wake: Notify::new(),
             stored: tokio::sync::Mutex::new(version),
         });
@@ -200,171 +203,15 @@ impl Arenas {
         if let Some(cell) = self.cells().get(id).cloned() {
             return Ok(Some(cell));
         }
-        let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(&ArenaId::from(id))).await?;
+        let stored = timed_store_call(
+            &self.parts.metrics,
+            self.parts.store.arena(&ArenaId::from(id)),
+        )
+        .await?;
         Ok(stored.and_then(|(version, v)| {
             let seq = ArenaState::stored_seq(&v);
             ArenaState::from_stored(&v).map(|state| self.adopt(state, version, seq))
         }))
-    }
-
-    /// Takes up every open arena of the store that is not held here yet (at start-up, and
-    /// in a cluster every few seconds, for arenas created on other nodes).
-    pub async fn discover(&self) -> Result<(), ApiError> {
-        let ids = timed_store_call(&self.parts.metrics, self.parts.store.open_arenas()).await?;
-        for id in ids {
-            if self.cells().contains_key(&id) {
-                continue;
-            }
-            if let Some(cell) = self.cell(&id).await? {
-                self.settle(&cell).await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Settles an arena's games in progress as the store has them (for an arena taken up
-    /// after a restart, and every few seconds while it has games in progress): a game that
-    /// ended is scored from its final document (its end may have been reported to a node
-    /// that died before it stored it), a game paired more than [`UNSTARTED_MS`] ago but
-    /// never created (its node died between storing the pairing and creating the game)
-    /// ends aborted, scoring nothing, and frees its players.
-    async fn settle(&self, cell: &Cell) -> Result<(), ApiError> {
-        let now = self.now();
-        let pending: Vec<(String, u64)> = cell
-            .state()
-            .games
-            .iter()
-            .filter(|g| g.ended.is_none())
-            .map(|g| (g.id.clone(), g.started_at))
-            .collect();
-        let (store, metrics) = (&self.parts.store, &self.parts.metrics);
-        for (game, started_at) in pending {
-            let game = GameId::from(game);
-            if let Some(fin) = timed_store_call(metrics, store.finished_game(&game)).await? {
-                if let Some(end) = end_of(&cell.id, &game, &fin.doc) {
-                    if self.mutate(cell, |s| Ok(s.game_ended(&end))).await? {
-                        cell.wake.notify_one();
-                    }
-                }
-            } else if (now.saturating_sub(started_at) > UNSTARTED_MS
-                || (!self.parts.spans_nodes && started_at < self.born))
-                && timed_store_call(metrics, store.game(&game))
-                    .await?
-                    .is_none()
-            {
-                // Watchers may have seen it `playing`: it stays in the document, aborted.
-                self.mutate(cell, |s| Ok(s.abort_unstarted(&game))).await?;
-            }
-        }
-        Ok(())
-    }
-
-    async fn discover_forever(self: Arc<Self>) {
-        let mut shutdown = self.parts.shutdown.clone();
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_secs(2)) => {}
-                _ = shutdown.changed() => break,
-            }
-            if let Err(e) = self.discover().await {
-                tracing::warn!(error = %e, "cannot look for arenas");
-            }
-        }
-    }
-
-    /// Writes an arena's current state as the next version. `Ok(false)` when another node
-    /// wrote first: the arena is then read again from the store (what was changed here is
-    /// gone, and the caller may apply its change again).
-    async fn persist(&self, cell: &Cell) -> Result<bool, ApiError> {
-        let mut stored = cell.stored.lock().await;
-        self.persist_locked(cell, &mut stored).await
-    }
-
-    /// [`Arenas::persist`] under the version lock the caller holds. A change is made and
-    /// written under one hold of that lock: a reload in between (another node wrote) would
-    /// replace the state with the store's, and the write that follows would then store it
-    /// without the change and still succeed, an `ok` for a change that is gone.
-    async fn persist_locked(&self, cell: &Cell, stored: &mut u64) -> Result<bool, ApiError> {
-        let now = self.now();
-        let (state, open) = {
-            let s = cell.state();
-            // Stored with the seq this state's document is published under: the refresh
-            // that follows a write publishes it one above the last when it changed.
-            let doc = s.document(now);
-            let seq = {
-                let p = cell.published();
-                p.seq + u64::from(p.doc != doc)
-            };
-            (s.to_stored(seq), s.open(now))
-        };
-        let store = &self.parts.store;
-        let saved = timed_store_call(
-            &self.parts.metrics,
-            store.save_arena(&ArenaId::from(cell.id.as_str()), *stored + 1, open, &state),
-        )
-        .await?;
-        if saved {
-            *stored += 1;
-            return Ok(true);
-        }
-        self.reload(cell, stored).await?;
-        Ok(false)
-    }
-
-    /// Reads an arena again from the store when the store has a newer version.
-    async fn reload(&self, cell: &Cell, stored: &mut u64) -> Result<(), ApiError> {
-        let got = timed_store_call(&self.parts.metrics, self.parts.store.arena(&ArenaId::from(cell.id.as_str()))).await?;
-        if let Some((version, v)) = got {
-            if version > *stored {
-                if let Some(state) = ArenaState::from_stored(&v) {
-                    *cell.state() = state;
-                    *stored = version;
-                }
-            }
-        }
-        self.refresh(cell);
-        Ok(())
-    }
-
-    /// Applies a change to an arena and stores it; applied again to a fresher copy when
-    /// another node changed the arena meanwhile.
-    async fn mutate<R>(
-        &self,
-        cell: &Cell,
-        change: impl Fn(&mut ArenaState) -> Result<R, ApiError>,
-    ) -> Result<R, ApiError> {
-        let mut stored = cell.stored.lock().await;
-        for _ in 0..8 {
-            // An error answer must mean nothing changed: the state before this try is put
-            // back when the change is refused or cannot be stored. (A conditional write
-            // that lost to another node reloads the state instead, and the change is tried
-            // again on the fresher copy.)
-            let before = cell.state().clone();
-            let changed = change(&mut cell.state());
-            let tried = match changed {
-                Ok(r) => self
-                    .persist_locked(cell, &mut stored)
-                    .await
-                    .map(|saved| (r, saved)),
-                Err(e) => Err(e),
-            };
-            match tried {
-                Ok((r, true)) => {
-                    drop(stored);
-                    self.refresh(cell);
-                    return Ok(r);
-                }
-                Ok((_, false)) => {}
-                Err(e) => {
-                    *cell.state() = before;
-                    return Err(e);
-                }
-            }
-        }
-        Err(ApiError::new(
-            ErrorCode::Unavailable,
-            "the arena is busy: try again",
-        ))
     }
 
     /// `arena.create`: checks the settings, creates the arena, subscribes the creator and
@@ -446,15 +293,7 @@ impl Arenas {
     /// Subscribes a connection and queues the whole document on it (under the lock the
     /// diffs are sent under, so none is missed or repeated).
     fn subscribe(cell: &Cell, conn: Arc<ConnHandle>, rid: Option<Rid>) {
-        let mut p = cell.published();
-        let msg = ServerMessage::Arena {
-            rid,
-            seq: p.seq,
-            doc: p.doc.clone(),
-        };
-        if conn.send_msg(&msg) == SendOutcome::Sent {
-            p.watchers.insert(conn.id, conn);
-        }
+        cell.published().watch(conn, rid.as_ref());
     }
 
     /// `arena.watch`: answers `arena`, then the diffs follow.
@@ -476,7 +315,7 @@ impl Arenas {
     /// `arena.unwatch` (idempotent).
     pub fn unwatch(&self, conn_id: u64, id: &str) {
         if let Some(cell) = self.cells().get(id).cloned() {
-            cell.published().watchers.remove(&conn_id);
+            cell.published().unsubscribe(conn_id);
         }
     }
 
@@ -484,7 +323,7 @@ impl Arenas {
     pub fn unwatch_all(&self, conn_id: u64) {
         let cells: Vec<Arc<Cell>> = self.cells().values().cloned().collect();
         for cell in cells {
-            cell.published().watchers.remove(&conn_id);
+            cell.published().unsubscribe(conn_id);
         }
     }
 
@@ -604,422 +443,6 @@ impl Arenas {
     /// Rebuilds an arena's document and sends the diff to its watchers when it changed.
     fn refresh(&self, cell: &Cell) {
         let new = cell.state().document(self.now());
-        let mut p = cell.published();
-        let patch = json_patch::diff(&p.doc, &new);
-        if patch.0.is_empty() {
-            return;
-        }
-        p.seq += 1;
-        p.doc = new;
-        if p.watchers.is_empty() {
-            return;
-        }
-        let msg = ServerMessage::ArenaDiff {
-            id: cell.id.clone(),
-            seq: p.seq,
-            patch: serde_json::to_value(&patch).unwrap_or(Value::Array(Vec::new())),
-        };
-        let bytes = Frame::text(msg.to_json());
-        p.watchers
-            .retain(|_, c| c.send(bytes.clone()) == SendOutcome::Sent);
-    }
-
-    /// An arena's life: wait for the start, pair in waves until the cut-off, wait for the
-    /// end; the document is refreshed at each step. In a cluster every node holding the
-    /// arena runs this, and reads the arena again from the store each wave: the
-    /// conditional writes let one node's pairing round through, never two.
-    async fn run(self: Arc<Self>, cell: Arc<Cell>) {
-        let mut shutdown = self.parts.shutdown.clone();
-        let wave = self
-            .parts
-            .wave
-            .clamp(Duration::from_millis(10), Duration::from_secs(60));
-        let mut settled = tokio::time::Instant::now();
-        let mut last_status = None;
-        loop {
-            if settled.elapsed() >= SETTLE_EVERY {
-                settled = tokio::time::Instant::now();
-                if let Err(e) = self.settle(&cell).await {
-                    tracing::warn!(error = %e, "cannot settle the arena's games");
-                }
-            }
-            if self.parts.spans_nodes {
-                let mut stored = cell.stored.lock().await;
-                if let Err(e) = self.reload(&cell, &mut stored).await {
-                    tracing::warn!(error = %e, "cannot read the arena");
-                }
-            }
-            let now = self.now();
-            let (status, starts_at, ends_at, cutoff, open) = {
-                let s = cell.state();
-                (
-                    s.status(now),
-                    s.settings.starts_at,
-                    s.settings.ends_at,
-                    s.cutoff_at(),
-                    s.open(now),
-                )
-            };
-            // A status changed by the time alone (started, finished) changes the document
-            // with no write: it is stored, so the seq stored with the arena stays that of
-            // its published document (an arena read again goes on from it).
-            if last_status.is_some_and(|last| last != status) {
-                if let Err(e) = self.persist(&cell).await {
-                    tracing::warn!(error = %e, "cannot store the arena's status");
-                }
-            }
-            last_status = Some(status);
-            self.refresh(&cell);
-            let until = |at: u64| Duration::from_millis(at.saturating_sub(now));
-            let mut pause = match status {
-                ArenaStatus::Cancelled => break,
-                // Over, but games still run: their ends are awaited (and settled).
-                ArenaStatus::Finished if open => SETTLE_EVERY,
-                ArenaStatus::Finished => break,
-                ArenaStatus::Scheduled => until(starts_at),
-                ArenaStatus::Running if now < cutoff => {
-                    if self.pairing_lease(&cell).await {
-                        self.pair_round(&cell).await;
-                    }
-                    wave.min(until(cutoff))
-                }
-                ArenaStatus::Running => until(ends_at),
-            };
-            if self.parts.spans_nodes {
-                pause = pause.min(wave);
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(pause) => {}
-                _ = cell.wake.notified() => {}
-                r = shutdown.changed() => {
-                    if r.is_err() || *shutdown.borrow() {
-                        return;
-                    }
-                }
-            }
-        }
-        // Over: stored as such (no longer open once its last game ended), and no longer
-        // held here: the store answers for it from now on (its document, a late end).
-        match self.persist(&cell).await {
-            Ok(true) => {
-                self.cells().remove(&cell.id);
-            }
-            Ok(false) => {}
-            Err(e) => tracing::warn!(error = %e, "cannot store the arena's end"),
-        }
-        tracing::info!("arena over");
-    }
-
-    /// Whether this node pairs the arena now: always on a single node; in a cluster while
-    /// it holds the arena's pairing lease, kept in the arena's own record (taken when free
-    /// or expired, renewed when half of it is left, each a conditional write), so one node
-    /// pairs and a dead one's arena is taken over within [`PAIRING_LEASE_MS`].
-    async fn pairing_lease(&self, cell: &Cell) -> bool {
-        if !self.parts.spans_nodes {
-            return true;
-        }
-        let now = self.now();
-        let me = self.parts.node.as_str();
-        let fresh = cell.state().pairer.as_ref().is_some_and(|(holder, until)| {
-            holder == me && until.saturating_sub(now) > PAIRING_LEASE_MS / 2
-        });
-        if fresh {
-            return true;
-        }
-        let until = now + PAIRING_LEASE_MS;
-        let taken = self
-            .mutate(cell, |s| {
-                if s.take_lease(me, now, until) {
-                    Ok(())
-                } else {
-                    Err(ApiError::new(ErrorCode::Conflict, "another node pairs"))
-                }
-            })
-            .await;
-        taken.is_ok()
-    }
-
-    /// One pairing round: the free players' ratings brought up to date, the pairs chosen
-    /// and stored (one conditional write: a round another node made first is dropped
-    /// here), then their games started.
-    async fn pair_round(&self, cell: &Cell) {
-        let (kind, free) = {
-            let s = cell.state();
-            let free: Vec<String> = s
-                .players
-                .iter()
-                .filter(|p| !p.paused && p.playing.is_none())
-                .map(|p| p.id.clone())
-                .collect();
-            (s.settings.setup.kind_id(), free)
-        };
-        if free.len() < 2 {
-            return;
-        }
-        let mut ratings = Vec::new();
-        for pid in &free {
-            if let Ok(r) = self.parts.ratings.of(&PlayerId::from(pid.as_str()), kind).await {
-                ratings.push((pid.clone(), r.display()));
-            }
-        }
-        let now = self.now();
-        let players = &self.parts.players;
-        // In a cluster a player may be connected to another node: presence is not known
-        // here, so nobody is left out for it.
-        let anywhere = self.parts.spans_nodes;
-        let online = |p: &str| anywhere || players.is_online(p);
-        // The round is chosen and written under one hold of the version lock (see
-        // `persist_locked`): a reload in between would drop it from the state written.
-        let mut stored = cell.stored.lock().await;
-        let (pairings, settings, seats) = {
-            let mut s = cell.state();
-            for (pid, r) in ratings {
-                if let Some(e) = s.players.iter_mut().find(|p| p.id == pid) {
-                    e.rating = r;
-                }
-            }
-            let pairings = s.pair_round(now, &online, &mut ids::game_id);
-            let seats: Vec<[SeatPlayer; 2]> = pairings
-                .iter()
-                .map(|pairing| {
-                    pairing.players.clone().map(|pid| {
-                        let e = s.entrant(&pid);
-                        SeatPlayer {
-                            name: e.map_or_else(|| pid.clone(), |e| e.name.clone()),
-                            bot: e.is_some_and(|e| e.bot),
-                            id: pid,
-                            rating: None,
-                        }
-                    })
-                })
-                .collect();
-            (pairings, s.settings.clone(), seats)
-        };
-        if pairings.is_empty() {
-            return;
-        }
-        let persisted = self.persist_locked(cell, &mut stored).await;
-        drop(stored);
-        match persisted {
-            Ok(true) => {}
-            Ok(false) => {
-                tracing::info!("another node paired this round first");
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot store a pairing round: dropped");
-                let mut s = cell.state();
-                for p in &pairings {
-                    s.unpair(&p.game_id);
-                }
-                return;
-            }
-        }
-        self.refresh(cell);
-        let mut failed = Vec::new();
-        for (pairing, seats) in pairings.into_iter().zip(seats) {
-            let new = NewGame {
-                id: GameId::from(pairing.game_id.as_str()),
-                setup: settings.setup.clone(),
-                rated: settings.rated,
-                visibility: settings.visibility,
-                code: settings.code.as_deref().map(RoomCode::from),
-                players: seats,
-                rematch_of: None,
-                arena: Some(ArenaLink {
-                    id: ArenaId::from(settings.id.as_str()),
-                    berserk: settings.berserk,
-                }),
-            };
-            match self.parts.starter.start_game(new).await {
-                Ok(_) => {
-                    tracing::info!(game = %pairing.game_id, players = ?pairing.players, "arena pairing")
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not start an arena game");
-                    failed.push(pairing.game_id);
-                }
-            }
-        }
-        if !failed.is_empty() {
-            let _ = self
-                .mutate(cell, |s| {
-                    // Published as `playing` already: aborted, not removed.
-                    for g in &failed {
-                        s.abort_unstarted(g);
-                    }
-                    Ok(())
-                })
-                .await;
-        }
-    }
-
-    /// Reads arena games' ends until the server stops: each is scored (and stored), and
-    /// its arena pairs again at once.
-    async fn read_ends(self: Arc<Self>, mut ends: mpsc::UnboundedReceiver<ArenaGameEnd>) {
-        while let Some(end) = ends.recv().await {
-            let cell = match self.cell(&end.arena).await {
-                Ok(Some(cell)) => cell,
-                Ok(None) => {
-                    tracing::warn!(arena = %end.arena, game = %end.game_id, "an end for an unknown arena");
-                    continue;
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, arena = %end.arena, game = %end.game_id,
-                        "cannot read the arena to score a game");
-                    continue;
-                }
-            };
-            match self.mutate(&cell, |s| Ok(s.game_ended(&end))).await {
-                Ok(true) => cell.wake.notify_one(),
-                Ok(false) => {}
-                Err(e) => {
-                    tracing::error!(error = %e, game = %end.game_id, "cannot score an arena game")
-                }
-            }
-        }
-    }
-}
-
-/// How a finished arena game ended, read from its final document.
-fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
-    let kind = stoa_protocol::kind(doc["kind"].as_str()?).ok()?;
-    let names = kind.side_names;
-    let players = names.map(|n| {
-        doc["players"][n]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    });
-    let status = &doc["status"];
-    let winner = status["winner"]
-        .as_str()
-        .and_then(|w| names.iter().position(|n| *n == w));
-    Some(ArenaGameEnd {
-        game_id: game.to_string(),
-        arena: arena.to_string(),
-        players,
-        winner,
-        aborted: status["reason"] == "aborted",
-        plies: doc["moves"].as_array().map_or(0, |m| m.len() as u32),
-        berserk: names.map(|n| doc["arena"]["berserk"][n] == true),
-        // A final document does not say whose first action was missing.
-        absent: None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_end_reads_from_a_final_document() {
-        let doc = json!({"kind":"unane",
-            "players":{"white":{"id":"pw"},"black":{"id":"pb"}},
-            "status":{"state":"ended","winner":"black","reason":"resign"},
-            "moves":["a","b","c"],
-            "arena":{"id":"a1","berserk":{"white":false,"black":true}}});
-        let end = end_of("a1", "g1", &doc).expect("an end");
-        // Ūnane's sides are black (first) and white.
-        assert_eq!(end.players, ["pb".to_string(), "pw".to_string()]);
-        assert_eq!(end.winner, Some(0));
-        assert!(!end.aborted);
-        assert_eq!(end.plies, 3);
-        assert_eq!(end.berserk, [true, false]);
-        let mut aborted = doc.clone();
-        aborted["status"] = json!({"state":"ended","winner":null,"reason":"aborted"});
-        let end = end_of("a1", "g1", &aborted).expect("an end");
-        assert!(end.aborted && end.winner.is_none());
-        assert!(end_of("a1", "g1", &json!({"kind":"chess"})).is_none());
-    }
-
-    fn now_ms() -> u64 {
-        stoa_protocol::clock::SystemTimeSource.now_ms()
-    }
-
-    /// A running arena as stored: `ada` and `bob` joined, and a round paired (game
-    /// `gnever`) whose game was never created, as when the node is killed between storing
-    /// the pairing and creating the game.
-    fn paired_but_never_created() -> ArenaState {
-        let now = now_ms();
-        let setup = crate::domain::setup::GameSetup::parse(
-            "unane",
-            &json!({}),
-            Some(&json!({"kind":"fischer","initial_ms":15000,"increment_ms":0})),
-        )
-        .unwrap();
-        let mut state = ArenaState::new(state::Settings {
-            id: "akilled".into(),
-            name: "killed".into(),
-            setup,
-            rated: false,
-            visibility: Visibility::Public,
-            code: None,
-            creator: ("pada".into(), "ada".into()),
-            starts_at: now - 5_000,
-            ends_at: now + 600_000,
-            bots: false,
-            berserk: false,
-            min_draw_plies: 0,
-        });
-        state.join("pada", "ada", 1500, false);
-        state.join("pbob", "bob", 1500, false);
-        let pairs = state.pair_round(now - 1_000, &|_| true, &mut || "gnever".into());
-        assert_eq!(pairs.len(), 1);
-        state
-    }
-
-    /// The kill window of a pairing round: the round is stored (and watchers saw its game
-    /// `playing`), the node dies before the game exists. On recovery the game stays in the
-    /// document, `aborted`, scoring nothing, and its players are free again.
-    #[tokio::test]
-    async fn a_paired_game_never_created_ends_aborted_on_recovery() {
-        let store = Arc::new(crate::store::memory::MemoryStore::new());
-        let state = paired_but_never_created();
-        assert_eq!(
-            state.document(now_ms())["games"]["gnever"]["status"],
-            "playing"
-        );
-        assert!(store
-            .save_arena(&"akilled".into(), 1, true, &state.to_stored(4))
-            .await
-            .unwrap());
-        let (_tx, rx) = watch::channel(false);
-        let hub = crate::services::hub::Hub::new(crate::config::Config::default(), store, rx);
-        hub.arenas.discover().await.expect("recovered");
-        let doc = hub
-            .arenas
-            .document("akilled", None)
-            .await
-            .unwrap()
-            .expect("the arena");
-        let game = &doc["games"]["gnever"];
-        assert_eq!(game["status"], "aborted", "{doc}");
-        assert_eq!(game["winner"], Value::Null);
-        assert_eq!(game["points"], json!({}));
-        for p in doc["players"].as_array().unwrap() {
-            assert_eq!(p["games"], 0, "an abort scores nothing: {doc}");
-            assert_ne!(p["playing"], "gnever", "free again: {doc}");
-        }
-    }
-
-    /// The same game aborted twice (recovery, then a failed start) is aborted once; the
-    /// players are free, each one's last opponent the other (as after any abort).
-    #[test]
-    fn an_unstarted_game_is_aborted_once() {
-        let mut state = paired_but_never_created();
-        assert!(state.abort_unstarted("gnever"));
-        assert!(!state.abort_unstarted("gnever"));
-        assert!(!state.abort_unstarted("gother"));
-        for (p, other) in state.players.iter().zip(["pbob", "pada"]) {
-            assert_eq!(
-                (p.playing.as_deref(), p.last_opponent.as_deref()),
-                (None, Some(other))
-            );
-        }
-        let back = ArenaState::from_stored(&state.to_stored(9)).unwrap();
-        assert_eq!(ArenaState::stored_seq(&state.to_stored(9)), 9);
-        assert_eq!(back.document(1)["games"]["gnever"]["status"], "aborted");
+        cell.published().update(new);
     }
 }

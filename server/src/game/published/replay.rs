@@ -1,5 +1,5 @@
-//! The bounded replay buffer of a game: the last N encoded diffs, for `game.watch` with
-//! `since`.
+//! The bounded replay buffer of a published document: the last N encoded diffs, for a
+//! watcher that gives `since` (`game.watch`).
 //!
 //! Why encoded bytes: a replay must be byte-identical to the live broadcast, and keeping the
 //! frames avoids re-encoding.
@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use crate::net::frame::Frame;
 
-/// The last `capacity` diffs of one game, by seq.
+/// The last `capacity` diffs of one document, by seq.
 #[derive(Debug)]
 pub struct Replay {
     capacity: usize,
@@ -35,6 +35,11 @@ impl Replay {
             self.diffs.pop_front();
         }
         self.diffs.push_back((seq, bytes));
+    }
+
+    /// Whether any diff is kept.
+    pub fn keeps(&self) -> bool {
+        self.capacity > 0
     }
 
     /// The length of the newest diff's frame, if one is kept.
