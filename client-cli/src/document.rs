@@ -34,6 +34,29 @@ impl Versioned {
         Versioned { seq, doc }
     }
 
+    /// Takes a whole document (a snapshot), unless the one held is newer: a snapshot
+    /// answering an earlier watch may come after diffs moved past it. Says whether it was
+    /// taken.
+    pub fn snapshot(&mut self, seq: u64, doc: Value) -> bool {
+        if self.seq > seq {
+            return false;
+        }
+        self.seq = seq;
+        self.doc = doc;
+        true
+    }
+
+    /// [`Versioned::snapshot`] into a slot that may hold no document yet.
+    pub fn take_snapshot(slot: &mut Option<Versioned>, seq: u64, doc: Value) -> bool {
+        match slot {
+            Some(held) => held.snapshot(seq, doc),
+            None => {
+                *slot = Some(Versioned::new(seq, doc));
+                true
+            }
+        }
+    }
+
     /// Applies the patch that turns `seq - 1` into `seq`.
     pub fn apply(&mut self, seq: u64, patch: &Value) -> Applied {
         if seq <= self.seq {
@@ -357,6 +380,17 @@ mod tests {
             winner: winner.map(String::from),
             reason: Some(reason.into()),
         }
+    }
+
+    #[test]
+    fn a_snapshot_older_than_the_document_held_is_not_taken() {
+        let mut slot = None;
+        assert!(Versioned::take_snapshot(&mut slot, 5, json!({"a": 1})));
+        assert!(!Versioned::take_snapshot(&mut slot, 4, json!({"a": 0})));
+        assert_eq!(slot.as_ref().map(|v| &v.doc), Some(&json!({"a": 1})));
+        assert!(Versioned::take_snapshot(&mut slot, 6, json!({"a": 2})));
+        let held = slot.expect("a document");
+        assert_eq!((held.seq, held.doc), (6, json!({"a": 2})));
     }
 
     #[test]

@@ -145,81 +145,14 @@ fn flush(session: &mut Session, printed: &mut Printed) {
         out.push_str(n.text());
         out.push('\n');
     }
-    if session.redraw.board {
-        session.redraw.board = false;
-        if let Some(g) = session.doc() {
-            let me = session.my_side();
-            let now = session.server_now();
-            out.push_str(&format!("== {} ==\n", present::heading(g)));
-            let d = present::drawing(g);
-            for line in board::plain_lines(&d) {
-                out.push_str(&line);
-                out.push('\n');
-            }
-            for side in g.sides() {
-                out.push_str(&present::player_line(g, &side, me.as_deref(), now));
-                out.push('\n');
-            }
-            if printed.legend_for.as_deref() != Some(g.id()) {
-                printed.legend_for = Some(g.id().to_string());
-                for l in d.legend.lines() {
-                    out.push_str(&format!("legend: {l}\n"));
-                }
-            }
-            if let Some(last) = g.moves().last() {
-                out.push_str(&format!("last move: {last}\n"));
-            }
-            out.push_str(&format!(
-                "status: {}\n",
-                present::status_sentence(g, me.as_deref())
-            ));
-            printed.spectators = Some(g.spectators());
-            printed.online = g
-                .sides()
-                .into_iter()
-                .map(|s| {
-                    let on = g.online(&s).unwrap_or(true);
-                    (s, on)
-                })
-                .collect();
-        }
+    if std::mem::take(&mut session.redraw.board) {
+        board_lines(session, printed, &mut out);
     }
-    if session.redraw.doc {
-        session.redraw.doc = false;
-        if let Some(g) = session.doc() {
-            if printed.spectators != Some(g.spectators()) {
-                printed.spectators = Some(g.spectators());
-                out.push_str(&format!("spectators {}\n", g.spectators()));
-            }
-            for side in g.sides() {
-                let on = g.online(&side).unwrap_or(true);
-                match printed.online.iter_mut().find(|(s, _)| *s == side) {
-                    Some(entry) if entry.1 != on => {
-                        entry.1 = on;
-                        out.push_str(&format!(
-                            "{side} {}\n",
-                            if on { "online" } else { "offline" }
-                        ));
-                    }
-                    Some(_) => {}
-                    None => printed.online.push((side, on)),
-                }
-            }
-        }
+    if std::mem::take(&mut session.redraw.doc) {
+        crowd_lines(session, printed, &mut out);
     }
-    if session.redraw.lobby {
-        session.redraw.lobby = false;
-        if let Some(l) = session.lobby() {
-            out.push_str(&format!("{}\n", present::lobby_summary(&l.doc)));
-            let entries = present::lobby_entries(&l.doc, session.server_now());
-            if entries.is_empty() {
-                out.push_str("no public rooms, games or arenas\n");
-            }
-            for e in entries {
-                out.push_str(&format!("  {}\n", e.text));
-            }
-            out.push_str("type: watch <game-id> | join <room-code> | arena <arena-id>\n");
-        }
+    if std::mem::take(&mut session.redraw.lobby) {
+        lobby_lines(session, &mut out);
     }
     for n in after {
         out.push_str(n.text());
@@ -237,6 +170,84 @@ fn flush(session: &mut Session, printed: &mut Printed) {
         let _ = stdout.write_all(out.as_bytes());
         let _ = stdout.flush();
     }
+}
+
+/// The game's board with its heading, players, legend (once a game), last move and
+/// status.
+fn board_lines(session: &Session, printed: &mut Printed, out: &mut String) {
+    let Some(g) = session.doc() else { return };
+    let me = session.my_side();
+    let now = session.server_now();
+    out.push_str(&format!("== {} ==\n", present::heading(g)));
+    let d = present::drawing(g);
+    for line in board::plain_lines(&d) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for side in g.sides() {
+        out.push_str(&present::player_line(g, &side, me.as_deref(), now));
+        out.push('\n');
+    }
+    if printed.legend_for.as_deref() != Some(g.id()) {
+        printed.legend_for = Some(g.id().to_string());
+        for l in d.legend.lines() {
+            out.push_str(&format!("legend: {l}\n"));
+        }
+    }
+    if let Some(last) = g.moves().last() {
+        out.push_str(&format!("last move: {last}\n"));
+    }
+    out.push_str(&format!(
+        "status: {}\n",
+        present::status_sentence(g, me.as_deref())
+    ));
+    printed.spectators = Some(g.spectators());
+    printed.online = g
+        .sides()
+        .into_iter()
+        .map(|s| {
+            let on = g.online(&s).unwrap_or(true);
+            (s, on)
+        })
+        .collect();
+}
+
+/// What changed in the game's crowd since it was last printed: spectators, players
+/// online or offline.
+fn crowd_lines(session: &Session, printed: &mut Printed, out: &mut String) {
+    let Some(g) = session.doc() else { return };
+    if printed.spectators != Some(g.spectators()) {
+        printed.spectators = Some(g.spectators());
+        out.push_str(&format!("spectators {}\n", g.spectators()));
+    }
+    for side in g.sides() {
+        let on = g.online(&side).unwrap_or(true);
+        match printed.online.iter_mut().find(|(s, _)| *s == side) {
+            Some(entry) if entry.1 != on => {
+                entry.1 = on;
+                out.push_str(&format!(
+                    "{side} {}\n",
+                    if on { "online" } else { "offline" }
+                ));
+            }
+            Some(_) => {}
+            None => printed.online.push((side, on)),
+        }
+    }
+}
+
+/// The lobby: its summary, its entries, and what to type.
+fn lobby_lines(session: &Session, out: &mut String) {
+    let Some(l) = session.lobby() else { return };
+    out.push_str(&format!("{}\n", present::lobby_summary(&l.doc)));
+    let entries = present::lobby_entries(&l.doc, session.server_now());
+    if entries.is_empty() {
+        out.push_str("no public rooms, games or arenas\n");
+    }
+    for e in entries {
+        out.push_str(&format!("  {}\n", e.text));
+    }
+    out.push_str("type: watch <game-id> | join <room-code> | arena <arena-id>\n");
 }
 
 /// What changed in the arena: its heading (once), its stage with the countdown, the

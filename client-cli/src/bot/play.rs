@@ -232,7 +232,9 @@ impl<'a> Player<'a> {
                 doc,
                 ..
             } if table.follows(&id) => {
-                table.game = Some((id, Versioned::new(seq, doc)));
+                if let Some((_, held)) = &mut table.game {
+                    held.snapshot(seq, doc);
+                }
             }
             ServerMessage::GameDiff {
                 game_id: id,

@@ -169,7 +169,7 @@ fn run<G: Knowledge>(
     rng: &mut Rng,
 ) -> Result<String, String> {
     let options: G::Options = serde_json::from_value(if options.is_null() {
-        serde_json::json!({})
+        Value::Object(serde_json::Map::new())
     } else {
         options.clone()
     })

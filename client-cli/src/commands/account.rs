@@ -139,32 +139,7 @@ impl AccountArgs {
         block_on(async {
             let global = resolved(global)?;
             // Before connecting: a typo in the prompts costs no connection.
-            let msg = match &self.action {
-                None => ClientMessage::Account { rid: None },
-                Some(AccountAction::Claim { name }) => {
-                    let name = match name {
-                        Some(n) => n.clone(),
-                        None => read_line("account name (2-24 letters, digits, - or _): ")?,
-                    };
-                    let password = new_password("password (8-256 characters): ")?;
-                    ClientMessage::AccountClaim {
-                        rid: None,
-                        name,
-                        password: Password(password),
-                    }
-                }
-                Some(AccountAction::Password { sign_out_others }) => {
-                    let current = read_password("current password: ")?;
-                    let new = new_password("new password (8-256 characters): ")?;
-                    ClientMessage::AccountPassword {
-                        rid: None,
-                        current: Password(current),
-                        new: Password(new),
-                        revoke_others: *sign_out_others,
-                    }
-                }
-                Some(AccountAction::Logout) => ClientMessage::AccountLogout { rid: None },
-            };
+            let msg = self.request()?;
             let logout = matches!(self.action, Some(AccountAction::Logout));
             let (conn, me, _) = connect(&global).await?;
             let answer = match conn.request(msg).await {
@@ -182,41 +157,86 @@ impl AccountArgs {
                 }
                 Err(e) => return Err(failed(&e)),
             };
-            match (&self.action, answer) {
-                (None, ServerMessage::Account { name: Some(name), .. }) => {
-                    println!("{} ({}): claimed account '{name}'", me.name, me.id);
-                }
-                (None, ServerMessage::Account { name: None, .. }) => {
-                    println!(
-                        "{} ({}): a guest, not claimed: stoa account claim keeps this player if this device is lost",
-                        me.name, me.id
-                    );
-                }
-                (Some(AccountAction::Claim { .. }), ServerMessage::Account { name, .. }) => {
-                    let name = name.unwrap_or_default();
-                    println!("claimed: this player ({}) is the account '{name}'", me.id);
-                    println!("sign in from any device with: stoa login {name}");
-                }
-                (Some(AccountAction::Password { sign_out_others }), ServerMessage::Ok { .. }) => {
-                    println!("password changed");
-                    if *sign_out_others {
-                        println!("every other device is signed out");
-                    }
-                }
-                (Some(AccountAction::Logout), ServerMessage::Ok { .. }) => {
-                    if let Err(e) = Identity::default_location().forget_token(&me.token) {
-                        eprintln!("note: could not forget the token: {e}");
-                    }
-                    println!("signed out: {} is no longer on this terminal", me.name);
-                }
-                _ => {
-                    eprintln!("error: the server answered something else");
-                    return Err(ExitCode::FAILURE);
-                }
-            }
-            Ok(ExitCode::SUCCESS)
+            self.say(&me, answer)
         })
         .unwrap_or_else(|code| code)
+    }
+
+    /// The request the action makes, its prompts answered.
+    fn request(&self) -> Result<ClientMessage, ExitCode> {
+        let msg = match &self.action {
+            None => ClientMessage::Account { rid: None },
+            Some(AccountAction::Claim { name }) => {
+                let name = match name {
+                    Some(n) => n.clone(),
+                    None => read_line("account name (2-24 letters, digits, - or _): ")?,
+                };
+                let password = new_password("password (8-256 characters): ")?;
+                ClientMessage::AccountClaim {
+                    rid: None,
+                    name,
+                    password: Password(password),
+                }
+            }
+            Some(AccountAction::Password { sign_out_others }) => {
+                let current = read_password("current password: ")?;
+                let new = new_password("new password (8-256 characters): ")?;
+                ClientMessage::AccountPassword {
+                    rid: None,
+                    current: Password(current),
+                    new: Password(new),
+                    revoke_others: *sign_out_others,
+                }
+            }
+            Some(AccountAction::Logout) => ClientMessage::AccountLogout { rid: None },
+        };
+        Ok(msg)
+    }
+
+    /// Says what the server's answer to the action means.
+    fn say(
+        &self,
+        me: &crate::connection::Welcome,
+        answer: ServerMessage,
+    ) -> Result<ExitCode, ExitCode> {
+        match (&self.action, answer) {
+            (
+                None,
+                ServerMessage::Account {
+                    name: Some(name), ..
+                },
+            ) => {
+                println!("{} ({}): claimed account '{name}'", me.name, me.id);
+            }
+            (None, ServerMessage::Account { name: None, .. }) => {
+                println!(
+                    "{} ({}): a guest, not claimed: stoa account claim keeps this player if this device is lost",
+                    me.name, me.id
+                );
+            }
+            (Some(AccountAction::Claim { .. }), ServerMessage::Account { name, .. }) => {
+                let name = name.unwrap_or_default();
+                println!("claimed: this player ({}) is the account '{name}'", me.id);
+                println!("sign in from any device with: stoa login {name}");
+            }
+            (Some(AccountAction::Password { sign_out_others }), ServerMessage::Ok { .. }) => {
+                println!("password changed");
+                if *sign_out_others {
+                    println!("every other device is signed out");
+                }
+            }
+            (Some(AccountAction::Logout), ServerMessage::Ok { .. }) => {
+                if let Err(e) = Identity::default_location().forget_token(&me.token) {
+                    eprintln!("note: could not forget the token: {e}");
+                }
+                println!("signed out: {} is no longer on this terminal", me.name);
+            }
+            _ => {
+                eprintln!("error: the server answered something else");
+                return Err(ExitCode::FAILURE);
+            }
+        }
+        Ok(ExitCode::SUCCESS)
     }
 }
 

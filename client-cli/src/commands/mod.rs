@@ -262,21 +262,7 @@ pub async fn connect_as(
     );
     let mut welcome = welcome;
     if target.login.is_none() && offered.is_none() {
-        // A new guest: say why when this terminal was someone here before.
-        let before = identity.known_elsewhere(&welcome.url, &welcome.deployment);
-        welcome.note = if let Some(was) = before.first() {
-            Some(format!(
-                "this server does not know you any more: it forgot its players when it restarted without storage (you were {} there); you are now {}; your old identity is kept for a server that knows it (stoa identities)",
-                was.name, welcome.name
-            ))
-        } else {
-            refused_as.as_ref().map(|_| {
-                format!(
-                    "you are now {}; the refused identity is kept (stoa identities)",
-                    welcome.name
-                )
-            })
-        };
+        welcome.note = new_guest_note(&identity, &welcome, refused_as.is_some());
         if let Some(note) = &welcome.note {
             eprintln!("note: {note}");
         }
@@ -291,6 +277,29 @@ pub async fn connect_as(
         eprintln!("note: could not store the identity token: {e}");
     }
     Ok((conn, welcome, events))
+}
+
+/// Why this terminal is a new guest, when it was someone here before: the server forgot
+/// its players (it knows us under no identity of this deployment), or it refused the
+/// stored identity (`refused`).
+fn new_guest_note(
+    identity: &Identity,
+    welcome: &crate::connection::Welcome,
+    refused: bool,
+) -> Option<String> {
+    let before = identity.known_elsewhere(&welcome.url, &welcome.deployment);
+    if let Some(was) = before.first() {
+        return Some(format!(
+            "this server does not know you any more: it forgot its players when it restarted without storage (you were {} there); you are now {}; your old identity is kept for a server that knows it (stoa identities)",
+            was.name, welcome.name
+        ));
+    }
+    refused.then(|| {
+        format!(
+            "you are now {}; the refused identity is kept (stoa identities)",
+            welcome.name
+        )
+    })
 }
 
 /// A note on standard error.

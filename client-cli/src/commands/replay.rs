@@ -16,6 +16,7 @@ use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph};
+use ratatui::Frame;
 use serde_json::Value;
 use stoa_protocol::record::Record;
 
@@ -197,98 +198,19 @@ fn plain(r: &Replay) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The replay in the terminal UI: the board at a move, the move list, keys to step.
 fn tui(r: &Replay) -> ExitCode {
     let mut terminal = ratatui::init();
     let mut at = 0;
     let mut typed = String::new();
     let result = loop {
-        let drawn =
-            terminal.draw(|f| {
-                let [main, help] =
-                    Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(f.area());
-                let [left, right] =
-                    Layout::horizontal([Constraint::Min(40), Constraint::Length(30)]).areas(main);
-                let mut lines: Vec<Line> = r.frames[at]
-                    .board
-                    .iter()
-                    .map(crate::tui::ui::board_line)
-                    .collect();
-                lines.push(Line::raw(""));
-                lines.push(Line::raw(describe(r, at)));
-                if at == r.moves.len() {
-                    lines.push(Line::raw(format!("end: {}", r.result)));
-                }
-                f.render_widget(
-                    Paragraph::new(lines).block(Block::bordered().title(format!(" {} ", r.title))),
-                    left,
-                );
-                let visible = right.height.saturating_sub(2) as usize;
-                let first = at
-                    .saturating_sub(visible / 2)
-                    .min(r.moves.len().saturating_sub(visible));
-                let list: Vec<Line> = r
-                    .moves
-                    .iter()
-                    .enumerate()
-                    .skip(first)
-                    .take(visible)
-                    .map(|(i, m)| {
-                        let text = format!("{:>3}. {m}", i + 1);
-                        if i + 1 == at {
-                            Line::styled(
-                                text,
-                                Style::default().fg(Color::Black).bg(Color::LightGreen),
-                            )
-                        } else {
-                            Line::raw(text)
-                        }
-                    })
-                    .collect();
-                f.render_widget(
-                    Paragraph::new(list).block(Block::bordered().title(" Moves ")),
-                    right,
-                );
-                f.render_widget(
-                    Paragraph::new(Line::styled(
-                        format!(
-                        "←/→ previous/next · Home/End first/last · digits + Enter jump{} · q quits",
-                        if typed.is_empty() { String::new() } else { format!(" (to {typed})") }
-                    ),
-                        Style::default().fg(Color::DarkGray),
-                    )),
-                    help,
-                );
-            });
-        if let Err(e) = drawn {
+        if let Err(e) = terminal.draw(|f| draw(f, r, at, &typed)) {
             break Err(e.to_string());
         }
         match event::read() {
             Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => {
-                let last = r.moves.len();
-                match k.code {
-                    KeyCode::Char('q') | KeyCode::Esc => break Ok(()),
-                    KeyCode::Char('c') if k.modifiers.contains(event::KeyModifiers::CONTROL) => {
-                        break Ok(())
-                    }
-                    KeyCode::Right | KeyCode::Char('n') | KeyCode::Char(' ') => {
-                        at = (at + 1).min(last)
-                    }
-                    KeyCode::Left | KeyCode::Char('p') | KeyCode::Backspace if typed.is_empty() => {
-                        at = at.saturating_sub(1)
-                    }
-                    KeyCode::Backspace => {
-                        typed.pop();
-                    }
-                    KeyCode::Home => at = 0,
-                    KeyCode::End => at = last,
-                    KeyCode::Char(c) if c.is_ascii_digit() => typed.push(c),
-                    KeyCode::Enter => {
-                        if let Some(n) = step(&typed, at, last) {
-                            at = n;
-                        }
-                        typed.clear();
-                    }
-                    _ => {}
+                if !on_key(k, r.moves.len(), &mut at, &mut typed) {
+                    break Ok(());
                 }
             }
             Ok(_) => {}
@@ -303,6 +225,93 @@ fn tui(r: &Replay) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A key of the replay: steps to another move (`at`, of `last`), or gathers the digits of
+/// a move number (`typed`); `false` when it quits.
+fn on_key(k: event::KeyEvent, last: usize, at: &mut usize, typed: &mut String) -> bool {
+    match k.code {
+        KeyCode::Char('q') | KeyCode::Esc => return false,
+        KeyCode::Char('c') if k.modifiers.contains(event::KeyModifiers::CONTROL) => return false,
+        KeyCode::Right | KeyCode::Char('n') | KeyCode::Char(' ') => *at = (*at + 1).min(last),
+        KeyCode::Left | KeyCode::Char('p') | KeyCode::Backspace if typed.is_empty() => {
+            *at = at.saturating_sub(1)
+        }
+        KeyCode::Backspace => {
+            typed.pop();
+        }
+        KeyCode::Home => *at = 0,
+        KeyCode::End => *at = last,
+        KeyCode::Char(c) if c.is_ascii_digit() => typed.push(c),
+        KeyCode::Enter => {
+            if let Some(n) = step(typed, *at, last) {
+                *at = n;
+            }
+            typed.clear();
+        }
+        _ => {}
+    }
+    true
+}
+
+/// Draws the replay at move `at`: the board, the move list around it, the keys.
+fn draw(f: &mut Frame, r: &Replay, at: usize, typed: &str) {
+    let [main, help] =
+        Layout::vertical([Constraint::Min(5), Constraint::Length(1)]).areas(f.area());
+    let [left, right] =
+        Layout::horizontal([Constraint::Min(40), Constraint::Length(30)]).areas(main);
+    let mut lines: Vec<Line> = r.frames[at]
+        .board
+        .iter()
+        .map(crate::tui::ui::board_line)
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(describe(r, at)));
+    if at == r.moves.len() {
+        lines.push(Line::raw(format!("end: {}", r.result)));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(format!(" {} ", r.title))),
+        left,
+    );
+    let visible = right.height.saturating_sub(2) as usize;
+    let first = at
+        .saturating_sub(visible / 2)
+        .min(r.moves.len().saturating_sub(visible));
+    let list: Vec<Line> = r
+        .moves
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(visible)
+        .map(|(i, m)| {
+            let text = format!("{:>3}. {m}", i + 1);
+            if i + 1 == at {
+                Line::styled(
+                    text,
+                    Style::default().fg(Color::Black).bg(Color::LightGreen),
+                )
+            } else {
+                Line::raw(text)
+            }
+        })
+        .collect();
+    f.render_widget(
+        Paragraph::new(list).block(Block::bordered().title(" Moves ")),
+        right,
+    );
+    let to = if typed.is_empty() {
+        String::new()
+    } else {
+        format!(" (to {typed})")
+    };
+    f.render_widget(
+        Paragraph::new(Line::styled(
+            format!("←/→ previous/next · Home/End first/last · digits + Enter jump{to} · q quits"),
+            Style::default().fg(Color::DarkGray),
+        )),
+        help,
+    );
 }
 
 #[cfg(test)]

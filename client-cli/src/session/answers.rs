@@ -79,43 +79,8 @@ impl Session {
                     self.game.legal = Some((seq, moves));
                 }
             }
-            Pending::Move(mv) => match answer {
-                // A game changing servers answers again in a moment: the move is sent
-                // again by itself, never typed twice.
-                Err(e) if e.code() == "unavailable" && self.keep_for_resend(&mv) => {}
-                Err(RequestError::Disconnected) if self.resend_after_drop(&mv) => {}
-                Ok(_) => self.move_answered(&mv),
-                Err(e) => {
-                    self.move_answered(&mv);
-                    // One error line, so the reason stays the last thing shown.
-                    let hint = if e.code() == "illegal_move" {
-                        " (type legal to list the legal moves)"
-                    } else {
-                        ""
-                    };
-                    self.notes.push(Note::Error(format!(
-                        "error {}: {mv} not played: {}{hint}",
-                        e.code(),
-                        e.message()
-                    )));
-                }
-            },
-            Pending::Action(what) => match answer {
-                Ok(_) => match what {
-                    "rematch" => self.rematch_answered(),
-                    "draw offer" => self.own_offer_answered(),
-                    "draw decline" => self.info("draw declined"),
-                    "mute" => self.info("muted: their chat lines no longer reach you here"),
-                    "unmute" => self.info("unmuted: their chat lines reach you again"),
-                    other => self.arena_action_done(other),
-                },
-                Err(e) => {
-                    if what == "rematch" {
-                        self.rematch_sent = None;
-                    }
-                    self.error(&e)
-                }
-            },
+            Pending::Move(mv) => self.on_move_answer(mv, answer),
+            Pending::Action(what) => self.on_action_answer(what, answer),
             Pending::LobbyWatch => {
                 if let Err(e) = answer {
                     self.error(&e);
@@ -142,6 +107,56 @@ impl Session {
                     Ok(_) => self.on_history(game_id, asked, None),
                     Err(_) => {}
                 }
+            }
+        }
+    }
+
+    /// The answer to a move: played, kept to send again (a game changing servers, a
+    /// dropped connection), or not played and why.
+    fn on_move_answer(&mut self, mv: String, answer: Result<ServerMessage, RequestError>) {
+        match answer {
+            // A game changing servers answers again in a moment: the move is sent
+            // again by itself, never typed twice.
+            Err(e) if e.code() == "unavailable" && self.keep_for_resend(&mv) => {}
+            Err(RequestError::Disconnected) if self.resend_after_drop(&mv) => {}
+            Ok(_) => self.move_answered(&mv),
+            Err(e) => {
+                self.move_answered(&mv);
+                // One error line, so the reason stays the last thing shown.
+                let hint = if e.code() == "illegal_move" {
+                    " (type legal to list the legal moves)"
+                } else {
+                    ""
+                };
+                self.notes.push(Note::Error(format!(
+                    "error {}: {mv} not played: {}{hint}",
+                    e.code(),
+                    e.message()
+                )));
+            }
+        }
+    }
+
+    /// The answer to a game or arena action (rematch, draw, mute …).
+    fn on_action_answer(
+        &mut self,
+        what: &'static str,
+        answer: Result<ServerMessage, RequestError>,
+    ) {
+        match answer {
+            Ok(_) => match what {
+                "rematch" => self.rematch_answered(),
+                "draw offer" => self.own_offer_answered(),
+                "draw decline" => self.info("draw declined"),
+                "mute" => self.info("muted: their chat lines no longer reach you here"),
+                "unmute" => self.info("unmuted: their chat lines reach you again"),
+                other => self.arena_action_done(other),
+            },
+            Err(e) => {
+                if what == "rematch" {
+                    self.rematch_sent = None;
+                }
+                self.error(&e)
             }
         }
     }

@@ -150,11 +150,11 @@ impl Session {
         if a.id.as_deref().is_some_and(|id| doc["id"] != id) {
             return;
         }
-        if a.doc.as_ref().is_some_and(|v| v.seq > seq) {
+        let id = doc["id"].as_str().map(String::from);
+        if !Versioned::take_snapshot(&mut a.doc, seq, doc) {
             return;
         }
-        a.id = doc["id"].as_str().map(String::from);
-        a.doc = Some(Versioned::new(seq, doc));
+        a.id = id;
         self.after_arena_change();
         self.follow_my_arena_game();
     }

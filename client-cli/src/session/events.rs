@@ -111,12 +111,7 @@ impl Session {
                 seq,
                 patch,
             } => self.on_diff(&game_id, seq, &patch),
-            ServerMessage::Lobby { seq, doc, .. } => {
-                if let Phase::Lobby { doc: lobby } = &mut self.phase {
-                    *lobby = Some(Versioned::new(seq, doc));
-                    self.redraw.lobby = true;
-                }
-            }
+            ServerMessage::Lobby { seq, doc, .. } => self.on_lobby_doc(seq, doc),
             ServerMessage::LobbyDiff { seq, patch } => self.on_lobby_diff(seq, &patch),
             ServerMessage::Arena { seq, doc, .. } => self.on_arena_doc(seq, doc),
             ServerMessage::ArenaDiff { id, seq, patch } => self.on_arena_diff(&id, seq, &patch),
@@ -132,17 +127,26 @@ impl Session {
                 same_queue,
                 other_queues,
                 ..
-            } => {
-                if let Phase::Queued { status, .. } = &mut self.phase {
-                    let now = QueueStatus {
-                        position,
-                        same_queue,
-                        other_queues,
-                    };
-                    *status = Some(now);
-                    self.info(now.line());
-                }
+            } => self.on_queue_status(QueueStatus {
+                position,
+                same_queue,
+                other_queues,
+            }),
+            chat @ (ServerMessage::Chat { .. }
+            | ServerMessage::ChatHistory { .. }
+            | ServerMessage::ChatSpectators { .. }
+            | ServerMessage::RoomChat { .. }) => self.on_chat(chat),
+            ServerMessage::Shutdown { message } => {
+                self.info(format!("server shutting down: {message}"));
             }
+            _ => {}
+        }
+    }
+
+    /// A chat line, a chat's history or its spectators' switch, of the game followed; a
+    /// waiting room's chat line.
+    fn on_chat(&mut self, msg: ServerMessage) {
+        match msg {
             ServerMessage::Chat {
                 game_id,
                 channel,
@@ -181,10 +185,15 @@ impl Session {
                 let state = if on { "on" } else { "off" };
                 self.info(format!("the players turned the spectators' chat {state}"));
             }
-            ServerMessage::Shutdown { message } => {
-                self.info(format!("server shutting down: {message}"));
-            }
             _ => {}
+        }
+    }
+
+    /// Where we stand in the queue.
+    fn on_queue_status(&mut self, now: QueueStatus) {
+        if let Phase::Queued { status, .. } = &mut self.phase {
+            *status = Some(now);
+            self.info(now.line());
         }
     }
 
@@ -237,12 +246,11 @@ impl Session {
         if self.game_id.as_deref() != Some(id.as_str()) {
             return;
         }
-        if self.game.doc.as_ref().is_some_and(|g| g.seq > seq) {
+        if !Versioned::take_snapshot(&mut self.game.doc, seq, doc) {
             return;
         }
         self.watch_in_flight = false;
         self.following_rematch = None;
-        self.game.doc = Some(Versioned::new(seq, doc));
         self.phase = Phase::Game;
         self.after_game_change(true);
     }
@@ -262,6 +270,16 @@ impl Session {
                 self.watch_in_flight = false;
                 self.watch_game();
             }
+        }
+    }
+
+    /// The lobby's document (the answer to a watch). Taken whatever its seq: the lobby's
+    /// seq is the serving node's own, so after a reconnect a newer lobby may come with a
+    /// lower one.
+    fn on_lobby_doc(&mut self, seq: u64, doc: Value) {
+        if let Phase::Lobby { doc: lobby } = &mut self.phase {
+            *lobby = Some(Versioned::new(seq, doc));
+            self.redraw.lobby = true;
         }
     }
 

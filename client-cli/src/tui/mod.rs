@@ -163,38 +163,19 @@ pub async fn run(
     }
 }
 
+/// A key: answers the question asked, scrolls the page shown, or edits and sends the
+/// input line.
 fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
     let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
     let quit_key = ctrl && matches!(k.code, KeyCode::Char('c') | KeyCode::Char('d'));
     if let Some(question) = view.confirm.take() {
         let yes = matches!(k.code, KeyCode::Char('y') | KeyCode::Char('Y'))
             || (quit_key && question == Confirm::Leave);
-        match (question, yes) {
-            (Confirm::Resign, true) => session.on_input("resign"),
-            (Confirm::Leave, true) => {
-                session.leave();
-                session.quit();
-            }
-            (Confirm::Resign, false) => session.note_info("not resigned: the game goes on"),
-            (Confirm::Leave, false) => session.note_info("still here: the game goes on"),
-        }
+        on_confirm(session, question, yes);
         return;
     }
-    if let Some(page) = view.page.as_mut() {
-        match k.code {
-            KeyCode::Up => page.scroll = page.scroll.saturating_sub(1),
-            KeyCode::Down => page.scroll += 1,
-            KeyCode::PageUp => page.scroll = page.scroll.saturating_sub(10),
-            KeyCode::PageDown | KeyCode::Char(' ') => page.scroll += 10,
-            KeyCode::Home => page.scroll = 0,
-            KeyCode::End => page.scroll = usize::MAX,
-            KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => view.page = None,
-            // Anything else closes the window and does what it does.
-            _ => {
-                view.page = None;
-                on_key(session, view, k);
-            }
-        }
+    if view.page.is_some() {
+        on_page_key(session, view, k);
         return;
     }
     match k.code {
@@ -212,59 +193,97 @@ fn on_key(session: &mut Session, view: &mut View, k: KeyEvent) {
             view.input.pop();
         }
         KeyCode::Esc => view.input.clear(),
-        KeyCode::Tab => {
-            let options = session.completions(&view.input);
-            if let Some(first) = options.first() {
-                // Complete to the longest common prefix of every candidate.
-                let mut common = first.clone();
-                for o in &options[1..] {
-                    while !o
-                        .to_ascii_lowercase()
-                        .starts_with(&common.to_ascii_lowercase())
-                    {
-                        common.pop();
-                    }
-                }
-                if common.len() >= view.input.trim().len() {
-                    view.input = common;
-                }
-            }
-        }
+        KeyCode::Tab => complete(session, view),
         KeyCode::Up if session.phase().is_lobby() => {
             view.lobby_selected = view.lobby_selected.saturating_sub(1);
         }
         KeyCode::Down if session.phase().is_lobby() => {
             view.lobby_selected += 1;
         }
-        KeyCode::Enter => {
-            let line = std::mem::take(&mut view.input);
-            view.error = None;
-            let word = line.trim().to_ascii_lowercase();
-            if word == "resign" && session.in_running_game() {
-                view.confirm = Some(Confirm::Resign);
-            } else if matches!(word.as_str(), "quit" | "exit" | "/quit" | "/q")
-                && session.in_running_game()
-            {
-                view.confirm = Some(Confirm::Leave);
-            } else if line.trim().is_empty() && session.phase().is_lobby() {
-                let entries = session
-                    .lobby()
-                    .map(|l| present::lobby_entries(&l.doc, session.server_now()))
-                    .unwrap_or_default();
-                if let Some(e) =
-                    entries.get(view.lobby_selected.min(entries.len().saturating_sub(1)))
-                {
-                    let cmd = match e.what {
-                        "room" => "join",
-                        "arena" => "arena",
-                        _ => "watch",
-                    };
-                    session.on_input(&format!("{cmd} {}", e.key));
-                }
-            } else {
-                session.on_input(&line);
-            }
-        }
+        KeyCode::Enter => on_enter(session, view),
         _ => {}
+    }
+}
+
+/// The answer to the question asked (resign? leave?).
+fn on_confirm(session: &mut Session, question: Confirm, yes: bool) {
+    match (question, yes) {
+        (Confirm::Resign, true) => session.on_input("resign"),
+        (Confirm::Leave, true) => {
+            session.leave();
+            session.quit();
+        }
+        (Confirm::Resign, false) => session.note_info("not resigned: the game goes on"),
+        (Confirm::Leave, false) => session.note_info("still here: the game goes on"),
+    }
+}
+
+/// A key while a page is shown: scrolls it, or closes it.
+fn on_page_key(session: &mut Session, view: &mut View, k: KeyEvent) {
+    let Some(page) = view.page.as_mut() else {
+        return;
+    };
+    match k.code {
+        KeyCode::Up => page.scroll = page.scroll.saturating_sub(1),
+        KeyCode::Down => page.scroll += 1,
+        KeyCode::PageUp => page.scroll = page.scroll.saturating_sub(10),
+        KeyCode::PageDown | KeyCode::Char(' ') => page.scroll += 10,
+        KeyCode::Home => page.scroll = 0,
+        KeyCode::End => page.scroll = usize::MAX,
+        KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => view.page = None,
+        // Anything else closes the window and does what it does.
+        _ => {
+            view.page = None;
+            on_key(session, view, k);
+        }
+    }
+}
+
+/// Tab: completes the input to the longest common prefix of every candidate.
+fn complete(session: &Session, view: &mut View) {
+    let options = session.completions(&view.input);
+    let Some(first) = options.first() else {
+        return;
+    };
+    let mut common = first.clone();
+    for o in &options[1..] {
+        while !o
+            .to_ascii_lowercase()
+            .starts_with(&common.to_ascii_lowercase())
+        {
+            common.pop();
+        }
+    }
+    if common.len() >= view.input.trim().len() {
+        view.input = common;
+    }
+}
+
+/// Enter: asks before resigning or leaving a game in play; in the lobby an empty line
+/// opens the entry selected; anything else goes to the session.
+fn on_enter(session: &mut Session, view: &mut View) {
+    let line = std::mem::take(&mut view.input);
+    view.error = None;
+    let word = line.trim().to_ascii_lowercase();
+    if word == "resign" && session.in_running_game() {
+        view.confirm = Some(Confirm::Resign);
+    } else if matches!(word.as_str(), "quit" | "exit" | "/quit" | "/q") && session.in_running_game()
+    {
+        view.confirm = Some(Confirm::Leave);
+    } else if line.trim().is_empty() && session.phase().is_lobby() {
+        let entries = session
+            .lobby()
+            .map(|l| present::lobby_entries(&l.doc, session.server_now()))
+            .unwrap_or_default();
+        if let Some(e) = entries.get(view.lobby_selected.min(entries.len().saturating_sub(1))) {
+            let cmd = match e.what {
+                "room" => "join",
+                "arena" => "arena",
+                _ => "watch",
+            };
+            session.on_input(&format!("{cmd} {}", e.key));
+        }
+    } else {
+        session.on_input(&line);
     }
 }
