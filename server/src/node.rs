@@ -184,9 +184,12 @@ async fn serve(
         Some(setup) => Some(join(setup, &config, &registries, events_tx, &stop_rx).await?),
         None => None,
     };
-    let (topology, peers): (Arc<dyn Topology>, Option<Arc<dyn Peers>>) = match &cluster {
-        Some(c) => (c.clone(), Some(c.clone())),
-        None => (Arc::new(SingleNode::new(registries.queues.clone())), None),
+    let (topology, peers): (Arc<dyn Topology>, Arc<dyn Peers>) = match &cluster {
+        Some(c) => (c.clone(), c.clone()),
+        None => {
+            let single = Arc::new(SingleNode::new(registries.queues.clone()));
+            (single.clone(), single)
+        }
     };
     let mut hub = Hub::assemble(config, store, stop_rx, registries, topology, peers);
     // The deployment's id, kept with the data: the same on every node and across restarts.

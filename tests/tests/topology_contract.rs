@@ -3,7 +3,9 @@
 //! only see the seam, behave the same on both: queue routing keeps places and leaves,
 //! player locks exclude each other and time out as `unavailable`, a new game's lease is
 //! granted, a node's own listings are never reported as another node's, and the per-IP
-//! quota admits connections under its limit.
+//! quota admits connections under its limit. The peers a game actor sees keep one contract
+//! too: a game whose lease this node took is owned by this node, this node counts as alive,
+//! and a message to a node nobody runs certainly reaches nobody.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -11,15 +13,17 @@ use std::time::Duration;
 
 use serde_json::json;
 use stoa_protocol::wire::{ErrorCode, SeatPlayer};
+use stoa_server::cluster::messages::BusMessage;
 use stoa_server::cluster::{Cluster, ClusterEvent};
-use stoa_server::config::Config;
+use stoa_server::game::capabilities::Peers;
 use stoa_server::domain::pairing::QueueKey;
 use stoa_server::game::queues::Matchmaker;
 use stoa_server::services::registries::Registries;
-use stoa_server::services::topology::{
-    GameChannels, Leases, Listings, Membership, ServedBot, SingleNode, Topology,
-};
 use stoa_server::store::redis::{RedisOptions, RedisStore};
+use stoa_server::services::topology::{
+    GameChannels, Leases, Listings, Membership, RoomSharing, ServedBot, SingleNode, Topology,
+};
+use stoa_server::config::Config;
 use stoa_tests::redis::RedisServer;
 use tokio::sync::{mpsc, watch};
 
@@ -143,13 +147,36 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
     assert!(topology.allow_attempt("login-name:bob", 5, 60_000).await);
 }
 
+/// What a game actor relies on from its peers, once `topology` granted `gnew`'s lease.
+async fn peers_contract(peers: Arc<dyn Peers>, node: &str) {
+    assert_eq!(peers.node(), node);
+    assert!(peers.is_live(node), "this node is alive");
+    assert_eq!(peers.owner_of("gnew").await.unwrap().as_deref(), Some(node));
+    let message = BusMessage::Owner {
+        game: "gnew".into(),
+        node: node.into(),
+    };
+    assert_eq!(
+        peers.send_to("nobody-runs-this", &message).await,
+        Some(false),
+        "a message to a node nobody runs reaches nobody"
+    );
+    // Publishing, owning and following never fail, with or without anyone listening.
+    peers.publish(&message).await;
+    peers.set_owned("gnew", true);
+    peers.set_owned("gnew", false);
+}
+
 #[tokio::test]
 async fn a_single_node_keeps_the_contract() {
     let registries = Registries::new(&Config::default());
     let topology = Arc::new(SingleNode::new(registries.queues.clone()));
-    assert!(!topology.spans_nodes());
+    // Every game and room lives here: a lookup that misses here is a miss.
+    assert!(!topology.may_live_elsewhere(&stoa_server::ids::GameId::from("gnew")));
+    assert!(!topology.room_may_change_elsewhere("ABCD"));
     assert!(topology.members().await.is_none());
-    contract(topology, &registries.queues).await;
+    contract(topology.clone(), &registries.queues).await;
+    peers_contract(topology, "single").await;
 }
 
 #[tokio::test]
@@ -186,13 +213,16 @@ async fn a_cluster_node_keeps_the_contract() {
         .unwrap(),
     );
     cluster.start().await.unwrap();
-    assert!(GameChannels::spans_nodes(cluster.as_ref()));
+    // Another node may run any game and change any room.
+    assert!(GameChannels::may_live_elsewhere(cluster.as_ref(), &stoa_server::ids::GameId::from("gnew")));
+    assert!(RoomSharing::room_may_change_elsewhere(cluster.as_ref(), "ABCD"));
     let members = Membership::members(cluster.as_ref())
         .await
         .expect("a cluster node reports");
     assert_eq!(members.node, "n1");
     assert!(members.matchmaker, "alone, it runs the matchmaking");
     contract(cluster.clone(), &queues).await;
+    peers_contract(cluster.clone(), "n1").await;
     // The lease is Redis's: a second claim of a held game is refused.
     assert!(!Leases::acquire(cluster.as_ref(), "gnew").await.unwrap());
     // The bot claim is the deployment's: taken once until freed.

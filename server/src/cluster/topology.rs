@@ -11,9 +11,10 @@ use super::{lock, Cluster};
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
+use crate::ids::GameId;
 use crate::services::topology::{
-    Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks, PlayersLock,
-    QueueRouting, Quotas, ServedBot, StartedGame,
+    ArenaSharing, Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks,
+    PlayersLock, QueueRouting, Quotas, RoomSharing, ServedBot, StartedGame,
 };
 use crate::store::StoreError;
 
@@ -30,12 +31,41 @@ impl GameChannels for Cluster {
         true
     }
 
+    fn may_live_elsewhere(&self, _game: &GameId) -> bool {
+        // Any node may hold its lease; the store tells whether it is live at all.
+        true
+    }
+
     async fn subscribe_game(&self, game: &str) -> Result<(), StoreError> {
         self.follow_channel(game).await
     }
 
     fn unsubscribe_game(&self, game: &str) {
         Peers::unfollow(self, game);
+    }
+}
+
+impl RoomSharing for Cluster {
+    fn room_may_change_elsewhere(&self, _code: &str) -> bool {
+        // Every node seats joiners and starts games in the rooms the store holds.
+        true
+    }
+}
+
+impl ArenaSharing for Cluster {
+    fn arenas_made_elsewhere(&self) -> bool {
+        // Any node takes `arena.create`.
+        true
+    }
+
+    fn arena_may_change_elsewhere(&self, _id: &str) -> bool {
+        // Every node holding the arena joins, pauses and scores in it.
+        true
+    }
+
+    fn may_be_connected_elsewhere(&self, _player: &str) -> bool {
+        // Presence is known per node only.
+        true
     }
 }
 
@@ -78,6 +108,10 @@ impl Delivery for Cluster {
 impl Listings for Cluster {
     async fn put_lobby_part(&self, part: &Value) {
         Cluster::put_lobby_part(self, part).await;
+    }
+
+    fn lists_with_others(&self) -> bool {
+        true
     }
 
     async fn lobby_parts(&self) -> Vec<Value> {

@@ -79,7 +79,8 @@ pub struct ArenaGameEnd {
     pub absent: Option<usize>,
 }
 
-/// The other nodes of a cluster, as a game actor sees them (absent on a single node).
+/// The other nodes of a cluster, as a game actor sees them (on a single node there are
+/// none: what it publishes reaches nobody, and it owns every game).
 ///
 /// Why a trait: the actor stays testable without Redis, and knows nothing of channels or
 /// leases; it only publishes what it logged and asks the owner of a game it follows.
@@ -162,8 +163,8 @@ pub struct Capabilities {
     pub settings: Settings,
     /// Ratings and rematches.
     pub reactions: Arc<dyn Reactions>,
-    /// The cluster's other nodes (`None` on a single node).
-    pub peers: Option<Arc<dyn Peers>>,
+    /// The cluster's other nodes (none on a single node).
+    pub peers: Arc<dyn Peers>,
 }
 
 impl std::fmt::Debug for Capabilities {

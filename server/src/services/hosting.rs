@@ -54,7 +54,7 @@ pub struct Hosting {
     pub store: Arc<dyn Store>,
     /// Metrics (store call timings).
     pub metrics: Arc<Metrics>,
-    /// Whether a room may live on another node.
+    /// Whether another node may change a room.
     pub topology: Arc<dyn Topology>,
 }
 
@@ -101,19 +101,19 @@ impl Hosting {
     /// restart only waiting rooms are in memory (a started one is in the store), and in a
     /// cluster the store is the truth (the room may live on another node).
     async fn load(&self, code: &str) -> Result<(), ApiError> {
-        let cluster = self.topology.spans_nodes();
-        if !cluster && self.rooms.get(code).is_some() {
+        let shared = self.topology.room_may_change_elsewhere(code);
+        if !shared && self.rooms.get(code).is_some() {
             return Ok(());
         }
-        let stored = self.recovery.stored_room(&RoomCode::from(code)).await;
-        let Some(room) = timed_store_call(&self.metrics, async { stored }).await? else {
+        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(&RoomCode::from(code))).await?;
+        let Some(room) = stored else {
             return Ok(());
         };
         let local_waits = self
             .rooms
             .get(code)
             .is_some_and(|r| r.status == RoomStatus::Waiting);
-        if cluster && !(local_waits && room.status == RoomStatus::Waiting) {
+        if shared && !(local_waits && room.status == RoomStatus::Waiting) {
             self.rooms.replace(room);
         } else {
             self.rooms.restore(room);
@@ -186,8 +186,7 @@ impl Hosting {
 
     /// Another joiner claimed the room first: its game, if it started.
     async fn started_elsewhere(&self, code: &str) -> Result<Joined, ApiError> {
-        let stored = self.recovery.stored_room(&RoomCode::from(code)).await;
-        let stored = timed_store_call(&self.metrics, async { stored }).await?;
+        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(&RoomCode::from(code))).await?;
         match stored.map(|r| r.status) {
             Some(RoomStatus::Started(game_id)) => {
                 self.rooms.started(code, &game_id);
@@ -195,5 +194,46 @@ impl Hosting {
             }
             _ => Err(closed()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::sync::watch;
+
+    use crate::config::Config;
+    use crate::metrics::Metrics;
+    use crate::services::hub::Hub;
+    use crate::store::slowed::Slowed;
+
+    /// The store-latency histogram's sum of seconds.
+    fn store_seconds(metrics: &Metrics) -> f64 {
+        metrics
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix("stoa_store_latency_seconds_sum "))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("the store latency is rendered")
+    }
+
+    #[tokio::test]
+    async fn a_rooms_store_read_is_timed_for_as_long_as_the_store_takes() {
+        let delay = Duration::from_millis(40);
+        let (_tx, rx) = watch::channel(false);
+        let hub = Hub::new(
+            Config::default(),
+            std::sync::Arc::new(Slowed::new(delay)),
+            rx,
+        );
+        let before = store_seconds(&hub.metrics);
+        // No such room here: it is looked for in the store, which takes `delay`.
+        assert!(hub.hosting.room("ABCD").await.unwrap().is_none());
+        let timed = store_seconds(&hub.metrics) - before;
+        assert!(
+            timed >= delay.as_secs_f64(),
+            "the store took {delay:?}, the metric recorded {timed} s"
+        );
     }
 }

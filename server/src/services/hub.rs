@@ -108,18 +108,25 @@ impl Hub {
     pub fn new(config: Config, store: Arc<dyn Store>, shutdown: watch::Receiver<bool>) -> Self {
         let registries = Registries::new(&config);
         let topology = Arc::new(SingleNode::new(registries.queues.clone()));
-        Hub::assemble(config, store, shutdown, registries, topology, None)
+        Hub::assemble(
+            config,
+            store,
+            shutdown,
+            registries,
+            topology.clone(),
+            topology,
+        )
     }
 
     /// The services of a node over its registries and topology; `peers` are the other
-    /// nodes as game actors see them (`None` on a single node).
+    /// nodes as game actors see them (none on a single node).
     pub fn assemble(
         config: Config,
         store: Arc<dyn Store>,
         shutdown: watch::Receiver<bool>,
         registries: Registries,
         topology: Arc<dyn Topology>,
-        peers: Option<Arc<dyn Peers>>,
+        peers: Arc<dyn Peers>,
     ) -> Self {
         let Registries {
             games,
@@ -145,21 +152,7 @@ impl Hub {
         };
         let (arena_ends, ends) = tokio::sync::mpsc::unbounded_channel();
         let starter = base.starter(&time, &ratings, peers, arena_ends);
-        let arenas = Arenas::new(
-            ArenasParts {
-                store: store.clone(),
-                spans_nodes: topology.spans_nodes(),
-                node: config.node_id.clone().unwrap_or_else(|| "single".into()),
-                metrics: metrics.clone(),
-                starter: starter.clone(),
-                ratings: ratings.clone(),
-                players: players.clone(),
-                time: time.clone(),
-                wave: std::time::Duration::from_millis(config.queue_wave_ms),
-                shutdown: shutdown.clone(),
-            },
-            ends,
-        );
+        let arenas = base.arenas(&starter, &ratings, &time, ends);
         let rooms = Arc::new(Rooms::default());
         let recovery = base.recovery(&rooms, &starter);
         let hosting = base.hosting(&rooms, &recovery, &starter, &ratings);
@@ -281,7 +274,7 @@ impl Base<'_> {
         &self,
         time: &Arc<dyn TimeSource>,
         ratings: &Arc<Ratings>,
-        peers: Option<Arc<dyn Peers>>,
+        peers: Arc<dyn Peers>,
         arena_ends: tokio::sync::mpsc::UnboundedSender<crate::game::capabilities::ArenaGameEnd>,
     ) -> Arc<Starter> {
         Starter::new(StarterParts {
@@ -330,6 +323,34 @@ impl Base<'_> {
             metrics: self.metrics.clone(),
             topology: self.topology.clone(),
         }
+    }
+
+    fn arenas(
+        &self,
+        starter: &Arc<Starter>,
+        ratings: &Arc<Ratings>,
+        time: &Arc<dyn TimeSource>,
+        ends: tokio::sync::mpsc::UnboundedReceiver<crate::game::capabilities::ArenaGameEnd>,
+    ) -> Arc<Arenas> {
+        Arenas::new(
+            ArenasParts {
+                store: self.store.clone(),
+                topology: self.topology.clone(),
+                node: self
+                    .config
+                    .node_id
+                    .clone()
+                    .unwrap_or_else(|| "single".into()),
+                metrics: self.metrics.clone(),
+                starter: starter.clone(),
+                ratings: ratings.clone(),
+                players: self.players.clone(),
+                time: time.clone(),
+                wave: std::time::Duration::from_millis(self.config.queue_wave_ms),
+                shutdown: self.shutdown.clone(),
+            },
+            ends,
+        )
     }
 
     fn lobby(&self, rooms: &Arc<Rooms>, bots: &Arc<Bots>, arenas: &Arc<Arenas>) -> Arc<Lobby> {

@@ -53,8 +53,8 @@ pub struct StarterParts {
     pub queues: Arc<Matchmaker>,
     /// Leases and the other nodes' announcements.
     pub topology: Arc<dyn Topology>,
-    /// The other nodes as actors see them (`None` on a single node).
-    pub peers: Option<Arc<dyn Peers>>,
+    /// The other nodes as actors see them (none on a single node).
+    pub peers: Arc<dyn Peers>,
     /// Where arena games' ends go (the arenas service reads them).
     pub arena_ends: mpsc::UnboundedSender<ArenaGameEnd>,
 }

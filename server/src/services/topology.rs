@@ -10,9 +10,9 @@
 //! cluster"; `tests/tests/topology_contract.rs` runs one suite over both implementations,
 //! as `store_contract.rs` does for the stores.
 
-use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
+use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +24,8 @@ use stoa_protocol::GameKind;
 
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
+use crate::cluster::messages::BusMessage;
+use crate::game::capabilities::Peers;
 use crate::game::queues::Matchmaker;
 use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::store::StoreError;
@@ -42,11 +44,37 @@ pub trait GameChannels: Send + Sync {
     /// Whether a game (or a room) may live on another node than this one: a lookup that
     /// misses here must then ask the store instead of answering "no such game".
     fn spans_nodes(&self) -> bool;
+    /// Whether the game `game`, not live on this node, may be live on another one and be
+    /// followed from there: a lookup that misses here must then ask the store rather than
+    /// answer "no such game". Never on a single node: every game lives here.
+    fn may_live_elsewhere(&self, game: &GameId) -> bool;
     /// Subscribes this node to a game's events (before its log is read, so nothing falls
     /// between the two).
     async fn subscribe_game(&self, game: &str) -> Result<(), StoreError>;
     /// Ends a [`GameChannels::subscribe_game`] subscription.
     fn unsubscribe_game(&self, game: &str);
+}
+
+/// Rooms, which any node may change (seat a joiner, start the game).
+pub trait RoomSharing: Send + Sync {
+    /// Whether another node may have changed the room `code` since this node last read
+    /// it: the store then has the latest, and is read even for a room held here. Never on
+    /// a single node: only it changes its rooms, so the copy it holds is the latest.
+    fn room_may_change_elsewhere(&self, code: &str) -> bool;
+}
+
+/// Arenas, which every node holding one may change (a join, a game's end, a pairing
+/// round) and any node may create.
+pub trait ArenaSharing: Send + Sync {
+    /// Whether other nodes create arenas this node must take up (it then looks for them in
+    /// the store now and then). Never on a single node: it made every arena it holds.
+    fn arenas_made_elsewhere(&self) -> bool;
+    /// Whether another node may change the arena `id`: the store is then read again each
+    /// wave, and one node pairs it under a lease. Never on a single node.
+    fn arena_may_change_elsewhere(&self, id: &str) -> bool;
+    /// Whether `player` may be connected to another node (this node's presence does not
+    /// tell then). Never on a single node: a player not connected here is not connected.
+    fn may_be_connected_elsewhere(&self, player: &str) -> bool;
 }
 
 /// Where matchmaking runs: the queues live on one node.
@@ -131,6 +159,10 @@ impl ServedBot {
 pub trait Listings: Send + Sync {
     /// Shares this node's part of the lobby (it lapses with the node).
     async fn put_lobby_part(&self, part: &Value);
+    /// Whether other nodes list with this one: this node's lobby part and bots are shared,
+    /// and the others' parts read, only then (a part costs a walk of every game here).
+    /// Never on a single node.
+    fn lists_with_others(&self) -> bool;
     /// The other live nodes' parts of the lobby.
     async fn lobby_parts(&self) -> Vec<Value>;
     /// Lists the bots serving on this node for the others (lapses with the node).
@@ -197,13 +229,24 @@ pub trait Membership: Send + Sync {
 
 /// Everything a node needs from the other nodes, in one handle.
 pub trait Topology:
-    Leases + GameChannels + QueueRouting + Delivery + Listings + PlayerLocks + Quotas + Membership
+    Leases
+    + GameChannels
+    + RoomSharing
+    + ArenaSharing
+    + QueueRouting
+    + Delivery
+    + Listings
+    + PlayerLocks
+    + Quotas
+    + Membership
 {
 }
 
 impl<T> Topology for T where
     T: Leases
         + GameChannels
+        + RoomSharing
+        + ArenaSharing
         + QueueRouting
         + Delivery
         + Listings
@@ -262,12 +305,36 @@ impl GameChannels for SingleNode {
         false
     }
 
+    fn may_live_elsewhere(&self, _game: &GameId) -> bool {
+        false
+    }
+
     async fn subscribe_game(&self, _game: &str) -> Result<(), StoreError> {
         // Every game lives here: there is no other owner to hear from.
         Err(StoreError::Unavailable("no other node runs games".into()))
     }
 
     fn unsubscribe_game(&self, _game: &str) {}
+}
+
+impl RoomSharing for SingleNode {
+    fn room_may_change_elsewhere(&self, _code: &str) -> bool {
+        false
+    }
+}
+
+impl ArenaSharing for SingleNode {
+    fn arenas_made_elsewhere(&self) -> bool {
+        false
+    }
+
+    fn arena_may_change_elsewhere(&self, _id: &str) -> bool {
+        false
+    }
+
+    fn may_be_connected_elsewhere(&self, _player: &str) -> bool {
+        false
+    }
 }
 
 #[async_trait]
@@ -301,6 +368,10 @@ impl Delivery for SingleNode {
 #[async_trait]
 impl Listings for SingleNode {
     async fn put_lobby_part(&self, _part: &Value) {}
+
+    fn lists_with_others(&self) -> bool {
+        false
+    }
 
     async fn lobby_parts(&self) -> Vec<Value> {
         Vec::new()
@@ -378,6 +449,39 @@ impl Membership for SingleNode {
     async fn members(&self) -> Option<Members> {
         None
     }
+}
+
+/// The name a single node goes by among its (no) peers.
+pub const SINGLE_NODE: &str = "single";
+
+/// A single node's peers: there are none. What an actor publishes reaches nobody, a
+/// message to another node certainly reaches nobody, and every game's owner is this node
+/// (the only one, and the only one alive).
+#[async_trait]
+impl Peers for SingleNode {
+    fn node(&self) -> &str {
+        SINGLE_NODE
+    }
+
+    async fn publish(&self, _message: &BusMessage) {}
+
+    async fn send_to(&self, _node: &str, _message: &BusMessage) -> Option<bool> {
+        Some(false)
+    }
+
+    async fn owner_of(&self, _game: &str) -> Result<Option<String>, StoreError> {
+        Ok(Some(SINGLE_NODE.to_string()))
+    }
+
+    fn set_owned(&self, _game: &str, _owned: bool) {}
+
+    async fn follow(&self, _game: &str) {}
+
+    fn is_live(&self, node: &str) -> bool {
+        node == SINGLE_NODE
+    }
+
+    fn unfollow(&self, _game: &str) {}
 }
 
 #[cfg(test)]

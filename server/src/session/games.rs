@@ -59,8 +59,9 @@ impl Session {
             let waiting = match self.hub.rooms.get(&room_code) {
                 Some(room) => Some(room),
                 None => {
-                    let stored = self.hub.recovery.stored_room(&RoomCode::from(room_code.as_str())).await;
-                    self.hub.store_call(async { stored }).await?
+                    self.hub
+                        .store_call(self.hub.recovery.stored_room(&RoomCode::from(room_code.as_str())))
+                        .await?
                 }
             };
             match waiting.map(|r| r.status) {

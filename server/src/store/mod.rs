@@ -16,6 +16,8 @@
 pub mod connection;
 pub mod memory;
 pub mod redis;
+#[cfg(test)]
+pub mod slowed;
 
 use std::sync::Arc;
 

@@ -44,7 +44,7 @@ impl Actor {
     /// owner by a follower. Only a connection watching the game may chat in it (which
     /// also keeps a private game's chat to those who may see it).
     pub(super) async fn chat_request(&mut self, req: ChatRequest) {
-        if !self.subs.contains_key(&req.conn_id) {
+        if !self.published.is_watching(req.conn_id) {
             let _ = req.reply.send(Err(ApiError::new(
                 ErrorCode::Conflict,
                 "watch this game (game.watch) before chatting in it",
@@ -180,8 +180,9 @@ impl Actor {
         for id in gone {
             self.unsubscribe(id);
         }
-        if let (Role::Owner(_), Some(peers)) = (&self.role, &self.caps.peers) {
-            peers
+        if let Role::Owner(_) = self.role {
+            self.caps
+                .peers
                 .publish(&BusMessage::Chat {
                     game: game_id,
                     change,
@@ -194,10 +195,10 @@ impl Actor {
     /// whose queue is full.
     fn chat_send(&self, frame: impl Fn(&ChatLog, Reader<'_>) -> Option<Frame>) -> Vec<u64> {
         let mut gone = Vec::new();
-        for (id, conn) in &self.subs {
+        for (id, conn) in self.published.watchers() {
             if let Some(bytes) = frame(&self.chat.log, self.reader(conn)) {
                 if conn.send(bytes) != SendOutcome::Sent {
-                    gone.push(*id);
+                    gone.push(id);
                 }
             }
         }
@@ -260,14 +261,13 @@ impl Actor {
         if self.chat.log.is_empty() {
             return;
         }
-        if let Some(peers) = &self.caps.peers {
-            peers
-                .publish(&BusMessage::Chat {
-                    game: self.core.id().to_string(),
-                    change: Change::State(self.chat.log.clone()),
-                })
-                .await;
-        }
+        self.caps
+            .peers
+            .publish(&BusMessage::Chat {
+                game: self.core.id().to_string(),
+                change: Change::State(self.chat.log.clone()),
+            })
+            .await;
     }
 }
 

@@ -43,7 +43,7 @@ impl Actor {
             Role::Owner(o) => o.remote_watchers.values().sum::<u64>(),
             Role::Follower(_) => 0,
         };
-        self.watchers + remote
+        self.published.others() + remote
     }
 
     /// Whether a player has a connection on this node or (as the owner knows) another.
@@ -64,14 +64,13 @@ impl Actor {
         self.spectators = self.total_watchers();
         let frame = self.crowd_frame(self.spectators);
         self.broadcast(frame.clone());
-        if let Some(peers) = &self.caps.peers {
-            peers
-                .publish(&BusMessage::Crowd {
-                    game: self.core.id().to_string(),
-                    frame: frame.payload_text().to_string(),
-                })
-                .await;
-        }
+        self.caps
+            .peers
+            .publish(&BusMessage::Crowd {
+                game: self.core.id().to_string(),
+                frame: frame.payload_text().to_string(),
+            })
+            .await;
     }
 
     /// A seated player's first connection or last disconnection here (`node: None`) or on

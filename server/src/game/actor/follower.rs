@@ -134,9 +134,7 @@ impl Actor {
     /// A follower sends a command to the game's owner; `reply` waits for its answer (which
     /// comes back through this actor's queue, after the events it caused).
     pub(super) async fn forward(&mut self, op: RemoteOp, reply: Option<crate::game::Reply>) {
-        let Some(peers) = self.caps.peers.clone() else {
-            return;
-        };
+        let peers = self.caps.peers.clone();
         let unavailable = || {
             ApiError::new(
                 ErrorCode::Unavailable,
@@ -264,17 +262,15 @@ impl Actor {
             return;
         }
         tracing::warn!(reason = why, "no longer the game's owner: following it");
-        self.role = Role::Follower(Follower::new(None, self.subs.is_empty()));
+        self.role = Role::Follower(Follower::new(None, self.published.is_empty()));
         if self.core.result().is_none() {
             self.caps.metrics.games_live(self.core.kind()).dec();
         }
         // A write in doubt stays in doubt: the heal below (or a later one) reads in the log
         // whether it landed, and only then is its request answered.
         self.update_summary();
-        if let Some(peers) = self.caps.peers.clone() {
-            peers.set_owned(self.core.id(), false);
-            peers.follow(self.core.id()).await;
-        }
+        self.caps.peers.set_owned(self.core.id(), false);
+        self.caps.peers.follow(self.core.id()).await;
         // What the new owner logged before the subscription is in the log.
         self.heal().await;
     }
@@ -302,13 +298,13 @@ impl Actor {
             }
         }
         if let Role::Follower(f) = &mut self.role {
-            f.reported_watchers = self.watchers;
+            f.reported_watchers = self.published.others();
         }
         self.chat_sync().await;
-        if self.watchers > 0 {
+        if self.published.others() > 0 {
             self.forward(
                 RemoteOp::Spectators {
-                    count: self.watchers,
+                    count: self.published.others(),
                 },
                 None,
             )
@@ -330,7 +326,8 @@ impl Actor {
         // follower alive).
         f.pending.retain(|_, w| !w.reply.is_closed());
         let check = f.behind || f.checked_at.elapsed() >= FRESHNESS_CHECK;
-        let report = (self.watchers != f.reported_watchers).then_some(self.watchers);
+        let report =
+            (self.published.others() != f.reported_watchers).then_some(self.published.others());
         if let Some(count) = report {
             f.reported_watchers = count;
         }
@@ -358,9 +355,7 @@ impl Actor {
         if reqs.is_empty() {
             return;
         }
-        let Some(peers) = self.caps.peers.clone() else {
-            return;
-        };
+        let peers = self.caps.peers.clone();
         // Redis cannot tell who holds the lease, or nobody does yet (the old owner may
         // take it back and play the command): the commands wait, asked again next round. Only
         // once another node holds the lease can the old owner no longer write, and the log
@@ -454,8 +449,7 @@ impl Actor {
 
     /// Another node says it owns the game now (it read the log to its end first).
     pub(super) async fn new_owner(&mut self, node: String) {
-        let me = self.caps.peers.as_ref().map(|p| p.node().to_string());
-        if me.as_deref() == Some(node.as_str()) {
+        if self.caps.peers.node() == node {
             return;
         }
         if let Role::Owner(_) = self.role {

@@ -240,21 +240,13 @@ impl Actor {
 
     /// The owner serves a follower's request.
     pub(super) async fn remote(&mut self, from: String, req: u64, op: RemoteOp) {
-        let Some(peers) = self.caps.peers.clone() else {
-            return;
-        };
         if let Role::Follower(_) = self.role {
             if let RemoteOp::Act { .. } | RemoteOp::Chat { .. } = op {
-                let reply = BusMessage::Reply {
-                    game: self.core.id().to_string(),
-                    req,
-                    result: Err::<Answer, _>(ApiError::new(
-                        ErrorCode::Unavailable,
-                        "this game is changing servers: try again in a moment",
-                    ))
-                    .into(),
-                };
-                peers.send_to(&from, &reply).await;
+                let refused = Err::<Answer, _>(ApiError::new(
+                    ErrorCode::Unavailable,
+                    "this game is changing servers: try again in a moment",
+                ));
+                self.reply_to(&from, req, refused).await;
             }
             return;
         }
@@ -267,38 +259,8 @@ impl Actor {
             } => {
                 // An older node sends no id: the command is still told apart from local ones.
                 let cmd = cmd.unwrap_or_else(|| format!("{from}:{req}"));
-                let game = self.core.id().to_string();
-                // A command already played is answered with its seq, never played again (a
-                // retry after a lost answer, or a duplicate delivery).
-                let played = match self.played(&cmd, retry).await {
-                    Ok(played) => played,
-                    // Whether it was played cannot be told now: no answer (the sender asks
-                    // again, or settles from the log).
-                    Err(()) => return,
-                };
-                if let Some(seq) = played {
-                    let reply = BusMessage::Reply {
-                        game,
-                        req,
-                        result: Ok::<_, ApiError>(Answer::Ok { seq }).into(),
-                    };
-                    peers.send_to(&from, &reply).await;
-                    return;
-                }
-                let (tx, rx) = tokio::sync::oneshot::channel();
-                self.act_from(&player_id, act, tx, Some(cmd)).await;
-                // The events went out before the answer: a follower sees the diff first.
-                tokio::spawn(async move {
-                    let result = rx.await.unwrap_or_else(|_| {
-                        Err(ApiError::new(ErrorCode::Unavailable, "the game stopped"))
-                    });
-                    let reply = BusMessage::Reply {
-                        game,
-                        req,
-                        result: result.into(),
-                    };
-                    peers.send_to(&from, &reply).await;
-                });
+                self.remote_act(from, req, &player_id, act, cmd, retry)
+                    .await;
             }
             RemoteOp::Presence { player_id, online } => {
                 self.presence(&player_id, Some(&from), online).await;
@@ -317,15 +279,60 @@ impl Actor {
             } => {
                 let cmd = cmd.unwrap_or_else(|| format!("{from}:{req}"));
                 let result = self.remote_chat(&player_id, &name, request, cmd).await;
-                let reply = BusMessage::Reply {
-                    game: self.core.id().to_string(),
-                    req,
-                    result: result.into(),
-                };
-                peers.send_to(&from, &reply).await;
+                self.reply_to(&from, req, result).await;
             }
             RemoteOp::ChatSync => self.chat_publish_state().await,
         }
+    }
+
+    /// Answers the request `req` of the node `from`.
+    async fn reply_to(&self, from: &str, req: u64, result: Result<Answer, ApiError>) {
+        let reply = BusMessage::Reply {
+            game: self.core.id().to_string(),
+            req,
+            result: result.into(),
+        };
+        self.caps.peers.send_to(from, &reply).await;
+    }
+
+    /// A command another node forwarded (`cmd`: its id), played once: a command already
+    /// played is answered with its seq (a retry after a lost answer, or a duplicate
+    /// delivery), never played again.
+    async fn remote_act(
+        &mut self,
+        from: String,
+        req: u64,
+        player_id: &str,
+        act: Act,
+        cmd: String,
+        retry: bool,
+    ) {
+        let played = match self.played(&cmd, retry).await {
+            Ok(played) => played,
+            // Whether it was played cannot be told now: no answer (the sender asks again,
+            // or settles from the log).
+            Err(()) => return,
+        };
+        if let Some(seq) = played {
+            self.reply_to(&from, req, Ok(Answer::Ok { seq })).await;
+            return;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.act_from(player_id, act, tx, Some(cmd)).await;
+        // The events went out before the answer: a follower sees the diff first.
+        let game = self.core.id().to_string();
+        let peers = self.caps.peers.clone();
+        tokio::spawn(async move {
+            let result = rx
+                .await
+                .unwrap_or_else(|_| Err(ApiError::new(ErrorCode::Unavailable, "the game stopped")));
+            let reply = BusMessage::Reply {
+                game,
+                req,
+                result: result.into(),
+            };
+            peers.send_to(&from, &reply).await;
+        });
     }
 
     /// This node acquired the game's lease: catch up from the log and decide from now on.
@@ -353,24 +360,21 @@ impl Actor {
             self.caps.metrics.games_live(self.core.kind()).inc();
             self.caps.metrics.lease_takeovers.inc();
         }
-        if let Some(peers) = self.caps.peers.clone() {
-            peers.set_owned(self.core.id(), true);
-            peers
-                .publish(&BusMessage::Owner {
-                    game: self.core.id().to_string(),
-                    node: peers.node().to_string(),
-                })
-                .await;
-        }
+        let peers = &self.caps.peers;
+        peers.set_owned(self.core.id(), true);
+        peers
+            .publish(&BusMessage::Owner {
+                game: self.core.id().to_string(),
+                node: peers.node().to_string(),
+            })
+            .await;
         self.update_summary();
     }
 
     /// An owner forgets what dead nodes reported (their players are gone, their spectators
     /// too), so a dead node never keeps a player "online" and blocks an abandonment claim.
     pub(super) async fn forget_dead_nodes(&mut self) {
-        let Some(peers) = self.caps.peers.clone() else {
-            return;
-        };
+        let peers = self.caps.peers.clone();
         let Role::Owner(o) = &mut self.role else {
             return;
         };

@@ -36,20 +36,31 @@ impl Core {
     }
 
     fn apply_event(&mut self, record: &ActionRecord) -> Result<Vec<PatchOp>, ApplyError> {
-        let fail = |reason: String| ApplyError {
-            seq: record.seq,
-            reason,
-        };
         if record.seq <= self.seq {
-            return Err(fail(format!("seq not after {}", self.seq)));
+            return Err(ApplyError {
+                seq: record.seq,
+                reason: format!("seq not after {}", self.seq),
+            });
         }
-        let side = self.side_of(&record.player_id);
-        let seated = || side.ok_or_else(|| fail(format!("{} is not seated", record.player_id)));
-        let at = record.at_ms;
         let moves_before = self.moves.len();
         // Only this event's move may report view changes.
         self.view_changes = None;
         self.position_known = None;
+        let touched = self.apply_action(record)?;
+        self.seq = record.seq;
+        self.last_ms = self.last_ms.max(record.at_ms);
+        Ok(self.patch(moves_before, touched))
+    }
+
+    /// Applies an event's action to the game; what of the document it touched.
+    fn apply_action(&mut self, record: &ActionRecord) -> Result<Touched, ApplyError> {
+        let fail = |reason: String| ApplyError {
+            seq: record.seq,
+            reason,
+        };
+        let side = self.side_of(&record.player_id);
+        let seated = || side.ok_or_else(|| fail(format!("{} is not seated", record.player_id)));
+        let at = record.at_ms;
         let mut touched = Touched::default();
         match &record.action {
             ActionKind::Rematch { game_id } => {
@@ -115,9 +126,7 @@ impl Core {
                 self.clock.resume(at);
             }
         }
-        self.seq = record.seq;
-        self.last_ms = self.last_ms.max(at);
-        Ok(self.patch(moves_before, touched))
+        Ok(touched)
     }
 
     /// Plays a logged move; `true` when it was a swap (the players traded sides).

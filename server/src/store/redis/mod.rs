@@ -4,14 +4,20 @@
 //! The parts, one concept each: `keys` (the key layout, every key under the deployment's
 //! prefix), `encoding` (records as hash fields of JSON values), `scripts` (the Lua scripts
 //! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
-//! Redis is known to be down). This file connects and implements [`Store`] with them.
+//! Redis is known to be down); and one part per kind of record whose keys are its own
+//! (`accounts`, `devices`, `rooms`, `arenas`, `ratings`). This file connects, keeps a
+//! game's keys (its log, its final document, its players' lists), and implements
+//! [`Store`] with the parts.
 
 mod accounts;
+mod arenas;
 mod backfill;
 mod devices;
 mod encoding;
 mod keys;
 mod outage;
+mod ratings;
+mod rooms;
 mod scripts;
 
 use std::collections::HashMap;
@@ -141,30 +147,6 @@ impl RedisStore {
     /// A connection for the cluster's own commands (leases, membership).
     pub fn connection(&self) -> RedisConn {
         self.conn()
-    }
-
-    /// Adds a room to (or removes it from) the waiting index, which recovery and the lobby
-    /// read; the room's own hash is the truth, the index may lag it by a crash.
-    async fn index_room(&self, code: &str, waiting: bool) -> StoreResult<()> {
-        let mut conn = self.conn();
-        let key = self.key(&["rooms", "waiting"]);
-        if waiting {
-            self.run(conn.sadd::<_, _, ()>(&key, code)).await
-        } else {
-            self.run(conn.srem::<_, _, ()>(&key, code)).await
-        }
-    }
-
-    async fn claim_room_record(&self, room: &RoomRecord) -> StoreResult<bool> {
-        if !key_safe(&room.code) {
-            return Err(StoreError::Conflict("malformed room code".into()));
-        }
-        let mut conn = self.conn();
-        let mut inv = self.inner.scripts.claim_room.prepare_invoke();
-        inv.key(self.room_key(&room.code))
-            .arg(flat(to_fields(room)?));
-        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
-        Ok(r == 1)
     }
 
     fn conn(&self) -> RedisConn {
@@ -333,37 +315,15 @@ impl Store for RedisStore {
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
-        if !key_safe(&room.code) {
-            return Err(StoreError::Conflict("malformed room code".into()));
-        }
-        let key = self.room_key(&room.code);
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .del(&key)
-            .ignore()
-            .hset_multiple(&key, &to_fields(room)?)
-            .ignore();
-        let mut conn = self.conn();
-        self.run(pipe.query_async::<()>(&mut conn)).await?;
-        self.index_room(&room.code, room.status == "waiting").await
+        self.store_room(room).await
     }
 
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
-        let claimed = self.claim_room_record(room).await?;
-        if claimed {
-            self.index_room(&room.code, room.status == "waiting")
-                .await?;
-        }
-        Ok(claimed)
+        self.claim_and_index_room(room).await
     }
 
     async fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>> {
-        if !key_safe(code) {
-            return Ok(None);
-        }
-        let mut conn = self.conn();
-        let fields: HashMap<String, String> = self.run(conn.hgetall(self.room_key(code))).await?;
-        from_fields(fields)
+        self.room_record(code).await
     }
 
     async fn save_arena(
@@ -373,54 +333,15 @@ impl Store for RedisStore {
         open: bool,
         state: &serde_json::Value,
     ) -> StoreResult<bool> {
-        if !key_safe(id) {
-            return Err(StoreError::Conflict("malformed arena id".into()));
-        }
-        let mut conn = self.conn();
-        let mut inv = self.inner.scripts.save_arena.prepare_invoke();
-        inv.key(self.arena_key(id))
-            .arg(version)
-            .arg(state.to_string());
-        let saved: i64 = self.run(inv.invoke_async(&mut conn)).await?;
-        if saved != 1 {
-            return Ok(false);
-        }
-        // The index lives in another slot: written after the arena. A crash in between
-        // leaves an arena listed as it was, which the next save corrects.
-        let index = self.key(&["arenas", "open"]);
-        if open {
-            self.run(conn.sadd::<_, _, ()>(&index, id)).await?;
-        } else {
-            self.run(conn.srem::<_, _, ()>(&index, id)).await?;
-        }
-        Ok(true)
+        self.save_arena_state(id, version, open, state).await
     }
 
     async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, serde_json::Value)>> {
-        if !key_safe(id) {
-            return Ok(None);
-        }
-        let mut conn = self.conn();
-        let (version, state): (Option<u64>, Option<String>) = self
-            .run(conn.hget(self.arena_key(id), &["version", "state"]))
-            .await?;
-        match (version, state) {
-            (Some(v), Some(s)) => {
-                let state = serde_json::from_str(&s)
-                    .map_err(|e| StoreError::Corrupt(format!("arena {id}: {e}")))?;
-                Ok(Some((v, state)))
-            }
-            _ => Ok(None),
-        }
+        self.arena_state(id).await
     }
 
     async fn open_arenas(&self) -> StoreResult<Vec<String>> {
-        let mut conn = self.conn();
-        let mut ids: Vec<String> = self
-            .run(conn.smembers(self.key(&["arenas", "open"])))
-            .await?;
-        ids.sort();
-        Ok(ids)
+        self.open_arena_ids().await
     }
 
     async fn create_game(&self, game: &GameRecord) -> StoreResult<()> {
@@ -631,91 +552,18 @@ impl Store for RedisStore {
     }
 
     async fn ratings(&self, player_id: &PlayerId) -> StoreResult<RatingsByKind> {
-        if !key_safe(player_id) {
-            return Ok(RatingsByKind::new());
-        }
-        let mut conn = self.conn();
-        let fields: HashMap<String, String> = self
-            .run(conn.hgetall(self.player_key(player_id, Some("ratings"))))
-            .await?;
-        fields
-            .into_iter()
-            .map(|(kind, r)| Ok((kind, decode::<Rating>(&r)?)))
-            .collect()
+        self.rating_records(player_id).await
     }
 
     async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()> {
-        if !key_safe(kind) || ratings.iter().any(|(p, _)| !key_safe(p)) {
-            return Err(StoreError::Conflict("malformed kind or player id".into()));
-        }
-        // One MULTI on a single server: every rating of the game is written, or none. (A
-        // Redis Cluster keeps each player in its own slot: written one after the other.)
-        let mut pipe = redis::pipe();
-        for (player, rating) in ratings {
-            pipe.hset(
-                self.player_key(player, Some("ratings")),
-                kind,
-                encode(rating)?,
-            )
-            .ignore()
-            .zadd(self.key(&["ratings", kind]), player, rating.rating)
-            .ignore();
-            // The leaderboard holds established ratings only: in the same transaction, so
-            // it never shows a rating the player no longer has.
-            let board = self.key(&["leaderboard", kind]);
-            if rating.provisional() {
-                pipe.zrem(board, player).ignore();
-            } else {
-                pipe.zadd(board, player, rating.rating).ignore();
-            }
-        }
-        self.run_writes(pipe).await
+        self.save_rating_records(kind, ratings).await
     }
 
     async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>> {
-        if !key_safe(kind) || limit == 0 {
-            return Ok(Vec::new());
-        }
-        let mut conn = self.conn();
-        let last = isize::try_from(limit - 1).unwrap_or(isize::MAX);
-        let ids: Vec<String> = self
-            .run(conn.zrevrange(self.key(&["leaderboard", kind]), 0, last))
-            .await?;
-        // Each row's full rating from the player's own hash (the index holds the number
-        // only), asked all at once over the multiplexed connection.
-        let reads = ids.iter().map(|id| {
-            let mut conn = self.conn();
-            let key = self.player_key(id, Some("ratings"));
-            async move { self.run(conn.hget::<_, _, Option<String>>(key, kind)).await }
-        });
-        let texts = futures_util::future::try_join_all(reads).await?;
-        let mut rows = Vec::with_capacity(ids.len());
-        for (id, text) in ids.into_iter().zip(texts) {
-            if let Some(text) = text {
-                rows.push((id, decode::<Rating>(&text)?));
-            }
-        }
-        Ok(rows)
+        self.leaderboard_rows(kind, limit).await
     }
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
-        let mut conn = self.conn();
-        let mut codes: Vec<String> = self
-            .run(conn.smembers(self.key(&["rooms", "waiting"])))
-            .await?;
-        codes.sort();
-        let mut all: Vec<HashMap<String, String>> = Vec::with_capacity(codes.len());
-        for code in &codes {
-            all.push(self.run(conn.hgetall(self.room_key(code))).await?);
-        }
-        let mut rooms = Vec::new();
-        for fields in all {
-            if let Some(room) = from_fields::<RoomRecord>(fields)? {
-                if room.status == "waiting" {
-                    rooms.push(room);
-                }
-            }
-        }
-        Ok(rooms)
+        self.waiting_room_records().await
     }
 }

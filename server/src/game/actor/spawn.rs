@@ -1,0 +1,157 @@
+//! How an actor comes to run: a new game's, a game rebuilt from its log (after a restart,
+//! or taken over from a dead node), or a follower of a game another node owns; each on its
+//! own task, supervised so a panicking actor unregisters its game.
+
+use super::*;
+
+/// The game's clock driver for its setup (whose time control was checked where it came
+/// in: a request, or the store).
+pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
+    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
+    let first_action_ms = caps.settings.first_action_ms;
+    ClockDriver::new(new.setup.clock, players, first_action_ms)
+        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms))
+}
+
+/// The core of a game created now (or at `created_ms` when it is rebuilt from its log).
+pub fn new_core(
+    caps: &Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+) -> Core {
+    let clock = clock_for(caps, &new);
+    Core::new(
+        new,
+        game,
+        clock,
+        created_ms,
+        caps.settings.abandon_timeout_ms,
+    )
+}
+
+/// Starts the actor of a new game on its own task. `created_ms` is the creation time stored
+/// with the game's record: a rebuild from the log (a follower on another node, a new owner)
+/// starts its clock from the same instant, so every node holds the same document at seq 0.
+pub fn spawn(
+    caps: Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
+) {
+    let now = caps.time.now_ms();
+    let core = new_core(&caps, new, game, created_ms);
+    let actor = Actor::new(caps, core, online, summary, now);
+    actor.update_summary();
+    actor.start(rx);
+}
+
+/// Starts the actor of a game rebuilt from its log (see [`crate::services::recovery`]). Nobody is
+/// connected after a restart: both players count as offline from now. The clock stood
+/// still since the last logged event; the actor logs that as a `resume` event as soon as
+/// it runs. A game the log ended has its final document stored.
+pub fn spawn_recovered(
+    caps: Capabilities,
+    mut core: Core,
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
+    takeover: bool,
+) {
+    let now = caps.time.now_ms();
+    if !takeover {
+        // After a restart the clock stood still; a node taking over a dead node's game in
+        // a running cluster lets it run on (the deadline may even have passed: it flags at
+        // once).
+        core.pause(core.last_ms());
+    }
+    caps.peers.set_owned(core.id(), true);
+    let mut actor = Actor::new(caps, core, [false, false], summary, now);
+    if actor.core.result().is_some() {
+        actor.mark_ended();
+        if let Role::Owner(o) = &mut actor.role {
+            o.finish_unsaved = true;
+        }
+    }
+    actor.update_summary();
+    actor.start(rx);
+}
+
+/// Starts a follower of a game another node owns (cluster mode), from its log: it serves
+/// this node's subscribers and forwards their commands. `online`: the seated players
+/// connected to this node.
+pub fn spawn_follower(
+    caps: Capabilities,
+    core: Core,
+    online: [bool; 2],
+    rx: mpsc::Receiver<Command>,
+    summary: Arc<parking_lot::Mutex<Option<Value>>>,
+) {
+    let now = caps.time.now_ms();
+    let mut actor = Actor::new(caps, core, online, summary, now);
+    actor.role = Role::Follower(Follower::new(None, true));
+    if actor.core.result().is_some() {
+        actor.ended_at = Some(Instant::now());
+    }
+    actor.start(rx);
+}
+
+impl Actor {
+    pub(super) fn new(
+        caps: Capabilities,
+        core: Core,
+        online: [bool; 2],
+        summary: Arc<parking_lot::Mutex<Option<Value>>>,
+        now: u64,
+    ) -> Actor {
+        let mut online_map = HashMap::new();
+        let mut offline_since = HashMap::new();
+        for (i, p) in core.player_ids().iter().enumerate() {
+            online_map.insert(p.to_string(), online[i]);
+            if !online[i] {
+                offline_since.insert(p.to_string(), now);
+            }
+        }
+        Actor {
+            role: Role::Owner(Owner::default()),
+            played: std::collections::VecDeque::new(),
+            published: subscribers::published(&core, caps.settings.replay_buffer),
+            caps,
+            core,
+            code_viewers: HashSet::new(),
+            pinged_at: [None; 2],
+            spectators: 0,
+            online: online_map,
+            offline_since,
+            ended_at: None,
+            ended_ms: None,
+            ratings_after: None,
+            in_doubt: None,
+            shutting_down: false,
+            summary,
+            chat: chat::Chat::default(),
+        }
+    }
+
+    fn start(self, rx: mpsc::Receiver<Command>) {
+        let span = tracing::info_span!(parent: None, "game", id = %self.core.id(), kind = %self.core.kind());
+        let directory = self.caps.directory.clone();
+        let id = self.core.id().to_string();
+        let summary = self.summary.clone();
+        // Boxed: an `async fn` taking the actor by value keeps it twice in its state (the
+        // argument and the local it moves into), several KiB per idle game.
+        let task = tokio::spawn(Box::new(self).run(rx).instrument(span));
+        // Supervision: an actor that panics (a rules-engine bug) must not leave a dead handle
+        // behind; its game is unregistered and requests get `not_found` instead of hanging.
+        tokio::spawn(async move {
+            if let Err(e) = task.await {
+                if e.is_panic() {
+                    tracing::error!(game = %id, "game actor panicked; game unregistered");
+                    directory.remove_actor(&id, &summary);
+                }
+            }
+        });
+    }
+}
