@@ -27,15 +27,15 @@ pub struct Players {
 
 impl Players {
     /// Registers a connection; `true` when it is the player's first.
-    pub fn connect(&self, player_id: &str, conn: Arc<ConnHandle>) -> bool {
+    pub fn connect(&self, player_id: &PlayerId, conn: Arc<ConnHandle>) -> bool {
         let mut m = self.conns.lock();
-        let v = m.entry(PlayerId::from(player_id)).or_default();
+        let v = m.entry(player_id.clone()).or_default();
         v.push(conn);
         v.len() == 1
     }
 
     /// Unregisters a connection; `true` when it was the player's last.
-    pub fn disconnect(&self, player_id: &str, conn_id: u64) -> bool {
+    pub fn disconnect(&self, player_id: &PlayerId, conn_id: u64) -> bool {
         let mut m = self.conns.lock();
         let Some(v) = m.get_mut(player_id) else {
             return false;
@@ -50,7 +50,9 @@ impl Players {
         }
     }
 
-    /// The player's live connections.
+    /// The player's live connections. Looked up by text, like [`Players::is_online`] and
+    /// [`Players::end_device`]: the bus's frames, the queues' statuses and the seats of a new
+    /// game name their players as wire text, and a typed id for each lookup would be a copy.
     pub fn connections(&self, player_id: &str) -> Vec<Arc<ConnHandle>> {
         self.conns
             .lock()
