@@ -1,13 +1,19 @@
 //! Rate limits: requests per connection, new connections per IP.
 //!
-//! Why fixed windows per connection and sliding windows per IP: a connection's limiter lives
-//! in its own task (no locking, O(1)), while the IP limiter is shared and must not let a
-//! burst straddle two windows to double its budget.
+//! Why a fixed window per connection and GCRA per IP: a connection's limiter lives in its
+//! own task (no locking, O(1)), while the IP limiter is shared by every accept and must not
+//! let a burst straddle two windows to double its budget; GCRA (`governor`) keeps one
+//! arrival time per address in a sharded map, so an accept costs one map entry.
 
-use parking_lot::Mutex;
-use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::NoOpMiddleware;
+use governor::state::keyed::DashMapStateStore;
+use governor::{Quota, RateLimiter};
 
 /// What to do with one request.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,43 +65,85 @@ impl ConnLimiter {
     }
 }
 
-/// Per-IP new-connection limiter (sliding window), shared by the listener.
-#[derive(Debug)]
-pub struct IpLimiter {
+/// Checks between two looks at how many addresses the IP limiter holds.
+const SWEEP_EVERY: u64 = 1024;
+/// Past this many addresses, the IP limiter forgets those whose budget is full again.
+const SWEEP_ABOVE: usize = 10_000;
+
+/// `governor`'s limiter keyed by address, on clock `C`.
+type KeyedLimiter<C> =
+    RateLimiter<IpAddr, DashMapStateStore<IpAddr>, C, NoOpMiddleware<<C as Clock>::Instant>>;
+
+/// Per-IP new-connection limiter, shared by the listener: at most `limit` new connections
+/// from an address at once, refilled at `limit` per `window` (GCRA, the `governor` crate).
+pub struct IpLimiter<C: Clock = DefaultClock> {
+    /// `None` for a limit of 0: every connection is refused.
+    limiter: Option<KeyedLimiter<C>>,
     limit: u32,
     window: Duration,
-    seen: Mutex<HashMap<IpAddr, VecDeque<Instant>>>,
+    /// Checks so far, to sweep every [`SWEEP_EVERY`]th.
+    checks: AtomicU64,
+}
+
+impl std::fmt::Debug for IpLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IpLimiter")
+            .field("limit", &self.limit)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
 }
 
 impl IpLimiter {
     /// At most `limit` new connections per IP per `window`.
     pub fn new(limit: u32, window: Duration) -> Self {
+        IpLimiter::with_clock(limit, window, DefaultClock::default())
+    }
+}
+
+impl<C: Clock> IpLimiter<C> {
+    /// As [`IpLimiter::new`], on another clock (a test's).
+    pub fn with_clock(limit: u32, window: Duration, clock: C) -> Self {
+        let limiter = NonZeroU32::new(limit).map(|burst| {
+            // One connection comes back every window / limit; a window too short to
+            // divide still lets one through per nanosecond rather than none.
+            let each = (window / limit).max(Duration::from_nanos(1));
+            let quota = Quota::with_period(each)
+                .expect("a period of at least a nanosecond")
+                .allow_burst(burst);
+            RateLimiter::dashmap_with_clock(quota, clock)
+        });
         IpLimiter {
+            limiter,
             limit,
             window,
-            seen: Mutex::new(HashMap::new()),
+            checks: AtomicU64::new(0),
         }
     }
 
     /// Records a new connection attempt from `ip`; `false` when over the limit.
-    pub fn allow(&self, ip: IpAddr, now: Instant) -> bool {
-        let mut seen = self.seen.lock();
-        if seen.len() > 10_000 {
-            let window = self.window;
-            seen.retain(|_, q| q.back().is_some_and(|t| now.duration_since(*t) < window));
-        }
-        let q = seen.entry(ip).or_default();
-        while q
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= self.window)
-        {
-            q.pop_front();
-        }
-        if q.len() as u32 >= self.limit {
+    pub fn allow(&self, ip: IpAddr) -> bool {
+        let Some(limiter) = &self.limiter else {
             return false;
+        };
+        // Now and then, not on every accept: forgetting the addresses whose budget is full
+        // again walks the whole map, so it runs once per SWEEP_EVERY checks and only when
+        // the map has grown large.
+        if self
+            .checks
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SWEEP_EVERY)
+            && limiter.len() > SWEEP_ABOVE
+        {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
         }
-        q.push_back(now);
-        true
+        limiter.check_key(&ip).is_ok()
+    }
+
+    /// How many addresses the limiter holds.
+    pub fn addresses(&self) -> usize {
+        self.limiter.as_ref().map_or(0, RateLimiter::len)
     }
 }
 
@@ -140,6 +188,7 @@ impl TokenBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use governor::clock::FakeRelativeClock;
 
     #[test]
     fn connection_limits() {
@@ -157,13 +206,47 @@ mod tests {
 
     #[test]
     fn ip_limits() {
-        let l = IpLimiter::new(2, Duration::from_secs(10));
+        let clock = FakeRelativeClock::default();
+        let l = IpLimiter::with_clock(2, Duration::from_secs(10), clock.clone());
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
-        let t = Instant::now();
-        assert!(l.allow(ip, t));
-        assert!(l.allow(ip, t));
-        assert!(!l.allow(ip, t));
-        assert!(l.allow(ip, t + Duration::from_secs(10)));
+        let other: IpAddr = "127.0.0.2".parse().unwrap();
+        assert!(l.allow(ip));
+        assert!(l.allow(ip));
+        assert!(!l.allow(ip));
+        assert!(l.allow(other), "another address has its own budget");
+        // One connection comes back every window / limit.
+        clock.advance(Duration::from_secs(4));
+        assert!(!l.allow(ip));
+        clock.advance(Duration::from_secs(1));
+        assert!(l.allow(ip));
+        assert!(!l.allow(ip));
+        clock.advance(Duration::from_secs(10));
+        assert!(l.allow(ip));
+        assert!(l.allow(ip));
+        assert!(!l.allow(ip));
+    }
+
+    #[test]
+    fn a_limit_of_zero_refuses_every_connection() {
+        let l = IpLimiter::new(0, Duration::from_secs(10));
+        assert!(!l.allow("127.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn addresses_whose_budget_is_full_again_are_forgotten_once_there_are_many() {
+        let clock = FakeRelativeClock::default();
+        let l = IpLimiter::with_clock(3, Duration::from_secs(10), clock.clone());
+        let many = SWEEP_ABOVE as u32 + 100;
+        for n in 0..many {
+            assert!(l.allow(IpAddr::from(n.to_be_bytes())));
+        }
+        assert_eq!(l.addresses(), many as usize);
+        clock.advance(Duration::from_secs(10));
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        for _ in 0..SWEEP_EVERY {
+            l.allow(ip);
+        }
+        assert!(l.addresses() < 10, "{} addresses kept", l.addresses());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -118,7 +118,7 @@ async fn ws_upgrade(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
     let ip = client_ip(peer, headers, hub.config.trust_proxy);
-    let allowed = hub.ip_limiter.allow(ip, Instant::now())
+    let allowed = hub.ip_limiter.allow(ip)
         // In a cluster the window is counted in Redis too: a client spreading its
         // connections over the nodes meets the same limit.
         && hub
