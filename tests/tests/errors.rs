@@ -269,7 +269,9 @@ async fn rate_limits() {
 
 #[tokio::test]
 async fn per_ip_connection_limit() {
-    let server = Server::start_with(&["--ip-conn-limit", "3"]);
+    let server = // A window no run outlasts: the limit refills one connection per window/limit, and
+    // a starved machine must not see one given back before the 4th attempt.
+    let server = Server::start_with(&["--ip-conn-limit", "3", "--ip-window-ms", "600000"]);
     let mut open = Vec::new();
     for _ in 0..3 {
         open.push(Client::connect(&server).await);
