@@ -269,7 +269,7 @@ async fn rate_limits() {
 
 #[tokio::test]
 async fn per_ip_connection_limit() {
-    let server = // A window no run outlasts: the limit refills one connection per window/limit, and
+    // A window no run outlasts: the limit refills one connection per window/limit, and
     // a starved machine must not see one given back before the 4th attempt.
     let server = Server::start_with(&["--ip-conn-limit", "3", "--ip-window-ms", "600000"]);
     let mut open = Vec::new();
