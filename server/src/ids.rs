@@ -198,6 +198,14 @@ pub fn normalize_code(code: &str) -> String {
         .collect()
 }
 
+impl RoomCode {
+    /// The room a person named by typing `typed`: its code normalised ([`normalize_code`]),
+    /// so that lookups match forgivingly.
+    pub fn typed(typed: &str) -> RoomCode {
+        RoomCode(normalize_code(typed))
+    }
+}
+
 /// A code as the person typed it, for an error message to echo back: trimmed, control
 /// characters shown as `?`, and cut at 32 characters (a message must not carry whatever
 /// was sent). Codes are matched by [`normalize_code`], but a message saying "no room

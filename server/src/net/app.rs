@@ -228,7 +228,7 @@ async fn page_if_found(state: AppState, key: String, shown: Shown) -> Response {
     let (found, noun, named_by) = match shown {
         Shown::Room => (
             hub.hosting
-                .room(&ids::normalize_code(&key))
+                .room(&crate::ids::RoomCode::typed(&key))
                 .await
                 .map(|room| room.is_some()),
             "room",

@@ -71,7 +71,7 @@ fn closed() -> ApiError {
 impl Hosting {
     /// `room.join`: seats `me` in the room `code` (normalised), starting its game when the
     /// room is full.
-    pub async fn join(&self, code: &str, mut me: SeatPlayer) -> Result<Joined, ApiError> {
+    pub async fn join(&self, code: &RoomCode, mut me: SeatPlayer) -> Result<Joined, ApiError> {
         self.load(code).await?;
         if let Some(room) = self.rooms.get(code) {
             self.ratings
@@ -92,7 +92,7 @@ impl Hosting {
 
     /// The room `code` (normalised) as it is now, wherever it was made; `None` when there
     /// is no such room.
-    pub async fn room(&self, code: &str) -> Result<Option<Room>, ApiError> {
+    pub async fn room(&self, code: &RoomCode) -> Result<Option<Room>, ApiError> {
         self.load(code).await?;
         Ok(self.rooms.get(code))
     }
@@ -100,12 +100,12 @@ impl Hosting {
     /// Brings the room `code` into memory from the store when it is not there: after a
     /// restart only waiting rooms are in memory (a started one is in the store), and in a
     /// cluster the store is the truth (the room may live on another node).
-    async fn load(&self, code: &str) -> Result<(), ApiError> {
+    async fn load(&self, code: &RoomCode) -> Result<(), ApiError> {
         let shared = self.topology.room_may_change_elsewhere(code);
         if !shared && self.rooms.get(code).is_some() {
             return Ok(());
         }
-        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(&RoomCode::from(code))).await?;
+        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(code)).await?;
         let Some(room) = stored else {
             return Ok(());
         };
@@ -124,7 +124,7 @@ impl Hosting {
     /// The joiner filled the room: claim it, create its game, or give the seat back.
     async fn start(
         &self,
-        code: &str,
+        code: &RoomCode,
         room: Room,
         game_id: GameId,
         joiner: &str,
@@ -185,8 +185,8 @@ impl Hosting {
     }
 
     /// Another joiner claimed the room first: its game, if it started.
-    async fn started_elsewhere(&self, code: &str) -> Result<Joined, ApiError> {
-        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(&RoomCode::from(code))).await?;
+    async fn started_elsewhere(&self, code: &RoomCode) -> Result<Joined, ApiError> {
+        let stored = timed_store_call(&self.metrics, self.recovery.stored_room(code)).await?;
         match stored.map(|r| r.status) {
             Some(RoomStatus::Started(game_id)) => {
                 self.rooms.started(code, &game_id);
@@ -229,7 +229,7 @@ mod tests {
         );
         let before = store_seconds(&hub.metrics);
         // No such room here: it is looked for in the store, which takes `delay`.
-        assert!(hub.hosting.room("ABCD").await.unwrap().is_none());
+        assert!(hub.hosting.room(&crate::ids::RoomCode::from("ABCD")).await.unwrap().is_none());
         let timed = store_seconds(&hub.metrics) - before;
         assert!(
             timed >= delay.as_secs_f64(),

@@ -160,24 +160,24 @@ impl Rooms {
     }
 
     /// A room's game started on another node: it waits no more.
-    pub fn started(&self, code: &str, game_id: &str) {
+    pub fn started(&self, code: &RoomCode, game_id: &GameId) {
         if let Some(room) = self.lock().get_mut(code) {
-            room.status = RoomStatus::Started(game_id.into());
+            room.status = RoomStatus::Started(game_id.clone());
         }
     }
 
     /// Removes a room (a failed create).
-    pub fn remove(&self, code: &str) {
+    pub fn remove(&self, code: &RoomCode) {
         self.lock().remove(code);
     }
 
     /// A room by (normalised) code.
-    pub fn get(&self, code: &str) -> Option<Room> {
+    pub fn get(&self, code: &RoomCode) -> Option<Room> {
         self.lock().get(code).cloned()
     }
 
     /// Takes the free seat for `player`, atomically.
-    pub fn join(&self, code: &str, player: &SeatPlayer) -> JoinOutcome {
+    pub fn join(&self, code: &RoomCode, player: &SeatPlayer) -> JoinOutcome {
         let mut rooms = self.lock();
         let Some(room) = rooms.get_mut(code) else {
             return JoinOutcome::NotFound;
@@ -201,7 +201,7 @@ impl Rooms {
     }
 
     /// Undoes a [`Rooms::join`] whose game could not be created.
-    pub fn revert_start(&self, code: &str, player_id: &str) {
+    pub fn revert_start(&self, code: &RoomCode, player_id: &str) {
         if let Some(room) = self.lock().get_mut(code) {
             for seat in room.seats.iter_mut() {
                 if seat.as_ref().is_some_and(|p| p.id == player_id) {
@@ -213,7 +213,7 @@ impl Rooms {
     }
 
     /// The player leaves; the host leaving a waiting room closes it. Returns the room after.
-    pub fn leave(&self, code: &str, player_id: &str) -> Option<Room> {
+    pub fn leave(&self, code: &RoomCode, player_id: &str) -> Option<Room> {
         let mut rooms = self.lock();
         let room = rooms.get_mut(code)?;
         if room.status == RoomStatus::Waiting && room.host.id == player_id {

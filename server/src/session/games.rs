@@ -31,7 +31,7 @@ impl Session {
         if self.hub.games.get(id).is_some() {
             return None;
         }
-        let room = self.hub.rooms.get(&ids::normalize_code(id))?;
+        let room = self.hub.rooms.get(&RoomCode::typed(id))?;
         match room.status {
             RoomStatus::Started(game_id) => Some((game_id, room.code)),
             _ => None,
@@ -55,7 +55,7 @@ impl Session {
         if self.hub.game(&game_id).await?.is_none() {
             // A room code whose room still waits (here or, in a cluster, stored by another
             // node): there is nothing to watch yet, and watching never takes a seat.
-            let room_code = ids::normalize_code(&game_id);
+            let room_code = RoomCode::typed(game_id.as_str());
             let waiting = match self.hub.rooms.get(&room_code) {
                 Some(room) => Some(room),
                 None => {
@@ -76,7 +76,7 @@ impl Session {
                 }
                 Some(RoomStatus::Started(id)) if id != game_id => {
                     // Started on another node of a cluster: watch its game with the code.
-                    return Box::pin(self.watch(rid, &id, since, Some(room_code))).await;
+                    return Box::pin(self.watch(rid, &id, since, Some(room_code.into_string()))).await;
                 }
                 _ => {}
             }

@@ -10,7 +10,7 @@ use crate::services::room_chat::{Speaker, MAX_WATCHED};
 impl Session {
     /// The room `typed` (matched as normalised), or `not_found` echoing the code as typed.
     async fn chat_room(&self, typed: &str) -> Result<Room, ApiError> {
-        let code = ids::normalize_code(typed);
+        let code = RoomCode::typed(typed);
         self.hub
             .hosting
             .room(&code)

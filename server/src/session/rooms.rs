@@ -68,7 +68,7 @@ impl Session {
     pub(super) async fn room_join(&mut self, rid: Option<Rid>, code: &str) -> Result<(), ApiError> {
         let me = self.seat_player()?;
         let typed = code;
-        let code = ids::normalize_code(code);
+        let code = RoomCode::typed(code);
         // Matched forgivingly, echoed as typed.
         let joined = self.hub.hosting.join(&code, me).await.map_err(|e| {
             if e.code == ErrorCode::NotFound {
@@ -85,7 +85,7 @@ impl Session {
                 });
                 Ok(())
             }
-            Joined::Started(game_id) => Box::pin(self.watch(rid, &game_id, None, Some(code))).await,
+            Joined::Started(game_id) => Box::pin(self.watch(rid, &game_id, None, Some(code.into_string()))).await,
             Joined::Start { room, game } => {
                 self.send(&ServerMessage::Room {
                     rid,
@@ -107,7 +107,7 @@ impl Session {
     ) -> Result<(), ApiError> {
         let me = self.me()?.id.clone();
         let typed = code;
-        let code = ids::normalize_code(code);
+        let code = RoomCode::typed(code);
         let room = self
             .hub
             .rooms
