@@ -153,7 +153,7 @@ impl Lobby {
         loop {
             tokio::select! {
                 _ = tick.tick() => {
-                    if src.topology.spans_nodes() {
+                    if src.topology.lists_with_others() {
                         // This node's part goes to the others when it changed (and at least
                         // every second, to keep it alive); the others' parts are read while
                         // someone here watches.

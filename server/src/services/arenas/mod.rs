@@ -50,6 +50,7 @@ use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
 use crate::services::starter::Starter;
+use crate::services::topology::Topology;
 use crate::store::{PlayerRecord, Store};
 use state::ArenaState;
 
@@ -57,10 +58,11 @@ use state::ArenaState;
 pub struct ArenasParts {
     /// Where arenas are kept (every change is one conditional write).
     pub store: Arc<dyn Store>,
-    /// Whether other nodes share the store (then arenas are re-read from it every wave,
-    /// arenas created elsewhere are discovered, and one node pairs each arena under a
-    /// lease).
-    pub spans_nodes: bool,
+    /// The other nodes, as far as arenas go: whether they create arenas and change this
+    /// node's (then arenas are re-read from the store every wave, those created elsewhere
+    /// are looked for, and one node pairs each arena under a lease), and whether a player
+    /// may be connected to one of them.
+    pub topology: Arc<dyn Topology>,
     /// This node's id (the pairing lease names it).
     pub node: String,
     /// Starts the paired games.
@@ -113,9 +115,9 @@ impl Cell {
 /// The arenas of this node.
 pub struct Arenas {
     parts: ArenasParts,
-    /// When this service started (server time): on a single node, a pairing older than
-    /// this whose game is not in the store was cut by the last run's end, and is undone at
-    /// once rather than after [`UNSTARTED_MS`].
+    /// When this service started (server time): in an arena no other node changes, a
+    /// pairing older than this whose game is not in the store was cut by the last run's
+    /// end, and is undone at once rather than after [`UNSTARTED_MS`].
     born: u64,
     arenas: Mutex<HashMap<String, Arc<Cell>>>,
     me: Weak<Arenas>,
@@ -154,7 +156,7 @@ impl Arenas {
         });
         let span = tracing::info_span!(parent: None, "arena ends");
         tokio::spawn(arenas.clone().read_ends(ends).instrument(span));
-        if arenas.parts.spans_nodes {
+        if arenas.parts.topology.arenas_made_elsewhere() {
             let span = tracing::info_span!(parent: None, "arena discovery");
             tokio::spawn(arenas.clone().discover_forever().instrument(span));
         }

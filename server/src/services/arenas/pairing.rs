@@ -80,7 +80,8 @@ impl Arenas {
         last_status: &mut Option<ArenaStatus>,
         wave: Duration,
     ) -> Option<Duration> {
-        if self.parts.spans_nodes {
+        let shared = self.parts.topology.arena_may_change_elsewhere(&cell.id);
+        if shared {
             let mut stored = cell.stored.lock().await;
             if let Err(e) = self.reload(cell, &mut stored).await {
                 tracing::warn!(error = %e, "cannot read the arena");
@@ -122,7 +123,8 @@ impl Arenas {
             }
             ArenaStatus::Running => until(ends_at),
         };
-        Some(match self.parts.spans_nodes {
+        // Another node's change shows here only when the store is read again: each wave.
+        Some(match shared {
             true => pause.min(wave),
             false => pause,
         })
@@ -133,7 +135,7 @@ impl Arenas {
     /// or expired, renewed when half of it is left, each a conditional write), so one node
     /// pairs and a dead one's arena is taken over within [`PAIRING_LEASE_MS`].
     async fn pairing_lease(&self, cell: &Cell) -> bool {
-        if !self.parts.spans_nodes {
+        if !self.parts.topology.arena_may_change_elsewhere(&cell.id) {
             return true;
         }
         let now = self.now();
@@ -207,10 +209,11 @@ impl Arenas {
     async fn choose_round(&self, cell: &Cell, ratings: Vec<(String, i64)>) -> Option<Round> {
         let now = self.now();
         let players = &self.parts.players;
-        // In a cluster a player may be connected to another node: presence is not known
-        // here, so nobody is left out for it.
-        let anywhere = self.parts.spans_nodes;
-        let online = |p: &str| anywhere || players.is_online(p);
+        // A player who may be connected to another node is not known absent here: nobody
+        // is left out for it.
+        let topology = &self.parts.topology;
+        let online =
+            |p: &str| players.is_online(&PlayerId::from(p)) || topology.may_be_connected_elsewhere(p);
         // The round is chosen and written under one hold of the version lock (see
         // `persist_locked`): a reload in between would drop it from the state written.
         let mut stored = cell.stored.lock().await;

@@ -57,7 +57,8 @@ impl Arenas {
                     }
                 }
             } else if (now.saturating_sub(started_at) > UNSTARTED_MS
-                || (!self.parts.spans_nodes && started_at < self.born))
+                || (!self.parts.topology.arena_may_change_elsewhere(&cell.id)
+                    && started_at < self.born))
                 && timed_store_call(metrics, store.game(&game))
                     .await?
                     .is_none()
