@@ -212,8 +212,9 @@ impl Arenas {
         // A player who may be connected to another node is not known absent here: nobody
         // is left out for it.
         let topology = &self.parts.topology;
-        let online =
-            |p: &str| players.is_online(&PlayerId::from(p)) || topology.may_be_connected_elsewhere(p);
+        let online = |p: &str| {
+            players.is_online(&PlayerId::from(p)) || topology.may_be_connected_elsewhere(p)
+        };
         // The round is chosen and written under one hold of the version lock (see
         // `persist_locked`): a reload in between would drop it from the state written.
         let mut stored = cell.stored.lock().await;
