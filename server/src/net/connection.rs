@@ -19,7 +19,8 @@ use tracing::Instrument;
 use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
-use crate::net::outbound::{ConnHandle, RawSocket};
+use crate::net::outbound::ConnHandle;
+use crate::net::socket::RawSocket;
 use crate::services::hub::Hub;
 use crate::session::{Flow, Session};
 

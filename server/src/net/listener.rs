@@ -177,12 +177,12 @@ impl Counted {
     }
 }
 
-impl crate::net::outbound::RawSocket for Counted {
+impl crate::net::socket::RawSocket for Counted {
     fn try_write_vectored(&self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
-        crate::net::outbound::RawSocket::try_write_vectored(self.tcp()?, bufs)
+        crate::net::socket::RawSocket::try_write_vectored(self.tcp()?, bufs)
     }
     fn write_now(&self, buf: &[u8]) -> std::io::Result<usize> {
-        crate::net::outbound::RawSocket::write_now(self.tcp()?, buf)
+        crate::net::socket::RawSocket::write_now(self.tcp()?, buf)
     }
     fn poll_write_ready(
         &self,
@@ -194,7 +194,7 @@ impl crate::net::outbound::RawSocket for Counted {
         }
     }
     fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
-        crate::net::outbound::RawSocket::try_read(self.tcp()?, buf)
+        crate::net::socket::RawSocket::try_read(self.tcp()?, buf)
     }
     fn poll_read_ready(
         &self,

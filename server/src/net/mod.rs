@@ -10,5 +10,6 @@ pub mod connection;
 pub mod frame;
 pub mod listener;
 pub mod outbound;
+pub mod socket;
 pub mod upgrade;
 pub mod web;

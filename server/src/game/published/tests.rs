@@ -8,7 +8,7 @@ use stoa_protocol::wire::ServerMessage;
 use super::*;
 use crate::game::core::{write_patch, PatchOp};
 use crate::metrics::Metrics;
-use crate::net::outbound::RawSocket;
+use crate::net::socket::RawSocket;
 use stoa_protocol::clock::VirtualTime;
 
 static LOBBY: Kind = Kind {
