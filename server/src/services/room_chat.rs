@@ -51,7 +51,7 @@ impl RoomChat {
     }
 
     /// Sends a line to every watcher here.
-    fn deliver(&self, code: &str, line: &RoomChatLine) {
+    fn deliver(&self, code: &RoomCode, line: &RoomChatLine) {
         let msg = ServerMessage::RoomChat {
             code: code.to_string(),
             id: line.id.clone(),
@@ -125,14 +125,14 @@ impl RoomChats {
     }
 
     /// Whether a connection has the room open.
-    pub fn watching(&self, code: &str, conn_id: u64) -> bool {
+    pub fn watching(&self, code: &RoomCode, conn_id: u64) -> bool {
         self.lock()
             .get(code)
             .is_some_and(|c| c.watchers.contains_key(&conn_id))
     }
 
     /// Closes a room's chat for a connection.
-    pub fn unwatch(&self, code: &str, conn_id: u64) {
+    pub fn unwatch(&self, code: &RoomCode, conn_id: u64) {
         if let Some(chat) = self.lock().get_mut(code) {
             if chat.watchers.remove(&conn_id).is_some() {
                 chat.touched = Some(Instant::now());
@@ -179,7 +179,7 @@ impl RoomChats {
             };
             chat.push(line.clone());
             chat.touched = Some(now);
-            chat.deliver(code.as_ref(), &line);
+            chat.deliver(code, &line);
             line
         };
         self.topology.room_line(code.as_ref(), &line).await;
@@ -188,15 +188,14 @@ impl RoomChats {
 
     /// A line said in a room on another node: kept here too and sent to this node's
     /// watchers.
-    pub fn heard(&self, code: &str, line: RoomChatLine) {
+    pub fn heard(&self, code: RoomCode, line: RoomChatLine) {
         let now = Instant::now();
         let mut rooms = self.lock();
-        let code = RoomCode::from(code);
         if !rooms.contains_key(&code) {
             Self::sweep(&mut rooms, now);
         }
         let chat = rooms.entry(code.clone()).or_default();
-        chat.deliver(code.as_ref(), &line);
+        chat.deliver(&code, &line);
         chat.push(line);
         chat.touched = Some(now);
     }

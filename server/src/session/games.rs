@@ -5,8 +5,7 @@ use super::*;
 
 impl Session {
     /// A game that is not live: its final document from the store, or `not_found`.
-    pub(super) async fn finished(&self, game_id: &str) -> Result<Finished, ApiError> {
-        let game_id = &GameId::from(game_id);
+    pub(super) async fn finished(&self, game_id: &GameId) -> Result<Finished, ApiError> {
         let finished = self
             .hub
             .store_call(self.hub.store.finished_game(game_id))
@@ -102,7 +101,7 @@ impl Session {
     async fn watch_finished(
         &mut self,
         rid: Option<Rid>,
-        game_id: &str,
+        game_id: &GameId,
         since: Option<u64>,
         code: Option<String>,
     ) -> Result<(), ApiError> {

@@ -50,7 +50,7 @@ impl Session {
 
     /// `room.unwatch`: no more lines of that room on this connection.
     pub(super) fn room_unwatch(&mut self, rid: Option<Rid>, code: &str) {
-        let code = ids::normalize_code(code);
+        let code = RoomCode::typed(code);
         self.hub.room_chats.unwatch(&code, self.conn.id);
         self.rooms_open.retain(|c| *c != code);
         self.ok(rid, None, None);
