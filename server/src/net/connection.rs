@@ -170,6 +170,34 @@ impl Ending {
     }
 }
 
+/// The connection's idle timeout, and the time between its own pings.
+///
+/// Why these pings: they only keep the connection from the idle timeout (and proxies from
+/// closing it), so they come every half of it and one late pong is no disconnection. Round
+/// trips for lag compensation are asked by the games, of the player whose clock starts
+/// running (`Actor::ping_runner`): an idle server sends almost nothing.
+fn keepalive(hub: &Hub) -> (Duration, Duration) {
+    let ping_every = Duration::from_millis(hub.config.ping_interval_ms.max(100));
+    let idle = Duration::from_millis(hub.config.idle_timeout_ms);
+    (idle, ping_every.max(idle / 2))
+}
+
+/// How a failed read ends the connection.
+fn read_failure(error: tungstenite::Error) -> Ending {
+    match error {
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Ending {
+            close: None,
+            wait_writer: true,
+        },
+        tungstenite::Error::Capacity(_) => Ending::close(1009, "frame too large"),
+        // A broken socket or a protocol violation: nothing queued would reach anyone.
+        _ => Ending {
+            close: None,
+            wait_writer: false,
+        },
+    }
+}
+
 /// The reader loop: requests one at a time, pings, and the reasons to end (a kick, the
 /// server's shutdown, no hello in time, the idle timeout, the peer's close).
 async fn read_loop(
@@ -181,13 +209,7 @@ async fn read_loop(
     let mut shutdown = hub.shutdown.clone();
     let hello_deadline = tokio::time::sleep(Duration::from_millis(hub.config.hello_timeout_ms));
     tokio::pin!(hello_deadline);
-    let ping_every = Duration::from_millis(hub.config.ping_interval_ms.max(100));
-    let idle = Duration::from_millis(hub.config.idle_timeout_ms);
-    // The connection's own pings only keep it from the idle timeout (and proxies from
-    // closing it): every half of it, so one late pong is no disconnection. Round trips
-    // for lag compensation are asked by the games, of the player whose clock starts
-    // running (`Actor::ping_runner`): an idle server sends almost nothing.
-    let keepalive = ping_every.max(idle / 2);
+    let (idle, keepalive) = keepalive(hub);
     let ping = tokio::time::sleep(keepalive);
     tokio::pin!(ping);
     let mut last_seen = Instant::now();
@@ -230,16 +252,8 @@ async fn read_loop(
             // next request only when there is some (see `ConnHandle::room`).
             frame = async { conn.room(ANSWER_ROOM).await; next_message(ws).await } => {
                 let msg = match frame {
-                    Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
-                        return Ending { close: None, wait_writer: true };
-                    }
-                    Err(tungstenite::Error::Capacity(_)) => {
-                        return Ending::close(1009, "frame too large");
-                    }
-                    // A broken socket or a protocol violation: nothing queued would
-                    // reach anyone.
-                    Err(_) => return Ending { close: None, wait_writer: false },
                     Ok(msg) => msg,
+                    Err(error) => return read_failure(error),
                 };
                 last_seen = Instant::now();
                 if let Some(ending) = on_message(hub, conn, session, msg).await {

@@ -7,6 +7,39 @@
 use super::*;
 
 impl Session {
+    /// The accounts family: accounts, device links and the devices of an account.
+    pub(super) async fn dispatch_account(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
+            ClientMessage::LinkCode { rid } => Box::pin(self.link_code(rid)).await,
+            ClientMessage::LinkRedeem { rid, code, device } => {
+                Box::pin(self.link_redeem(rid, code, device)).await
+            }
+            ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
+            ClientMessage::Account { rid } => Box::pin(self.account(rid)).await,
+            ClientMessage::AccountClaim {
+                rid,
+                name,
+                password,
+            } => Box::pin(self.account_claim(rid, &name, &password.0)).await,
+            ClientMessage::AccountLogin {
+                rid,
+                name,
+                password,
+                device,
+            } => Box::pin(self.account_login(rid, &name, &password.0, device)).await,
+            ClientMessage::AccountPassword {
+                rid,
+                current,
+                new,
+                revoke_others,
+            } => Box::pin(self.account_password(rid, &current.0, &new.0, revoke_others)).await,
+            ClientMessage::AccountLogout { rid } => Box::pin(self.account_logout(rid)).await,
+            ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
+            // Routed here only by `dispatch_more`.
+            _other => Err(unexpected()),
+        }
+    }
+
     /// `account`: the account this player claimed, read afresh (another device may have
     /// claimed it since this connection's `hello`).
     pub(super) async fn account(&mut self, rid: Option<Rid>) -> Result<(), ApiError> {

@@ -6,6 +6,39 @@ use crate::domain::chat::ChatOp;
 use crate::game::ChatRequest;
 
 impl Session {
+    /// The chat family: `chat.say`, `chat.mute` and `chat.spectators`.
+    pub(super) async fn dispatch_chat(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
+            ClientMessage::ChatSay {
+                rid,
+                game_id,
+                channel,
+                text,
+            } => {
+                let op = ChatOp::Say { channel, text };
+                Box::pin(self.chat(rid, game_id.into(), op)).await
+            }
+            ClientMessage::ChatMute {
+                rid,
+                game_id,
+                player_id,
+                muted,
+            } => {
+                let op = ChatOp::Mute {
+                    target: player_id,
+                    muted,
+                };
+                Box::pin(self.chat(rid, game_id.into(), op)).await
+            }
+            ClientMessage::ChatSpectators { rid, game_id, on } => {
+                let op = ChatOp::Spectators { on };
+                Box::pin(self.chat(rid, game_id.into(), op)).await
+            }
+            // Routed here only by `dispatch_more`.
+            _other => Err(unexpected()),
+        }
+    }
+
     /// `chat.say`, `chat.mute`, `chat.spectators`: answered `ok` (with the game's current
     /// seq) or an error that changed nothing.
     pub(super) async fn chat(

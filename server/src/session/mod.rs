@@ -264,14 +264,20 @@ impl Session {
                 mv,
                 seq,
             } => self.act(rid, game_id.into(), Act::Move { mv, seq }).await,
-            ClientMessage::GameResign { rid, game_id } => self.act(rid, game_id.into(), Act::Resign).await,
+            ClientMessage::GameResign { rid, game_id } => {
+                self.act(rid, game_id.into(), Act::Resign).await
+            }
             ClientMessage::GameDraw {
                 rid,
                 game_id,
                 action,
             } => self.act(rid, game_id.into(), Act::Draw { action }).await,
-            ClientMessage::GameAbort { rid, game_id } => self.act(rid, game_id.into(), Act::Abort).await,
-            ClientMessage::GameClaim { rid, game_id } => self.act(rid, game_id.into(), Act::Claim).await,
+            ClientMessage::GameAbort { rid, game_id } => {
+                self.act(rid, game_id.into(), Act::Abort).await
+            }
+            ClientMessage::GameClaim { rid, game_id } => {
+                self.act(rid, game_id.into(), Act::Claim).await
+            }
             ClientMessage::GameRematch { rid, game_id } => {
                 self.act(rid, game_id.into(), Act::Rematch).await
             }
@@ -281,9 +287,81 @@ impl Session {
         }
     }
 
-    /// The requests [`Session::dispatch`] hands on: rooms, bots, queues, the lobby and
-    /// finished games' records.
+    /// The requests [`Session::dispatch`] hands on: rooms, bots, queues, the lobby,
+    /// finished games' records, chat, accounts and arenas. Each family goes to the
+    /// function beside its requests.
     async fn dispatch_more(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
+            msg @ (ClientMessage::RoomCreate { .. }
+            | ClientMessage::BotServe { .. }
+            | ClientMessage::BotPlay { .. }
+            | ClientMessage::RoomJoin { .. }
+            | ClientMessage::RoomLeave { .. }
+            | ClientMessage::RoomWatch { .. }
+            | ClientMessage::RoomUnwatch { .. }
+            | ClientMessage::RoomSay { .. }) => self.dispatch_room(msg).await,
+            msg @ (ClientMessage::GameRecord { .. }
+            | ClientMessage::History { .. }
+            | ClientMessage::Player { .. }
+            | ClientMessage::Leaderboard { .. }) => self.dispatch_record(msg).await,
+            msg @ (ClientMessage::ChatSay { .. }
+            | ClientMessage::ChatMute { .. }
+            | ClientMessage::ChatSpectators { .. }) => self.dispatch_chat(msg).await,
+            msg @ (ClientMessage::LinkCode { .. }
+            | ClientMessage::LinkRedeem { .. }
+            | ClientMessage::Devices { .. }
+            | ClientMessage::Account { .. }
+            | ClientMessage::AccountClaim { .. }
+            | ClientMessage::AccountLogin { .. }
+            | ClientMessage::AccountPassword { .. }
+            | ClientMessage::AccountLogout { .. }
+            | ClientMessage::DeviceRevoke { .. }) => self.dispatch_account(msg).await,
+            ClientMessage::QueueJoin {
+                rid,
+                kind,
+                options,
+                clock,
+                rated,
+            } => {
+                let me = self.me()?.clone();
+                let request = crate::services::matchmaker::JoinRequest {
+                    setup: GameSetup::parse(&kind, &options, clock.as_ref())?,
+                    rated,
+                };
+                Box::pin(self.hub.matchmaking.join(&self.conn, &me, rid, request)).await
+            }
+            ClientMessage::QueueLeave { rid } => {
+                let me = self.me()?.id.clone();
+                self.hub.matchmaking.leave(&me).await;
+                self.ok(rid, None, None);
+                Ok(())
+            }
+            ClientMessage::LobbyWatch { rid } => {
+                self.hub.lobby.watch(self.conn.clone(), rid);
+                Ok(())
+            }
+            ClientMessage::LobbyUnwatch { rid } => {
+                self.hub.lobby.unwatch(self.conn.id);
+                self.ok(rid, None, None);
+                Ok(())
+            }
+            ClientMessage::GameBerserk { rid, game_id } => {
+                self.act(rid, game_id.into(), Act::Berserk).await
+            }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }
+            | ClientMessage::ArenaJoin { .. }
+            | ClientMessage::ArenaPause { .. }
+            | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
+            // Handled by `dispatch` before it hands the rest on.
+            _handled => Err(unexpected()),
+        }
+    }
+
+    /// Rooms and bots: creating, joining, leaving and watching a room, its chat, and the
+    /// games against a bot (which are rooms too).
+    async fn dispatch_room(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
         match msg {
             ClientMessage::RoomCreate {
                 rid,
@@ -314,97 +392,6 @@ impl Session {
             } => Box::pin(self.bot_play(rid, kind, options, clock, level, side)).await,
             ClientMessage::RoomJoin { rid, code } => Box::pin(self.room_join(rid, &code)).await,
             ClientMessage::RoomLeave { rid, code } => self.room_leave(rid, &code).await,
-            ClientMessage::QueueJoin {
-                rid,
-                kind,
-                options,
-                clock,
-                rated,
-            } => {
-                let me = self.me()?.clone();
-                let request = crate::services::matchmaker::JoinRequest {
-                    setup: GameSetup::parse(&kind, &options, clock.as_ref())?,
-                    rated,
-                };
-                Box::pin(self.hub.matchmaking.join(&self.conn, &me, rid, request)).await
-            }
-            ClientMessage::QueueLeave { rid } => {
-                let me = self.me()?.id.clone();
-                self.hub.matchmaking.leave(&me).await;
-                self.ok(rid, None, None);
-                Ok(())
-            }
-            ClientMessage::LobbyWatch { rid } => {
-                self.hub.lobby.watch(self.conn.clone(), rid);
-                Ok(())
-            }
-            ClientMessage::LobbyUnwatch { rid } => {
-                self.hub.lobby.unwatch(self.conn.id);
-                self.ok(rid, None, None);
-                Ok(())
-            }
-            // Boxed: a rare request's state must not grow every idle connection's task.
-            ClientMessage::GameRecord { rid, game_id, code } => {
-                Box::pin(self.record(rid, game_id, code)).await
-            }
-            ClientMessage::History {
-                rid,
-                player_id,
-                before,
-                limit,
-            } => Box::pin(self.history(rid, player_id, before, limit)).await,
-            ClientMessage::Player { rid, player_id } => Box::pin(self.player(rid, player_id)).await,
-            ClientMessage::Leaderboard { rid, kind } => Box::pin(self.leaderboard(rid, kind)).await,
-            ClientMessage::ChatSay {
-                rid,
-                game_id,
-                channel,
-                text,
-            } => {
-                let op = crate::domain::chat::ChatOp::Say { channel, text };
-                Box::pin(self.chat(rid, game_id.into(), op)).await
-            }
-            ClientMessage::ChatMute {
-                rid,
-                game_id,
-                player_id,
-                muted,
-            } => {
-                let op = crate::domain::chat::ChatOp::Mute {
-                    target: player_id,
-                    muted,
-                };
-                Box::pin(self.chat(rid, game_id.into(), op)).await
-            }
-            ClientMessage::ChatSpectators { rid, game_id, on } => {
-                let op = crate::domain::chat::ChatOp::Spectators { on };
-                Box::pin(self.chat(rid, game_id.into(), op)).await
-            }
-            ClientMessage::LinkCode { rid } => Box::pin(self.link_code(rid)).await,
-            ClientMessage::LinkRedeem { rid, code, device } => {
-                Box::pin(self.link_redeem(rid, code, device)).await
-            }
-            ClientMessage::Devices { rid } => Box::pin(self.devices(rid)).await,
-            ClientMessage::Account { rid } => Box::pin(self.account(rid)).await,
-            ClientMessage::AccountClaim {
-                rid,
-                name,
-                password,
-            } => Box::pin(self.account_claim(rid, &name, &password.0)).await,
-            ClientMessage::AccountLogin {
-                rid,
-                name,
-                password,
-                device,
-            } => Box::pin(self.account_login(rid, &name, &password.0, device)).await,
-            ClientMessage::AccountPassword {
-                rid,
-                current,
-                new,
-                revoke_others,
-            } => Box::pin(self.account_password(rid, &current.0, &new.0, revoke_others)).await,
-            ClientMessage::AccountLogout { rid } => Box::pin(self.account_logout(rid)).await,
-            ClientMessage::DeviceRevoke { rid, id } => Box::pin(self.device_revoke(rid, id)).await,
             ClientMessage::RoomWatch { rid, code } => Box::pin(self.room_watch(rid, &code)).await,
             ClientMessage::RoomUnwatch { rid, code } => {
                 self.room_unwatch(rid, &code);
@@ -413,17 +400,8 @@ impl Session {
             ClientMessage::RoomSay { rid, code, text } => {
                 Box::pin(self.room_say(rid, &code, &text)).await
             }
-            ClientMessage::GameBerserk { rid, game_id } => {
-                self.act(rid, game_id.into(), Act::Berserk).await
-            }
-            msg @ (ClientMessage::ArenaCreate { .. }
-            | ClientMessage::ArenaWatch { .. }
-            | ClientMessage::ArenaUnwatch { .. }
-            | ClientMessage::ArenaJoin { .. }
-            | ClientMessage::ArenaPause { .. }
-            | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
-            // Handled by `dispatch` before it hands the rest on.
-            _handled => Err(ApiError::new(ErrorCode::BadRequest, "unexpected request")),
+            // Routed here only by `dispatch_more`.
+            _other => Err(unexpected()),
         }
     }
 
@@ -511,4 +489,10 @@ fn typed_other_than_hello(text: &str) -> bool {
 fn valid_name(name: &str) -> Result<String, ApiError> {
     crate::domain::account::display_name(name)
         .map_err(|e| ApiError::new(ErrorCode::BadRequest, e.to_string()))
+}
+
+/// The error for a request handed to a dispatch function that does not serve its family:
+/// the routing above it sends each request to one family only.
+fn unexpected() -> ApiError {
+    ApiError::new(ErrorCode::BadRequest, "unexpected request")
 }

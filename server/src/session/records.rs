@@ -5,6 +5,26 @@
 use super::*;
 
 impl Session {
+    /// The records family: `game.record`, `history`, `player` and `leaderboard`.
+    pub(super) async fn dispatch_record(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
+        match msg {
+            // Boxed: a rare request's state must not grow every idle connection's task.
+            ClientMessage::GameRecord { rid, game_id, code } => {
+                Box::pin(self.record(rid, game_id, code)).await
+            }
+            ClientMessage::History {
+                rid,
+                player_id,
+                before,
+                limit,
+            } => Box::pin(self.history(rid, player_id, before, limit)).await,
+            ClientMessage::Player { rid, player_id } => Box::pin(self.player(rid, player_id)).await,
+            ClientMessage::Leaderboard { rid, kind } => Box::pin(self.leaderboard(rid, kind)).await,
+            // Routed here only by `dispatch_more`.
+            _other => Err(unexpected()),
+        }
+    }
+
     /// `game.record`: a finished game's text record, for its players, anyone for a public
     /// game, or whoever gives its room's code.
     pub(super) async fn record(
@@ -17,7 +37,11 @@ impl Session {
         let (setup, finished) = self
             .hub
             .records
-            .finished_for(&GameId::from(game_id.as_str()), Some(me.as_str()), code.as_deref())
+            .finished_for(
+                &GameId::from(game_id.as_str()),
+                Some(me.as_str()),
+                code.as_deref(),
+            )
             .await?;
         self.send(&ServerMessage::Record {
             rid,
