@@ -401,7 +401,7 @@ impl Recovery {
             return Ok(None);
         };
         Ok(Some(Room {
-            code: record.code.into(),
+            code: record.code,
             setup,
             rated: record.rated,
             visibility: record.visibility,

@@ -92,7 +92,7 @@ impl Session {
                     room: Box::new(room.info()),
                 });
                 self.hub
-                    .announce_from_room(&game, room.side_names(), Some(code.into()))
+                    .announce_from_room(&game, room.side_names(), Some(code))
                     .await;
                 Ok(())
             }
