@@ -229,7 +229,12 @@ mod tests {
         );
         let before = store_seconds(&hub.metrics);
         // No such room here: it is looked for in the store, which takes `delay`.
-        assert!(hub.hosting.room(&crate::ids::RoomCode::from("ABCD")).await.unwrap().is_none());
+        assert!(hub
+            .hosting
+            .room(&crate::ids::RoomCode::from("ABCD"))
+            .await
+            .unwrap()
+            .is_none());
         let timed = store_seconds(&hub.metrics) - before;
         assert!(
             timed >= delay.as_secs_f64(),

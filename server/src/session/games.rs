@@ -75,7 +75,8 @@ impl Session {
                 }
                 Some(RoomStatus::Started(id)) if id != game_id => {
                     // Started on another node of a cluster: watch its game with the code.
-                    return Box::pin(self.watch(rid, &id, since, Some(room_code.into_string()))).await;
+                    return Box::pin(self.watch(rid, &id, since, Some(room_code.into_string())))
+                        .await;
                 }
                 _ => {}
             }

@@ -85,7 +85,9 @@ impl Session {
                 });
                 Ok(())
             }
-            Joined::Started(game_id) => Box::pin(self.watch(rid, &game_id, None, Some(code.into_string()))).await,
+            Joined::Started(game_id) => {
+                Box::pin(self.watch(rid, &game_id, None, Some(code.into_string()))).await
+            }
             Joined::Start { room, game } => {
                 self.send(&ServerMessage::Room {
                     rid,
