@@ -69,6 +69,109 @@ fn pair(field: &str, text: &str) -> Result<[u32; 2], RulesError> {
 
 /// Parses and checks a position string; never panics.
 pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError> {
+    let fields = split_fields(text)?;
+    let stones = parse_board(fields[0])?;
+    let to_act = match fields[1] {
+        "l" => Side::First,
+        "d" => Side::Second,
+        other => {
+            return Err(err(format!(
+                "the player to act must be 'l' or 'd', got '{other}'"
+            )))
+        }
+    };
+
+    let placed = parse_placed(fields[2], stones)?;
+    let tokens = parse_tokens(fields[3])?;
+    let scores = parse_scores(fields[4])?;
+
+    let bonus = match fields[5] {
+        "0" => false,
+        "1" => true,
+        other => return Err(err(format!("bonus must be '0' or '1', got '{other}'"))),
+    };
+    let passes = match fields[6] {
+        "0" => 0u8,
+        "1" => 1,
+        // Two consecutive passes is how the string records a game drawn by passes.
+        "2" => 2,
+        other => {
+            return Err(err(format!(
+                "passes must be 0 or 1 (2 once the game is drawn by passes), got '{other}'"
+            )))
+        }
+    };
+
+    check_phase(stones, to_act, placed, bonus, passes)?;
+    let outcome = (passes == 2).then_some(Outcome {
+        winner: None,
+        reason: Reason::Passes,
+    });
+    Ok(Akunur {
+        stones,
+        to_act,
+        placed,
+        tokens,
+        scores,
+        bonus,
+        passes,
+        corners_to_win: options.corners_to_win,
+        outcome,
+        history: Vec::new(),
+    })
+}
+
+/// The placed counts ('light,dark'): at most the supply, at least the stones on the board.
+fn parse_placed(field: &str, stones: [u64; 2]) -> Result<[u8; 2], RulesError> {
+    let placed = pair("placed counts", field)?;
+    for (side, &p) in ["light", "dark"].iter().zip(&placed) {
+        if p > STONES as u32 {
+            return Err(err(format!(
+                "{side} has placed {p} stones, but each player has only {STONES}"
+            )));
+        }
+    }
+    let placed = [placed[0] as u8, placed[1] as u8];
+    for (i, side) in ["light", "dark"].iter().enumerate() {
+        let on_board = stones[i].count_ones();
+        if on_board > placed[i] as u32 {
+            return Err(err(format!(
+                "{side} has {on_board} stones on the board but has placed only {}",
+                placed[i]
+            )));
+        }
+    }
+    Ok(placed)
+}
+
+/// The corner tokens left: six '1'/'0' for a1, e1, i5, i9, e9, a5, as a bit set.
+fn parse_tokens(tok: &str) -> Result<u8, RulesError> {
+    if tok.len() != 6 || !tok.bytes().all(|b| b == b'0' || b == b'1') {
+        return Err(err(format!(
+            "tokens must be six '1'/'0' for the corners a1, e1, i5, i9, e9, a5, got '{tok}'"
+        )));
+    }
+    Ok(tok
+        .bytes()
+        .enumerate()
+        .fold(0u8, |m, (k, b)| if b == b'1' { m | 1 << k } else { m }))
+}
+
+/// The scores ('light,dark'): multiples of 10 up to 60.
+fn parse_scores(field: &str) -> Result<[u8; 2], RulesError> {
+    let scores = pair("scores", field)?;
+    for (side, &s) in ["light", "dark"].iter().zip(&scores) {
+        if s % 10 != 0 || s > 60 {
+            return Err(err(format!(
+                "{side}'s score must be a multiple of 10 from 0 to 60 (10 per token), got {s}"
+            )));
+        }
+    }
+    Ok([scores[0] as u8, scores[1] as u8])
+}
+
+/// The seven space-separated fields of a position string.
+fn split_fields(text: &str) -> Result<Vec<&str>, RulesError> {
     let fields: Vec<&str> = text.trim().split(' ').collect();
     if fields.len() > 1 {
         if let Some(i) = fields.iter().position(|f| f.is_empty()) {
@@ -82,8 +185,12 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
         return Err(err(format!("{FORMAT}; found {} field(s)", fields.len())));
     }
 
-    // Rows, 9 down to 1.
-    let rows: Vec<&str> = fields[0].split('/').collect();
+    Ok(fields)
+}
+
+/// The stones of the board field: rows 9 down to 1, separated by '/'.
+fn parse_board(field: &str) -> Result<[u64; 2], RulesError> {
+    let rows: Vec<&str> = field.split('/').collect();
     if rows.len() != 9 {
         return Err(err(format!(
             "the board must have 9 rows separated by '/', found {}",
@@ -115,74 +222,19 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
             }
         }
     }
+    Ok(stones)
+}
 
-    let to_act = match fields[1] {
-        "l" => Side::First,
-        "d" => Side::Second,
-        other => {
-            return Err(err(format!(
-                "the player to act must be 'l' or 'd', got '{other}'"
-            )))
-        }
-    };
-
-    let placed = pair("placed counts", fields[2])?;
-    for (side, &p) in ["light", "dark"].iter().zip(&placed) {
-        if p > STONES as u32 {
-            return Err(err(format!(
-                "{side} has placed {p} stones, but each player has only {STONES}"
-            )));
-        }
-    }
-    let placed = [placed[0] as u8, placed[1] as u8];
-    for (i, side) in ["light", "dark"].iter().enumerate() {
-        let on_board = stones[i].count_ones();
-        if on_board > placed[i] as u32 {
-            return Err(err(format!(
-                "{side} has {on_board} stones on the board but has placed only {}",
-                placed[i]
-            )));
-        }
-    }
-
-    let tok = fields[3];
-    if tok.len() != 6 || !tok.bytes().all(|b| b == b'0' || b == b'1') {
-        return Err(err(format!(
-            "tokens must be six '1'/'0' for the corners a1, e1, i5, i9, e9, a5, got '{tok}'"
-        )));
-    }
-    let tokens = tok
-        .bytes()
-        .enumerate()
-        .fold(0u8, |m, (k, b)| if b == b'1' { m | 1 << k } else { m });
-
-    let scores = pair("scores", fields[4])?;
-    for (side, &s) in ["light", "dark"].iter().zip(&scores) {
-        if s % 10 != 0 || s > 60 {
-            return Err(err(format!(
-                "{side}'s score must be a multiple of 10 from 0 to 60 (10 per token), got {s}"
-            )));
-        }
-    }
-    let scores = [scores[0] as u8, scores[1] as u8];
-
-    let bonus = match fields[5] {
-        "0" => false,
-        "1" => true,
-        other => return Err(err(format!("bonus must be '0' or '1', got '{other}'"))),
-    };
-    let passes = match fields[6] {
-        "0" => 0u8,
-        "1" => 1,
-        // Two consecutive passes is how the string records a game drawn by passes.
-        "2" => 2,
-        other => {
-            return Err(err(format!(
-                "passes must be 0 or 1 (2 once the game is drawn by passes), got '{other}'"
-            )))
-        }
-    };
-
+/// Whether the counts, the bonus and the passes can occur together: who acts in the
+/// placement phase follows from the counts, and a bonus placement needs a supply, an empty
+/// placement cell and no pass.
+fn check_phase(
+    stones: [u64; 2],
+    to_act: Side,
+    placed: [u8; 2],
+    bonus: bool,
+    passes: u8,
+) -> Result<(), RulesError> {
     let total = placed[0] + placed[1];
     let me = to_act.index();
     let empty = board::ALL & !(stones[0] | stones[1]);
@@ -239,20 +291,5 @@ pub(super) fn parse(options: &Options, text: &str) -> Result<Akunur, RulesError>
         }
     }
 
-    let outcome = (passes == 2).then_some(Outcome {
-        winner: None,
-        reason: Reason::Passes,
-    });
-    Ok(Akunur {
-        stones,
-        to_act,
-        placed,
-        tokens,
-        scores,
-        bonus,
-        passes,
-        corners_to_win: options.corners_to_win,
-        outcome,
-        history: Vec::new(),
-    })
+    Ok(())
 }
