@@ -51,7 +51,7 @@ fn open(frame: &mut String, tag: &str, id_key: Option<&str>, id: &str) {
 /// Why sized, not grown: a diff stays in the replay buffer (256 of them by default for a
 /// game), and a `String` that outgrows its buffer doubles it, so a fixed guess kept twice
 /// the bytes of every diff over 512 (1 KiB of a 16x15 game's ~550-byte diffs, the most
-/// memory a move kept: heaptrack, docs "Performance") and copied each one once more.
+/// memory a move kept: heaptrack, docs/performance.md) and copied each one once more.
 pub(super) fn diff_frame(
     kind: &Kind,
     id: &str,
