@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 use stoa_protocol::wire::{
-    parse_client_message, ClientMessage, ErrorCode, PlayerInfo, Rid, SeatPlayer, ServerMessage,
-    Visibility, PROTOCOL_VERSION,
+    parse_client_message, ClientMessage, ErrorCode, ParseError, PlayerInfo, Rid, SeatPlayer,
+    ServerMessage, Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -134,24 +134,7 @@ impl Session {
         self.hub.metrics.messages_in.inc();
         let msg = match parse_client_message(text) {
             Ok(msg) => msg,
-            Err(e) => {
-                if let Some(flow) = self.rate(&e.rid) {
-                    return flow;
-                }
-                // Before `hello`, any message typed other than `hello` (known type with bad
-                // fields included) is "another first message": unauthorized, then close.
-                if !self.identified()
-                    && (e.code == ErrorCode::UnknownType || typed_other_than_hello(text))
-                {
-                    self.send_error(
-                        e.rid,
-                        &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
-                    );
-                    return Flow::Close(1008, "hello expected");
-                }
-                self.send(&ServerMessage::error(e.rid, e.code, e.message));
-                return Flow::Continue;
-            }
+            Err(e) => return self.unparsed(text, e),
         };
         let rid = msg.rid().cloned();
         if let ClientMessage::Ping { rid } = &msg {
@@ -167,42 +150,7 @@ impl Session {
             return flow;
         }
         if !self.identified() {
-            return match msg {
-                ClientMessage::Hello {
-                    rid,
-                    protocol,
-                    token,
-                    name,
-                    bot,
-                    device,
-                    login,
-                } => {
-                    let said = hello::Said {
-                        protocol,
-                        token,
-                        name,
-                        bot,
-                        device,
-                        login,
-                    };
-                    // Boxed: it runs once per connection, its state need not stay with it.
-                    let hello = self.hello(rid.clone(), said);
-                    match Box::pin(hello).await {
-                        // The handshake is not one of the 50 requests a client may make per
-                        // window: the budget starts with the session.
-                        Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
-                        Err(e) => self.send_error(rid, &e),
-                    }
-                    Flow::Continue
-                }
-                _ => {
-                    self.send_error(
-                        rid,
-                        &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
-                    );
-                    Flow::Close(1008, "hello expected")
-                }
-            };
+            return self.before_hello(msg).await;
         }
         if *self.hub.shutdown.borrow() {
             self.send_error(
@@ -215,6 +163,66 @@ impl Session {
             self.send_error(rid, &e);
         }
         Flow::Continue
+    }
+
+    /// A text frame that is no request: answered with the parse error, or, before
+    /// `hello`, closed.
+    fn unparsed(&mut self, text: &str, e: ParseError) -> Flow {
+        if let Some(flow) = self.rate(&e.rid) {
+            return flow;
+        }
+        // Before `hello`, any message typed other than `hello` (known type with bad
+        // fields included) is "another first message": unauthorized, then close.
+        if !self.identified() && (e.code == ErrorCode::UnknownType || typed_other_than_hello(text))
+        {
+            self.send_error(
+                e.rid,
+                &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
+            );
+            return Flow::Close(1008, "hello expected");
+        }
+        self.send(&ServerMessage::error(e.rid, e.code, e.message));
+        Flow::Continue
+    }
+
+    /// A request before the session knows its player: only `hello` is one.
+    async fn before_hello(&mut self, msg: ClientMessage) -> Flow {
+        match msg {
+            ClientMessage::Hello {
+                rid,
+                protocol,
+                token,
+                name,
+                bot,
+                device,
+                login,
+            } => {
+                let said = hello::Said {
+                    protocol,
+                    token,
+                    name,
+                    bot,
+                    device,
+                    login,
+                };
+                // Boxed: it runs once per connection, its state need not stay with it.
+                let hello = self.hello(rid.clone(), said);
+                match Box::pin(hello).await {
+                    // The handshake is not one of the 50 requests a client may make per
+                    // window: the budget starts with the session.
+                    Ok(()) => self.limiter = Self::fresh_limiter(&self.hub),
+                    Err(e) => self.send_error(rid, &e),
+                }
+                Flow::Continue
+            }
+            other => {
+                self.send_error(
+                    other.rid().cloned(),
+                    &ApiError::new(ErrorCode::Unauthorized, "the first message must be hello"),
+                );
+                Flow::Close(1008, "hello expected")
+            }
+        }
     }
 
     fn me(&self) -> Result<&PlayerRecord, ApiError> {
