@@ -16,7 +16,7 @@ async fn connect_as(server: &Server, forwarded: &str) -> bool {
 
 #[tokio::test]
 async fn a_made_up_forwarded_address_does_not_escape_the_per_ip_limit() {
-    let server = // A window no run outlasts: nothing is given back between the six attempts.
+    // A window no run outlasts: nothing is given back between the six attempts.
     let server = Server::start_with(&[
         "--trust-proxy",
         "--ip-conn-limit",
