@@ -101,9 +101,43 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
     }
 
     let mut game = Akron::empty(options, size);
+    let counts = place_balls(&mut game, fields[4], fields[5])?;
+    let limit = if size == options.size as usize {
+        options.pieces() as u64
+    } else {
+        MAX_PIECES as u64
+    };
+    for side in 0..2 {
+        let who = if side == 0 { "vert" } else { "horz" };
+        if counts[side] + piles[side] > limit {
+            return Err(RulesError::position(format!(
+                "{who} has {} balls on the board and {} in the pile, more than the {limit} pieces",
+                counts[side], piles[side]
+            )));
+        }
+    }
+    game.piles = [piles[0] as u32, piles[1] as u32];
+    game.to_move = to_move;
+    game.ply = ply as u32;
+    game.hash = game.zobrist_all();
+    game.history = vec![game.hash];
+    if !game.can_add_or_swap()
+        && Analysis::with(game.geo, &game.cells, |an| !game.has_legal_action(an))
+    {
+        game.outcome = Some(Outcome {
+            winner: Some(to_move.other()),
+            reason: Reason::NoMoves,
+        });
+    }
+    Ok(game)
+}
+
+/// Puts the listed balls (`-` for none) on an empty board and checks each one is
+/// supported; answers how many balls each side has on the board.
+fn place_balls(game: &mut Akron, vert: &str, horz: &str) -> Result<[u64; 2], RulesError> {
     let geo = game.geo;
     let mut counts = [0u64; 2];
-    for (side, list) in [(0usize, fields[4]), (1usize, fields[5])] {
+    for (side, list) in [(0usize, vert), (1usize, horz)] {
         if list == "-" {
             continue;
         }
@@ -135,32 +169,5 @@ pub fn parse(options: &Options, text: &str) -> Result<Akron, RulesError> {
             )));
         }
     }
-    let limit = if size == options.size as usize {
-        options.pieces() as u64
-    } else {
-        MAX_PIECES as u64
-    };
-    for side in 0..2 {
-        let who = if side == 0 { "vert" } else { "horz" };
-        if counts[side] + piles[side] > limit {
-            return Err(RulesError::position(format!(
-                "{who} has {} balls on the board and {} in the pile, more than the {limit} pieces",
-                counts[side], piles[side]
-            )));
-        }
-    }
-    game.piles = [piles[0] as u32, piles[1] as u32];
-    game.to_move = to_move;
-    game.ply = ply as u32;
-    game.hash = game.zobrist_all();
-    game.history = vec![game.hash];
-    if !game.can_add_or_swap()
-        && Analysis::with(game.geo, &game.cells, |an| !game.has_legal_action(an))
-    {
-        game.outcome = Some(Outcome {
-            winner: Some(to_move.other()),
-            reason: Reason::NoMoves,
-        });
-    }
-    Ok(game)
+    Ok(counts)
 }

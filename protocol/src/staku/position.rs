@@ -71,34 +71,7 @@ pub(crate) fn parse(text: &str, max_stack: u8) -> Result<Parsed, RulesError> {
             if *cell_text == "." {
                 continue;
             }
-            if cell_text.is_empty() {
-                return Err(err(format!("cell {name} is empty text (use '.')")));
-            }
-            let mut tokens = Vec::with_capacity(3);
-            for c in cell_text.chars() {
-                tokens.push(match c {
-                    'W' => Token::White,
-                    'B' => Token::Black,
-                    'N' => Token::Neutral,
-                    _ => {
-                        return Err(err(format!(
-                            "cell {name}: unexpected '{c}' (tokens are W, B, N bottom to top, or '.' for empty)"
-                        )))
-                    }
-                });
-            }
-            if tokens.len() > max_stack as usize {
-                return Err(err(format!(
-                    "cell {name}: stack of {} tokens exceeds max_stack {max_stack}",
-                    tokens.len()
-                )));
-            }
-            let stack = Stack::from_tokens(&tokens).ok_or_else(|| {
-                err(format!(
-                    "cell {name}: '{cell_text}' is not a legal stack (one colour with neutrals, no neutral above a coloured token)"
-                ))
-            })?;
-            board[(ROW_START[r] as usize) + i] = stack;
+            board[(ROW_START[r] as usize) + i] = parse_stack(&name, cell_text, max_stack)?;
         }
     }
     let to_act = match fields[1] {
@@ -130,4 +103,38 @@ pub(crate) fn parse(text: &str, max_stack: u8) -> Result<Parsed, RulesError> {
         to_act,
         counter,
     })
+}
+
+/// One cell's stack, bottom to top (`W`, `B`, `N`), checked against `max_stack` and the
+/// stacking rules.
+fn parse_stack(name: &str, cell_text: &str, max_stack: u8) -> Result<Stack, RulesError> {
+    let err = |m: String| RulesError::position(m);
+    if cell_text.is_empty() {
+        return Err(err(format!("cell {name} is empty text (use '.')")));
+    }
+    let mut tokens = Vec::with_capacity(3);
+    for c in cell_text.chars() {
+        tokens.push(match c {
+            'W' => Token::White,
+            'B' => Token::Black,
+            'N' => Token::Neutral,
+            _ => {
+                return Err(err(format!(
+                    "cell {name}: unexpected '{c}' (tokens are W, B, N bottom to top, or '.' for empty)"
+                )))
+            }
+        });
+    }
+    if tokens.len() > max_stack as usize {
+        return Err(err(format!(
+            "cell {name}: stack of {} tokens exceeds max_stack {max_stack}",
+            tokens.len()
+        )));
+    }
+    let stack = Stack::from_tokens(&tokens).ok_or_else(|| {
+        err(format!(
+            "cell {name}: '{cell_text}' is not a legal stack (one colour with neutrals, no neutral above a coloured token)"
+        ))
+    })?;
+    Ok(stack)
 }

@@ -25,42 +25,7 @@ pub(super) fn parse(width: u8, height: u8, text: &str) -> Result<Unane, RulesErr
             text.escape_debug()
         )));
     }
-    let rows: Vec<&str> = fields[0].split('/').collect();
-    if rows.len() != usize::from(height) {
-        return Err(RulesError::position(format!(
-            "expected {height} ranks separated by '/' for a {width}x{height} board, got {}",
-            rows.len()
-        )));
-    }
-    let mut stones = [Bits::EMPTY; 2];
-    for (i, row) in rows.iter().enumerate() {
-        // Rows are listed from the top rank down.
-        let rank = height - 1 - i as u8;
-        if row.len() != usize::from(width) || row.chars().count() != usize::from(width) {
-            return Err(RulesError::position(format!(
-                "rank {} ('{}') must have exactly {width} cells, got {}",
-                rank + 1,
-                row.escape_debug(),
-                row.chars().count()
-            )));
-        }
-        for (file, c) in row.bytes().enumerate() {
-            let bit = Bits::cell(rank * STRIDE + file as u8);
-            match c {
-                b'b' => stones[0] = stones[0] | bit,
-                b'w' => stones[1] = stones[1] | bit,
-                b'.' => {}
-                _ => {
-                    return Err(RulesError::position(format!(
-                        "rank {} has '{}' at file {}; cells are 'b', 'w' or '.'",
-                        rank + 1,
-                        (c as char).escape_debug(),
-                        (b'a' + file as u8) as char
-                    )))
-                }
-            }
-        }
-    }
+    let stones = parse_rows(width, height, fields[0])?;
     let to_act = match fields[1] {
         "b" => Side::First,
         "w" => Side::Second,
@@ -98,6 +63,47 @@ pub(super) fn parse(width: u8, height: u8, text: &str) -> Result<Unane, RulesErr
         )));
     }
     Ok(Unane::from_parts(width, height, stones, to_act, ply))
+}
+
+/// The stones of the rows field: ranks from the top down, separated by '/'.
+fn parse_rows(width: u8, height: u8, field: &str) -> Result<[Bits; 2], RulesError> {
+    let rows: Vec<&str> = field.split('/').collect();
+    if rows.len() != usize::from(height) {
+        return Err(RulesError::position(format!(
+            "expected {height} ranks separated by '/' for a {width}x{height} board, got {}",
+            rows.len()
+        )));
+    }
+    let mut stones = [Bits::EMPTY; 2];
+    for (i, row) in rows.iter().enumerate() {
+        // Rows are listed from the top rank down.
+        let rank = height - 1 - i as u8;
+        if row.len() != usize::from(width) || row.chars().count() != usize::from(width) {
+            return Err(RulesError::position(format!(
+                "rank {} ('{}') must have exactly {width} cells, got {}",
+                rank + 1,
+                row.escape_debug(),
+                row.chars().count()
+            )));
+        }
+        for (file, c) in row.bytes().enumerate() {
+            let bit = Bits::cell(rank * STRIDE + file as u8);
+            match c {
+                b'b' => stones[0] = stones[0] | bit,
+                b'w' => stones[1] = stones[1] | bit,
+                b'.' => {}
+                _ => {
+                    return Err(RulesError::position(format!(
+                        "rank {} has '{}' at file {}; cells are 'b', 'w' or '.'",
+                        rank + 1,
+                        (c as char).escape_debug(),
+                        (b'a' + file as u8) as char
+                    )))
+                }
+            }
+        }
+    }
+    Ok(stones)
 }
 
 /// Four cells' characters by their black bits (low nibble) and white bits (high nibble).
