@@ -15,15 +15,15 @@ use serde_json::json;
 use stoa_protocol::wire::{ErrorCode, SeatPlayer};
 use stoa_server::cluster::messages::BusMessage;
 use stoa_server::cluster::{Cluster, ClusterEvent};
-use stoa_server::game::capabilities::Peers;
+use stoa_server::config::Config;
 use stoa_server::domain::pairing::QueueKey;
+use stoa_server::game::capabilities::Peers;
 use stoa_server::game::queues::Matchmaker;
 use stoa_server::services::registries::Registries;
-use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::services::topology::{
     GameChannels, Leases, Listings, Membership, RoomSharing, ServedBot, SingleNode, Topology,
 };
-use stoa_server::config::Config;
+use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_tests::redis::RedisServer;
 use tokio::sync::{mpsc, watch};
 
@@ -214,8 +214,14 @@ async fn a_cluster_node_keeps_the_contract() {
     );
     cluster.start().await.unwrap();
     // Another node may run any game and change any room.
-    assert!(GameChannels::may_live_elsewhere(cluster.as_ref(), &stoa_server::ids::GameId::from("gnew")));
-    assert!(RoomSharing::room_may_change_elsewhere(cluster.as_ref(), "ABCD"));
+    assert!(GameChannels::may_live_elsewhere(
+        cluster.as_ref(),
+        &stoa_server::ids::GameId::from("gnew")
+    ));
+    assert!(RoomSharing::room_may_change_elsewhere(
+        cluster.as_ref(),
+        "ABCD"
+    ));
     let members = Membership::members(cluster.as_ref())
         .await
         .expect("a cluster node reports");

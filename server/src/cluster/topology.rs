@@ -27,10 +27,6 @@ impl Leases for Cluster {
 
 #[async_trait]
 impl GameChannels for Cluster {
-    fn spans_nodes(&self) -> bool {
-        true
-    }
-
     fn may_live_elsewhere(&self, _game: &GameId) -> bool {
         // Any node may hold its lease; the store tells whether it is live at all.
         true

@@ -8,11 +8,13 @@
 //! [`SingleNode`] or Redis-backed ones from the cluster (`crate::cluster::Cluster`, which
 //! only the composition root, `crate::node`, names). No service branches on "am I in a
 //! cluster"; `tests/tests/topology_contract.rs` runs one suite over both implementations,
-//! as `store_contract.rs` does for the stores.
+//! as `store_contract.rs` does for the stores. The game actors' view of the other nodes,
+//! [`Peers`], is answered the same way: by the cluster, or by [`SingleNode`], whose peers
+//! are none (what an actor publishes reaches nobody, and it owns every game).
 
+use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
-use parking_lot::Mutex;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,9 +24,9 @@ use serde_json::Value;
 use stoa_protocol::wire::{ErrorCode, RoomChatLine, SeatPlayer};
 use stoa_protocol::GameKind;
 
+use crate::cluster::messages::BusMessage;
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
-use crate::cluster::messages::BusMessage;
 use crate::game::capabilities::Peers;
 use crate::game::queues::Matchmaker;
 use crate::ids::{GameId, PlayerId, RoomCode};
@@ -41,9 +43,6 @@ pub trait Leases: Send + Sync {
 /// Games whose owner may be another node, followed through their event channel.
 #[async_trait]
 pub trait GameChannels: Send + Sync {
-    /// Whether a game (or a room) may live on another node than this one: a lookup that
-    /// misses here must then ask the store instead of answering "no such game".
-    fn spans_nodes(&self) -> bool;
     /// Whether the game `game`, not live on this node, may be live on another one and be
     /// followed from there: a lookup that misses here must then ask the store rather than
     /// answer "no such game". Never on a single node: every game lives here.
@@ -301,10 +300,6 @@ impl Leases for SingleNode {
 
 #[async_trait]
 impl GameChannels for SingleNode {
-    fn spans_nodes(&self) -> bool {
-        false
-    }
-
     fn may_live_elsewhere(&self, _game: &GameId) -> bool {
         false
     }

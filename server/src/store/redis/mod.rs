@@ -34,8 +34,8 @@ use super::{
     RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
-use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::ids;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use encoding::{decode, encode, flat, from_fields, to_fields};
 use keys::key_safe;
 use outage::health_task;
@@ -306,7 +306,12 @@ impl Store for RedisStore {
         self.revoke_device_record(player_id, device_id).await
     }
 
-    async fn create_link_code(&self, code: &str, player: &PlayerId, ttl_ms: u64) -> StoreResult<bool> {
+    async fn create_link_code(
+        &self,
+        code: &str,
+        player: &PlayerId,
+        ttl_ms: u64,
+    ) -> StoreResult<bool> {
         self.create_link(code, player, ttl_ms).await
     }
 
