@@ -94,13 +94,13 @@ impl Geometry {
         &self.touch[p][..self.touch_len[p] as usize]
     }
 
+    /// The tables of a board of size `n`.
     fn build(n: usize) -> Geometry {
         let mut offset = [0usize; MAX_SIZE + 1];
         for k in 0..n {
             offset[k + 1] = offset[k] + (n - k) * (n - k);
         }
         let points = offset[n];
-        let idx = |k: usize, i: usize, j: usize| offset[k] + j * (n - k) + i;
         let mut coord = Vec::with_capacity(points);
         for k in 0..n {
             for j in 0..n - k {
@@ -109,6 +109,53 @@ impl Geometry {
                 }
             }
         }
+        let Around {
+            nbr,
+            below,
+            above,
+            up2,
+        } = Around::of(n, &offset, &coord);
+        let (touch, touch_len) = touch_tables(&nbr, &below, &above);
+        let (link_ends, link_up, point_links) = link_tables(n, &offset, points);
+        let (zobrist, side_key) = zobrist_keys(n, points);
+        let names = coord
+            .iter()
+            .map(|&(k, i, j)| point_name(k as usize, i as usize, j as usize))
+            .collect();
+
+        Geometry {
+            n,
+            points,
+            offset,
+            coord,
+            below,
+            above,
+            touch,
+            touch_len,
+            up2,
+            link_ends,
+            link_up,
+            point_links,
+            zobrist,
+            side_key,
+            names,
+        }
+    }
+}
+
+/// The neighbours of every point: on its level, below, above, and two levels up.
+struct Around {
+    nbr: Vec<[u16; 4]>,
+    below: Vec<[u16; 4]>,
+    above: Vec<[u16; 4]>,
+    up2: Vec<u16>,
+}
+
+impl Around {
+    /// The neighbours of the points `coord` of a size-`n` board laid out by `offset`.
+    fn of(n: usize, offset: &[usize; MAX_SIZE + 1], coord: &[(u8, u8, u8)]) -> Around {
+        let points = coord.len();
+        let idx = |k: usize, i: usize, j: usize| offset[k] + j * (n - k) + i;
         let mut nbr = vec![[NONE; 4]; points];
         let mut below = vec![[NONE; 4]; points];
         let mut above = vec![[NONE; 4]; points];
@@ -148,99 +195,109 @@ impl Geometry {
                 up2[p] = idx(k as usize + 2, (i - 1) as usize, (j - 1) as usize) as u16;
             }
         }
-        let mut touch = vec![[NONE; 12]; points];
-        let mut touch_len = vec![0u8; points];
-        for p in 0..points {
-            let mut c = 0;
-            for &q in nbr[p].iter().chain(&below[p]).chain(&above[p]) {
-                if q != NONE {
-                    touch[p][c] = q;
-                    c += 1;
-                }
-            }
-            touch_len[p] = c as u8;
-        }
-
-        // Links, level by level so that a link's crossing partner (one level up) has a
-        // higher number: the over/under pass walks them from the top down.
-        let mut link_ends = Vec::new();
-        let mut link_id = std::collections::HashMap::new();
-        for k in 0..n {
-            let m = n - k;
-            for j in 0..m {
-                for i in 0..m {
-                    if i + 1 < m {
-                        link_id.insert((k, i, j, 0u8), link_ends.len());
-                        link_ends.push((idx(k, i, j) as u16, idx(k, i + 1, j) as u16));
-                    }
-                    if j + 1 < m {
-                        link_id.insert((k, i, j, 1u8), link_ends.len());
-                        link_ends.push((idx(k, i, j) as u16, idx(k, i, j + 1) as u16));
-                    }
-                }
-            }
-        }
-        let mut link_up = vec![NONE; link_ends.len()];
-        let mut point_links = vec![[NONE; 4]; points];
-        for (&(k, i, j, dir), &e) in &link_id {
-            // A horizontal link (k,i,j)-(k,i+1,j) has plan midpoint (2i+1+k, 2j+k); the
-            // vertical link (k+1,i,j-1)-(k+1,i,j) has the same one. Symmetrically for a
-            // vertical link and the horizontal (k+1,i-1,j)-(k+1,i,j).
-            let up = if dir == 0 {
-                j.checked_sub(1)
-                    .and_then(|j1| link_id.get(&(k + 1, i, j1, 1u8)))
-            } else {
-                i.checked_sub(1)
-                    .and_then(|i1| link_id.get(&(k + 1, i1, j, 0u8)))
-            };
-            if let Some(&u) = up {
-                link_up[e] = u as u16;
-            }
-        }
-        for (e, &(a, b)) in link_ends.iter().enumerate() {
-            for p in [a, b] {
-                let slot = point_links[p as usize].iter().position(|&x| x == NONE);
-                if let Some(s) = slot {
-                    point_links[p as usize][s] = e as u16;
-                }
-            }
-        }
-
-        // Deterministic Zobrist keys (splitmix64), distinct per size.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (n as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
-        let mut next = || {
-            seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = seed;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
-        let zobrist = (0..points).map(|_| [next(), next()]).collect();
-        let side_key = next();
-
-        let names = coord
-            .iter()
-            .map(|&(k, i, j)| point_name(k as usize, i as usize, j as usize))
-            .collect();
-
-        Geometry {
-            n,
-            points,
-            offset,
-            coord,
+        Around {
+            nbr,
             below,
             above,
-            touch,
-            touch_len,
             up2,
-            link_ends,
-            link_up,
-            point_links,
-            zobrist,
-            side_key,
-            names,
         }
     }
+}
+
+/// The points touching each point (neighbours, supporters, supported), `NONE`-padded,
+/// and how many there are.
+#[allow(clippy::type_complexity)]
+fn touch_tables(
+    nbr: &[[u16; 4]],
+    below: &[[u16; 4]],
+    above: &[[u16; 4]],
+) -> (Vec<[u16; 12]>, Vec<u8>) {
+    let points = nbr.len();
+    let mut touch = vec![[NONE; 12]; points];
+    let mut touch_len = vec![0u8; points];
+    for p in 0..points {
+        let mut c = 0;
+        for &q in nbr[p].iter().chain(&below[p]).chain(&above[p]) {
+            if q != NONE {
+                touch[p][c] = q;
+                c += 1;
+            }
+        }
+        touch_len[p] = c as u8;
+    }
+    (touch, touch_len)
+}
+
+/// The links of a size-`n` board: their ends, the link crossing each one from a level
+/// up, and the links of every point.
+#[allow(clippy::type_complexity)]
+fn link_tables(
+    n: usize,
+    offset: &[usize; MAX_SIZE + 1],
+    points: usize,
+) -> (Vec<(u16, u16)>, Vec<u16>, Vec<[u16; 4]>) {
+    let idx = |k: usize, i: usize, j: usize| offset[k] + j * (n - k) + i;
+    // Links, level by level so that a link's crossing partner (one level up) has a
+    // higher number: the over/under pass walks them from the top down.
+    let mut link_ends = Vec::new();
+    let mut link_id = std::collections::HashMap::new();
+    for k in 0..n {
+        let m = n - k;
+        for j in 0..m {
+            for i in 0..m {
+                if i + 1 < m {
+                    link_id.insert((k, i, j, 0u8), link_ends.len());
+                    link_ends.push((idx(k, i, j) as u16, idx(k, i + 1, j) as u16));
+                }
+                if j + 1 < m {
+                    link_id.insert((k, i, j, 1u8), link_ends.len());
+                    link_ends.push((idx(k, i, j) as u16, idx(k, i, j + 1) as u16));
+                }
+            }
+        }
+    }
+    let mut link_up = vec![NONE; link_ends.len()];
+    let mut point_links = vec![[NONE; 4]; points];
+    for (&(k, i, j, dir), &e) in &link_id {
+        // A horizontal link (k,i,j)-(k,i+1,j) has plan midpoint (2i+1+k, 2j+k); the
+        // vertical link (k+1,i,j-1)-(k+1,i,j) has the same one. Symmetrically for a
+        // vertical link and the horizontal (k+1,i-1,j)-(k+1,i,j).
+        let up = if dir == 0 {
+            j.checked_sub(1)
+                .and_then(|j1| link_id.get(&(k + 1, i, j1, 1u8)))
+        } else {
+            i.checked_sub(1)
+                .and_then(|i1| link_id.get(&(k + 1, i1, j, 0u8)))
+        };
+        if let Some(&u) = up {
+            link_up[e] = u as u16;
+        }
+    }
+    for (e, &(a, b)) in link_ends.iter().enumerate() {
+        for p in [a, b] {
+            let slot = point_links[p as usize].iter().position(|&x| x == NONE);
+            if let Some(s) = slot {
+                point_links[p as usize][s] = e as u16;
+            }
+        }
+    }
+    (link_ends, link_up, point_links)
+}
+
+/// The Zobrist keys of every point's two colours and of the side to act.
+fn zobrist_keys(n: usize, points: usize) -> (Vec<[u64; 2]>, u64) {
+    // Deterministic Zobrist keys (splitmix64), distinct per size.
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ (n as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut next = || {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let zobrist = (0..points).map(|_| [next(), next()]).collect();
+    let side_key = next();
+    (zobrist, side_key)
 }
 
 /// The name of point (k, i, j): column letter, j + k + 1, then k apostrophes.
