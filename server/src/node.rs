@@ -17,9 +17,9 @@ use tokio::sync::{mpsc, watch};
 
 use crate::cluster::{Cluster, ClusterEvent};
 use crate::config::Config;
-use crate::ids::GameId;
 use crate::game::capabilities::Peers;
 use crate::ids;
+use crate::ids::GameId;
 use crate::services::hub::Hub;
 use crate::services::registries::Registries;
 use crate::services::topology::{SingleNode, Topology};

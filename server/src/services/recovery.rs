@@ -27,12 +27,12 @@ use tokio::sync::mpsc;
 
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
-use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::game::actor;
 use crate::game::core::Core;
 use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::{Command, GameHandle, NewGame};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::services::rooms::{Room, RoomStatus, Rooms};
 use crate::services::starter::Starter;
