@@ -779,15 +779,7 @@ async fn an_arena_goes_on_after_a_restart_over_redis() {
     for t in &tokens {
         clients.push(Client::with_token(&server, t).await);
     }
-    let after_restart = direct(
-        &server,
-        &mut clients,
-        &mut seats,
-        &id,
-        Stop::Finished,
-        None,
-    )
-    .await;
+    let after_restart = direct(&server, &mut clients, &mut seats, &id, Stop::Finished, None).await;
     assert!(
         after_restart >= 2,
         "only {after_restart} games after the restart: {}",
@@ -880,15 +872,7 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         ok(&c.request(json!({"t":"arena.join","id":id})).await);
     }
     let mut seats = HashMap::new();
-    let before = direct(
-        &a,
-        &mut clients,
-        &mut seats,
-        &id,
-        Stop::Played(8),
-        None,
-    )
-    .await;
+    let before = direct(&a, &mut clients, &mut seats, &id, Stop::Played(8), None).await;
     assert!(before >= 8, "only {before} games before the node died");
     // The node that created the arena (and paired on it) dies; its players come back on
     // the other node.
@@ -897,15 +881,7 @@ async fn sixteen_players_on_two_nodes_and_the_pairing_node_dies() {
         let token = clients[i].token.clone();
         clients[i] = Client::with_token(&b, &token).await;
     }
-    let after = direct(
-        &b,
-        &mut clients,
-        &mut seats,
-        &id,
-        Stop::Finished,
-        None,
-    )
-    .await;
+    let after = direct(&b, &mut clients, &mut seats, &id, Stop::Finished, None).await;
     assert!(after >= 8, "only {after} games after the node died");
     let fin = final_standings(&b, &id, &clients, 2).await;
     assert_eq!(fin["players"].as_array().unwrap().len(), 16);

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
-use stoa_server::ids::GameId;
 use stoa_server::domain::rating::Rating;
+use stoa_server::ids::GameId;
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
@@ -121,7 +121,9 @@ async fn contract(store: &dyn Store) {
     // written again (a retry after a lost answer), nothing else.
     assert_eq!(store.last_action(&"g1".into()).await.unwrap(), None);
     assert!(matches!(
-        store.append_action(&"g1".into(), &action(2, "a").into()).await,
+        store
+            .append_action(&"g1".into(), &action(2, "a").into())
+            .await,
         Err(StoreError::Conflict(_))
     ));
     store
@@ -133,11 +135,15 @@ async fn contract(store: &dyn Store) {
         .await
         .unwrap();
     assert!(matches!(
-        store.append_action(&"g1".into(), &action(1, "b").into()).await,
+        store
+            .append_action(&"g1".into(), &action(1, "b").into())
+            .await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.append_action(&"g1".into(), &action(3, "c").into()).await,
+        store
+            .append_action(&"g1".into(), &action(3, "c").into())
+            .await,
         Err(StoreError::Conflict(_))
     ));
     store
@@ -145,18 +151,25 @@ async fn contract(store: &dyn Store) {
         .await
         .unwrap();
     assert!(matches!(
-        store.append_action(&"g1".into(), &action(1, "a").into()).await,
+        store
+            .append_action(&"g1".into(), &action(1, "a").into())
+            .await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.append_action(&"nope".into(), &action(9, "x").into()).await,
+        store
+            .append_action(&"nope".into(), &action(9, "x").into())
+            .await,
         Err(StoreError::Conflict(_))
     ));
     assert_eq!(
         store.actions(&"g1".into()).await.unwrap(),
         [action(1, "a"), action(2, "d")]
     );
-    assert_eq!(store.last_action(&"g1".into()).await.unwrap(), Some(action(2, "d")));
+    assert_eq!(
+        store.last_action(&"g1".into()).await.unwrap(),
+        Some(action(2, "d"))
+    );
     assert_eq!(store.actions(&"nope".into()).await.unwrap(), []);
 
     // Finishing moves the game out of every unfinished index and keeps its document.
@@ -167,17 +180,30 @@ async fn contract(store: &dyn Store) {
         ratings_after: Some(json!({"white": 1516.2, "black": 1483.8})),
     };
     assert_eq!(store.finished_game(&"g1".into()).await.unwrap(), None);
-    store.finish_game(&"g1".into(), finished.clone()).await.unwrap();
+    store
+        .finish_game(&"g1".into(), finished.clone())
+        .await
+        .unwrap();
     assert_eq!(
         store.finished_game(&"g1".into()).await.unwrap(),
         Some(finished.clone())
     );
-    assert!(store.unfinished_games(&"pa".into()).await.unwrap().is_empty());
+    assert!(store
+        .unfinished_games(&"pa".into())
+        .await
+        .unwrap()
+        .is_empty());
     assert!(store.all_unfinished_games().await.unwrap().is_empty());
     // Replacing it (a rematch request on an ended game) is fine.
     let again = FinishedGame { seq: 8, ..finished };
-    store.finish_game(&"g1".into(), again.clone()).await.unwrap();
-    assert_eq!(store.finished_game(&"g1".into()).await.unwrap(), Some(again));
+    store
+        .finish_game(&"g1".into(), again.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.finished_game(&"g1".into()).await.unwrap(),
+        Some(again)
+    );
     // Each player's history lists it once, under its end time.
     for p in ["pa", "pb"] {
         assert_eq!(
@@ -216,11 +242,21 @@ async fn contract(store: &dyn Store) {
     }
     let page = |v: Vec<(String, u64)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
     assert_eq!(
-        page(store.finished_games_of(&"pa".into(), None, 2).await.unwrap()),
+        page(
+            store
+                .finished_games_of(&"pa".into(), None, 2)
+                .await
+                .unwrap()
+        ),
         ["g4", "g3"]
     );
     assert_eq!(
-        page(store.finished_games_of(&"pa".into(), Some(4_000), 2).await.unwrap()),
+        page(
+            store
+                .finished_games_of(&"pa".into(), Some(4_000), 2)
+                .await
+                .unwrap()
+        ),
         ["g2", "g1"]
     );
     assert!(store
@@ -289,7 +325,10 @@ async fn contract(store: &dyn Store) {
     assert_eq!(pa.len(), 2);
     assert_eq!(pa["staku"], r(1600.5, 1));
     assert_eq!(pa["akron"], r(1510.0, 3));
-    assert_eq!(store.ratings(&"pb".into()).await.unwrap()["staku"], r(1400.0, 1));
+    assert_eq!(
+        store.ratings(&"pb".into()).await.unwrap()["staku"],
+        r(1400.0, 1)
+    );
     leaderboard_contract(store).await;
     devices_contract(store).await;
     accounts_contract(store).await;
@@ -302,12 +341,21 @@ async fn arenas_contract(store: &dyn Store) {
     assert_eq!(store.arena(&"acontract1".into()).await.unwrap(), None);
     let v1 = json!({"players": []});
     assert!(
-        !store.save_arena(&"acontract1".into(), 2, true, &v1).await.unwrap(),
+        !store
+            .save_arena(&"acontract1".into(), 2, true, &v1)
+            .await
+            .unwrap(),
         "a gap"
     );
-    assert!(store.save_arena(&"acontract1".into(), 1, true, &v1).await.unwrap());
+    assert!(store
+        .save_arena(&"acontract1".into(), 1, true, &v1)
+        .await
+        .unwrap());
     assert!(
-        !store.save_arena(&"acontract1".into(), 1, true, &v1).await.unwrap(),
+        !store
+            .save_arena(&"acontract1".into(), 1, true, &v1)
+            .await
+            .unwrap(),
         "twice"
     );
     assert_eq!(
@@ -315,17 +363,29 @@ async fn arenas_contract(store: &dyn Store) {
         Some((1, v1.clone()))
     );
     let v2 = json!({"players": ["p"]});
-    assert!(store.save_arena(&"acontract1".into(), 2, true, &v2).await.unwrap());
-    assert!(store.save_arena(&"acontract2".into(), 1, true, &v1).await.unwrap());
+    assert!(store
+        .save_arena(&"acontract1".into(), 2, true, &v2)
+        .await
+        .unwrap());
+    assert!(store
+        .save_arena(&"acontract2".into(), 1, true, &v1)
+        .await
+        .unwrap());
     let open = store.open_arenas().await.unwrap();
     assert!(open.contains(&"acontract1".to_string()) && open.contains(&"acontract2".to_string()));
     // A stale writer changes nothing.
-    assert!(!store.save_arena(&"acontract1".into(), 2, false, &v1).await.unwrap());
+    assert!(!store
+        .save_arena(&"acontract1".into(), 2, false, &v1)
+        .await
+        .unwrap());
     assert_eq!(
         store.arena(&"acontract1".into()).await.unwrap(),
         Some((2, v2.clone()))
     );
-    assert!(store.save_arena(&"acontract1".into(), 3, false, &v2).await.unwrap());
+    assert!(store
+        .save_arena(&"acontract1".into(), 3, false, &v2)
+        .await
+        .unwrap());
     let open = store.open_arenas().await.unwrap();
     assert!(!open.contains(&"acontract1".to_string()), "{open:?}");
     assert!(open.contains(&"acontract2".to_string()));
@@ -381,7 +441,15 @@ async fn accounts_contract(store: &dyn Store) {
         .await
         .unwrap());
     assert_eq!(store.account("other").await.unwrap(), None);
-    assert_eq!(store.player(&"pacc2".into()).await.unwrap().unwrap().account, None);
+    assert_eq!(
+        store
+            .player(&"pacc2".into())
+            .await
+            .unwrap()
+            .unwrap()
+            .account,
+        None
+    );
     assert_eq!(
         store.account("ann").await.unwrap().unwrap().password_hash,
         "$h1"
@@ -422,7 +490,10 @@ async fn devices_contract(store: &dyn Store) {
         .unwrap();
     let mut first = device("aa11", "terminal", 10);
     first.last_seen_ms = 20;
-    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
+    assert_eq!(
+        store.devices(&"pa".into()).await.unwrap(),
+        vec![first.clone()]
+    );
     // Seeing a token that is not the player's records nothing.
     store
         .seen_device(&"pa".into(), &device("bb22", "x", 30))
@@ -447,11 +518,15 @@ async fn devices_contract(store: &dyn Store) {
         "pa"
     );
     assert!(matches!(
-        store.add_device(&"pb".into(), &device("cc33", "x", 16)).await,
+        store
+            .add_device(&"pb".into(), &device("cc33", "x", 16))
+            .await,
         Err(StoreError::Conflict(_))
     ));
     assert!(matches!(
-        store.add_device(&"pb".into(), &device("bb22", "x", 16)).await,
+        store
+            .add_device(&"pb".into(), &device("bb22", "x", 16))
+            .await,
         Err(StoreError::Conflict(_))
     ));
     assert_eq!(
@@ -466,14 +541,20 @@ async fn devices_contract(store: &dyn Store) {
     assert!(!store.revoke_device(&"pa".into(), "bad:id").await.unwrap());
     assert!(store.revoke_device(&"pa".into(), "dcc33").await.unwrap());
     assert_eq!(store.player_by_token_hash("cc33").await.unwrap(), None);
-    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
+    assert_eq!(
+        store.devices(&"pa".into()).await.unwrap(),
+        vec![first.clone()]
+    );
     assert!(!store.revoke_device(&"pa".into(), "dcc33").await.unwrap());
     // A revoked token seen again (a hello racing the revoke) is not listed again.
     store
         .seen_device(&"pa".into(), &device("cc33", "x", 40))
         .await
         .unwrap();
-    assert_eq!(store.devices(&"pa".into()).await.unwrap(), vec![first.clone()]);
+    assert_eq!(
+        store.devices(&"pa".into()).await.unwrap(),
+        vec![first.clone()]
+    );
     // The first token can be revoked too.
     assert!(store.revoke_device(&"pa".into(), "daa11").await.unwrap());
     assert_eq!(store.player_by_token_hash("aa11").await.unwrap(), None);
@@ -496,7 +577,10 @@ async fn devices_contract(store: &dyn Store) {
     );
     assert_eq!(store.take_link_code("CODE1234").await.unwrap(), None);
     // Expiry: a code past its time is gone, and can then be made anew.
-    assert!(store.create_link_code("CODE5678", &"pb".into(), 50).await.unwrap());
+    assert!(store
+        .create_link_code("CODE5678", &"pb".into(), 50)
+        .await
+        .unwrap());
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_eq!(store.take_link_code("CODE5678").await.unwrap(), None);
     assert!(store
@@ -701,7 +785,11 @@ async fn redis_store_forgets_finished_games_after_the_retention() {
     };
     store.finish_game(&"gr1".into(), done).await.unwrap();
     assert_eq!(
-        store.finished_games_of(&"pa".into(), None, 5).await.unwrap().len(),
+        store
+            .finished_games_of(&"pa".into(), None, 5)
+            .await
+            .unwrap()
+            .len(),
         1
     );
     assert!(store.finished_game(&"gr1".into()).await.unwrap().is_some());
@@ -742,7 +830,9 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
     .unwrap();
     let next = store.actions(&"g1".into()).await.unwrap().len() as u64 + 1;
     assert!(matches!(
-        fenced.append_action(&"g1".into(), &action(next, "x").into()).await,
+        fenced
+            .append_action(&"g1".into(), &action(next, "x").into())
+            .await,
         Err(StoreError::NotOwner(_))
     ));
     redis
@@ -761,7 +851,10 @@ async fn redis_store_keeps_the_contract_and_its_prefix() {
             .await,
         Err(StoreError::NotOwner(_))
     ));
-    assert_eq!(store.actions(&"g1".into()).await.unwrap().len() as u64, next);
+    assert_eq!(
+        store.actions(&"g1".into()).await.unwrap().len() as u64,
+        next
+    );
 
     // Ids that are not ids never reach a key.
     assert_eq!(store.game(&"g1:log".into()).await.unwrap(), None);

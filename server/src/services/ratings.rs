@@ -32,8 +32,8 @@ use tokio::sync::Mutex;
 
 use crate::domain::rating::{Glicko2, Outcome, Rating};
 use crate::error::ApiError;
-use crate::ids::PlayerId;
 use crate::game::capabilities::timed_store_call;
+use crate::ids::PlayerId;
 use crate::metrics::Metrics;
 use crate::services::topology::PlayerLocks;
 use crate::store::Store;

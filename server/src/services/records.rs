@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use crate::domain::visibility::Access;
 use crate::error::ApiError;
-use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::game::capabilities::timed_store_call;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::store::{FinishedGame, GameRecord, Store, StoreResult};
 

@@ -101,8 +101,12 @@ impl Room {
             visibility: self.visibility,
             host: PlayerId::from(self.host.id.as_str()),
             seats: [
-                self.seats[0].as_ref().map(|p| PlayerId::from(p.id.as_str())),
-                self.seats[1].as_ref().map(|p| PlayerId::from(p.id.as_str())),
+                self.seats[0]
+                    .as_ref()
+                    .map(|p| PlayerId::from(p.id.as_str())),
+                self.seats[1]
+                    .as_ref()
+                    .map(|p| PlayerId::from(p.id.as_str())),
             ],
             status: info.status,
             game_id: info.game_id.map(GameId::from),

@@ -59,7 +59,11 @@ impl Session {
                 Some(room) => Some(room),
                 None => {
                     self.hub
-                        .store_call(self.hub.recovery.stored_room(&RoomCode::from(room_code.as_str())))
+                        .store_call(
+                            self.hub
+                                .recovery
+                                .stored_room(&RoomCode::from(room_code.as_str())),
+                        )
                         .await?
                 }
             };

@@ -343,8 +343,12 @@ pub trait Store: Send + Sync + 'static {
     async fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool>;
     /// Stores a one-time link code naming a player, for `ttl_ms`; `false` if the code is
     /// taken (nothing changed). Shared by every node of a cluster.
-    async fn create_link_code(&self, code: &str, player_id: &PlayerId, ttl_ms: u64)
-        -> StoreResult<bool>;
+    async fn create_link_code(
+        &self,
+        code: &str,
+        player_id: &PlayerId,
+        ttl_ms: u64,
+    ) -> StoreResult<bool>;
     /// Takes a link code: the player it names, and the code is gone, in one step (a code
     /// redeems once, even raced by two nodes); `None` if unknown, used or expired.
     async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>>;

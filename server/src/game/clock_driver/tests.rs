@@ -359,8 +359,7 @@ fn abandonment_timeout() {
         12_000
     );
     d.stop(T);
-    let c =
-        ClockDriver::new(TimeControl::Correspondence { days_per_turn: 1 }, P, 30_000).unwrap();
+    let c = ClockDriver::new(TimeControl::Correspondence { days_per_turn: 1 }, P, 30_000).unwrap();
     assert_eq!(c.abandonment_timeout_ms(First, T, 60_000), 86_400_000);
 }
 

@@ -137,7 +137,10 @@ async fn a_log_that_does_not_replay_is_left_out() {
     bent.seq += 1;
     bent.action = ActionKind::Resign;
     bent.position = Some("not the position".into());
-    store.append_action(&"gbent".into(), &bent.into()).await.unwrap();
+    store
+        .append_action(&"gbent".into(), &bent.into())
+        .await
+        .unwrap();
     // An illegal move.
     logged_game(&store, "gbad", 1).await;
     let mut bad = store.actions(&"gbad".into()).await.unwrap().pop().unwrap();
@@ -147,7 +150,10 @@ async fn a_log_that_does_not_replay_is_left_out() {
         credit_ms: 0,
     };
     bad.position = None;
-    store.append_action(&"gbad".into(), &bad.into()).await.unwrap();
+    store
+        .append_action(&"gbad".into(), &bad.into())
+        .await
+        .unwrap();
     let hub = hub(store.clone());
     let report = hub.recovery.recover().await.unwrap();
     assert_eq!(report.games, 1);
@@ -172,18 +178,34 @@ async fn a_log_that_ended_the_game_stores_its_final_document() {
     let mut last = store.actions(&"gdone".into()).await.unwrap().pop().unwrap();
     last.seq += 1;
     last.action = ActionKind::Resign;
-    store.append_action(&"gdone".into(), &last.into()).await.unwrap();
+    store
+        .append_action(&"gdone".into(), &last.into())
+        .await
+        .unwrap();
     let hub = hub(store.clone());
     let report = hub.recovery.recover().await.unwrap();
     assert_eq!((report.games, report.ended), (1, 1));
     for _ in 0..200 {
-        if store.finished_game(&"gdone".into()).await.unwrap().is_some() {
+        if store
+            .finished_game(&"gdone".into())
+            .await
+            .unwrap()
+            .is_some()
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let finished = store.finished_game(&"gdone".into()).await.unwrap().expect("stored");
+    let finished = store
+        .finished_game(&"gdone".into())
+        .await
+        .unwrap()
+        .expect("stored");
     assert_eq!(finished.doc["status"]["reason"], "resign");
     assert!(store.all_unfinished_games().await.unwrap().is_empty());
-    assert!(store.unfinished_games(&"pa".into()).await.unwrap().is_empty());
+    assert!(store
+        .unfinished_games(&"pa".into())
+        .await
+        .unwrap()
+        .is_empty());
 }
