@@ -84,13 +84,17 @@ impl Analysis {
     }
 
     fn compute(&mut self, geo: &Geometry, cells: &[u8]) {
-        let np = geo.points;
-        self.comp[..np].fill(NONE);
-        self.connected = [false; 2];
-        // Column rule. Higher levels have higher indices, so walking down fills the colour
-        // of the topmost ball above each point before the point itself is reached. An empty
-        // point has nothing above it (every raised ball is fully supported).
-        for p in (0..np).rev() {
+        self.column_rule(geo, cells);
+        self.crossing_rule(geo, cells);
+        self.components(geo, cells);
+    }
+
+    /// Column rule. Higher levels have higher indices, so walking down fills the colour of
+    /// the topmost ball above each point before the point itself is reached. An empty point
+    /// has nothing above it (every raised ball is fully supported).
+    #[inline]
+    fn column_rule(&mut self, geo: &Geometry, cells: &[u8]) {
+        for p in (0..geo.points).rev() {
             let c = cells[p];
             if c == EMPTY {
                 self.top[p] = EMPTY;
@@ -106,10 +110,13 @@ impl Analysis {
             self.top[p] = t;
             self.cut[p] = t != c;
         }
-        // Crossing rule: the highest pair at a midpoint decides its colour; links are numbered
-        // lowest level first, so walking down sees the upper link of a midpoint first.
-        let nl = geo.link_ends.len();
-        for e in (0..nl).rev() {
+    }
+
+    /// Crossing rule: the highest pair at a midpoint decides its colour; links are numbered
+    /// lowest level first, so walking down sees the upper link of a midpoint first.
+    #[inline]
+    fn crossing_rule(&mut self, geo: &Geometry, cells: &[u8]) {
+        for e in (0..geo.link_ends.len()).rev() {
             let (a, b) = geo.link_ends[e];
             let (a, b) = (a as usize, b as usize);
             let pair = if cells[a] != EMPTY && cells[a] == cells[b] && !self.cut[a] && !self.cut[b]
@@ -127,66 +134,89 @@ impl Analysis {
             self.link_top[e] = t;
             self.linked[e] = pair != EMPTY && t == pair;
         }
-        // Components of the connection graph (flood fill, writing members straight into
-        // `order`, which doubles as the work queue).
-        let n = geo.n;
+    }
+
+    /// Components of the connection graph, each filled from its first uncut ball, and
+    /// whether a component joins a colour's two edges.
+    #[inline]
+    fn components(&mut self, geo: &Geometry, cells: &[u8]) {
+        self.comp[..geo.points].fill(NONE);
+        self.connected = [false; 2];
         let mut filled = 0usize;
         let mut comps = 0usize;
-        for s in 0..np {
+        for s in 0..geo.points {
             let colour = cells[s];
             if colour == EMPTY || self.cut[s] || self.comp[s] != NONE {
                 continue;
             }
-            let first = filled;
-            self.start[comps] = first as u16;
-            self.comp[s] = comps as u16;
-            self.order[filled] = s as u16;
-            filled += 1;
-            let mut read = first;
-            let (mut low_edge, mut high_edge) = (false, false);
-            while read < filled {
-                let p = self.order[read] as usize;
-                read += 1;
-                if p < n * n {
-                    // Level 0: vert joins rows 0 and n-1, horz columns 0 and n-1.
-                    let (i, j) = (p % n, p / n);
-                    let along = if colour == 1 { j } else { i };
-                    low_edge |= along == 0;
-                    high_edge |= along == n - 1;
-                }
-                for &e in &geo.point_links[p] {
-                    if e == NONE {
-                        break;
-                    }
-                    if !self.linked[e as usize] {
-                        continue;
-                    }
-                    let (a, b) = geo.link_ends[e as usize];
-                    let q = if a as usize == p { b } else { a } as usize;
-                    if self.comp[q] == NONE {
-                        self.comp[q] = comps as u16;
-                        self.order[filled] = q as u16;
-                        filled += 1;
-                    }
-                }
-                for &q in geo.below[p].iter().chain(&geo.above[p]) {
-                    if q == NONE {
-                        continue;
-                    }
-                    let q = q as usize;
-                    if cells[q] == colour && !self.cut[q] && self.comp[q] == NONE {
-                        self.comp[q] = comps as u16;
-                        self.order[filled] = q as u16;
-                        filled += 1;
-                    }
-                }
-            }
-            if low_edge && high_edge {
+            self.start[comps] = filled as u16;
+            let (end, both_edges) = self.fill(geo, cells, s, comps as u16, filled);
+            filled = end;
+            if both_edges {
                 self.connected[colour as usize - 1] = true;
             }
             comps += 1;
         }
         self.start[comps] = filled as u16;
         self.comps = comps;
+    }
+
+    /// Flood-fills component `comp` from ball `s`, writing its members straight into
+    /// `order` from `first` on (the slice doubles as the work queue). Returns the end of
+    /// the component in `order` and whether it touches both of its colour's edges.
+    #[inline]
+    fn fill(
+        &mut self,
+        geo: &Geometry,
+        cells: &[u8],
+        s: usize,
+        comp: u16,
+        first: usize,
+    ) -> (usize, bool) {
+        let n = geo.n;
+        let colour = cells[s];
+        self.comp[s] = comp;
+        self.order[first] = s as u16;
+        let mut filled = first + 1;
+        let mut read = first;
+        let (mut low_edge, mut high_edge) = (false, false);
+        while read < filled {
+            let p = self.order[read] as usize;
+            read += 1;
+            if p < n * n {
+                // Level 0: vert joins rows 0 and n-1, horz columns 0 and n-1.
+                let (i, j) = (p % n, p / n);
+                let along = if colour == 1 { j } else { i };
+                low_edge |= along == 0;
+                high_edge |= along == n - 1;
+            }
+            for &e in &geo.point_links[p] {
+                if e == NONE {
+                    break;
+                }
+                if !self.linked[e as usize] {
+                    continue;
+                }
+                let (a, b) = geo.link_ends[e as usize];
+                let q = if a as usize == p { b } else { a } as usize;
+                if self.comp[q] == NONE {
+                    self.comp[q] = comp;
+                    self.order[filled] = q as u16;
+                    filled += 1;
+                }
+            }
+            for &q in geo.below[p].iter().chain(&geo.above[p]) {
+                if q == NONE {
+                    continue;
+                }
+                let q = q as usize;
+                if cells[q] == colour && !self.cut[q] && self.comp[q] == NONE {
+                    self.comp[q] = comp;
+                    self.order[filled] = q as u16;
+                    filled += 1;
+                }
+            }
+        }
+        (filled, low_edge && high_edge)
     }
 }

@@ -194,62 +194,84 @@ pub fn view_changes(game: &Akron, before: &Akron) -> Option<Vec<(String, Value)>
                 ));
             }
         }
-        let mut entries = Vec::new();
-        let mut changed = 0;
-        if ball_points(game).count() == was.balls.len() {
-            for (at, (&(p0, cut0), p)) in was.balls.iter().zip(ball_points(game)).enumerate() {
-                let ops = entries.len();
-                if p != p0 {
-                    entries.push((crate::pointer!("balls", at), ball(game, an, p)));
-                } else {
-                    if game.cells[p] != before.cells[p] {
-                        entries.push((
-                            crate::pointer!("balls", at, "side"),
-                            side_name(game.cells[p]),
-                        ));
-                    }
-                    if an.cut[p] != cut0 {
-                        entries.push((crate::pointer!("balls", at, "cut"), Value::from(an.cut[p])));
-                    }
-                }
-                changed += usize::from(entries.len() > ops);
-            }
-            list_changes(&mut out, entries, changed, was.balls.len(), || {
-                ("/balls".into(), balls(game, an))
-            });
-        } else {
-            out.push(("/balls".into(), balls(game, an)));
-        }
-        let mut entries = Vec::new();
-        let mut changed = 0;
-        if shown_links(game).count() == was.links.len() {
-            for (at, (&(e0, cut0), e)) in was.links.iter().zip(shown_links(game)).enumerate() {
-                let ops = entries.len();
-                if e != e0 {
-                    entries.push((crate::pointer!("links", at), link(game, an, e)));
-                } else {
-                    let a = geo.link_ends[e].0 as usize;
-                    if game.cells[a] != before.cells[a] {
-                        entries.push((
-                            crate::pointer!("links", at, "side"),
-                            side_name(game.cells[a]),
-                        ));
-                    }
-                    let cut = !an.linked[e];
-                    if cut != cut0 {
-                        entries.push((crate::pointer!("links", at, "cut"), Value::from(cut)));
-                    }
-                }
-                changed += usize::from(entries.len() > ops);
-            }
-            list_changes(&mut out, entries, changed, was.links.len(), || {
-                ("/links".into(), links(game, an))
-            });
-        } else {
-            out.push(("/links".into(), links(game, an)));
-        }
+        ball_changes(game, before, an, &was, &mut out);
+        link_changes(game, before, an, &was, &mut out);
     });
     Some(out)
+}
+
+/// The `balls` entries that changed between `before` (shown as `was`) and `game`.
+fn ball_changes(
+    game: &Akron,
+    before: &Akron,
+    an: &Analysis,
+    was: &Shown,
+    out: &mut Vec<(String, Value)>,
+) {
+    if ball_points(game).count() != was.balls.len() {
+        out.push(("/balls".into(), balls(game, an)));
+        return;
+    }
+    let mut entries = Vec::new();
+    let mut changed = 0;
+    for (at, (&(p0, cut0), p)) in was.balls.iter().zip(ball_points(game)).enumerate() {
+        let ops = entries.len();
+        if p != p0 {
+            entries.push((crate::pointer!("balls", at), ball(game, an, p)));
+        } else {
+            if game.cells[p] != before.cells[p] {
+                entries.push((
+                    crate::pointer!("balls", at, "side"),
+                    side_name(game.cells[p]),
+                ));
+            }
+            if an.cut[p] != cut0 {
+                entries.push((crate::pointer!("balls", at, "cut"), Value::from(an.cut[p])));
+            }
+        }
+        changed += usize::from(entries.len() > ops);
+    }
+    list_changes(out, entries, changed, was.balls.len(), || {
+        ("/balls".into(), balls(game, an))
+    });
+}
+
+/// The `links` entries that changed between `before` (shown as `was`) and `game`.
+fn link_changes(
+    game: &Akron,
+    before: &Akron,
+    an: &Analysis,
+    was: &Shown,
+    out: &mut Vec<(String, Value)>,
+) {
+    if shown_links(game).count() != was.links.len() {
+        out.push(("/links".into(), links(game, an)));
+        return;
+    }
+    let mut entries = Vec::new();
+    let mut changed = 0;
+    for (at, (&(e0, cut0), e)) in was.links.iter().zip(shown_links(game)).enumerate() {
+        let ops = entries.len();
+        if e != e0 {
+            entries.push((crate::pointer!("links", at), link(game, an, e)));
+        } else {
+            let a = game.geo.link_ends[e].0 as usize;
+            if game.cells[a] != before.cells[a] {
+                entries.push((
+                    crate::pointer!("links", at, "side"),
+                    side_name(game.cells[a]),
+                ));
+            }
+            let cut = !an.linked[e];
+            if cut != cut0 {
+                entries.push((crate::pointer!("links", at, "cut"), Value::from(cut)));
+            }
+        }
+        changed += usize::from(entries.len() > ops);
+    }
+    list_changes(out, entries, changed, was.links.len(), || {
+        ("/links".into(), links(game, an))
+    });
 }
 
 /// The static geometry: the board size, each level's size (in the view's level order), and

@@ -1,7 +1,7 @@
 //! The rules proper: legal actions, capture and echo, the end checks, and legality reasons.
 
 use super::board::{self, Cell, ALL, CORNERS, GUARDED, PLACEMENT};
-use super::{Action, Akunur, STONES};
+use super::{Action, Akunur, Key, STONES};
 use crate::game::{Outcome, Reason, RulesError};
 
 /// Whether the side to act must place (placement phase or a bonus placement owed).
@@ -71,161 +71,193 @@ pub(super) fn check(g: &Akunur, action: Action) -> Result<(), RulesError> {
     if g.outcome.is_some() {
         return Err(RulesError::GameOver);
     }
-    let text = super::notation::format(action);
-    let illegal = |reason: String| Err(RulesError::illegal(&text, reason));
-    let me = g.to_act.index();
-    match action {
-        Action::Place(cell) => {
-            if !placing(g) {
-                return illegal(
-                    "the placement phase is over and no bonus placement is owed; move a stone"
-                        .into(),
-                );
-            }
-            if g.bonus && g.placed[me] >= STONES {
-                return illegal("no stones left in your supply".into());
-            }
-            if cell.is_still_point() {
-                return illegal(format!(
-                    "{cell} is the Still Point; stones are never placed there"
-                ));
-            }
-            if cell.is_corner() {
-                return illegal(format!("{cell} is a corner; stones are never placed there"));
-            }
-            if cell.bit() & PLACEMENT == 0 {
-                return illegal(format!(
-                    "{cell} is in ring {}; placements go on rings 2 to 4",
-                    cell.ring()
-                ));
-            }
-            if g.stone_at(cell).is_some() {
-                return illegal(format!("{cell} is occupied"));
-            }
-            Ok(())
-        }
-        Action::Move { from, to } => {
-            if g.bonus {
-                return illegal("you owe a bonus placement: place a stone".into());
-            }
-            if g.in_placement_phase() {
-                return illegal(
-                    "stones do not move during the placement phase: place a stone".into(),
-                );
-            }
-            let own = g.stones[me];
-            if own & from.bit() == 0 {
-                return illegal(format!("no stone of yours on {from}"));
-            }
-            if from.is_corner() {
-                return illegal(format!("the stone on corner {from} never moves"));
-            }
-            if from == to {
-                return illegal("a stone must move to another cell".into());
-            }
-            if g.stone_at(to).is_some() {
-                return illegal(format!("{to} is occupied"));
-            }
-            if from.is_still_point() {
-                if to.is_corner() {
-                    return illegal(format!(
-                        "a Still Point exit goes to a non-corner cell; {to} is a corner"
-                    ));
-                }
-                return Ok(());
-            }
-            if from.neighbours() & to.bit() == 0 {
-                return illegal(format!("{to} is not adjacent to {from}"));
-            }
-            if !may_enter(own, from, to) {
-                let what = if to.is_corner() {
-                    "corner"
-                } else {
-                    "the Still Point"
-                };
-                let support = (to.neighbours() & own & !from.bit()).count_ones();
-                return illegal(format!(
-                    "entering {what} {to} needs at least 2 of its other neighbours holding your stones (it has {support})"
-                ));
-            }
-            Ok(())
-        }
-        Action::Pass => {
-            if placing(g) {
-                return illegal(
-                    "pass is legal only when you have no other legal action: place a stone".into(),
-                );
-            }
-            if can_move(g) {
-                return illegal("pass is legal only when you have no other legal action".into());
-            }
-            Ok(())
-        }
+    let checked = match action {
+        Action::Place(cell) => check_place(g, cell),
+        Action::Move { from, to } => check_move(g, from, to),
+        Action::Pass => check_pass(g),
+    };
+    // The action's text is written only for a refusal: legal actions are the hot path.
+    checked.map_err(|reason| RulesError::illegal(&super::notation::format(action), reason))
+}
+
+/// Why placing on `cell` is illegal, if it is.
+fn check_place(g: &Akunur, cell: Cell) -> Result<(), String> {
+    if !placing(g) {
+        return Err(
+            "the placement phase is over and no bonus placement is owed; move a stone".into(),
+        );
     }
+    if g.bonus && g.placed[g.to_act.index()] >= STONES {
+        return Err("no stones left in your supply".into());
+    }
+    if cell.is_still_point() {
+        return Err(format!(
+            "{cell} is the Still Point; stones are never placed there"
+        ));
+    }
+    if cell.is_corner() {
+        return Err(format!("{cell} is a corner; stones are never placed there"));
+    }
+    if cell.bit() & PLACEMENT == 0 {
+        return Err(format!(
+            "{cell} is in ring {}; placements go on rings 2 to 4",
+            cell.ring()
+        ));
+    }
+    if g.stone_at(cell).is_some() {
+        return Err(format!("{cell} is occupied"));
+    }
+    Ok(())
+}
+
+/// Why moving the stone on `from` to `to` is illegal, if it is.
+fn check_move(g: &Akunur, from: Cell, to: Cell) -> Result<(), String> {
+    if g.bonus {
+        return Err("you owe a bonus placement: place a stone".into());
+    }
+    if g.in_placement_phase() {
+        return Err("stones do not move during the placement phase: place a stone".into());
+    }
+    let own = g.stones[g.to_act.index()];
+    if own & from.bit() == 0 {
+        return Err(format!("no stone of yours on {from}"));
+    }
+    if from.is_corner() {
+        return Err(format!("the stone on corner {from} never moves"));
+    }
+    if from == to {
+        return Err("a stone must move to another cell".into());
+    }
+    if g.stone_at(to).is_some() {
+        return Err(format!("{to} is occupied"));
+    }
+    if from.is_still_point() {
+        if to.is_corner() {
+            return Err(format!(
+                "a Still Point exit goes to a non-corner cell; {to} is a corner"
+            ));
+        }
+        return Ok(());
+    }
+    if from.neighbours() & to.bit() == 0 {
+        return Err(format!("{to} is not adjacent to {from}"));
+    }
+    if !may_enter(own, from, to) {
+        let what = if to.is_corner() {
+            "corner"
+        } else {
+            "the Still Point"
+        };
+        let support = (to.neighbours() & own & !from.bit()).count_ones();
+        return Err(format!(
+            "entering {what} {to} needs at least 2 of its other neighbours holding your stones (it has {support})"
+        ));
+    }
+    Ok(())
+}
+
+/// Why passing is illegal, if it is.
+fn check_pass(g: &Akunur) -> Result<(), String> {
+    if placing(g) {
+        return Err("pass is legal only when you have no other legal action: place a stone".into());
+    }
+    if can_move(g) {
+        return Err("pass is legal only when you have no other legal action".into());
+    }
+    Ok(())
+}
+
+/// What an action did that the end checks need to know.
+#[derive(Default)]
+struct Effects {
+    /// The action cannot be undone (a placement, a capture on a corner or the Still Point,
+    /// an echo that removed a stone): it starts a new repetition window (see
+    /// `Akunur::history`).
+    irreversible: bool,
+    /// The mover took a corner's token.
+    token_earned: bool,
 }
 
 pub(super) fn apply(g: &mut Akunur, action: Action) {
     let prev = g.key();
     let me = g.to_act.index();
-    let opp = 1 - me;
-    // Irreversible actions start a new repetition window (see `Akunur::history`).
-    let mut irreversible = false;
-    let mut token_earned = false;
-    match action {
+    let effects = match action {
         Action::Place(cell) => {
             g.stones[me] |= cell.bit();
             g.placed[me] += 1;
             g.bonus = false;
             g.passes = 0;
-            irreversible = true;
+            Effects {
+                irreversible: true,
+                token_earned: false,
+            }
         }
-        Action::Pass => g.passes += 1,
+        Action::Pass => {
+            g.passes += 1;
+            Effects::default()
+        }
         Action::Move { from, to } => {
             g.passes = 0;
             g.stones[me] ^= from.bit() | to.bit();
-            let own = g.stones[me];
-            // 1. Every enemy stone next to `to` with 3+ of the mover's stones around it
-            //    (the mover plus 2 others), decided on the board right after the move.
-            let mut captured = 0u64;
-            for s in board::cells(to.neighbours() & g.stones[opp]) {
-                if (s.neighbours() & own).count_ones() >= 3 {
-                    captured |= s.bit();
-                }
-            }
-            if captured != 0 {
-                // 2. Lift them all first, so two captured stones can trade places.
-                g.stones[opp] &= !captured;
-                let mut landing = 0u64;
-                for s in board::cells(captured) {
-                    if s.is_corner() {
-                        irreversible = true;
-                        if let Some(k) = s.corner_slot() {
-                            if g.tokens & (1 << k) != 0 {
-                                g.tokens &= !(1 << k);
-                                g.scores[me] += 10;
-                                token_earned = true;
-                            }
-                        }
-                    } else if s.is_still_point() {
-                        irreversible = true;
-                    } else {
-                        landing |= s.echo().bit();
-                    }
-                }
-                // Echo is a bijection, so landings never collide; whatever still stands on a
-                // landing cell was not captured and leaves the game, whatever its colour.
-                if landing & (g.stones[0] | g.stones[1]) != 0 {
-                    irreversible = true;
-                    g.stones[0] &= !landing;
-                    g.stones[1] &= !landing;
-                }
-                g.stones[opp] |= landing;
-            }
+            capture(g, me, to)
+        }
+    };
+    end_checks(g, prev, effects);
+}
+
+/// Captures around `to` after the side `me` moved there, with their echoes and tokens.
+#[inline]
+fn capture(g: &mut Akunur, me: usize, to: Cell) -> Effects {
+    let opp = 1 - me;
+    let own = g.stones[me];
+    let mut effects = Effects::default();
+    // 1. Every enemy stone next to `to` with 3+ of the mover's stones around it (the mover
+    //    plus 2 others), decided on the board right after the move.
+    let mut captured = 0u64;
+    for s in board::cells(to.neighbours() & g.stones[opp]) {
+        if (s.neighbours() & own).count_ones() >= 3 {
+            captured |= s.bit();
         }
     }
+    if captured == 0 {
+        return effects;
+    }
+    // 2. Lift them all first, so two captured stones can trade places.
+    g.stones[opp] &= !captured;
+    let mut landing = 0u64;
+    for s in board::cells(captured) {
+        if s.is_corner() {
+            effects.irreversible = true;
+            if let Some(k) = s.corner_slot() {
+                if g.tokens & (1 << k) != 0 {
+                    g.tokens &= !(1 << k);
+                    g.scores[me] += 10;
+                    effects.token_earned = true;
+                }
+            }
+        } else if s.is_still_point() {
+            effects.irreversible = true;
+        } else {
+            landing |= s.echo().bit();
+        }
+    }
+    // Echo is a bijection, so landings never collide; whatever still stands on a landing
+    // cell was not captured and leaves the game, whatever its colour.
+    if landing & (g.stones[0] | g.stones[1]) != 0 {
+        effects.irreversible = true;
+        g.stones[0] &= !landing;
+        g.stones[1] &= !landing;
+    }
+    g.stones[opp] |= landing;
+    effects
+}
 
-    // End checks, in the page's order.
+/// The end checks after an action by the side to act, in the page's order; `prev` is the
+/// position's key before the action.
+#[inline]
+fn end_checks(g: &mut Akunur, prev: Key, effects: Effects) {
     let mover = g.to_act;
+    let me = mover.index();
     if (g.stones[me] & CORNERS).count_ones() >= g.corners_to_win as u32 {
         g.outcome = Some(Outcome {
             winner: Some(mover),
@@ -234,7 +266,7 @@ pub(super) fn apply(g: &mut Akunur, action: Action) {
         g.to_act = mover.other();
         return;
     }
-    if token_earned && g.placed[me] < STONES && empty(g) & PLACEMENT != 0 {
+    if effects.token_earned && g.placed[me] < STONES && empty(g) & PLACEMENT != 0 {
         g.bonus = true;
     } else {
         g.to_act = mover.other();
@@ -246,7 +278,7 @@ pub(super) fn apply(g: &mut Akunur, action: Action) {
         });
         return;
     }
-    if irreversible {
+    if effects.irreversible {
         g.history.clear();
         return;
     }
