@@ -1895,13 +1895,15 @@ async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
     host.goto(&format!("{base}/rules/unane"))
         .await
         .expect("the rules");
-    let text = until(&host, "the guide", "return document.body.innerText").await;
-    assert!(
-        text.as_str()
-            .unwrap_or("")
-            .starts_with("# Ūnane — a player's guide"),
-        "{text}"
-    );
+    // The guide as a page, its positions drawn as boards (tests/tests/rules_pages.rs).
+    let title = until(
+        &host,
+        "the guide",
+        "const h = document.querySelector('main.rules h1'); \
+         return document.querySelector('figure.diagram svg .cell') && h && h.textContent",
+    )
+    .await;
+    assert_eq!(title, "Ūnane — a player's guide");
     for c in [host, guest] {
         let _ = c.close().await;
     }

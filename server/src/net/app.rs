@@ -44,7 +44,12 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/arenas/{id}", get(api_arena))
         .route("/api/games/{id}/record", get(api_record))
         .route("/api/games/{id}/replay", get(api_replay))
-        .route("/rules/{kind}", get(crate::net::web::rules))
+        .route("/rules", get(crate::net::rules::index))
+        .route("/rules/{kind}", get(crate::net::rules::guide))
+        .route(
+            "/rules/{kind}/developers",
+            get(crate::net::rules::developers),
+        )
         .route("/api/players/{id}/games", get(api_player_games))
         .route("/api/players/{id}", get(api_player))
         .route("/api/leaderboard/{kind}", get(api_leaderboard))

@@ -10,6 +10,7 @@ pub mod connection;
 pub mod frame;
 pub mod listener;
 pub mod outbound;
+pub mod rules;
 pub mod socket;
 pub mod upgrade;
 pub mod web;

@@ -51,6 +51,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("pages/lobby.js"),
     js!("pages/player.js"),
     js!("pages/room.js"),
+    js!("pages/rules.js"),
     js!("panels/account.js"),
     js!("panels/devices.js"),
     js!("panels/identity.js"),
@@ -97,8 +98,8 @@ pub fn missing_page(title: &str, text: &str) -> Response {
         .into_response()
 }
 
-/// Text made safe to put between HTML tags.
-fn escape_html(s: &str) -> String {
+/// Text made safe to put between HTML tags or in a quoted attribute.
+pub(crate) fn escape_html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -141,36 +142,6 @@ pub async fn not_found(uri: axum::http::Uri) -> Response {
         NOT_FOUND_PAGE,
     )
         .into_response()
-}
-
-/// How to play each game: the guides of `protocol/docs/games/`, by kind.
-const RULES: &[(&str, &str)] = &[
-    (
-        "unane",
-        include_str!("../../../protocol/docs/games/unane.md"),
-    ),
-    (
-        "staku",
-        include_str!("../../../protocol/docs/games/staku.md"),
-    ),
-    (
-        "akron",
-        include_str!("../../../protocol/docs/games/akron.md"),
-    ),
-    (
-        "akunur",
-        include_str!("../../../protocol/docs/games/akunur.md"),
-    ),
-];
-
-/// `GET /rules/<kind>`: the game's guide as text (the game page links it).
-pub async fn rules(Path(kind): Path<String>) -> Response {
-    match RULES.iter().find(|(k, _)| *k == kind) {
-        Some((_, text)) => {
-            ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], *text).into_response()
-        }
-        None => (StatusCode::NOT_FOUND, format!("no game kind '{kind}'\n")).into_response(),
-    }
 }
 
 /// Where the shell names the deployment (`<meta name="stoa-deployment">`).
