@@ -143,7 +143,10 @@ fn the_developers_page_has_the_position_strings_and_perft() {
         let (status, head, page) = get(&server, &path, Some(BROWSER_ACCEPT));
         assert_eq!(status, 200, "{kind}: {page}");
         assert!(head.contains("content-type: text/html"), "{kind}");
-        assert!(page.contains("For developers: position strings and reference counts"));
+        assert!(
+            page.contains("— for developers: position strings and reference counts</h1>"),
+            "{kind}: {page}"
+        );
         assert!(page.contains("Reference counts (perft)"), "{kind}");
         assert!(page.contains(&format!("stoa rules perft {kind}")), "{kind}");
         assert!(

@@ -91,14 +91,20 @@ and reference counts</a> · <a href=\"/rules/{kind}?format=text\">this guide as 
     );
     // The section's own heading is the page's title; what follows it is the page.
     let (heading, rest) = developers.split_once('\n').unwrap_or((developers, ""));
+    // `For developers: …` reads on after the game's name: `Akron — for developers: …`.
     let heading = heading.trim_start_matches('#').trim();
+    let mut chars = heading.chars();
+    let heading: String = chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default();
     let developers_body = format!(
         "{}<p class=\"guide-back\"><a href=\"/rules/{kind}\">← {} — a player's guide</a></p>\n\
 <article class=\"guide\"><h1>{} — {}</h1>\n{}</article>\n",
         tabs(kind, titles, true),
         escape_html(&title),
         escape_html(&title),
-        escape_html(heading),
+        escape_html(&heading),
         markdown_html(rest, kind)
     );
     Pages {
