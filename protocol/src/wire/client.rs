@@ -569,3 +569,24 @@ pub enum ClientMessage {
         rid: Option<Rid>,
     },
 }
+    /// Addition: a practice position, computed by the rules engines and nothing else: the
+    /// position (or the kind's start) after a line of moves, its legal moves, its outcome
+    /// and its board view. No game is made, stored, listed or rated. Answered by
+    /// [`ServerMessage::Position`]; a bad kind, options, position or move is an `error`.
+    #[serde(rename = "position.explore")]
+    PositionExplore {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kind.
+        kind: String,
+        /// Game options (validated by the game; missing means defaults).
+        #[serde(default)]
+        options: Value,
+        /// A position string of the kind's notation; missing means the start position.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<String>,
+        /// Moves to play from there, in order (any accepted input form).
+        #[serde(default)]
+        moves: Vec<String>,
+    },

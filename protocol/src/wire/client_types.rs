@@ -50,6 +50,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "account.login",
     "account.password",
     "account.logout",
+    "position.explore",
 ];
 
 impl ClientMessage {
@@ -101,7 +102,8 @@ impl ClientMessage {
             | ClientMessage::AccountClaim { rid, .. }
             | ClientMessage::AccountLogin { rid, .. }
             | ClientMessage::AccountPassword { rid, .. }
-            | ClientMessage::AccountLogout { rid } => rid.as_ref(),
+            | ClientMessage::AccountLogout { rid }
+            | ClientMessage::PositionExplore { rid, .. } => rid.as_ref(),
         }
     }
 
@@ -157,3 +159,4 @@ impl ClientMessage {
         }
     }
 }
+            ClientMessage::PositionExplore { .. } => "position.explore",
