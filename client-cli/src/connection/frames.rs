@@ -52,7 +52,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::AccountToken { rid, .. }
         | ServerMessage::Devices { rid, .. }
         | ServerMessage::RoomChatHistory { rid, .. }
-        | ServerMessage::Arena { rid, .. } => rid.as_ref(),
+        | ServerMessage::Arena { rid, .. }
+        | ServerMessage::Position { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
