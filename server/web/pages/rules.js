@@ -27,7 +27,13 @@ function draw(figure) {
     return;
   }
   const view = { kind: d.kind, geometry: d.geometry, state: d.state, sides: d.sides };
-  renderBoard(figure.querySelector(".diagram-board"), view);
+  const holder = figure.querySelector(".diagram-board");
+  renderBoard(holder, view);
+  // A small board drawn small: as wide as its drawing is at about its own scale (a 4 x 4
+  // Akron needs half the width of a 9 x 9 one), never wider than the stylesheet allows.
+  const svg = /** @type {SVGSVGElement | null} */ (holder && holder.querySelector("svg"));
+  const width = svg && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+  if (width > 0) /** @type {HTMLElement} */ (figure).style.maxWidth = `min(30rem, ${Math.round(width * 1.2)}px)`;
   const legend = figure.querySelector(".diagram-legend");
   if (legend) legend.textContent = boardLegend(view);
 }
