@@ -86,6 +86,9 @@ enum Command {
     Replay(commands::replay::ReplayArgs),
     /// A computer opponent: queues, hosts or joins, and plays within its clock.
     Bot(bot::BotArgs),
+    /// Learn a game step by step: each step's goal on a board, your move, a hint when it
+    /// misses (offline: the rules engines check every move).
+    Learn(commands::learn::LearnArgs),
     /// Bot-vs-bot matches (levels against each other or a random mover), offline.
     Tournament(bot::tournament::TournamentArgs),
 }
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let start = match cli.command {
         Command::Rules(args) => return rules::run(args),
+        Command::Learn(args) => return args.run(),
         Command::Export(args) => return args.run(&cli.global),
         Command::History(args) => return args.run(&cli.global),
         Command::Player(args) => return args.run(&cli.global),

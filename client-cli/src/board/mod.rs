@@ -128,6 +128,13 @@ pub fn drawable(kind: &str, options: &Value, state: &Value) -> Value {
     merged
 }
 
+/// A position's own geometry (from the game itself: a practice position's board size may
+/// differ from its options') merged with its view, as [`drawable`] does for a document.
+pub fn drawable_on(mut geometry: Value, state: &Value) -> Value {
+    merge(&mut geometry, state);
+    geometry
+}
+
 /// Merges `add` into `base`: objects key by key, arrays of equal length element by element,
 /// anything else replaced.
 fn merge(base: &mut Value, add: &Value) {

@@ -10,6 +10,7 @@ pub mod history;
 pub mod host;
 pub mod host_arena;
 pub mod join;
+pub mod learn;
 pub mod lobby;
 pub mod play;
 pub mod players;
@@ -63,7 +64,7 @@ pub struct Global {
 
 /// The subcommands that never talk to a server: the networked options of [`Global`] do
 /// nothing there, so their help does not list them.
-const OFFLINE: &[&str] = &["rules", "tournament"];
+const OFFLINE: &[&str] = &["rules", "tournament", "learn"];
 
 /// The command line as built by clap, with [`Global`]'s options hidden from the help of the
 /// offline subcommands and theirs. Clap copies a global option into every subcommand that
