@@ -53,10 +53,9 @@ pub fn play_line(
     .map_err(whole)?;
     let mut played = Vec::with_capacity(moves.len());
     for (i, mv) in moves.iter().enumerate() {
-        let p = game.play(mv).map_err(|error| ExploreError {
-            at: Some(i),
-            error,
-        })?;
+        let p = game
+            .play(mv)
+            .map_err(|error| ExploreError { at: Some(i), error })?;
         played.push(p.notation);
     }
     Ok((game, played))
