@@ -55,6 +55,9 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/leaderboard/{kind}", get(api_leaderboard))
         .route("/api/kinds/{kind}", get(api_kind))
         .route("/", get(shell))
+        .route("/api/lessons/{kind}", get(api_lesson))
+        .route("/learn", get(shell))
+        .route("/learn/{kind}", get(learn_shell))
         .route("/g/{id}", get(game_shell))
         .route(
             "/r/{code}",
@@ -273,6 +276,30 @@ async fn leaderboard_shell(State(state): State<AppState>, Path(kind): Path<Strin
 async fn api_player(
     State(state): State<AppState>,
     Path(id): Path<PlayerId>,
+/// `/learn/{kind}`: the web client's lesson page, or a page saying there is no such game.
+async fn learn_shell(State(state): State<AppState>, Path(kind): Path<String>) -> Response {
+    if stoa_protocol::lessons::source(&kind).is_some() {
+        return crate::net::web::shell(&state.hub.deployment);
+    }
+    crate::net::web::missing_page(
+        "No such game",
+        &format!("There is no game kind '{kind}', so no lesson for it."),
+    )
+}
+
+/// `GET /api/lessons/{kind}`: the kind's lesson file (`protocol/lessons/<kind>.json`) as
+/// written, the same text the terminal client reads; `404` for an unknown kind.
+async fn api_lesson(Path(kind): Path<String>) -> Response {
+    match stoa_protocol::lessons::source(&kind) {
+        Some(text) => ([(header::CONTENT_TYPE, "application/json")], text).into_response(),
+        None => (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("no lesson for '{kind}'")})),
+        )
+            .into_response(),
+    }
+}
+
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;

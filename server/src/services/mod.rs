@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod arenas;
 pub mod bots;
 pub mod hosting;
+pub mod explore;
 pub mod hub;
 pub mod lobby;
 pub mod matchmaker;

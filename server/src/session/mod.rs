@@ -360,6 +360,26 @@ impl Session {
             | ClientMessage::ArenaWatch { .. }
             | ClientMessage::ArenaUnwatch { .. }
             | ClientMessage::ArenaJoin { .. }
+            ClientMessage::PositionExplore {
+                rid,
+                kind,
+                options,
+                position,
+                moves,
+            } => {
+                // Pure computation on the engines: no game, nothing stored or listed.
+                let explored = crate::services::explore::explore(
+                    &kind,
+                    &options,
+                    position.as_deref(),
+                    &moves,
+                )?;
+                self.send(&ServerMessage::Position {
+                    rid,
+                    explored: Box::new(explored),
+                });
+                Ok(())
+            }
             | ClientMessage::ArenaPause { .. }
             | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
             // Handled by `dispatch` before it hands the rest on.
