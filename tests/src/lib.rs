@@ -1,15 +1,23 @@
 //! Helpers shared by the end-to-end tests: building and starting the real server binary on a
-//! free port, a websocket test client, and JSON Patch document tracking.
+//! free port, a websocket test client, and JSON Patch document tracking; for the tests of
+//! the `stoa` client, its processes ([`clients`]), the terminal UI under tmux ([`tmux`]),
+//! scripted games ([`script`]), a proxy that cuts connections ([`proxy`]) and temporary
+//! config directories ([`temp_dir`]).
 //!
 //! Why a library: every test file speaks the same protocol through the same helpers, so a
 //! test reads as the scenario it checks.
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod clients;
 pub mod fault_proxy;
 pub mod measure;
+pub mod proxy;
 pub mod redis;
 pub mod run_local;
+pub mod script;
+pub mod temp_dir;
+pub mod tmux;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -275,6 +283,20 @@ impl Server {
         };
         let (status, body) = self.http_get(&path);
         (status, serde_json::from_str(&body).unwrap_or(Value::Null))
+    }
+
+    /// The `ratings_after` of a rated game's record, asked of `GET /api/games/{id}` until
+    /// the record is stored: the record is written a moment after the game's end is sent.
+    /// `Null` when it has not come within ten seconds.
+    pub fn ratings_after(&self, id: &str, code: Option<&str>) -> Value {
+        for _ in 0..100 {
+            let (_, full) = self.api_game_full(id, code);
+            if full["record"]["ratings_after"].is_object() {
+                return full["record"]["ratings_after"].clone();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Value::Null
     }
 
     /// Kills the process with SIGKILL (no shutdown at all) and waits for it.

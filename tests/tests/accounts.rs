@@ -7,13 +7,12 @@
 //! a server that forgot us is said so).
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use stoa_tests::redis::RedisServer;
+use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{Client, Server};
 
 const PASSWORD: &str = "correct horse battery";
@@ -260,7 +259,7 @@ async fn the_password_changes_and_a_device_signs_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attempts_are_limited_across_nodes_and_accounts_outlive_a_redis_restart() {
     let mut redis = RedisServer::start_on_disk();
-    let dir = client_support::TempDir::new("accounts-logs");
+    let dir = TempDir::new("accounts-logs");
     let node = |id: &str| {
         let mut args = redis.server_args("acct");
         args.extend(["--cluster", "--node-id", id].map(String::from));
@@ -421,7 +420,7 @@ fn stoa(
     args: &[&str],
     stdin: &str,
 ) -> (i32, String, String) {
-    client_support::build_binaries();
+    stoa_tests::build_binaries();
     let mut child = Command::new(stoa_tests::binary("stoa"))
         .args(args)
         .args(["--server", &server.ws_url(), "--plain"])
@@ -450,8 +449,8 @@ fn identity(home: &std::path::Path) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_terminal_claims_signs_in_and_never_throws_an_identity_away() {
     let server = Server::start();
-    let bob_home = client_support::TempDir::new("acct-bob");
-    let alice_home = client_support::TempDir::new("acct-alice");
+    let bob_home = TempDir::new("acct-bob");
+    let alice_home = TempDir::new("acct-alice");
     // Bob claims his account from the terminal (password typed twice).
     let (code, out, err) = stoa(
         &bob_home.0,
@@ -482,7 +481,7 @@ async fn the_terminal_claims_signs_in_and_never_throws_an_identity_away() {
         .contains(PASSWORD));
 
     // The name asked for when not given, even with a display name given (`--name`).
-    let dan = client_support::TempDir::new("acct-dan");
+    let dan = TempDir::new("acct-dan");
     let (code, out, err) = stoa(
         &dan.0,
         &server,
@@ -566,7 +565,7 @@ async fn the_terminal_claims_signs_in_and_never_throws_an_identity_away() {
     assert!(out.contains("a guest, not claimed"), "{out}");
 
     // A third terminal signs in as Bob: wrong password first, then right.
-    let third = client_support::TempDir::new("acct-third");
+    let third = TempDir::new("acct-third");
     let (code, out, err) = stoa(&third.0, &server, &["login", "bob"], "not my password\n");
     assert_eq!(code, 1);
     assert!(out.contains("wrong name or password"), "{out}{err}");
@@ -599,7 +598,7 @@ async fn the_terminal_claims_signs_in_and_never_throws_an_identity_away() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_forgot_us_says_so_and_the_old_token_is_kept() {
     let mut server = Server::start();
-    let home = client_support::TempDir::new("acct-forgot");
+    let home = TempDir::new("acct-forgot");
     let (code, out, _) = stoa(&home.0, &server, &["--name", "bob", "account"], "");
     assert_eq!(code, 0);
     assert!(out.contains("bob (p"), "{out}");

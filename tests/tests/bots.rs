@@ -4,21 +4,21 @@
 //! Another bot waits in quick pairing and is paired with a person.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::clients::Clients;
+use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{pick, play_the_computer, quick_options, side_of, Client, Server, Tracked};
 
 /// A `stoa bot` process, killed on drop; its output is read when it ends.
 struct Bot(Child);
 
 impl Bot {
-    fn start(server: &Server, tag: &str, args: &[&str]) -> (Bot, client_support::TempDir) {
-        client_support::build_binaries();
-        let home = client_support::TempDir::new(tag);
+    fn start(server: &Server, tag: &str, args: &[&str]) -> (Bot, TempDir) {
+        stoa_tests::build_binaries();
+        let home = TempDir::new(tag);
         let child = Command::new(stoa_tests::binary("stoa"))
             .args(["--server", &server.ws_url(), "bot"])
             .args(args)
@@ -255,7 +255,7 @@ async fn a_person_plays_a_serving_bot_from_the_client_and_it_serves_again() {
     assert_eq!(e["code"], "unavailable", "{e}");
 
     // The person's client asks (again while the bot is still connecting).
-    let mut clients = client_support::Clients::with_url(&server.ws_url());
+    let mut clients = Clients::with_url(&server.ws_url());
     let person = loop {
         let p = clients.spawn(
             "person",

@@ -9,12 +9,13 @@
 //! (and their text exact) once the game is over.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::cell::RefCell;
 
-use client_support::{scripted_game, tui_command, Clients, TempDir, Tmux, TIMEOUT};
 use serde_json::json;
+use stoa_tests::clients::{Clients, TIMEOUT};
+use stoa_tests::script::scripted_game;
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::tmux::Tmux;
 use stoa_tests::{Client, Server, LOOSE};
 
 /// A server that pairs arenas in fast waves.
@@ -308,17 +309,12 @@ fn an_unknown_arena_is_a_clear_error_and_exit_status_1() {
 /// scores after the game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tui_arena_shows_standings_plays_the_paired_game_and_comes_back() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    if Tmux::missing() {
         return;
     }
     let server = arena_server();
     let id = create_arena(&server, 1500).await;
-    let config = TempDir::new("arena-tui");
-    let tmux = Tmux::start(
-        "arena",
-        &tui_command(&config, &server.ws_url(), "Tui", &format!("arena {id}")),
-    );
+    let tmux = Tmux::stoa("arena", &server.ws_url(), "Tui", &format!("arena {id}"));
     let screen = tmux.wait_screen("the arena's view", |s| {
         s.contains("Arena: Test arena") && s.contains("nobody has joined yet")
     });

@@ -8,15 +8,20 @@
 //! synchronisation.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
-use client_support::{scripted_game, Clients, Server, TIMEOUT};
-use serde_json::json;
 use std::time::Duration;
+
+use serde_json::json;
+use stoa_tests::clients::{host_untimed_unane, Clients, HOST_SMALL_UNANE, TIMEOUT};
+use stoa_tests::script::scripted_game;
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::{Client, Server};
+
+/// A tiny untimed Ūnane game (4x3), the host on black.
+const HOST_TINY_UNANE: &[&str] = &host_untimed_unane("width=4,height=3");
 
 /// Plays one full game of `kind` and checks that both players and a spectator see its end.
 fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
-    let server = Server::start();
+    let (server, mut clients) = Clients::with_server();
     let script = scripted_game(kind, &options, seed, 400);
     eprintln!(
         "{kind}: {} scripted actions, expected end: {}",
@@ -24,9 +29,8 @@ fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
         script.outcome
     );
     let first_side = stoa_protocol::kind(kind).unwrap().side_names[0];
-    let mut clients = Clients::new(&server);
     let opts = options.to_string();
-    let host = clients.spawn(
+    let (host, code) = clients.spawn_host(
         "host",
         &[
             "host",
@@ -40,21 +44,15 @@ fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
             &opts,
         ],
     );
-    let room_line = clients.wait(host, |l| l.starts_with("room "));
-    let code = room_line["room ".len()..].trim().to_string();
     // The server is not the default one: the line to share names it.
     let share = format!(
         "share this line with your opponent: stoa --server {} join {code}",
-        server.url
+        server.ws_url()
     );
     clients.wait(host, |l| l == share);
     // The same invitation for a browser, on the server the client used (issue 47, item 3).
-    let web = server
-        .url
-        .replacen("ws://", "http://", 1)
-        .trim_end_matches("/ws")
-        .to_string();
-    clients.wait(host, |l| l == format!("or this link: {web}/r/{code}"));
+    let web = format!("http://{}/r/{code}", server.addr);
+    clients.wait(host, |l| l == format!("or this link: {web}"));
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(host, |l| l.starts_with("game started "));
     let game_id = started.split_whitespace().nth(2).unwrap().to_string();
@@ -76,22 +74,14 @@ fn full_game(kind: &str, options: serde_json::Value, seed: u64) {
             clients.wait(c, |l| l == format!("move {} {}", i + 1, mv));
         }
     }
-    if let Some(side) = &script.resign_side {
+    if script.resign_side.is_some() {
         let who = clients.wait_any(&[host, guest], |l| l == "your turn");
-        let _ = side;
         clients.send(who, "resign");
     }
-    let end = format!("game over: {}", script.outcome);
-    for c in [host, guest, watcher] {
-        let line = clients.wait(c, |l| l.starts_with("game over: "));
-        assert_eq!(line, end, "client {} saw a different end", clients.name(c));
-    }
+    clients.game_over(&[host, guest, watcher], &script.outcome);
     // The watcher leaves on its own at the end; players leave when their input closes.
-    clients.close_stdin(host);
-    clients.close_stdin(guest);
-    for c in [host, guest, watcher] {
-        clients.expect_exit(c, TIMEOUT);
-    }
+    clients.quit(&[host, guest]);
+    clients.expect_exit(watcher, TIMEOUT);
 }
 
 #[test]
@@ -118,22 +108,8 @@ fn akunur_full_game_host_join_watch() {
 /// seen by the opponent and accepted; the watcher joins by the private room's code.
 #[test]
 fn errors_draw_and_private_watch_by_code() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=4,height=3",
-        ],
-    );
-    let code = clients.room_code(host);
+    let (_server, mut clients) = Clients::with_server();
+    let (host, code) = clients.spawn_host("host", HOST_TINY_UNANE);
     let guest = clients.spawn("guest", &["join", &code]);
     let started = clients.wait(guest, |l| l.starts_with("game started "));
     assert!(started.ends_with("side white"), "{started}");
@@ -156,10 +132,7 @@ fn errors_draw_and_private_watch_by_code() {
     clients.send(guest, "draw offer");
     clients.wait(host, |l| l.starts_with("draw offered by white"));
     clients.send(host, "draw accept");
-    for c in [host, guest, watcher] {
-        let line = clients.wait(c, |l| l.starts_with("game over: "));
-        assert_eq!(line, "game over: draw by agreement");
-    }
+    clients.game_over(&[host, guest, watcher], "draw by agreement");
     // Rematch: asked by one, seen by the other, started for both with sides exchanged.
     clients.send(guest, "rematch");
     clients.wait(host, |l| l.starts_with("rematch requested by white"));
@@ -174,22 +147,15 @@ fn errors_draw_and_private_watch_by_code() {
     assert!(again.ends_with("side black"), "{again}");
     clients.wait(guest, |l| l == "your turn");
     clients.send(guest, "abort");
-    for c in [host, guest] {
-        let line = clients.wait(c, |l| l.starts_with("game over: "));
-        assert_eq!(line, "game over: aborted");
-    }
-    clients.close_stdin(host);
-    clients.close_stdin(guest);
-    for c in [host, guest, watcher] {
-        clients.expect_exit(c, TIMEOUT);
-    }
+    clients.game_over(&[host, guest], "aborted");
+    clients.quit(&[host, guest]);
+    clients.expect_exit(watcher, TIMEOUT);
 }
 
 /// The quick-pairing queue pairs two `stoa play` processes with the same settings.
 #[test]
 fn play_pairs_two_players_through_the_queue() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
+    let (_server, mut clients) = Clients::with_server();
     let a = clients.spawn(
         "a",
         &["play", "akron", "--clock", "none", "--options", "size=3"],
@@ -213,24 +179,15 @@ fn play_pairs_two_players_through_the_queue() {
     // Nobody has acted: the side to act may abort.
     let who = clients.wait_any(&[a, b], |l| l == "your turn");
     clients.send(who, "abort");
-    for c in [a, b] {
-        assert_eq!(
-            clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: aborted"
-        );
-    }
-    clients.close_stdin(a);
-    clients.close_stdin(b);
-    clients.expect_exit(a, TIMEOUT);
-    clients.expect_exit(b, TIMEOUT);
+    clients.game_over(&[a, b], "aborted");
+    clients.quit(&[a, b]);
 }
 
 /// `stoa lobby` lists a public waiting room and a live public game; `watch <id>` typed into
 /// it follows that game.
 #[test]
 fn lobby_lists_rooms_and_games_and_watches_one() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
+    let (_server, mut clients) = Clients::with_server();
     let lobby = clients.spawn("lobby", &["lobby"]);
     let first = clients.wait(lobby, |l| {
         l.starts_with("lobby: ") || l.starts_with("error ")
@@ -240,19 +197,17 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
         eprintln!("the server has no lobby yet ({first}): skipping");
         return;
     }
-    let host = clients.spawn(
+    let (host, code) = clients.spawn_host(
         "host",
         &[
             "host", "staku", "--public", "--side", "white", "--clock", "none",
         ],
     );
-    let code = clients.room_code(host);
     clients.wait(lobby, |l| {
         l.trim_start().starts_with(&format!("room {code} staku"))
     });
     let guest = clients.spawn("guest", &["join", &code]);
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let id = started.split_whitespace().nth(2).unwrap().to_string();
+    let id = clients.game_started(host);
     clients.wait(lobby, |l| {
         l.trim_start().starts_with(&format!("game {id} staku"))
     });
@@ -262,39 +217,17 @@ fn lobby_lists_rooms_and_games_and_watches_one() {
     clients.send(host, "b1-c1+d1");
     clients.wait(lobby, |l| l == "move 1 b1-c1+d1");
     clients.send(guest, "resign");
-    for c in [host, guest, lobby] {
-        assert_eq!(
-            clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: white wins by resign"
-        );
-    }
-    clients.close_stdin(host);
-    clients.close_stdin(guest);
-    for c in [host, guest, lobby] {
-        clients.expect_exit(c, TIMEOUT);
-    }
+    clients.game_over(&[host, guest, lobby], "white wins by resign");
+    clients.quit(&[host, guest]);
+    clients.expect_exit(lobby, TIMEOUT);
 }
 
 /// The pie rule: after `swap` the players exchange colours, so the host who made black's
 /// first move now plays white and is to act again; each client follows its new seat.
 #[test]
 fn swap_exchanges_seats_and_the_turn_follows_the_person() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=4,height=3",
-        ],
-    );
-    let code = clients.room_code(host);
+    let (_server, mut clients) = Clients::with_server();
+    let (host, code) = clients.spawn_host("host", HOST_TINY_UNANE);
     let guest = clients.spawn("guest", &["join", &code]);
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a3xb3");
@@ -310,16 +243,8 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
         l.starts_with("black guest ") && l.ends_with("(you)")
     });
     clients.send(guest, "resign");
-    for c in [host, guest] {
-        assert_eq!(
-            clients.wait(c, |l| l.starts_with("game over: ")),
-            "game over: white wins by resign"
-        );
-    }
-    clients.close_stdin(host);
-    clients.close_stdin(guest);
-    clients.expect_exit(host, TIMEOUT);
-    clients.expect_exit(guest, TIMEOUT);
+    clients.game_over(&[host, guest], "white wins by resign");
+    clients.quit(&[host, guest]);
 }
 
 /// `stoa watch <room-code>` on a room still waiting for its opponent waits for the game
@@ -327,22 +252,8 @@ fn swap_exchanges_seats_and_the_turn_follows_the_person() {
 /// game. `stoa watch` of an unknown id names what was typed.
 #[test]
 fn watching_a_waiting_room_never_takes_the_seat() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=4,height=3",
-        ],
-    );
-    let code = clients.room_code(host);
+    let (_server, mut clients) = Clients::with_server();
+    let (host, code) = clients.spawn_host("host", HOST_TINY_UNANE);
     let watcher = clients.spawn("watcher", &["watch", &code]);
     clients.wait(watcher, |l| {
         l == format!("room {code} is waiting for its second player: watching starts with its game")
@@ -370,9 +281,8 @@ fn watching_a_waiting_room_never_takes_the_seat() {
 /// name is what an opponent sees.
 #[test]
 fn name_given_again_renames_the_player() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let config = client_support::TempDir::new("rename");
+    let (_server, mut clients) = Clients::with_server();
+    let config = TempDir::new("rename");
     let first = clients.spawn_in("Ann", &config.0, &["lobby"]);
     let line = clients.wait(first, |l| l.starts_with("connected as "));
     let id = line
@@ -382,8 +292,7 @@ fn name_given_again_renames_the_player() {
         .trim_end_matches(')')
         .to_string();
     assert_eq!(line, format!("connected as Ann ({id})"));
-    clients.close_stdin(first);
-    clients.expect_exit(first, TIMEOUT);
+    clients.quit(&[first]);
 
     let host = clients.spawn_in("Annabel", &config.0, &["host", "staku", "--side", "white"]);
     clients.wait(host, |l| l == format!("connected as Annabel ({id})"));
@@ -396,9 +305,8 @@ fn name_given_again_renames_the_player() {
 /// defaults, for rooms, live games and queues alike.
 #[test]
 fn lobby_lines_say_clock_and_options() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
+    let (_server, mut clients) = Clients::with_server();
+    let (_host, room) = clients.spawn_host(
         "host",
         &[
             "host",
@@ -410,8 +318,7 @@ fn lobby_lines_say_clock_and_options() {
             "width=6,height=5",
         ],
     );
-    let room = clients.room_code(host);
-    let a = clients.spawn(
+    let (_a, code) = clients.spawn_host(
         "a",
         &[
             "host",
@@ -425,10 +332,8 @@ fn lobby_lines_say_clock_and_options() {
             "vert",
         ],
     );
-    let code = clients.room_code(a);
     let b = clients.spawn("b", &["join", &code]);
-    let started = clients.wait(b, |l| l.starts_with("game started "));
-    let game = started.split(' ').nth(2).unwrap().to_string();
+    let game = clients.game_started(b);
     let q = clients.spawn("q", &["play", "staku", "--clock", "none"]);
     clients.wait(q, |l| l.starts_with("queued position 1"));
 
@@ -447,9 +352,8 @@ fn lobby_lines_say_clock_and_options() {
 /// the help pages are printed whole.
 #[test]
 fn plain_help_guides_declines_and_leaving() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
+    let (_server, mut clients) = Clients::with_server();
+    let (host, code) = clients.spawn_host(
         "host",
         &[
             "host",
@@ -460,10 +364,8 @@ fn plain_help_guides_declines_and_leaving() {
             "width=4,height=3",
         ],
     );
-    let code = clients.room_code(host);
     let guest = clients.spawn("guest", &["join", &code]);
-    let started = clients.wait(guest, |l| l.starts_with("game started "));
-    let id = started.split(' ').nth(2).unwrap().to_string();
+    let id = clients.game_started(guest);
 
     clients.send(guest, "help");
     clients.wait(guest, |l| l.starts_with("draw decline "));
@@ -495,8 +397,7 @@ fn plain_help_guides_declines_and_leaving() {
 
 /// Starts a plain host (black, untimed small Ūnane) and a guest who joins; returns both.
 fn seated_pair(clients: &mut Clients) -> (usize, usize) {
-    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
-    let code = clients.room_code(host);
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
     let guest = clients.spawn("guest", &["join", &code]);
     for c in [host, guest] {
         clients.wait(c, |l| l.starts_with("game started "));
@@ -510,8 +411,8 @@ fn seated_pair(clients: &mut Clients) -> (usize, usize) {
 fn an_abort_says_why() {
     let mut args = stoa_tests::LOOSE.to_vec();
     args.extend(["--first-action-ms", "3000"]);
-    let server = stoa_tests::Server::start_with(&args);
-    let mut clients = Clients::with_url(&server.ws_url());
+    let server = Server::start_with(&args);
+    let mut clients = Clients::new(&server);
     // Black (the host) never makes its first move.
     let (host, guest) = seated_pair(&mut clients);
     for c in [host, guest] {
@@ -520,7 +421,7 @@ fn an_abort_says_why() {
         assert_eq!(why, "aborted: black did not make a first move in time");
     }
     // The host aborts the next one at once.
-    let mut clients = Clients::with_url(&server.ws_url());
+    let mut clients = Clients::new(&server);
     let (host, guest) = seated_pair(&mut clients);
     clients.send(host, "abort");
     for (c, why) in [
@@ -536,16 +437,14 @@ fn an_abort_says_why() {
 /// At the end of a rated game each player reads its rating change (issue 28, item 9).
 #[test]
 fn a_rated_game_ends_with_the_rating_change() {
-    let server = stoa_tests::Server::start();
-    let mut clients = Clients::with_url(&server.ws_url());
-    let mut args = client_support::HOST_SMALL_UNANE.to_vec();
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let mut args = HOST_SMALL_UNANE.to_vec();
     args.push("--rated");
-    let host = clients.spawn("host", &args);
-    let code = clients.room_code(host);
+    let (host, code) = clients.spawn_host("host", &args);
     let guest = clients.spawn("guest", &["join", &code]);
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let id = started.split_whitespace().nth(2).expect("id").to_string();
-    clients.wait(guest, |l| l.starts_with("game started "));
+    let id = clients.game_started(host);
+    clients.game_started(guest);
     // Both act once (a game ended before that is unrated); then black (the host) resigns.
     let script = scripted_game("unane", &json!({"width":5,"height":4}), 1, 40);
     for (i, mv) in script.moves[..2].iter().enumerate() {
@@ -557,15 +456,7 @@ fn a_rated_game_ends_with_the_rating_change() {
     }
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "resign");
-    let mut after = serde_json::Value::Null;
-    for _ in 0..100 {
-        let (_, full) = server.api_game_full(&id, Some(&code));
-        if full["record"]["ratings_after"].is_object() {
-            after = full["record"]["ratings_after"].clone();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let after = server.ratings_after(&id, Some(&code));
     for (c, side) in [(host, "black"), (guest, "white")] {
         let now = after[side].as_f64().expect("a rating after").round() as i64;
         let line = clients.wait(c, |l| l.starts_with("your rating "));
@@ -581,10 +472,9 @@ fn a_rated_game_ends_with_the_rating_change() {
 /// room before the game started (issue 28, item 10).
 #[test]
 fn a_typo_is_not_a_move_and_joining_comes_before_the_start() {
-    let server = stoa_tests::Server::start();
-    let mut clients = Clients::with_url(&server.ws_url());
-    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
-    let code = clients.room_code(host);
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
     let guest = clients.spawn("guest", &["join", &code]);
     let first = clients.wait(guest, |l| {
         l.starts_with("joined room ") || l.starts_with("game started ")
@@ -609,9 +499,9 @@ fn a_typo_is_not_a_move_and_joining_comes_before_the_start() {
 /// see").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaderboard_and_player_commands_print_the_ratings() {
-    let server = stoa_tests::Server::start();
-    let mut ann = stoa_tests::Client::guest(&server, "ann").await;
-    let mut bob = stoa_tests::Client::guest(&server, "bob").await;
+    let server = Server::start();
+    let mut ann = Client::guest(&server, "ann").await;
+    let mut bob = Client::guest(&server, "bob").await;
     let rated = stoa_tests::establish_ratings(&server, &mut ann, &mut bob).await;
     let api = |path: String| {
         let (status, body) = server.http_get(&path);
@@ -620,7 +510,7 @@ async fn leaderboard_and_player_commands_print_the_ratings() {
     };
     let board = api("/api/leaderboard/unane".into());
     let page = api(format!("/api/players/{}", ann.player_id));
-    let mut clients = Clients::with_url(&server.ws_url());
+    let mut clients = Clients::new(&server);
 
     let reader = clients.spawn("reader", &["leaderboard", "unane"]);
     clients.wait(reader, |l| l == "leaderboard unane");
@@ -683,14 +573,14 @@ async fn leaderboard_and_player_commands_print_the_ratings() {
 /// shows a code that makes another device this player.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
-    let server = stoa_tests::Server::start();
-    let mut ann = stoa_tests::Client::guest(&server, "ann").await;
+    let server = Server::start();
+    let mut ann = Client::guest(&server, "ann").await;
     let made = ann.request(json!({"t":"link.code"})).await;
     // Devices are listed oldest first: the terminal's is linked later.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     let code = made["code"].as_str().expect("code").to_string();
-    let mut clients = Clients::with_url(&server.ws_url());
-    let config = client_support::TempDir::new("link-terminal");
+    let mut clients = Clients::new(&server);
+    let config = TempDir::new("link-terminal");
 
     let linker = clients.spawn_in("linker", &config.0, &["link", &code.to_lowercase()]);
     let line = clients.wait(linker, |l| l.starts_with("linked"));
@@ -727,7 +617,7 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
     let line = clients.wait(shower, |l| l.starts_with("link code: "));
     let code = line["link code: ".len()..].to_string();
     clients.expect_exit(shower, TIMEOUT);
-    let mut bea = stoa_tests::Client::guest(&server, "bea").await;
+    let mut bea = Client::guest(&server, "bea").await;
     let got = bea
         .request(json!({"t":"link.redeem","code":code,"device":"browser"}))
         .await;
@@ -739,7 +629,7 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
     let revoker = clients.spawn_in("ann", &config.0, &["devices", "--revoke", &first_id]);
     clients.wait(revoker, |l| l == format!("revoked {first_id}"));
     clients.expect_exit(revoker, TIMEOUT);
-    let mut c = stoa_tests::Client::connect(&server).await;
+    let mut c = Client::connect(&server).await;
     let refused = c
         .request(json!({"t":"hello","protocol":1,"token":ann.token}))
         .await;
@@ -752,13 +642,12 @@ async fn stoa_link_makes_the_terminal_the_player_of_another_device() {
 /// game then starts as ever.
 #[test]
 fn a_waiting_host_chats_with_a_visitor_in_the_room() {
-    let server = stoa_tests::Server::start();
-    let mut clients = Clients::with_url(&server.ws_url());
-    let host = clients.spawn("host", client_support::HOST_SMALL_UNANE);
-    let code = clients.room_code(host);
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
-        let mut visitor = stoa_tests::Client::guest(&server, "vi").await;
+        let mut visitor = Client::guest(&server, "vi").await;
         let h = visitor.request(json!({"t":"room.watch","code":code})).await;
         assert_eq!(h["t"], "room.chat.history", "{h}");
         let ok = visitor
@@ -797,8 +686,7 @@ fn between(lines: &[String], from: &str, to: &str) -> Vec<String> {
 /// told to type `rematch` once they did.
 #[test]
 fn messages_keep_the_order_things_happened_in() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
+    let (_server, mut clients) = Clients::with_server();
     let (host, guest) = seated_pair(&mut clients);
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a2xa1");

@@ -3,40 +3,19 @@
 //! moves it missed (`game.watch` with `since`) and plays on.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use client_support::{tui_command, Clients, Proxy, Server, TempDir, Tmux, TIMEOUT};
+use stoa_tests::clients::{Clients, HOST_SMALL_UNANE};
+use stoa_tests::proxy::Proxy;
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::tmux::Tmux;
 
 #[test]
 fn reconnects_after_a_drop_and_catches_up() {
-    let server = Server::start();
-    let upstream: SocketAddr = server
-        .url
-        .trim_start_matches("ws://")
-        .trim_end_matches("/ws")
-        .parse()
-        .expect("server address");
-    let proxy = Proxy::start(upstream);
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-    let proxied = format!("ws://{}/ws", proxy.addr);
-    let guest = clients.spawn_at("guest", &proxied, &["join", &code]);
+    let (server, mut clients) = Clients::with_server();
+    let proxy = Proxy::start(server.addr);
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
+    let guest = clients.spawn_at("guest", &proxy.ws_url(), &["join", &code]);
     clients.wait(guest, |l| l.starts_with("game started "));
 
     clients.wait(host, |l| l == "your turn");
@@ -61,44 +40,19 @@ fn reconnects_after_a_drop_and_catches_up() {
     clients.wait(guest, |l| l == "move 3 b4xc4");
     clients.wait(guest, |l| l == "your turn");
     clients.send(guest, "resign");
-    assert_eq!(
-        clients.wait(host, |l| l.starts_with("game over: ")),
-        "game over: black wins by resign"
-    );
-    assert_eq!(
-        clients.wait(guest, |l| l.starts_with("game over: ")),
-        "game over: black wins by resign"
-    );
-    clients.close_stdin(host);
-    clients.close_stdin(guest);
-    clients.expect_exit(host, TIMEOUT);
-    clients.expect_exit(guest, TIMEOUT);
+    clients.game_over(&[host, guest], "black wins by resign");
+    clients.quit(&[host, guest]);
 }
 
 /// A player whose client died comes back with a new process: the stored identity makes it the
 /// same player, `welcome` lists the unfinished game, and `stoa watch <id>` resumes playing.
 #[test]
 fn a_new_process_resumes_an_unfinished_game() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
+    let (_server, mut clients) = Clients::with_server();
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
     let guest_home = TempDir::new("guest-home");
     let guest = clients.spawn_in("guest", &guest_home.0, &["join", &code]);
-    let started = clients.wait(guest, |l| l.starts_with("game started "));
-    let id = started.split_whitespace().nth(2).unwrap().to_string();
+    let id = clients.game_started(guest);
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a4xb4");
     clients.wait(guest, |l| l == "your turn");
@@ -117,14 +71,8 @@ fn a_new_process_resumes_an_unfinished_game() {
     clients.send(again, "d4xc4");
     clients.wait(host, |l| l == "move 2 d4xc4");
     clients.send(host, "resign");
-    assert_eq!(
-        clients.wait(again, |l| l.starts_with("game over: ")),
-        "game over: white wins by resign"
-    );
-    clients.close_stdin(host);
-    clients.close_stdin(again);
-    clients.expect_exit(host, TIMEOUT);
-    clients.expect_exit(again, TIMEOUT);
+    clients.game_over(&[again], "white wins by resign");
+    clients.quit(&[host, again]);
 }
 
 /// A stored token the server does not know (e.g. a fresh server) is refused with
@@ -132,13 +80,13 @@ fn a_new_process_resumes_an_unfinished_game() {
 /// (under the server's deployment).
 #[test]
 fn a_refused_token_falls_back_to_a_new_guest() {
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
+    let (server, mut clients) = Clients::with_server();
+    let url = server.ws_url();
     let home = TempDir::new("stale-identity");
     let file = home.0.join("identity.json");
     std::fs::write(
         &file,
-        format!(r#"{{"{}": {{"token": "not-a-real-token"}}}}"#, server.url),
+        format!(r#"{{"{url}": {{"token": "not-a-real-token"}}}}"#),
     )
     .unwrap();
     let c = clients.spawn_in("stale", &home.0, &["lobby"]);
@@ -154,55 +102,28 @@ fn a_refused_token_falls_back_to_a_new_guest() {
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     // The refused entry (per address, as earlier versions kept it) is gone; the new token
     // is kept under the server's deployment, with the address that welcomed it.
-    assert!(stored.get(server.url.as_str()).is_none(), "{stored}");
+    assert!(stored.get(url.as_str()).is_none(), "{stored}");
     let deployments = stored["deployments"].as_object().expect("deployments");
     assert_eq!(deployments.len(), 1, "{stored}");
     let entry = deployments.values().next().unwrap();
-    assert_eq!(entry["addresses"], serde_json::json!([server.url]));
+    assert_eq!(entry["addresses"], serde_json::json!([url]));
     let token = entry["token"].as_str().unwrap();
     assert_ne!(token, "not-a-real-token");
     assert!(token.len() >= 22, "{token}");
-    clients.close_stdin(c);
-    clients.expect_exit(c, TIMEOUT);
+    clients.quit(&[c]);
 }
 
 /// The terminal UI tells its player what happens to the link: the drop, the reconnect, and
 /// a server that shuts down.
 #[test]
 fn tui_says_disconnected_reconnected_and_shutting_down() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    if Tmux::missing() {
         return;
     }
-    let server = Server::start();
-    let upstream: SocketAddr = server
-        .url
-        .trim_start_matches("ws://")
-        .trim_end_matches("/ws")
-        .parse()
-        .expect("server address");
-    let proxy = Proxy::start(upstream);
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-    let config = TempDir::new("tui-link");
-    let proxied = format!("ws://{}/ws", proxy.addr);
-    let tmux = Tmux::start(
-        "link",
-        &tui_command(&config, &proxied, "Tui", &format!("join {code}")),
-    );
+    let (server, mut clients) = Clients::with_server();
+    let proxy = Proxy::start(server.addr);
+    let (host, code) = clients.spawn_host("host", HOST_SMALL_UNANE);
+    let tmux = Tmux::stoa("link", &proxy.ws_url(), "Tui", &format!("join {code}"));
     clients.wait(host, |l| l.starts_with("game started "));
     tmux.wait_screen("the board", |s| s.contains("black to act"));
 
@@ -213,7 +134,8 @@ fn tui_says_disconnected_reconnected_and_shutting_down() {
     clients.send(host, "a4xb4");
     tmux.wait_screen("the move after the reconnect", |s| s.contains("1. a4xb4"));
 
-    server.terminate();
+    // SIGTERM, not waiting for the exit: the notice is read while the server drains.
+    stoa_tests::signal(server.pid(), "-TERM");
     tmux.wait_screen("the shutdown notice", |s| {
         s.contains("server shutting down")
     });

@@ -3,12 +3,12 @@
 //! without it the client refuses the certificate.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use client_support::{Clients, Server};
+use stoa_tests::clients::{host_untimed_unane, Clients, CLIENT_LOOSE};
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::Server;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -78,15 +78,9 @@ impl TlsProxy {
 
 #[test]
 fn host_and_join_over_wss_through_a_tls_proxy() {
-    let server = Server::start();
-    let backend: SocketAddr = server
-        .url
-        .trim_start_matches("ws://")
-        .trim_end_matches("/ws")
-        .parse()
-        .expect("server address");
-    let dir = client_support::TempDir::new("tls");
-    let proxy = TlsProxy::start(backend, &dir.0);
+    let server = Server::start_with(CLIENT_LOOSE);
+    let dir = TempDir::new("tls");
+    let proxy = TlsProxy::start(server.addr, &dir.0);
     let ca = proxy.cert_pem.to_string_lossy().into_owned();
     let url = proxy.url();
     let mut clients = Clients::with_url(&url);
@@ -97,23 +91,12 @@ fn host_and_join_over_wss_through_a_tls_proxy() {
         l.contains(&url) && (l.contains("certificate") || l.contains("UnknownIssuer"))
     });
 
-    let host = clients.spawn(
-        "host",
-        &[
-            "--ca-file",
-            &ca,
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "none",
-            "--options",
-            "width=4,height=3",
-        ],
-    );
-    let room = clients.wait(host, |l| l.starts_with("room "));
-    let code = room["room ".len()..].trim().to_string();
+    let host_args = [
+        &["--ca-file", ca.as_str()][..],
+        &host_untimed_unane("width=4,height=3"),
+    ];
+    let host = clients.spawn("host", &host_args.concat());
+    let code = clients.room_code(host);
     let guest = clients.spawn("guest", &["--ca-file", &ca, "join", &code]);
     clients.wait(guest, |l| l.starts_with("game started "));
     clients.wait(host, |l| l.starts_with("game started "));

@@ -2,44 +2,62 @@
 //! running clock counts down, and a move typed into the input line reaches the opponent.
 #![forbid(unsafe_code)]
 
-mod client_support;
+use stoa_tests::clients::{Clients, ServingBot, HOST_SMALL_UNANE};
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::tmux::{sh_quote, tui_command, Tmux};
+use stoa_tests::Server;
 
-use client_support::{sh_quote, stoa_tests_binary, tui_command, Clients, Server, TempDir, Tmux};
+/// `stoa host` arguments for a 5x4 Ūnane game on the default clock, the host on black (who
+/// moves first).
+const HOST_UNANE_5X4: &[&str] = &[
+    "host",
+    "unane",
+    "--side",
+    "black",
+    "--options",
+    "width=5,height=4",
+];
+
+/// The fixture of most tests: a server of their own and no `stoa` processes yet, or `None`
+/// (said on stderr) where tmux is not installed.
+fn stage() -> Option<(Server, Clients)> {
+    if Tmux::missing() {
+        return None;
+    }
+    Some(Clients::with_server())
+}
+
+/// A game between a plain-mode host started with `host_args` and the terminal UI (`Tui`),
+/// which joins by the room code: the host, the room code, the tmux session and the game id.
+fn tui_joins(
+    server: &Server,
+    clients: &mut Clients,
+    tag: &str,
+    host_args: &[&str],
+) -> (usize, String, Tmux, String) {
+    let (host, code) = clients.spawn_host("host", host_args);
+    let tmux = Tmux::stoa(tag, &server.ws_url(), "Tui", &format!("join {code}"));
+    let id = clients.game_started(host);
+    (host, code, tmux, id)
+}
+
+/// [`tui_joins`] with [`HOST_UNANE_5X4`], once the board is on screen: the host, the tmux
+/// session and the game id.
+fn tui_game(server: &Server, clients: &mut Clients, tag: &str) -> (usize, Tmux, String) {
+    let (host, _code, tmux, id) = tui_joins(server, clients, tag, HOST_UNANE_5X4);
+    tmux.wait_screen("the board", |s| {
+        s.contains("a b c d e") && s.contains("black to act")
+    });
+    (host, tmux, id)
+}
 
 #[test]
 fn tui_shows_board_and_both_clocks_and_takes_moves() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--clock",
-            "5+3",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-
-    let config = TempDir::new("tui");
-    let stoa = stoa_tests_binary();
-    let command = format!(
-        "env STOA_CONFIG_DIR={} TERM=xterm-256color {} --server {} --name Tui join {}",
-        sh_quote(&config.0.to_string_lossy()),
-        sh_quote(&stoa),
-        sh_quote(&server.url),
-        sh_quote(&code)
-    );
-    let tmux = Tmux::start("game", &command);
-    clients.wait(host, |l| l.starts_with("game started "));
+    };
+    let timed = [HOST_UNANE_5X4, &["--clock", "5+3"]].concat();
+    let (host, _code, tmux, _id) = tui_joins(&server, &mut clients, "game", &timed);
 
     // The board (files and ranks of the 5x4 grid) and both players' clocks at 5:00. Waited
     // for whole, status line included: tmux may be read in the middle of a redraw.
@@ -103,27 +121,16 @@ fn tui_shows_board_and_both_clocks_and_takes_moves() {
 /// The lobby screen lists a public room; Enter on it joins, and the game's board appears.
 #[test]
 fn tui_lobby_lists_a_room_and_enter_joins_it() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
+    };
+    let (host, code) = clients.spawn_host(
         "host",
         &[
             "host", "akunur", "--public", "--side", "light", "--clock", "10+5",
         ],
     );
-    let code = clients.room_code(host);
-    let config = TempDir::new("tui-lobby");
-    let command = format!(
-        "env STOA_CONFIG_DIR={} TERM=xterm-256color {} --server {} --name Tui lobby",
-        sh_quote(&config.0.to_string_lossy()),
-        sh_quote(&stoa_tests_binary()),
-        sh_quote(&server.url),
-    );
-    let tmux = Tmux::start("lobby", &command);
+    let tmux = Tmux::stoa("lobby", &server.ws_url(), "Tui", "lobby");
     tmux.wait_screen("the room in the lobby", |s| {
         s.contains("Lobby") && s.contains(&format!("room {code} akunur 10+5 by host"))
     });
@@ -140,45 +147,14 @@ fn tui_lobby_lists_a_room_and_enter_joins_it() {
     tmux.keys(&["C-c"]);
 }
 
-/// A 5x4 Ūnane game: the host (plain mode, black) against the terminal UI (white). Returns
-/// the clients, the host's id, the tmux pane and the game id.
-fn tui_game(server: &Server, tag: &str) -> (Clients, usize, Tmux, TempDir, String) {
-    let mut clients = Clients::new(server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-    let config = TempDir::new(tag);
-    let tmux = Tmux::start(
-        tag,
-        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
-    );
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let id = started.split(' ').nth(2).expect("game id").to_string();
-    tmux.wait_screen("the board", |s| {
-        s.contains("a b c d e") && s.contains("black to act")
-    });
-    (clients, host, tmux, config, id)
-}
-
 /// `legal` and `help` open a window that shows all of it (nothing cut), scrolls, and
 /// closes with Esc; `help staku` shows the game's guide.
 #[test]
 fn tui_long_output_opens_in_a_window() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let (mut clients, host, tmux, _config, _id) = tui_game(&server, "pages");
+    };
+    let (host, tmux, _id) = tui_game(&server, &mut clients, "pages");
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a4xb4");
     tmux.wait_screen("our turn", |s| {
@@ -276,12 +252,10 @@ fn tui_long_output_opens_in_a_window() {
 /// `resign` and Ctrl-C in a running game ask first; leaving says how to come back.
 #[test]
 fn tui_asks_before_resigning_or_leaving_and_says_how_to_resume() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let (mut clients, host, tmux, _config, id) = tui_game(&server, "confirm");
+    };
+    let (host, tmux, id) = tui_game(&server, &mut clients, "confirm");
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a4xb4");
     tmux.wait_screen("our turn", |s| s.contains("your turn"));
@@ -326,18 +300,14 @@ fn tui_asks_before_resigning_or_leaving_and_says_how_to_resume() {
 /// A board larger than the terminal is announced, with the size needed.
 #[test]
 fn tui_warns_when_the_terminal_is_too_small() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn("host", &["host", "akron", "--side", "vert"]);
-    let code = clients.room_code(host);
+    };
+    let (_host, code) = clients.spawn_host("host", &["host", "akron", "--side", "vert"]);
     let config = TempDir::new("small");
     let tmux = Tmux::start_sized(
         "small",
-        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
+        &tui_command(&config, &server.ws_url(), "Tui", &format!("join {code}")),
         80,
         24,
     );
@@ -350,20 +320,13 @@ fn tui_warns_when_the_terminal_is_too_small() {
 /// The queue screen says where we stand and how many others wait.
 #[test]
 fn tui_queue_screen_shows_who_else_waits() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
+    };
     // Someone waits in another queue.
     let other = clients.spawn("other", &["play", "akron", "--clock", "1+0"]);
     clients.wait(other, |l| l.starts_with("queued position 1"));
-    let config = TempDir::new("queue");
-    let tmux = Tmux::start(
-        "queue",
-        &tui_command(&config, &server.url, "Tui", "play staku --clock 3+2"),
-    );
+    let tmux = Tmux::stoa("queue", &server.ws_url(), "Tui", "play staku --clock 3+2");
     tmux.wait_screen("the queue screen", |s| {
         s.contains("In the queue for staku (3+2)")
             && s.contains("Your place in the queue:      1")
@@ -377,32 +340,17 @@ fn tui_queue_screen_shows_who_else_waits() {
 /// A spectator in the terminal UI follows the players into their rematch.
 #[test]
 fn tui_spectator_follows_the_rematch() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--public",
-            "--side",
-            "black",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
+    };
+    let (host, code) = clients.spawn_host("host", &[HOST_UNANE_5X4, &["--public"]].concat());
     let guest = clients.spawn("guest", &["join", &code]);
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let first = started.split(' ').nth(2).expect("game id").to_string();
-    let config = TempDir::new("rematch");
-    let tmux = Tmux::start(
+    let first = clients.game_started(host);
+    let tmux = Tmux::stoa(
         "rematch",
-        &tui_command(&config, &server.url, "Watcher", &format!("watch {first}")),
+        &server.ws_url(),
+        "Watcher",
+        &format!("watch {first}"),
     );
     tmux.wait_screen("the first game", |s| {
         s.contains(&format!("unane game {first}"))
@@ -435,11 +383,10 @@ fn tui_spectator_follows_the_rematch() {
 /// `stoa replay FILE` steps through a record on the terminal board: arrows, End, a jump.
 #[test]
 fn tui_replay_steps_through_a_record() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    if Tmux::missing() {
         return;
     }
-    client_support::build_binaries();
+    stoa_tests::build_binaries();
     let dir = TempDir::new("replay");
     let file = dir.0.join("game.txt");
     std::fs::write(
@@ -451,7 +398,7 @@ fn tui_replay_steps_through_a_record() {
     .unwrap();
     let command = format!(
         "env TERM=xterm-256color {} replay {}; sleep 30",
-        sh_quote(&stoa_tests_binary()),
+        sh_quote(&stoa_tests::binary("stoa").to_string_lossy()),
         sh_quote(&file.to_string_lossy())
     );
     let tmux = Tmux::start("replay", &command);
@@ -478,38 +425,19 @@ fn tui_replay_steps_through_a_record() {
 /// players' ratings (item 9).
 #[test]
 fn tui_marks_the_computer_in_the_players_panel() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, _clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let bot_home = TempDir::new("tui-bot");
-    let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
-        .args([
-            "--plain",
-            "--server",
-            &server.url,
-            "bot",
-            "--serve",
-            "--kinds",
-            "unane",
-            "--level",
-            "1",
-        ])
-        .env("STOA_CONFIG_DIR", &bot_home.0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start a serving bot");
+    };
+    let _bot = ServingBot::start(&server.ws_url(), "tui-bot");
     let config = TempDir::new("tui-computer");
     // Asked until the bot serves (it may still be connecting).
-    let deadline = std::time::Instant::now() + client_support::TIMEOUT;
+    let deadline = std::time::Instant::now() + stoa_tests::clients::TIMEOUT;
     let (tmux, screen) = loop {
         let tmux = Tmux::start(
             "computer",
             &tui_command(
                 &config,
-                &server.url,
+                &server.ws_url(),
                 "Tui",
                 "play unane --options width=4,height=3 --clock none --computer 1 --side white",
             ),
@@ -554,8 +482,6 @@ fn tui_marks_the_computer_in_the_players_panel() {
         rows[input - 2].starts_with("error input: 'frobnicate the board please'"),
         "the error's start is on the row above:\n{screen}"
     );
-    let _ = bot.kill();
-    let _ = bot.wait();
 }
 
 /// The Messages pane says the end of a game in words (not the protocol's codes), the
@@ -563,33 +489,12 @@ fn tui_marks_the_computer_in_the_players_panel() {
 /// commands, not the players' (issue 28, item 10).
 #[test]
 fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
+    };
     // A public game, so anyone may watch it by id.
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--public",
-            "--side",
-            "black",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-    let config = TempDir::new("words");
-    let tmux = Tmux::start(
-        "words",
-        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
-    );
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let id = started.split(' ').nth(2).expect("game id").to_string();
+    let public = [HOST_UNANE_5X4, &["--public"]].concat();
+    let (host, _code, tmux, id) = tui_joins(&server, &mut clients, "words", &public);
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "a4xb4");
     let screen = tmux.wait_screen("one move", |s| s.contains("your turn (white)"));
@@ -600,10 +505,11 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     );
 
     // A spectator of the same game.
-    let watch_config = TempDir::new("words-watch");
-    let watcher = Tmux::start(
+    let watcher = Tmux::stoa(
         "words-watch",
-        &tui_command(&watch_config, &server.url, "Eve", &format!("watch {id}")),
+        &server.ws_url(),
+        "Eve",
+        &format!("watch {id}"),
     );
     let screen = watcher.wait_screen("the watched board", |s| s.contains("white to act"));
     assert!(
@@ -624,11 +530,7 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
     assert!(!screen.contains("wins by resign"), "{screen}");
 
     // The lobby.
-    let lobby_config = TempDir::new("words-lobby");
-    let lobby = Tmux::start(
-        "words-lobby",
-        &tui_command(&lobby_config, &server.url, "Lou", "lobby"),
-    );
+    let lobby = Tmux::stoa("words-lobby", &server.ws_url(), "Lou", "lobby");
     let screen = lobby.wait_screen("the lobby", |s| s.contains("Lobby"));
     let screen = if screen.contains("lobby: ↑/↓") {
         screen
@@ -649,30 +551,10 @@ fn tui_says_ends_in_words_and_offers_each_screen_its_commands() {
 /// spectators only, and an over-long line is refused with the server's reason.
 #[test]
 fn tui_and_plain_mode_chat_with_say() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let host = clients.spawn(
-        "host",
-        &[
-            "host",
-            "unane",
-            "--side",
-            "black",
-            "--options",
-            "width=5,height=4",
-        ],
-    );
-    let code = clients.room_code(host);
-    let config = TempDir::new("chat");
-    let tmux = Tmux::start(
-        "chat",
-        &tui_command(&config, &server.url, "Tui", &format!("join {code}")),
-    );
-    clients.wait(host, |l| l.starts_with("game started "));
+    };
+    let (host, code, tmux, _id) = tui_joins(&server, &mut clients, "chat", HOST_UNANE_5X4);
     tmux.wait_screen("the board", |s| s.contains("black to act"));
     tmux.keys(&["-l", "say hello <b>there</b>"]);
     tmux.keys(&["Enter"]);
@@ -730,23 +612,14 @@ fn tui_and_plain_mode_chat_with_say() {
 /// Messages pane, with the figures of the game's record (issue 28, item 9).
 #[test]
 fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    if Tmux::missing() {
         return;
     }
-    let server = stoa_tests::Server::start();
-    let mut clients = Clients::with_url(&server.ws_url());
-    let mut args = client_support::HOST_SMALL_UNANE.to_vec();
+    let server = Server::start();
+    let mut clients = Clients::new(&server);
+    let mut args = HOST_SMALL_UNANE.to_vec();
     args.push("--rated");
-    let host = clients.spawn("host", &args);
-    let code = clients.room_code(host);
-    let config = TempDir::new("tui-rated");
-    let tmux = Tmux::start(
-        "rated",
-        &tui_command(&config, &server.ws_url(), "Tui", &format!("join {code}")),
-    );
-    let started = clients.wait(host, |l| l.starts_with("game started "));
-    let id = started.split(' ').nth(2).expect("game id").to_string();
+    let (host, code, tmux, id) = tui_joins(&server, &mut clients, "rated", &args);
     tmux.wait_screen("the rated game", |s| {
         s.contains("a b c d e") && s.contains("black to act")
     });
@@ -758,15 +631,7 @@ fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
     clients.wait(host, |l| l == "move 2 d4xc4");
     clients.wait(host, |l| l == "your turn");
     clients.send(host, "resign");
-    let mut after = serde_json::Value::Null;
-    for _ in 0..100 {
-        let (_, full) = server.api_game_full(&id, Some(&code));
-        if full["record"]["ratings_after"].is_object() {
-            after = full["record"]["ratings_after"].clone();
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let after = server.ratings_after(&id, Some(&code));
     let now = after["white"]
         .as_f64()
         .expect("white's rating after")
@@ -787,17 +652,10 @@ fn tui_says_the_rating_change_at_the_end_of_a_rated_game() {
 /// its open plain-mode session is told and cut off, and the list is down to one.
 #[test]
 fn tui_lists_links_and_revokes_devices() {
-    if !Tmux::available() {
-        eprintln!("tmux is not installed: skipping the terminal UI test");
+    let Some((server, mut clients)) = stage() else {
         return;
-    }
-    let server = Server::start();
-    let mut clients = Clients::new(&server);
-    let config = TempDir::new("tui-devices");
-    let tmux = Tmux::start(
-        "devices",
-        &tui_command(&config, &server.url, "Tui", "lobby"),
-    );
+    };
+    let tmux = Tmux::stoa("devices", &server.ws_url(), "Tui", "lobby");
     tmux.wait_screen("the lobby", |s| s.contains("Lobby"));
 
     // Before any list, a number names nothing.

@@ -8,14 +8,13 @@
 //! script) and `stoa` in plain mode.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::time::{Duration, Instant};
 
-use client_support::{Clients, TempDir, HOST_SMALL_UNANE, TIMEOUT};
 use serde_json::Value;
+use stoa_tests::clients::{Clients, HOST_SMALL_UNANE, TIMEOUT};
 use stoa_tests::redis::{health, RedisServer};
 use stoa_tests::run_local::RunLocal;
+use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{Client, Server};
 
 const LEASE_MS: u64 = 1_500;

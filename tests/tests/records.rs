@@ -4,19 +4,18 @@
 //! and survives a restart over Redis; live public games are listed.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use stoa_tests::redis::RedisServer;
+use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{quick_options, Client, Server, Table};
 
 /// Runs `stoa` with `args` as the player whose config directory is `home`; returns
 /// (exit code, stdout, stderr).
 fn stoa(home: &std::path::Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    client_support::build_binaries();
+    stoa_tests::build_binaries();
     let mut child = Command::new(stoa_tests::binary("stoa"))
         .args(args)
         .env("STOA_CONFIG_DIR", home)
@@ -38,8 +37,8 @@ fn stoa(home: &std::path::Path, args: &[&str], stdin: &str) -> (i32, String, Str
 }
 
 /// A config directory holding `token` as this server's identity (what `stoa` stores).
-fn home_with(server: &Server, token: &str, tag: &str) -> client_support::TempDir {
-    let home = client_support::TempDir::new(tag);
+fn home_with(server: &Server, token: &str, tag: &str) -> TempDir {
+    let home = TempDir::new(tag);
     std::fs::write(
         home.0.join("identity.json"),
         json!({ server.ws_url(): {"token": token} }).to_string(),
@@ -124,7 +123,7 @@ fn check_record(server: &Server, t: &Table, home: &std::path::Path) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_kind_of_end_has_a_record_that_replays_to_the_same_end() {
     let server = Server::start();
-    let home = client_support::TempDir::new("records");
+    let home = TempDir::new("records");
     let mut reasons = Vec::new();
 
     // Ends by rule, one game of each kind (Akunur repeats itself into a draw).
@@ -626,7 +625,7 @@ async fn history_marks_rated_games_with_the_rating_change() {
 /// server without sending the user to check that the server runs (issue 28, item 10).
 #[test]
 fn replay_and_name_errors_say_what_went_wrong() {
-    let home = client_support::TempDir::new("replay-missing");
+    let home = TempDir::new("replay-missing");
     let (code, out, err) = stoa(&home.0, &["replay", "no-such-game.txt"], "");
     assert_eq!(code, 2, "{out}");
     assert_eq!(err.trim(), "error: no such file: no-such-game.txt");

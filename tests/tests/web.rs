@@ -10,15 +10,20 @@
 //! Skipped (with a message) when `chromedriver` is not installed; `.ci/run` installs it.
 #![forbid(unsafe_code)]
 
-mod client_support;
-
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use client_support::{scripted_game, Proxy, Server, TempDir};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
+use stoa_tests::clients::{ServingBot, CLIENT_LOOSE};
+use stoa_tests::proxy::Proxy;
+use stoa_tests::script::{scripted_game, Script};
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::Server;
+
+/// The options of the tiny Ūnane game most tests host (4x3: a few moves end it).
+const TINY_UNANE: &str = r#"{"width":4,"height":3}"#;
 
 /// How long one expectation may take in the browser.
 const WAIT: Duration = Duration::from_secs(30);
@@ -153,8 +158,13 @@ impl Web {
     }
 
     /// The fixture of most tests: chromedriver and a server with the tests' defaults.
-    fn with_server(label: &'static str) -> Option<(Web, stoa_tests::Server)> {
-        Some((Web::start(label)?, stoa_tests::Server::start()))
+    fn with_server(label: &'static str) -> Option<(Web, Server)> {
+        Web::with_server_args(label, stoa_tests::LOOSE)
+    }
+
+    /// chromedriver and a server started with `args`.
+    fn with_server_args(label: &'static str, args: &[&str]) -> Option<(Web, Server)> {
+        Some((Web::start(label)?, Server::start_with(args)))
     }
 
     /// A new browser with a profile of its own, `<label>-<who>` (the label cut short: the
@@ -186,13 +196,9 @@ impl Drop for Driver {
     }
 }
 
-/// `http://host:port` of a server whose websocket is `ws://host:port/ws`: where its pages are.
+/// `http://host:port` of a server: where its pages are.
 fn page_base(server: &Server) -> String {
-    server
-        .url
-        .replace("ws://", "http://")
-        .trim_end_matches("/ws")
-        .to_string()
+    format!("http://{}", server.addr)
 }
 
 fn chromium() -> &'static str {
@@ -247,6 +253,38 @@ async fn connected(c: &Client, what: &str) {
         "return document.querySelector('#link').textContent.startsWith('connected as ')",
     )
     .await;
+}
+
+/// Types `name` into the top bar's name field, as a player renames itself.
+async fn type_name(c: &Client, name: &str) {
+    c.execute(
+        "const n = document.querySelector('#name'); n.value = arguments[0]; n.dispatchEvent(new Event('change'));",
+        vec![json!(name)],
+    )
+    .await
+    .expect("type a name");
+}
+
+/// Waits until page `c` shows a game's board; the game's id (from the page's path).
+async fn board_game_id(c: &Client) -> String {
+    let id = until(
+        c,
+        "the game page",
+        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
+    )
+    .await;
+    id.as_str().expect("id").to_string()
+}
+
+/// Black (the host) and then white click the first two moves of the scripted Ūnane game
+/// of `options` (seed 1), each seen by the other page; the script, for the moves after.
+async fn both_act_once(host: &Client, guest: &Client, options: &Value) -> Script {
+    let script = scripted_game("unane", options, 1, 40);
+    click_move(host, &script.moves[0], 0).await;
+    wait_moves(guest, 1).await;
+    click_move(guest, &script.moves[1], 1).await;
+    wait_moves(host, 2).await;
+    script
 }
 
 async fn text_of(c: &Client, css: &str) -> String {
@@ -423,6 +461,33 @@ async fn fill_options(c: &Client, form: &str, kind: &str, options: &str) {
     )
     .await
     .expect("fill the options");
+}
+
+/// Hosts a tiny untimed private Ūnane room from page `c` on `side`; the invitation link.
+async fn host_tiny_unane(c: &Client, base: &str, side: &str) -> String {
+    host_room(c, base, "unane", TINY_UNANE, side, false).await
+}
+
+/// Waits until each page shows a board.
+async fn boards_shown(pages: &[&Client]) {
+    for c in pages {
+        until(
+            c,
+            "the board",
+            "return document.querySelector('#board svg')",
+        )
+        .await;
+    }
+}
+
+/// A host's and a guest's page at one tiny Ūnane game (the host on black, who opens), both
+/// showing the board; with the invitation link.
+async fn seated_tiny_unane(web: &Web, base: &str) -> ([Client; 2], String) {
+    let [host, guest] = web.pages(["host", "guest"]).await;
+    let invite = host_tiny_unane(&host, base, "black").await;
+    open_invitation(&guest, &invite).await;
+    boards_shown(&[&host, &guest]).await;
+    ([host, guest], invite)
 }
 
 /// Opens an invitation link as the invited player: a browser new to the server gives a
@@ -635,10 +700,9 @@ async fn full_game(base: &str, [host, guest, watcher]: [&Client; 3], setup: Setu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
-    let Some(web) = Web::start("web-browsers-host-join") else {
+    let Some((web, server)) = Web::with_server_args("web-browsers-host-join", CLIENT_LOOSE) else {
         return;
     };
-    let server = Server::start();
     let base = page_base(&server);
     let [host, guest, watcher] = web.pages(["host", "guest", "watcher"]).await;
     let pages = [&host, &guest, &watcher];
@@ -646,12 +710,7 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
     // A name typed in the page is the player's name (the server renames the identity).
     host.goto(&format!("{base}/")).await.expect("lobby");
     connected(&host, "connected").await;
-    host.execute(
-        "const n = document.querySelector('#name'); n.value = 'Alice'; n.dispatchEvent(new Event('change'));",
-        vec![],
-    )
-    .await
-    .expect("type a name");
+    type_name(&host, "Alice").await;
     until(
         &host,
         "the new name",
@@ -663,7 +722,7 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
     for c in [&host, &guest] {
         c.goto(&format!("{base}/")).await.expect("lobby");
         until(c, "the lobby", "return document.querySelector('#quick') && document.querySelector('#link').textContent.startsWith('connected')").await;
-        fill_options(c, "#quick", "unane", r#"{"width":4,"height":3}"#).await;
+        fill_options(c, "#quick", "unane", TINY_UNANE).await;
         c.execute(
             "const f = document.querySelector('#quick'); f.clock.value = 'none'; f.querySelector('button').click();",
             vec![],
@@ -810,27 +869,15 @@ async fn browsers_host_join_watch_and_play_every_kind_by_clicking() {
 /// move it missed, and plays on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dropped_page_reconnects_and_catches_up() {
-    let Some(web) = Web::start("web-a-dropped-page") else {
+    let Some((web, server)) = Web::with_server_args("web-a-dropped-page", CLIENT_LOOSE) else {
         return;
     };
-    let server = Server::start();
     let base = page_base(&server);
-    let upstream = base
-        .trim_start_matches("http://")
-        .parse()
-        .expect("server address");
     // The guest's page and its websocket go through a proxy the test can cut.
-    let proxy = Proxy::start(upstream);
+    let proxy = Proxy::start(server.addr);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let invite = host_timed_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-        "5+3",
-        false,
+        &host, &base, "unane", TINY_UNANE, "black", false, "5+3", false,
     )
     .await;
     let code = invite.rsplit('/').next().expect("code");
@@ -841,13 +888,8 @@ async fn a_dropped_page_reconnects_and_catches_up() {
         "return document.querySelector('#board svg')",
     )
     .await;
-    let script = scripted_game("unane", &json!({"width":4,"height":3}), 1, 40);
+    let script = both_act_once(&host, &guest, &json!({"width":4,"height":3})).await;
     assert!(script.moves.len() >= 3, "a long enough game");
-
-    click_move(&host, &script.moves[0], 0).await;
-    wait_moves(&guest, 1).await;
-    click_move(&guest, &script.moves[1], 1).await;
-    wait_moves(&host, 2).await;
 
     // Both sides have moved: black's clock runs, and both pages count it down.
     for c in [&host, &guest] {
@@ -898,35 +940,17 @@ async fn a_dropped_page_reconnects_and_catches_up() {
 /// the computer, and a move clicked on the board gets its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_plays_the_computer() {
-    let Some(web) = Web::start("web-the-lobby-plays") else {
+    let Some((web, server)) = Web::with_server_args("web-the-lobby-plays", CLIENT_LOOSE) else {
         return;
     };
-    let server = Server::start();
     let base = page_base(&server);
-    let bot_home = TempDir::new("web-bot");
-    let mut bot = std::process::Command::new(stoa_tests::binary("stoa"))
-        .args([
-            "--plain",
-            "--server",
-            &server.url,
-            "bot",
-            "--serve",
-            "--kinds",
-            "unane",
-            "--level",
-            "1",
-        ])
-        .env("STOA_CONFIG_DIR", &bot_home.0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start a serving bot");
+    let _bot = ServingBot::start(&server.ws_url(), "web-bot");
     let page = web.page("page").await;
     page.goto(&format!("{base}/")).await.expect("lobby");
     until(&page, "the lobby", "return document.querySelector('#computer') && document.querySelector('#link').textContent.startsWith('connected')").await;
     // The bot may still be connecting: ask until the game starts.
     let deadline = Instant::now() + WAIT;
-    fill_options(&page, "#computer", "unane", r#"{"width":4,"height":3}"#).await;
+    fill_options(&page, "#computer", "unane", TINY_UNANE).await;
     loop {
         page.execute(
             "const f = document.querySelector('#computer'); f.level.value = '1'; f.clock.value = 'none'; f.querySelector('button').click();",
@@ -958,8 +982,6 @@ async fn the_lobby_plays_the_computer() {
     click_move(&page, &mv, before).await;
     wait_moves(&page, before + 2).await;
     let _ = page.close().await;
-    let _ = bot.kill();
-    let _ = bot.wait();
 }
 
 /// The identity a page keeps for a deployment (`stoa.identity.<deployment>` in its local
@@ -1004,17 +1026,9 @@ async fn a_page_whose_node_dies_plays_on_through_the_balancer() {
         .as_str()
         .expect("deployment in /health")
         .to_string();
-    let owned = |s: &stoa_tests::Server| health(s).1["games_owned"].as_u64().unwrap_or(0);
+    let owned = |s: &Server| health(s).1["games_owned"].as_u64().unwrap_or(0);
     let [host, guest] = web.pages(["host", "guest"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "black").await;
     assert!(invite.starts_with(&base), "{invite}");
     let code = invite.rsplit('/').next().expect("code");
     open_invitation(&guest, &format!("{base}/r/{code}")).await;
@@ -1105,7 +1119,7 @@ async fn a_long_move_list_scrolls_down_and_shows_the_latest_move() {
     let Some((web, server)) = Web::with_server("web-a-long-move") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let mut table = stoa_tests::Table::open(&server, "unane", json!({}), "public").await;
     let mut played = Vec::new();
     while played.len() < 30 {
@@ -1200,26 +1214,8 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
     let Some((web, server)) = Web::with_server("web-draw-offers-declines") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
-    let [host, guest] = web.pages(["host", "guest"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
-    open_invitation(&guest, &invite).await;
-    for c in [&host, &guest] {
-        until(
-            c,
-            "the board",
-            "return document.querySelector('#board svg')",
-        )
-        .await;
-    }
+    let base = page_base(&server);
+    let ([host, guest], _invite) = seated_tiny_unane(&web, &base).await;
     // Black (the host) moves first, and offers a draw first.
     click_action(&host, "offer draw").await;
     status_is(
@@ -1258,23 +1254,14 @@ async fn draw_offers_declines_and_rematch_requests_are_said_in_words() {
 /// ended (issue 28, item 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_move_window_counts_down_and_its_abort_says_why() {
-    let Some(web) = Web::start("web-the-first-move") else {
-        return;
-    };
     let mut args = stoa_tests::LOOSE.to_vec();
     args.extend(["--first-action-ms", "6000"]);
-    let server = stoa_tests::Server::start_with(&args);
-    let base = format!("http://{}", server.addr);
+    let Some((web, server)) = Web::with_server_args("web-the-first-move", &args) else {
+        return;
+    };
+    let base = page_base(&server);
     let [host, guest] = web.pages(["host", "guest"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "black").await;
     open_invitation(&guest, &invite).await;
     // Black (the host) is to make the first move and does not.
     let host_line = until(
@@ -1329,10 +1316,7 @@ async fn the_first_move_window_counts_down_and_its_abort_says_why() {
 
 /// A public Fischer 5+3 game on `server` whose clocks run (both sides made their first
 /// action), and a browser page watching it with black's clock counting down.
-async fn watched_running_clock(
-    web: &Web,
-    server: &stoa_tests::Server,
-) -> (stoa_tests::Table, Client) {
+async fn watched_running_clock(web: &Web, server: &Server) -> (stoa_tests::Table, Client) {
     let clock = json!({"kind":"fischer","initial_ms":300_000,"increment_ms":3_000});
     let mut table = stoa_tests::Table::open_with_clock(
         server,
@@ -1380,7 +1364,7 @@ async fn clocks_stand_still_while_the_server_restarts() {
     let Some(web) = Web::start("web-clocks-stand-still") else {
         return;
     };
-    let mut server = stoa_tests::Server::start();
+    let mut server = Server::start();
     let addr = server.addr;
     let (_table, page) = watched_running_clock(&web, &server).await;
     server.terminate();
@@ -1471,7 +1455,7 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
     let Some((web, server)) = Web::with_server("web-a-rated-game") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
     let invite = host_timed_room(
@@ -1486,19 +1470,9 @@ async fn a_rated_game_ends_with_each_players_rating_change() {
     )
     .await;
     open_invitation(&guest, &invite).await;
-    let id = until(
-        &guest,
-        "the game page",
-        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
-    )
-    .await;
-    let id = id.as_str().expect("id").to_string();
+    let id = board_game_id(&guest).await;
     // Both sides act (a game ended before that is unrated); black (the host) resigns.
-    let script = scripted_game("unane", &options, 1, 40);
-    click_move(&host, &script.moves[0], 0).await;
-    wait_moves(&guest, 1).await;
-    click_move(&guest, &script.moves[1], 1).await;
-    wait_moves(&host, 2).await;
+    both_act_once(&host, &guest, &options).await;
     click_action(&host, "resign").await;
     host.accept_alert().await.expect("confirm the resignation");
     let mut after = Value::Null;
@@ -1538,17 +1512,9 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
     let Some((web, server)) = Web::with_server("web-an-invitation-asks") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, guest] = web.pages(["host", "guest"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "black").await;
     guest.goto(&invite).await.expect("open the invitation");
     until(
         &guest,
@@ -1579,12 +1545,7 @@ async fn an_invitation_asks_a_newcomer_for_a_name_and_a_rematch_takes_new_names(
     click_action(&host, "resign").await;
     host.accept_alert().await.expect("confirm the resignation");
     status_is(&host, "The game is over.").await;
-    host.execute(
-        "const n = document.querySelector('#name'); n.value = 'Alice2'; n.dispatchEvent(new Event('change'));",
-        vec![],
-    )
-    .await
-    .expect("rename");
+    type_name(&host, "Alice2").await;
     until(
         &host,
         "the new name",
@@ -1626,7 +1587,7 @@ async fn forms_links_boards_and_phones_read_well() {
     let Some((web, server)) = Web::with_server("web-forms-links-boards") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, guest, watcher] = web.pages(["host", "guest", "watcher"]).await;
 
     host.goto(&format!("{base}/")).await.expect("lobby");
@@ -1693,13 +1654,7 @@ async fn forms_links_boards_and_phones_read_well() {
     );
 
     open_invitation(&guest, &invite).await;
-    let id = until(
-        &guest,
-        "the game page",
-        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
-    )
-    .await;
-    let id = id.as_str().expect("id").to_string();
+    let id = board_game_id(&guest).await;
     until(
         &host,
         "the host's board",
@@ -1764,7 +1719,7 @@ async fn forms_links_boards_and_phones_read_well() {
 /// icon browsers ask for is there (issue 28, item 7).
 #[test]
 fn unknown_paths_and_the_icon_are_answered() {
-    let server = stoa_tests::Server::start();
+    let server = Server::start();
     let (status, body) = server.http_get("/favicon.ico");
     assert_eq!(status, 200);
     assert!(body.starts_with("<svg "), "{body}");
@@ -1785,23 +1740,13 @@ async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
     let Some((web, server)) = Web::with_server("web-the-lobby-leads") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, guest] = web.pages(["host", "guest"]).await;
     let options = json!({"width":4,"height":3});
     let invite = host_room(&host, &base, "unane", &options.to_string(), "black", false).await;
     open_invitation(&guest, &invite).await;
-    let id = until(
-        &host,
-        "the game page",
-        "const m = location.pathname.match(/^\\/g\\/(.+)$/); return document.querySelector('#board svg') && m && m[1]",
-    )
-    .await;
-    let id = id.as_str().expect("id").to_string();
-    let script = scripted_game("unane", &options, 1, 40);
-    click_move(&host, &script.moves[0], 0).await;
-    wait_moves(&guest, 1).await;
-    click_move(&guest, &script.moves[1], 1).await;
-    wait_moves(&host, 2).await;
+    let id = board_game_id(&host).await;
+    let script = both_act_once(&host, &guest, &options).await;
     let rules = until(
         &host,
         "the rules link",
@@ -1913,7 +1858,7 @@ async fn the_lobby_leads_back_to_your_games_and_a_finished_game_replays() {
 /// start (issue 28, item 6).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_game_gives_every_position() {
-    let server = stoa_tests::Server::start();
+    let server = Server::start();
     let mut t =
         stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
     let n = t.play_out(5, 6).await;
@@ -1986,27 +1931,9 @@ async fn players_and_spectators_chat_and_markup_stays_text() {
     let Some((web, server)) = Web::with_server("web-players-and-spectators") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
-    let [host, guest] = web.pages(["host", "guest"]).await;
+    let base = page_base(&server);
+    let ([host, guest], invite) = seated_tiny_unane(&web, &base).await;
     let watcher = web.page("watcher").await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
-    open_invitation(&guest, &invite).await;
-    for c in [&host, &guest] {
-        until(
-            c,
-            "the board",
-            "return document.querySelector('#board svg')",
-        )
-        .await;
-    }
     // The game is full: the invitation lets a third browser watch.
     open_invitation(&watcher, &invite).await;
     until(
@@ -2109,7 +2036,7 @@ async fn player_pages_and_leaderboards_show_the_ratings() {
     let Some((web, server)) = Web::with_server("web-player-pages-and") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let mut ann = stoa_tests::Client::guest(&server, "ann").await;
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
     let mut cy = stoa_tests::Client::guest(&server, "cy").await;
@@ -2363,7 +2290,7 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
     let Some((web, server)) = Web::with_server("web-the-devices-panel") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected(&page, "connected").await;
@@ -2538,17 +2465,9 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
     let Some((web, server)) = Web::with_server("web-the-host-and") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, guest] = web.pages(["host", "guest"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "black").await;
     until(
         &host,
         "the host's room chat",
@@ -2616,7 +2535,7 @@ async fn tall_stacks_leave_every_cell_name_readable() {
     let Some((web, server)) = Web::with_server("web-tall-stacks-leave") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let c = web.page("c").await;
     c.goto(&format!("{base}/")).await.expect("open the lobby");
     until(&c, "the page", "return document.querySelector('#main')").await;
@@ -2695,21 +2614,15 @@ async fn standing_of(c: &Client, name: &str) -> Value {
 /// page shows the 2 points of the win, live.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_arena_page_joins_pairs_plays_and_shows_the_standings_move() {
-    let Some(web) = Web::start("web-an-arena-page") else {
+    let Some((web, server)) = Web::with_server_args("web-an-arena-page", CLIENT_LOOSE) else {
         return;
     };
-    let server = Server::start();
     let base = page_base(&server);
     let [ada, bob] = web.pages(["ada", "bob"]).await;
     for (page, name) in [(&ada, "ada"), (&bob, "bob")] {
         page.goto(&format!("{base}/")).await.expect("lobby");
         until(page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
-        page.execute(
-            &format!("const n = document.querySelector('#name'); n.value = {}; n.dispatchEvent(new Event('change'));", json!(name)),
-            vec![],
-        )
-        .await
-        .expect("name");
+        type_name(page, name).await;
         until(
             page,
             "the new name",
@@ -2908,7 +2821,7 @@ async fn the_arena_form_sets_a_start_time_draw_plies_and_computer_players() {
     let Some((web, server)) = Web::with_server("web-the-arena-form") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let page = web.page("page").await;
     page.goto(&format!("{base}/")).await.expect("lobby");
     until(&page, "the lobby", "return document.querySelector('#arena-form') && document.querySelector('#link').textContent.startsWith('connected')").await;
@@ -2995,7 +2908,7 @@ fn assert_missing_page(path: &str, (status, body): (u16, String), words: &str) {
 /// wrong code gets the very page an unknown id gets (issue 47, part 2).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_games_rooms_arenas_and_players_get_a_404_page() {
-    let server = stoa_tests::Server::start();
+    let server = Server::start();
     let unknown = [
         (
             "/g/gzzzzzzzzzzzz",
@@ -3076,17 +2989,9 @@ async fn an_invitation_to_a_started_game_offers_to_watch_it() {
     let Some((web, server)) = Web::with_server("web-an-invitation-to") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [host, stranger] = web.pages(["host", "stranger"]).await;
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "white",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "white").await;
     let code = invite.rsplit('/').next().expect("code").to_string();
     let mut guest = stoa_tests::Client::guest(&server, "guest").await;
     let joined = guest.request(json!({"t":"room.join","code":code})).await;
@@ -3239,15 +3144,7 @@ async fn a_server_restart_leaves_no_console_error_and_loses_no_request() {
         window.addEventListener('error', (e) => window.__errors.push(String(e.message)));
         window.addEventListener('unhandledrejection', (e) => window.__errors.push('unhandled: ' + JSON.stringify(e.reason)));";
     // The host plays black, which opens.
-    let invite = host_room(
-        &host,
-        &base,
-        "unane",
-        r#"{"width":4,"height":3}"#,
-        "black",
-        false,
-    )
-    .await;
+    let invite = host_tiny_unane(&host, &base, "black").await;
     // A newcomer gives a name (the page says hello again with it) and takes the seat.
     open_invitation(&guest, &invite).await;
     until(&guest, "the guest's board", "return document.querySelector('#board svg') && document.querySelector('#link').textContent.startsWith('connected as ')").await;
@@ -3329,7 +3226,7 @@ async fn move_boxes_speak_their_kind_and_an_ended_game_has_none() {
     let Some((web, server)) = Web::with_server("web-move-boxes-speak") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let page = web.page("page").await;
     let mut guest = stoa_tests::Client::guest(&server, "guest").await;
     let mut last = String::new();
@@ -3389,7 +3286,7 @@ async fn the_lobby_shows_your_games_and_live_games_without_scrolling() {
     let Some((web, server)) = Web::with_server("web-the-lobby-shows") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     // A live public game, so that "Live games" has a line.
     let _table =
         stoa_tests::Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
@@ -3481,7 +3378,7 @@ async fn claim_and_sign_in_from_the_top_bar() {
     let Some((web, server)) = Web::with_server("web-claim-and-sign") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let [a, b] = web.pages(["a", "b"]).await;
     a.goto(&base).await.expect("open the lobby");
     connected_as(&a, "guest-").await;
@@ -3661,7 +3558,7 @@ async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
     let Some((web, server)) = Web::with_server("web-a-claimed-name") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let mut alice = stoa_tests::Client::guest(&server, "alice").await;
     let got = alice
         .request(json!({"t":"account.claim","name":"Alice","password":"correct horse"}))
@@ -3671,12 +3568,7 @@ async fn a_claimed_name_typed_by_a_guest_is_refused_in_words() {
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
     let before = text_of(&page, "#link").await;
-    page.execute(
-        "const n = document.querySelector('#name'); n.value = 'ALICE'; n.dispatchEvent(new Event('change'));",
-        vec![],
-    )
-    .await
-    .expect("type a name");
+    type_name(&page, "ALICE").await;
     until(
         &page,
         "the refusal",
@@ -3699,18 +3591,13 @@ async fn a_server_that_forgot_its_players_says_so_and_the_old_identity_is_kept()
     let Some(web) = Web::start("web-a-server-that") else {
         return;
     };
-    let mut server = stoa_tests::Server::start();
+    let mut server = Server::start();
     let addr = server.addr;
     let base = format!("http://{addr}");
     let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
-    page.execute(
-        "const n = document.querySelector('#name'); n.value = 'Bob'; n.dispatchEvent(new Event('change'));",
-        vec![],
-    )
-    .await
-    .expect("type a name");
+    type_name(&page, "Bob").await;
     connected_as(&page, "Bob").await;
     let deployment = page
         .execute(
@@ -3823,16 +3710,11 @@ async fn linking_a_browser_that_is_someone_asks_first_and_can_switch_back() {
     let Some((web, server)) = Web::with_server("web-linking-a-browser") else {
         return;
     };
-    let base = format!("http://{}", server.addr);
+    let base = page_base(&server);
     let page = web.page("page").await;
     page.goto(&base).await.expect("open the lobby");
     connected_as(&page, "guest-").await;
-    page.execute(
-        "const n = document.querySelector('#name'); n.value = 'Bob'; n.dispatchEvent(new Event('change'));",
-        vec![],
-    )
-    .await
-    .expect("type a name");
+    type_name(&page, "Bob").await;
     connected_as(&page, "Bob").await;
     let bob = page_player(&page).await;
     let mut alice = stoa_tests::Client::guest(&server, "Alice").await;
@@ -3933,13 +3815,12 @@ async fn arena_game(c: &mut stoa_tests::Client) -> (String, String) {
 /// arena runs, never after its end; the final standings announce the winner, then second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
-    let Some(web) = Web::start("web-a-finished-arena") else {
-        return;
-    };
     let mut args = stoa_tests::LOOSE.to_vec();
     args.extend(["--queue-wave-ms", "200"]);
-    let server = stoa_tests::Server::start_with(&args);
-    let base = format!("http://{}", server.addr);
+    let Some((web, server)) = Web::with_server_args("web-a-finished-arena", &args) else {
+        return;
+    };
+    let base = page_base(&server);
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
     let mut cy = stoa_tests::Client::guest(&server, "cy").await;
     let id = short_arena(&mut bob, "Podium", 5000).await;
@@ -4045,13 +3926,12 @@ async fn a_finished_arena_announces_its_podium_and_draws_its_fire_mark() {
 /// page), as the server did; the arena page then offers Join.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
-    let Some(web) = Web::start("web-an-arena-player") else {
-        return;
-    };
     let mut args = stoa_tests::LOOSE.to_vec();
     args.extend(["--queue-wave-ms", "200", "--first-action-ms", "2000"]);
-    let server = stoa_tests::Server::start_with(&args);
-    let base = format!("http://{}", server.addr);
+    let Some((web, server)) = Web::with_server_args("web-an-arena-player", &args) else {
+        return;
+    };
+    let base = page_base(&server);
     let mut bob = stoa_tests::Client::guest(&server, "bob").await;
     let id = short_arena(&mut bob, "Absent", 4000).await;
     let page = web.page("page").await;
