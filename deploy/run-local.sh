@@ -133,10 +133,6 @@ given_free() {
 }
 if [ -n "$redis_port" ]; then
     given_free "the Redis" "$redis_port"
-    port=$redis_port
-else
-    port=16379
-    until port_free "$port"; do port=$((port + 1)); done
 fi
 if [ -n "$node_port" ]; then
     for i in $(seq "$n"); do given_free "node$i's" $((node_port + i - 1)); done
@@ -145,13 +141,36 @@ if [ "$balancer_on" != 0 ] && [ -n "$balancer_port" ]; then
     given_free "the balancer" "$balancer_port"
 fi
 
-redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes \
-    --appendfsync always --save '' --daemonize no >"$dir/redis.log" 2>&1 &
-redis_pid=$!
-for _ in $(seq 100); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
-    sleep 0.1
-done
+# Starts Redis on port $1; true once *this* redis-server answers there. A free port can be
+# taken between the check and the bind by another run of this script (the tests start
+# several at once): then the other run's Redis would answer our ping, so the answer must
+# name our process.
+start_redis() {
+    redis-server --port "$1" --bind 127.0.0.1 --dir "$dir" --appendonly yes \
+        --appendfsync always --save '' --daemonize no >"$dir/redis.log" 2>&1 &
+    redis_pid=$!
+    for _ in $(seq 100); do
+        kill -0 "$redis_pid" 2>/dev/null || break
+        if redis-cli -p "$1" info server 2>/dev/null | grep -q "^process_id:$redis_pid"; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    kill -TERM "$redis_pid" 2>/dev/null || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=
+    return 1
+}
+if [ -n "$redis_port" ]; then
+    port=$redis_port
+    start_redis "$port" || { echo "Redis did not start on port $port:" >&2; cat "$dir/redis.log" >&2; exit 1; }
+else
+    port=16379
+    until port_free "$port" && start_redis "$port"; do
+        port=$((port + 1))
+        [ "$port" -lt 16479 ] || { echo "no free port for Redis in 16379-16478" >&2; exit 1; }
+    done
+fi
 url="redis://127.0.0.1:$port/"
 lines=("redis $url pid $redis_pid")
 
@@ -179,22 +198,44 @@ for i in $(seq "$n"); do
     addrs+=("$addr")
     lines+=("node$i ws://$addr/ws pid ${pids[$((i - 1))]}")
 done
-if [ "$balancer_on" != 0 ]; then
-    # One address for the cluster: Caddy in front of every node. Websockets pass through
-    # reverse_proxy as they are; any node serves any client, so no stickiness.
-    if [ -n "$balancer_port" ]; then
-        bport=$balancer_port
-    else
-        bport=17878
-        until port_free "$bport"; do bport=$((bport + 1)); done
-    fi
+# A token only this run's balancer answers with (a response header), to tell it from
+# another run's Caddy that took the same free port first.
+run_token=$(basename "$dir")
+# Claims port $1 for this run against other runs of this script, until it exits. Caddy
+# listens with SO_REUSEPORT, so two runs that both found the port free would both bind it
+# and the kernel would share their players between the two clusters; a run holds an
+# advisory lock per port it uses instead (flock, released by the kernel when the script
+# ends, even by kill -9). Without flock (not Linux) every port counts as claimed.
+claim_port() {
+    command -v flock >/dev/null || return 0
+    local locks="${TMPDIR:-/tmp}/stoa-run-local-ports"
+    mkdir -p "$locks" 2>/dev/null || return 0
+    exec {lock_fd}>>"$locks/$1.lock" || return 0
+    flock -n "$lock_fd" && return 0
+    exec {lock_fd}>&-
+    return 1
+}
+# True once the balancer answering on port $1 is this run's.
+balancer_is_ours() {
+    local reply
+    reply=$( (exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+        printf 'HEAD /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+        timeout 2 cat <&3) 2>/dev/null) || true
+    case $reply in *"X-Stoa-Run: $run_token"*) return 0 ;; esac
+    return 1
+}
+# Starts Caddy in front of the nodes on port $1; true once it answers there as this run's.
+# With `quiet`, a Caddy that could not bind the port (another run took it) is not an error:
+# the caller tries the next port.
+start_balancer() {
     {
         echo "{"
         echo "	admin off"
         echo "}"
         # Any host name (127.0.0.1, localhost) on the port, on loopback only.
-        echo "http://:$bport {"
+        echo "http://:$1 {"
         echo "	bind 127.0.0.1"
+        echo "	header X-Stoa-Run $run_token"
         echo "	reverse_proxy ${addrs[*]} {"
         # New websockets go to the node with the fewest open.
         echo "		lb_policy least_conn"
@@ -216,15 +257,31 @@ if [ "$balancer_on" != 0 ]; then
         "$caddy" run --adapter caddyfile --config "$dir/Caddyfile" >"$dir/caddy.log" 2>&1 &
     caddy_pid=$!
     for _ in $(seq 300); do
-        port_free "$bport" || break
-        if ! kill -0 "$caddy_pid" 2>/dev/null; then
-            echo "the balancer (caddy) failed to start:" >&2
-            cat "$dir/caddy.log" >&2
-            exit 1
-        fi
+        balancer_is_ours "$1" && return 0
+        kill -0 "$caddy_pid" 2>/dev/null || break
         sleep 0.1
     done
-    port_free "$bport" && { echo "the balancer did not start in time" >&2; exit 1; }
+    kill -TERM "$caddy_pid" 2>/dev/null || true
+    wait "$caddy_pid" 2>/dev/null || true
+    caddy_pid=
+    [ "${2:-}" = quiet ] && return 1
+    echo "the balancer (caddy) did not start on port $1:" >&2
+    cat "$dir/caddy.log" >&2
+    return 1
+}
+if [ "$balancer_on" != 0 ]; then
+    # One address for the cluster: Caddy in front of every node. Websockets pass through
+    # reverse_proxy as they are; any node serves any client, so no stickiness.
+    if [ -n "$balancer_port" ]; then
+        bport=$balancer_port
+        start_balancer "$bport" || exit 1
+    else
+        bport=17878
+        until claim_port "$bport" && port_free "$bport" && start_balancer "$bport" quiet; do
+            bport=$((bport + 1))
+            [ "$bport" -lt 17978 ] || { echo "no free port for the balancer in 17878-17977" >&2; exit 1; }
+        done
+    fi
     echo "balancer ws://127.0.0.1:$bport/ws pid $caddy_pid"
 fi
 for line in "${lines[@]}"; do echo "$line"; done

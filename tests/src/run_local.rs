@@ -103,7 +103,13 @@ impl RunLocal {
             let line = run
                 .lines
                 .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("the script got ready; it said {:?}", run.report));
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "the script did not get ready; it said {:?}, and on stderr {:?}",
+                        run.report,
+                        run.notes()
+                    )
+                });
             run.report.push(line.clone());
             if line.starts_with("ready") {
                 break;
