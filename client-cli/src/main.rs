@@ -86,6 +86,9 @@ enum Command {
     Replay(commands::replay::ReplayArgs),
     /// A computer opponent: queues, hosts or joins, and plays within its clock.
     Bot(bot::BotArgs),
+    /// A finished game's engine review (per ply: win probability, marks, the engine's
+    /// move); `--serve` runs an analysis worker.
+    Analyse(bot::analyse::AnalyseArgs),
     /// Learn a game step by step: each step's goal on a board, your move, a hint when it
     /// misses (offline: the rules engines check every move).
     Learn(commands::learn::LearnArgs),
@@ -111,6 +114,7 @@ fn main() -> ExitCode {
         Command::Account(args) => return args.run(&cli.global),
         Command::Identities(args) => return args.run(&cli.global),
         Command::Bot(args) => return args.run(&cli.global),
+        Command::Analyse(args) => return args.run(&cli.global),
         Command::Tournament(args) => return args.run(),
         Command::Play(args) => args.start(),
         Command::Host(args) => args.start(),

@@ -5,9 +5,11 @@
 //! Why the search runs on a blocking thread: a level-5 search may think for seconds, and the
 //! connection must keep answering pings and following the game meanwhile.
 
+pub mod analyse;
 pub mod knowledge;
 mod play;
 mod proof;
+pub mod review;
 pub mod search;
 pub mod tournament;
 mod tree;

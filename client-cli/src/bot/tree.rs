@@ -70,6 +70,43 @@ impl<A: Copy + Eq + std::hash::Hash> Tree<A> {
         deadline: Instant,
         rng: &mut Rng,
     ) -> Option<A> {
+        self.grow(game, limit, deadline, rng);
+        let root = &self.nodes[0];
+        root.children
+            .iter()
+            .max_by(|&&a, &&b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
+            .and_then(|&c| self.nodes[c].action)
+            .or_else(|| root.untried.first().copied())
+    }
+
+    /// Searches as [`Tree::search`] does and answers the most visited action with its mean
+    /// score for the side playing it (0 to 1): what an engine review reads as the position's
+    /// value. `None` when the root has no action.
+    pub(super) fn search_valued<G: Knowledge<Action = A>>(
+        mut self,
+        game: &G,
+        limit: Option<u32>,
+        deadline: Instant,
+        rng: &mut Rng,
+    ) -> Option<(A, f64)> {
+        self.grow(game, limit, deadline, rng);
+        let root = &self.nodes[0];
+        let best = root
+            .children
+            .iter()
+            .max_by(|&&a, &&b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))?;
+        let node = &self.nodes[*best];
+        Some((node.action?, node.score / node.visits.max(1.0)))
+    }
+
+    /// The search loop: playouts from `game` until `limit` or `deadline`.
+    fn grow<G: Knowledge<Action = A>>(
+        &mut self,
+        game: &G,
+        limit: Option<u32>,
+        deadline: Instant,
+        rng: &mut Rng,
+    ) {
         let mut done = 0u32;
         let mut scratch = Vec::new();
         // Who played what since the root, for the all-moves-as-first statistics.
@@ -91,12 +128,6 @@ impl<A: Copy + Eq + std::hash::Hash> Tree<A> {
             playout(&mut g, rng, &mut scratch, G::RAVE.then_some(&mut trace));
             self.back_propagate::<G>(node, value(&g), &trace, in_tree, &mut seen);
         }
-        let root = &self.nodes[0];
-        root.children
-            .iter()
-            .max_by(|&&a, &&b| self.nodes[a].visits.total_cmp(&self.nodes[b].visits))
-            .and_then(|&c| self.nodes[c].action)
-            .or_else(|| root.untried.first().copied())
     }
 
     /// Selection: follows UCT through fully expanded nodes, playing their actions on `g`.

@@ -53,12 +53,14 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::Devices { rid, .. }
         | ServerMessage::RoomChatHistory { rid, .. }
         | ServerMessage::Arena { rid, .. }
+        | ServerMessage::Analysis { rid, .. }
         | ServerMessage::Position { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
         | ServerMessage::LobbyDiff { .. }
         | ServerMessage::BotInvite { .. }
+        | ServerMessage::AnalysisJob { .. }
         | ServerMessage::Shutdown { .. }
         | ServerMessage::QueueStatus { .. }
         | ServerMessage::Chat { .. }

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    ArenaSettings, ChatChannel, Credentials, DrawAction, Password, Rid, Visibility,
-    PROTOCOL_VERSION,
+    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, Password, Rid,
+    Visibility, PROTOCOL_VERSION,
 };
 
 fn default_protocol() -> u32 {
@@ -262,6 +262,42 @@ pub enum ClientMessage {
         kinds: Vec<String>,
         /// Levels (1-5).
         levels: Vec<u8>,
+    },
+    /// Addition: ask for the engine review of a finished game (see `analysis`): queued for
+    /// an analysis worker once per game, one pending request per player at a time.
+    #[serde(rename = "analysis.request")]
+    AnalysisRequest {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The finished game.
+        game_id: String,
+        /// The room code of a private game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Addition: an analysis worker (`stoa analyse --serve`) is free for a job (games of
+    /// `kinds`, every kind when empty); it gets `analysis.job`, one at a time, and says
+    /// this again when free.
+    #[serde(rename = "analysis.serve")]
+    AnalysisServe {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Game kinds reviewed (empty: all).
+        #[serde(default)]
+        kinds: Vec<String>,
+    },
+    /// Addition: a worker's review of the job it was given (`analysis.job`).
+    #[serde(rename = "analysis.result")]
+    AnalysisResult {
+        /// Request id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The job, as `analysis.job` named it.
+        job: String,
+        /// The review.
+        result: AnalysisResult,
     },
     /// Addition: play the computer: a private room is made for the caller (answered like
     /// `room.create`) and a serving bot of that level is invited to it.

@@ -79,6 +79,9 @@ impl ClientMessage {
             | ClientMessage::History { rid, .. }
             | ClientMessage::BotServe { rid, .. }
             | ClientMessage::BotPlay { rid, .. }
+            | ClientMessage::AnalysisRequest { rid, .. }
+            | ClientMessage::AnalysisServe { rid, .. }
+            | ClientMessage::AnalysisResult { rid, .. }
             | ClientMessage::Player { rid, .. }
             | ClientMessage::Leaderboard { rid, .. }
             | ClientMessage::ChatSay { rid, .. }
@@ -132,6 +135,9 @@ impl ClientMessage {
             ClientMessage::History { .. } => "history",
             ClientMessage::BotServe { .. } => "bot.serve",
             ClientMessage::BotPlay { .. } => "bot.play",
+            ClientMessage::AnalysisRequest { .. } => "analysis.request",
+            ClientMessage::AnalysisServe { .. } => "analysis.serve",
+            ClientMessage::AnalysisResult { .. } => "analysis.result",
             ClientMessage::Player { .. } => "player",
             ClientMessage::Leaderboard { .. } => "leaderboard",
             ClientMessage::ChatSay { .. } => "chat.say",

@@ -10,6 +10,7 @@
 //! (`bad_request`) versus an unknown `t` (`unknown_type`).
 
 mod accounts;
+mod analysis;
 mod arena;
 mod chat;
 mod client;
@@ -23,6 +24,7 @@ mod rooms;
 mod server;
 
 pub use accounts::*;
+pub use analysis::*;
 pub use arena::*;
 pub use chat::*;
 pub use client::*;

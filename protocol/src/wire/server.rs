@@ -176,6 +176,35 @@ pub enum ServerMessage {
         /// The level asked for.
         level: u8,
     },
+    /// Addition: a game's engine review: the answer to `analysis.request`.
+    #[serde(rename = "analysis")]
+    Analysis {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The game.
+        game_id: String,
+        /// Where its review stands.
+        state: AnalysisState,
+        /// The review, once `done`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<AnalysisResult>,
+    },
+    /// Addition: to an analysis worker: review this game and answer `analysis.result` with
+    /// this `job`.
+    #[serde(rename = "analysis.job")]
+    AnalysisJob {
+        /// The job (one lease of the game's review to this worker).
+        job: String,
+        /// The game.
+        game_id: String,
+        /// Its kind.
+        kind: String,
+        /// Its validated options.
+        options: Value,
+        /// Its moves from the start, canonical notation.
+        moves: Vec<String>,
+    },
     /// Addition: answer to `game.record`.
     #[serde(rename = "record")]
     Record {
