@@ -1876,20 +1876,21 @@ async fn a_finished_game_gives_every_position() {
     assert_eq!(status, 404);
 }
 
-/// Types `text` into the chat box of page `c` and sends it.
-async fn chat_say(c: &Client, text: &str) {
+/// Types `text` into the chat box `chat` of page `c` (`chat`: the game's beside the board,
+/// `room-chat`: a waiting room's) and sends it.
+async fn say_in(c: &Client, chat: &str, text: &str) {
     until(
         c,
-        "the chat box",
-        "const i = document.querySelector('#chat-input'); return i && !i.disabled",
+        &format!("the {chat} box"),
+        &format!("const i = document.querySelector('#{chat}-input'); return i && !i.disabled"),
     )
     .await;
     let input = c
-        .find(Locator::Css("#chat-input"))
+        .find(Locator::Css(&format!("#{chat}-input")))
         .await
         .expect("chat input");
     input.send_keys(text).await.expect("type the line");
-    c.find(Locator::Css("#chat-form button[type=submit]"))
+    c.find(Locator::Css(&format!("#{chat}-form button[type=submit]")))
         .await
         .expect("send button")
         .click()
@@ -1945,19 +1946,19 @@ async fn players_and_spectators_chat_and_markup_stays_text() {
     assert_eq!(text_of(&watcher, "#chat-title").await, "Spectators' chat");
     assert_eq!(text_of(&host, "#chat-title").await, "Players' chat");
 
-    chat_say(&host, "good luck!").await;
+    say_in(&host, "chat", "good luck!").await;
     for c in [&host, &guest] {
         chat_shows(c, "players", "good luck!").await;
     }
     let evil =
         r#"<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> <b>bold</b>"#;
-    chat_say(&guest, evil).await;
+    say_in(&guest, "chat", evil).await;
     for c in [&host, &guest] {
         chat_shows(c, "players", evil).await;
     }
-    chat_say(&watcher, "nice <i>opening</i>").await;
+    say_in(&watcher, "chat", "nice <i>opening</i>").await;
     chat_shows(&watcher, "spectators", "nice <i>opening</i>").await;
-    chat_say(&guest, "thanks").await;
+    say_in(&guest, "chat", "thanks").await;
     chat_shows(&host, "players", "thanks").await;
     for c in [&host, &guest, &watcher] {
         // No markup of a line became an element, and no script ran.
@@ -2421,27 +2422,6 @@ async fn the_devices_panel_links_a_browser_and_another_device() {
     let _ = page.close().await;
 }
 
-/// Types `text` into the room chat box of page `c` and sends it.
-async fn room_chat_say(c: &Client, text: &str) {
-    until(
-        c,
-        "the room chat box",
-        "const i = document.querySelector('#room-chat-input'); return i && !i.disabled",
-    )
-    .await;
-    let input = c
-        .find(Locator::Css("#room-chat-input"))
-        .await
-        .expect("room chat input");
-    input.send_keys(text).await.expect("type the line");
-    c.find(Locator::Css("#room-chat-form button[type=submit]"))
-        .await
-        .expect("send button")
-        .click()
-        .await
-        .expect("send");
-}
-
 /// Waits until page `c` shows `text` as a visible line of the room chat.
 async fn room_chat_shows(c: &Client, text: &str) {
     until(
@@ -2483,7 +2463,7 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
     .await;
 
     let markup = r#"<img src=x onerror="window.__pwned=1"><b>bold</b>"#;
-    room_chat_say(&guest, markup).await;
+    say_in(&guest, "room-chat", markup).await;
     for c in [&host, &guest] {
         room_chat_shows(c, markup).await;
         let made = c
@@ -2496,7 +2476,7 @@ async fn the_host_and_a_visitor_chat_in_the_waiting_room() {
             .expect("inspect the chat");
         assert_eq!(made, json!([0, true]), "markup became elements");
     }
-    room_chat_say(&host, "welcome, sit down when ready").await;
+    say_in(&host, "room-chat", "welcome, sit down when ready").await;
     room_chat_shows(&guest, "welcome, sit down when ready").await;
     // Still nobody in the seat: the host waits, the visitor's form is there.
     assert!(text_of(&host, "#hosted")
