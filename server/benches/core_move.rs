@@ -60,7 +60,7 @@ fn script(n: usize) -> Vec<(&'static str, String)> {
         now += 700;
         let found = PLAYERS.into_iter().find_map(|p| {
             match core.decide(
-                p,
+                &p.into(),
                 &Act::Move {
                     mv: mv.clone(),
                     seq: None,
@@ -88,7 +88,7 @@ fn play(core: &mut Core, script: &[(&'static str, String)]) {
             mv: mv.clone(),
             seq: None,
         };
-        let Ok(Decision::Record(event)) = core.decide(player, &act, now, None) else {
+        let Ok(Decision::Record(event)) = core.decide(&(*player).into(), &act, now, None) else {
             panic!("the script's move {mv} is decided");
         };
         let patch = core.apply(&event).expect("applies");

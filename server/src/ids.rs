@@ -145,18 +145,18 @@ fn random_base32(len: usize) -> String {
 }
 
 /// A public player id (60 random bits, lower-case base32).
-pub fn player_id() -> String {
-    format!("p{}", random_base32(12).to_ascii_lowercase())
+pub fn player_id() -> PlayerId {
+    PlayerId(format!("p{}", random_base32(12).to_ascii_lowercase()))
 }
 
 /// A public game id (60 random bits, lower-case base32).
-pub fn game_id() -> String {
-    format!("g{}", random_base32(12).to_ascii_lowercase())
+pub fn game_id() -> GameId {
+    GameId(format!("g{}", random_base32(12).to_ascii_lowercase()))
 }
 
 /// A new arena id: `a` and 12 random base32 letters.
-pub fn arena_id() -> String {
-    format!("a{}", random_base32(12).to_ascii_lowercase())
+pub fn arena_id() -> ArenaId {
+    ArenaId(format!("a{}", random_base32(12).to_ascii_lowercase()))
 }
 
 /// A number for a command forwarded to another node: unique within this process, and from

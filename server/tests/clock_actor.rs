@@ -147,7 +147,7 @@ impl Fixture {
             hub.time.clone(),
         ));
         // A connection of Alice's (so it does not count as a spectator).
-        conn.set_player(ALICE.to_string());
+        conn.set_player(ALICE.into());
         game.tx
             .send(Command::Watch {
                 conn,
@@ -226,7 +226,7 @@ impl Fixture {
         self.game
             .tx
             .send(Command::Act {
-                player_id: player.to_string(),
+                player_id: player.into(),
                 act,
                 reply: tx,
             })

@@ -98,7 +98,7 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
         let Some(player) = to_act(&core) else {
             // Over: both ask for the rematch once, then stop.
             for p in PLAYERS {
-                if let Ok(Decision::Record(e)) = core.decide(p, &Act::Rematch, now, None) {
+                if let Ok(Decision::Record(e)) = core.decide(&p.into(), &Act::Rematch, now, None) {
                     commit(&mut core, &mut doc, &mut log, e);
                 }
             }
@@ -127,7 +127,7 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
             // The opponent answers a draw offer, sometimes accepting it.
             Act::Draw { .. } if c % 3 == 0 => {
                 if let Ok(Decision::Record(e)) = core.decide(
-                    &player,
+                    &player.as_str().into(),
                     &Act::Draw {
                         action: DrawAction::Offer,
                     },
@@ -146,7 +146,7 @@ fn play(kind: &str, variant: u8, timed: bool, choices: &[u16]) -> (Core, Vec<Act
             act => (player, act),
         };
         let gone = (c % 5 == 0).then_some(now - 120_000);
-        match core.decide(&who, &act, now, gone) {
+        match core.decide(&who.as_str().into(), &act, now, gone) {
             Ok(Decision::Record(e)) | Ok(Decision::EndInstead(e, _)) => {
                 commit(&mut core, &mut doc, &mut log, e)
             }
@@ -240,7 +240,7 @@ fn a_swap_exchanges_the_seats_in_the_patch() {
     {
         let now = T0 + 1_000 * (i as u64 + 1);
         let act = Act::Move { mv, seq: None };
-        match core.decide(who, &act, now, None) {
+        match core.decide(&who.into(), &act, now, None) {
             Ok(Decision::Record(e)) => commit(&mut core, &mut doc, &mut log, e),
             other => panic!("{other:?}"),
         }

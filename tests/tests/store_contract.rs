@@ -208,7 +208,7 @@ async fn contract(store: &dyn Store) {
     for p in ["pa", "pb"] {
         assert_eq!(
             store.finished_games_of(&p.into(), None, 10).await.unwrap(),
-            [("g1".to_string(), 2_000)]
+            [("g1".into(), 2_000)]
         );
     }
     assert!(store
@@ -240,7 +240,7 @@ async fn contract(store: &dyn Store) {
             .await
             .unwrap();
     }
-    let page = |v: Vec<(String, u64)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+    let page = |v: Vec<(GameId, u64)>| v.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
     assert_eq!(
         page(
             store
@@ -372,7 +372,7 @@ async fn arenas_contract(store: &dyn Store) {
         .await
         .unwrap());
     let open = store.open_arenas().await.unwrap();
-    assert!(open.contains(&"acontract1".to_string()) && open.contains(&"acontract2".to_string()));
+    assert!(open.contains(&"acontract1".into()) && open.contains(&"acontract2".into()));
     // A stale writer changes nothing.
     assert!(!store
         .save_arena(&"acontract1".into(), 2, false, &v1)
@@ -387,8 +387,8 @@ async fn arenas_contract(store: &dyn Store) {
         .await
         .unwrap());
     let open = store.open_arenas().await.unwrap();
-    assert!(!open.contains(&"acontract1".to_string()), "{open:?}");
-    assert!(open.contains(&"acontract2".to_string()));
+    assert!(!open.contains(&"acontract1".into()), "{open:?}");
+    assert!(open.contains(&"acontract2".into()));
 }
 
 fn account(name: &str, player: &str, hash: &str) -> AccountRecord {
@@ -741,7 +741,7 @@ async fn memory_store_keeps_a_bounded_number_of_finished_games() {
     assert_eq!(store.game(&"g1".into()).await.unwrap(), None);
     assert!(store.actions(&"g1".into()).await.unwrap().is_empty());
     assert!(store.finished_game(&"g3".into()).await.unwrap().is_some());
-    let ids: Vec<String> = store
+    let ids: Vec<GameId> = store
         .finished_games_of(&"pb".into(), None, 10)
         .await
         .unwrap()

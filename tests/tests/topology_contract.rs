@@ -77,11 +77,14 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
         .map(|(k, n)| (k.kind, n))
         .collect();
     assert_eq!(counts, [("akron".to_string(), 2), ("staku".to_string(), 1)]);
-    topology.queue_leave("pa").await;
-    topology.queue_leave("pa").await;
-    topology.queue_leave("nobody").await;
-    assert_eq!(queues.queue_of("pa"), None);
-    assert_eq!(queues.queue_of("pb").map(|k| k.kind), Some("staku".into()));
+    topology.queue_leave(&"pa".into()).await;
+    topology.queue_leave(&"pa".into()).await;
+    topology.queue_leave(&"nobody".into()).await;
+    assert_eq!(queues.queue_of(&"pa".into()), None);
+    assert_eq!(
+        queues.queue_of(&"pb".into()).map(|k| k.kind),
+        Some("staku".into())
+    );
 
     // Player locks: a second update of the same player waits for the first.
     let held = topology.lock_players(["pa", "pb"]).await.unwrap();
@@ -114,7 +117,7 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
     topology.unlock_players(again).await;
 
     // A new game's lease is granted.
-    assert!(topology.acquire("gnew").await.unwrap());
+    assert!(topology.acquire(&"gnew".into()).await.unwrap());
 
     // A node's own listings are its own: never among the other nodes'.
     topology
@@ -129,8 +132,11 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
         }])
         .await;
     assert!(topology.remote_bots().await.is_empty());
-    assert!(topology.claim_bot("pbot").await, "a free bot can be taken");
-    topology.free_bot("pbot").await;
+    assert!(
+        topology.claim_bot(&"pbot".into()).await,
+        "a free bot can be taken"
+    );
+    topology.free_bot(&"pbot".into()).await;
 
     // The per-IP quota admits connections under its limit.
     let ip: IpAddr = "198.51.100.7".parse().unwrap();
@@ -151,7 +157,10 @@ async fn contract(topology: Arc<dyn Topology>, queues: &Matchmaker) {
 async fn peers_contract(peers: Arc<dyn Peers>, node: &str) {
     assert_eq!(peers.node(), node);
     assert!(peers.is_live(node), "this node is alive");
-    assert_eq!(peers.owner_of("gnew").await.unwrap().as_deref(), Some(node));
+    assert_eq!(
+        peers.owner_of(&"gnew".into()).await.unwrap().as_deref(),
+        Some(node)
+    );
     let message = BusMessage::Owner {
         game: "gnew".into(),
         node: node.into(),
@@ -163,8 +172,8 @@ async fn peers_contract(peers: Arc<dyn Peers>, node: &str) {
     );
     // Publishing, owning and following never fail, with or without anyone listening.
     peers.publish(&message).await;
-    peers.set_owned("gnew", true);
-    peers.set_owned("gnew", false);
+    peers.set_owned(&"gnew".into(), true);
+    peers.set_owned(&"gnew".into(), false);
 }
 
 #[tokio::test]
@@ -173,7 +182,7 @@ async fn a_single_node_keeps_the_contract() {
     let topology = Arc::new(SingleNode::new(registries.queues.clone()));
     // Every game and room lives here: a lookup that misses here is a miss.
     assert!(!topology.may_live_elsewhere(&stoa_server::ids::GameId::from("gnew")));
-    assert!(!topology.room_may_change_elsewhere("ABCD"));
+    assert!(!topology.room_may_change_elsewhere(&"ABCD".into()));
     assert!(topology.members().await.is_none());
     contract(topology.clone(), &registries.queues).await;
     peers_contract(topology, "single").await;
@@ -220,7 +229,7 @@ async fn a_cluster_node_keeps_the_contract() {
     ));
     assert!(RoomSharing::room_may_change_elsewhere(
         cluster.as_ref(),
-        "ABCD"
+        &stoa_server::ids::RoomCode::from("ABCD")
     ));
     let members = Membership::members(cluster.as_ref())
         .await
@@ -230,8 +239,10 @@ async fn a_cluster_node_keeps_the_contract() {
     contract(cluster.clone(), &queues).await;
     peers_contract(cluster.clone(), "n1").await;
     // The lease is Redis's: a second claim of a held game is refused.
-    assert!(!Leases::acquire(cluster.as_ref(), "gnew").await.unwrap());
+    assert!(!Leases::acquire(cluster.as_ref(), &"gnew".into())
+        .await
+        .unwrap());
     // The bot claim is the deployment's: taken once until freed.
-    assert!(Listings::claim_bot(cluster.as_ref(), "pbot").await);
-    assert!(!Listings::claim_bot(cluster.as_ref(), "pbot").await);
+    assert!(Listings::claim_bot(cluster.as_ref(), &"pbot".into()).await);
+    assert!(!Listings::claim_bot(cluster.as_ref(), &"pbot".into()).await);
 }

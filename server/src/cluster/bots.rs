@@ -8,6 +8,7 @@
 //! whose bot vanished lapses after [`CLAIM_MS`].
 
 use super::Cluster;
+use crate::ids::PlayerId;
 use crate::services::topology::ServedBot;
 
 /// How long a claimed bot stays taken without saying `bot.serve` again (a long game's
@@ -54,14 +55,14 @@ impl Cluster {
 
     /// Takes `player` (a bot) for one game; `false` when another node (or this one) already
     /// did, or Redis cannot say.
-    pub(super) async fn claim_bot(&self, player: &str) -> bool {
+    pub(super) async fn claim_bot(&self, player: &PlayerId) -> bool {
         let key = self.store.key(&["botclaim", player]);
         matches!(self.take_key(&key, &self.node, CLAIM_MS).await, Ok(true))
     }
 
     /// `player` (a bot) is free again: it said `bot.serve`, or the game it was claimed for
     /// could not be set up.
-    pub(super) async fn free_bot(&self, player: &str) {
+    pub(super) async fn free_bot(&self, player: &PlayerId) {
         let mut conn = self.store.connection();
         let key = self.store.key(&["botclaim", player]);
         let _: Result<i64, _> = self

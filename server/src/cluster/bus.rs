@@ -2,6 +2,7 @@
 //! node for requests and answers — and the loop that routes what arrives.
 
 use super::*;
+use crate::ids::GameId;
 
 impl Cluster {
     pub(super) fn channel(&self, parts: &[&str]) -> String {
@@ -10,7 +11,7 @@ impl Cluster {
         self.store.key(&p)
     }
 
-    pub(super) fn game_channel(&self, game: &str) -> String {
+    pub(super) fn game_channel(&self, game: &GameId) -> String {
         self.channel(&["game", game])
     }
 
@@ -20,11 +21,11 @@ impl Cluster {
 
     /// Subscribes to a game's channel and notes it followed (its subscription is renewed
     /// after every reconnect of the bus).
-    pub(super) async fn follow_channel(&self, game: &str) -> Result<(), StoreError> {
+    pub(super) async fn follow_channel(&self, game: &GameId) -> Result<(), StoreError> {
         self.subscribe(&self.game_channel(game))
             .await
             .map_err(StoreError::Unavailable)?;
-        lock(&self.followed).insert(game.to_string());
+        lock(&self.followed).insert(game.clone());
         Ok(())
     }
 
@@ -39,11 +40,11 @@ impl Cluster {
     /// Announces a game started on this node to the others (they tell its players).
     pub(super) async fn announce_started(&self, started: StartedGame) {
         let msg = BusMessage::Started {
-            game: started.game.into_string(),
+            game: started.game,
             kind: started.kind.id.to_string(),
-            players: started.players.map(String::from),
+            players: started.players,
             side_names: started.side_names,
-            room: started.room.map(String::from),
+            room: started.room,
             origin: self.node.clone(),
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
@@ -87,7 +88,7 @@ impl Cluster {
                 Ok(pubsub) => {
                     let (mut sink, mut stream) = pubsub.split();
                     let mut channels = vec![self.node_channel(&self.node), self.channel(&["push"])];
-                    let followed: Vec<String> = lock(&self.followed).iter().cloned().collect();
+                    let followed: Vec<GameId> = lock(&self.followed).iter().cloned().collect();
                     channels.extend(followed.iter().map(|g| self.game_channel(g)));
                     if let Err(e) = sink.subscribe(&channels).await {
                         tracing::warn!(error = %e, "bus subscription failed");
@@ -128,7 +129,7 @@ impl Cluster {
         }
     }
 
-    pub(super) async fn heal_followers(&self, games: &[String]) {
+    pub(super) async fn heal_followers(&self, games: &[GameId]) {
         for g in games {
             if let Some(h) = self.registries.games.get(g) {
                 // Messages may have been lost while disconnected: the log tells.

@@ -2,6 +2,7 @@
 //! lease), the round that renews them, and the claim of games whose owner's lease lapsed.
 
 use super::*;
+use crate::ids::GameId;
 
 /// Renews the leases this node holds; returns the 1-based indexes of those it no longer
 /// holds. KEYS: lease keys. ARGV: node id, TTL ms.
@@ -43,12 +44,12 @@ return out
 
 impl Cluster {
     /// Takes a game's lease if nobody holds it (a new game, or one whose owner died).
-    pub(super) async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+    pub(super) async fn acquire(&self, game: &GameId) -> Result<bool, StoreError> {
         let got = self
             .take_key(&self.store.lease_key(game), &self.node, self.lease_ms)
             .await?;
         if got {
-            lock(&self.owned).insert(game.to_string());
+            lock(&self.owned).insert(game.clone());
         }
         Ok(got)
     }
@@ -56,7 +57,7 @@ impl Cluster {
     /// Gives back every lease this node holds (a graceful shutdown: the other nodes take
     /// the games over at once instead of waiting for the leases to lapse).
     pub async fn release_all(&self) {
-        let games: Vec<String> = lock(&self.owned).drain().collect();
+        let games: Vec<GameId> = lock(&self.owned).drain().collect();
         let mut conn = self.store.connection();
         for game in &games {
             let mut inv = self.release.prepare_invoke();
@@ -122,14 +123,14 @@ impl Cluster {
     }
 
     pub(super) async fn renew_all(&self) {
-        let games: Vec<String> = lock(&self.owned).iter().cloned().collect();
+        let games: Vec<GameId> = lock(&self.owned).iter().cloned().collect();
         if games.is_empty() {
             return;
         }
         let mut conn = self.store.connection();
         // One script call for all on a single server; one per game on a Redis Cluster,
         // where a script's keys must share a slot.
-        let batches: Vec<&[String]> = if conn.is_cluster() {
+        let batches: Vec<&[GameId]> = if conn.is_cluster() {
             games.chunks(1).collect()
         } else {
             vec![&games[..]]
@@ -171,7 +172,7 @@ impl Cluster {
     /// Returns how long until the soonest lease held by another node lapses.
     pub(super) async fn claim_lapsed(self: &Arc<Self>) -> Option<Duration> {
         let ids = self.store.all_unfinished_games().await.ok()?;
-        let ids: Vec<String> = {
+        let ids: Vec<GameId> = {
             let owned = lock(&self.owned);
             ids.into_iter().filter(|id| !owned.contains(id)).collect()
         };

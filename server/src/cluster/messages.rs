@@ -15,6 +15,7 @@ use stoa_protocol::wire::SeatPlayer;
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::act::{Act, Answer};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::store::ActionRecord;
 
 /// One message on the bus.
@@ -24,14 +25,14 @@ pub enum BusMessage {
     /// A game's owner logged this event (on the game's channel).
     Event {
         /// The game.
-        game: String,
+        game: GameId,
         /// The logged event.
         event: ActionRecord,
     },
     /// A game's crowd changed: the `game.crowd` frame to pass on (on the game's channel).
     Crowd {
         /// The game.
-        game: String,
+        game: GameId,
         /// The encoded frame.
         frame: String,
     },
@@ -39,7 +40,7 @@ pub enum BusMessage {
     /// and spectator counts again.
     Owner {
         /// The game.
-        game: String,
+        game: GameId,
         /// The new owner.
         node: String,
     },
@@ -52,7 +53,7 @@ pub enum BusMessage {
     /// A request to a game's owner (on the owner's node channel).
     Request {
         /// The game.
-        game: String,
+        game: GameId,
         /// The asking node (where the reply goes).
         from: String,
         /// Request number, unique on the asking node.
@@ -63,7 +64,7 @@ pub enum BusMessage {
     /// The owner's answer to a [`BusMessage::Request`] (on the asking node's channel).
     Reply {
         /// The game.
-        game: String,
+        game: GameId,
         /// The request number.
         req: u64,
         /// The answer.
@@ -73,15 +74,15 @@ pub enum BusMessage {
     /// them and subscribe them, and a room that started it leaves the waiting state.
     Started {
         /// The game.
-        game: String,
+        game: GameId,
         /// Its kind.
         kind: String,
         /// Player ids by side index.
-        players: [String; 2],
+        players: [PlayerId; 2],
         /// The side names by index.
         side_names: [String; 2],
         /// The room it came from.
-        room: Option<String>,
+        room: Option<RoomCode>,
         /// The node that created it (it told its own connections already).
         origin: String,
     },
@@ -101,7 +102,7 @@ pub enum BusMessage {
     /// A player leaves its queue (to the matchmaker node's channel).
     QueueLeave {
         /// The player.
-        player: String,
+        player: PlayerId,
     },
     /// The matchmaker's answer to a [`BusMessage::QueueJoin`].
     Queued {
@@ -114,14 +115,14 @@ pub enum BusMessage {
     /// copy and pass it on to their subscribers.
     Chat {
         /// The game.
-        game: String,
+        game: GameId,
         /// The change.
         change: crate::domain::chat::Change,
     },
     /// A frame for every connection of a player, on whatever node (the push channel).
     ToPlayer {
         /// The player.
-        player: String,
+        player: PlayerId,
         /// The encoded frame.
         frame: String,
     },
@@ -129,7 +130,7 @@ pub enum BusMessage {
     /// of that device it holds.
     DeviceRevoked {
         /// The player.
-        player: String,
+        player: PlayerId,
         /// The revoked device's id.
         device: String,
     },
@@ -137,7 +138,7 @@ pub enum BusMessage {
     /// and pass it to their watchers of the room.
     RoomLine {
         /// The room's code.
-        code: String,
+        code: RoomCode,
         /// The line.
         line: stoa_protocol::wire::RoomChatLine,
         /// The node it was said on (which has it already).
@@ -152,7 +153,7 @@ pub enum RemoteOp {
     /// A seated player's action (answered with a [`BusMessage::Reply`]).
     Act {
         /// The player.
-        player_id: String,
+        player_id: PlayerId,
         /// The action.
         act: Act,
         /// The command's id (`node:request`), logged with the event it makes: the asking
@@ -168,7 +169,7 @@ pub enum RemoteOp {
     /// Whether a seated player has a connection on the asking node.
     Presence {
         /// The player.
-        player_id: String,
+        player_id: PlayerId,
         /// Connected there?
         online: bool,
     },
@@ -181,7 +182,7 @@ pub enum RemoteOp {
     /// [`BusMessage::Reply`]).
     Chat {
         /// The person.
-        player_id: String,
+        player_id: PlayerId,
         /// Their display name.
         name: String,
         /// What is asked.
@@ -197,7 +198,7 @@ pub enum RemoteOp {
     /// A measured round trip of a seated player's connection on the asking node.
     Rtt {
         /// The player.
-        player_id: String,
+        player_id: PlayerId,
         /// Round trip, ms.
         rtt_ms: u64,
     },

@@ -33,6 +33,7 @@ use self::messages::BusMessage;
 use crate::domain::pairing::QueueKey;
 use crate::game::capabilities::Peers;
 use crate::game::Command;
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::services::registries::Registries;
 use crate::services::topology::{PlayersLock, StartedGame};
 use crate::store::redis::RedisStore;
@@ -57,7 +58,7 @@ pub enum ClusterEvent {
     /// at once for another try).
     TakeOver {
         /// The game's id.
-        game: String,
+        game: GameId,
         /// Answered with the outcome.
         done: oneshot::Sender<bool>,
     },
@@ -65,7 +66,7 @@ pub enum ClusterEvent {
     /// node's watchers of the room.
     RoomLine {
         /// The room's code.
-        code: String,
+        code: RoomCode,
         /// The line.
         line: stoa_protocol::wire::RoomChatLine,
     },
@@ -82,11 +83,11 @@ pub struct Cluster {
     /// The subscription's command side, while connected.
     sink: Mutex<Option<PubSubSink>>,
     /// Games whose lease this node holds.
-    owned: Mutex<HashSet<String>>,
+    owned: Mutex<HashSet<GameId>>,
     /// The nodes seen alive at the last heartbeat.
     live: Mutex<HashSet<String>>,
     /// Games this node follows (their channels are subscribed).
-    followed: Mutex<HashSet<String>>,
+    followed: Mutex<HashSet<GameId>>,
     /// This node's registries: the bus delivers game messages and frames into them, and
     /// the matchmaker node's queues are this node's when it holds `P:matchmaker`.
     registries: Registries,
@@ -104,7 +105,7 @@ pub struct Cluster {
     leader: Mutex<Option<String>>,
     /// This node's players waiting in a queue, as they joined: sent again to a new
     /// matchmaker node when the old one dies.
-    queued_here: Mutex<HashMap<String, (QueueKey, SeatPlayer, f64)>>,
+    queued_here: Mutex<HashMap<PlayerId, (QueueKey, SeatPlayer, f64)>>,
     /// Queue joins sent to the matchmaker node, waiting for its answer.
     pending: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<u64>>>,
     next_req: AtomicU64,
@@ -240,24 +241,24 @@ impl Peers for Cluster {
             .map(|n| n > 0)
     }
 
-    async fn owner_of(&self, game: &str) -> Result<Option<String>, StoreError> {
+    async fn owner_of(&self, game: &GameId) -> Result<Option<String>, StoreError> {
         let mut conn = self.store.connection();
         self.store
             .call(conn.get::<_, Option<String>>(self.store.lease_key(game)))
             .await
     }
 
-    fn set_owned(&self, game: &str, owned: bool) {
+    fn set_owned(&self, game: &GameId, owned: bool) {
         let mut set = lock(&self.owned);
         if owned {
-            set.insert(game.to_string());
+            set.insert(game.clone());
         } else {
             set.remove(game);
         }
     }
 
-    async fn follow(&self, game: &str) {
-        if lock(&self.followed).insert(game.to_string()) {
+    async fn follow(&self, game: &GameId) {
+        if lock(&self.followed).insert(game.clone()) {
             if let Err(e) = self.subscribe(&self.game_channel(game)).await {
                 tracing::warn!(game = %game, error = %e, "cannot follow the game's channel");
             }
@@ -270,7 +271,7 @@ impl Peers for Cluster {
         live.is_empty() || live.contains(node)
     }
 
-    fn unfollow(&self, game: &str) {
+    fn unfollow(&self, game: &GameId) {
         if !lock(&self.followed).remove(game) {
             return;
         }

@@ -2,6 +2,7 @@
 //! reached on any node, rating locks, the per-IP quota, membership and the lobby's parts.
 
 use super::*;
+use crate::ids::{PlayerId, RoomCode};
 
 impl Cluster {
     /// Keeps one matchmaker node: this node renews the `P:matchmaker` lease while it holds
@@ -68,7 +69,10 @@ impl Cluster {
         rating: f64,
         wait: bool,
     ) -> Result<u64, crate::error::ApiError> {
-        lock(&self.queued_here).insert(seat.id.clone(), (key.clone(), seat.clone(), rating));
+        lock(&self.queued_here).insert(
+            PlayerId::from(seat.id.as_str()),
+            (key.clone(), seat.clone(), rating),
+        );
         if self.is_matchmaker() {
             let mm = &self.registries.queues;
             return Ok(mm.join(key, seat, rating, mm.now_ms()).position as u64);
@@ -112,7 +116,7 @@ impl Cluster {
     }
 
     /// Takes a player out of its queue, wherever the matchmaking runs.
-    pub(super) async fn route_leave(&self, player: &str) {
+    pub(super) async fn route_leave(&self, player: &PlayerId) {
         lock(&self.queued_here).remove(player);
         if self.is_matchmaker() {
             self.registries.queues.leave(player);
@@ -121,16 +125,16 @@ impl Cluster {
         let leader = lock(&self.leader).clone();
         if let Some(leader) = leader {
             let msg = BusMessage::QueueLeave {
-                player: player.to_string(),
+                player: player.clone(),
             };
             self.publish_on(&self.node_channel(&leader), &msg).await;
         }
     }
 
     /// Sends a frame to a player connected to another node.
-    pub(super) async fn to_player(&self, player: &str, frame: String) {
+    pub(super) async fn to_player(&self, player: &PlayerId, frame: String) {
         let msg = BusMessage::ToPlayer {
-            player: player.to_string(),
+            player: player.clone(),
             frame,
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
@@ -138,18 +142,22 @@ impl Cluster {
 
     /// Tells every node (this one too: ending twice is harmless) to end the connections of
     /// a revoked device.
-    pub(super) async fn device_revoked(&self, player: &str, device: &str) {
+    pub(super) async fn device_revoked(&self, player: &PlayerId, device: &str) {
         let msg = BusMessage::DeviceRevoked {
-            player: player.to_string(),
+            player: player.clone(),
             device: device.to_string(),
         };
         self.publish_on(&self.channel(&["push"]), &msg).await;
     }
 
     /// Relays a waiting room's chat line said here to the other nodes.
-    pub(super) async fn room_line(&self, code: &str, line: &stoa_protocol::wire::RoomChatLine) {
+    pub(super) async fn room_line(
+        &self,
+        code: &RoomCode,
+        line: &stoa_protocol::wire::RoomChatLine,
+    ) {
         let msg = BusMessage::RoomLine {
-            code: code.to_string(),
+            code: code.clone(),
             line: line.clone(),
             origin: self.node.clone(),
         };

@@ -11,7 +11,7 @@ use super::{lock, Cluster};
 use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
-use crate::ids::GameId;
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::services::topology::{
     ArenaSharing, Delivery, GameChannels, Leases, Listings, Members, Membership, PlayerLocks,
     PlayersLock, QueueRouting, Quotas, RoomSharing, ServedBot, StartedGame,
@@ -20,7 +20,7 @@ use crate::store::StoreError;
 
 #[async_trait]
 impl Leases for Cluster {
-    async fn acquire(&self, game: &str) -> Result<bool, StoreError> {
+    async fn acquire(&self, game: &GameId) -> Result<bool, StoreError> {
         Cluster::acquire(self, game).await
     }
 }
@@ -32,17 +32,17 @@ impl GameChannels for Cluster {
         true
     }
 
-    async fn subscribe_game(&self, game: &str) -> Result<(), StoreError> {
+    async fn subscribe_game(&self, game: &GameId) -> Result<(), StoreError> {
         self.follow_channel(game).await
     }
 
-    fn unsubscribe_game(&self, game: &str) {
+    fn unsubscribe_game(&self, game: &GameId) {
         Peers::unfollow(self, game);
     }
 }
 
 impl RoomSharing for Cluster {
-    fn room_may_change_elsewhere(&self, _code: &str) -> bool {
+    fn room_may_change_elsewhere(&self, _code: &RoomCode) -> bool {
         // Every node seats joiners and starts games in the rooms the store holds.
         true
     }
@@ -54,12 +54,12 @@ impl ArenaSharing for Cluster {
         true
     }
 
-    fn arena_may_change_elsewhere(&self, _id: &str) -> bool {
+    fn arena_may_change_elsewhere(&self, _id: &ArenaId) -> bool {
         // Every node holding the arena joins, pauses and scores in it.
         true
     }
 
-    fn may_be_connected_elsewhere(&self, _player: &str) -> bool {
+    fn may_be_connected_elsewhere(&self, _player: &PlayerId) -> bool {
         // Presence is known per node only.
         true
     }
@@ -76,22 +76,22 @@ impl QueueRouting for Cluster {
         self.route_join(key, seat, rating, true).await
     }
 
-    async fn queue_leave(&self, player: &str) {
+    async fn queue_leave(&self, player: &PlayerId) {
         self.route_leave(player).await;
     }
 }
 
 #[async_trait]
 impl Delivery for Cluster {
-    async fn to_player(&self, player: &str, frame: String) {
+    async fn to_player(&self, player: &PlayerId, frame: String) {
         Cluster::to_player(self, player, frame).await;
     }
 
-    async fn device_revoked(&self, player: &str, device: &str) {
+    async fn device_revoked(&self, player: &PlayerId, device: &str) {
         Cluster::device_revoked(self, player, device).await;
     }
 
-    async fn room_line(&self, code: &str, line: &RoomChatLine) {
+    async fn room_line(&self, code: &RoomCode, line: &RoomChatLine) {
         Cluster::room_line(self, code, line).await;
     }
 
@@ -122,11 +122,11 @@ impl Listings for Cluster {
         Cluster::remote_bots(self).await
     }
 
-    async fn claim_bot(&self, player: &str) -> bool {
+    async fn claim_bot(&self, player: &PlayerId) -> bool {
         Cluster::claim_bot(self, player).await
     }
 
-    async fn free_bot(&self, player: &str) {
+    async fn free_bot(&self, player: &PlayerId) {
         Cluster::free_bot(self, player).await;
     }
 }

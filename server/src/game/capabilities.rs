@@ -20,6 +20,7 @@ use tokio::sync::watch;
 use super::NewGame;
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::ids::{ArenaId, GameId, PlayerId};
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreResult};
 
@@ -28,10 +29,14 @@ use crate::store::{Store, StoreResult};
 /// depend on the registry built over it.
 pub trait Directory: Send + Sync {
     /// The game ended: it no longer counts among its players' unfinished games.
-    fn ended(&self, id: &str);
+    fn ended(&self, id: &GameId);
     /// The actor whose lobby summary is `summary` stopped: its game is unregistered if
     /// that actor is still the one registered for it.
-    fn remove_actor(&self, id: &str, summary: &Arc<parking_lot::Mutex<Option<serde_json::Value>>>);
+    fn remove_actor(
+        &self,
+        id: &GameId,
+        summary: &Arc<parking_lot::Mutex<Option<serde_json::Value>>>,
+    );
 }
 
 /// The rest of the server's reactions to a game's events.
@@ -60,11 +65,11 @@ pub trait Reactions: Send + Sync + 'static {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ArenaGameEnd {
     /// The game.
-    pub game_id: String,
+    pub game_id: GameId,
     /// Its arena.
-    pub arena: String,
+    pub arena: ArenaId,
     /// Player ids by side index at the end.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// The winner's side index (`None`: a draw or an abort).
     pub winner: Option<usize>,
     /// Aborted: not a result, scores nothing.
@@ -102,17 +107,17 @@ pub trait Peers: Send + Sync {
     ) -> Option<bool>;
     /// The node holding a game's lease now: `Ok(None)` when nobody holds it, `Err` when
     /// Redis could not tell (a caller must not take that for a free lease).
-    async fn owner_of(&self, game: &str) -> Result<Option<String>, crate::store::StoreError>;
+    async fn owner_of(&self, game: &GameId) -> Result<Option<String>, crate::store::StoreError>;
     /// Whether this node owns (renews the lease of) a game; called as that changes.
-    fn set_owned(&self, game: &str, owned: bool);
+    fn set_owned(&self, game: &GameId, owned: bool);
     /// This node follows a game from now on (an owner that lost its lease): its channel is
     /// subscribed when this returns.
-    async fn follow(&self, game: &str);
+    async fn follow(&self, game: &GameId);
     /// Whether a node sent a heartbeat recently (its reports of players and spectators
     /// still count).
     fn is_live(&self, node: &str) -> bool;
     /// A follower stopped: its game's channel is no longer needed here.
-    fn unfollow(&self, game: &str);
+    fn unfollow(&self, game: &GameId);
 }
 
 /// The actor's settings, from the server's configuration.

@@ -19,6 +19,7 @@
 
 use std::collections::HashMap;
 
+use crate::ids::PlayerId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use stoa_protocol::clock::{
@@ -109,15 +110,15 @@ impl ClockDriver {
     }
 
     /// One measured websocket round trip of one of `player_id`'s connections.
-    pub fn record_rtt(&mut self, player_id: &str, rtt_ms: u64) {
-        if let Some(c) = self.lag.get_mut(player_id) {
+    pub fn record_rtt(&mut self, player_id: &PlayerId, rtt_ms: u64) {
+        if let Some(c) = self.lag.get_mut(player_id.as_str()) {
             c.record_rtt(rtt_ms);
         }
     }
 
     /// The player's lag compensator (for tests and logs).
-    pub fn lag(&self, player_id: &str) -> Option<&LagCompensator> {
-        self.lag.get(player_id)
+    pub fn lag(&self, player_id: &PlayerId) -> Option<&LagCompensator> {
+        self.lag.get(player_id.as_str())
     }
 
     fn grace_ms(&self, player_id: &str) -> u64 {
@@ -187,7 +188,7 @@ impl ClockDriver {
     /// The lag credit a turn-ending action by `side` (played by `player_id`) would get
     /// now: the estimated transit, capped by the player's quota; 0 when `side`'s clock is
     /// not running (a first action).
-    pub fn credit_for(&self, side: Side, player_id: &str) -> u64 {
+    pub fn credit_for(&self, side: Side, player_id: &PlayerId) -> u64 {
         if self.clock.running() == Some(side) {
             self.grace_ms(player_id)
         } else {
@@ -207,7 +208,7 @@ impl ClockDriver {
     pub fn on_action(
         &mut self,
         side: Side,
-        player_id: &str,
+        player_id: &PlayerId,
         ends_turn: bool,
         swap: bool,
         next: Option<Side>,
@@ -222,7 +223,7 @@ impl ClockDriver {
             };
         }
         if self.clock.running() == Some(side) {
-            if let Some(c) = self.lag.get_mut(player_id) {
+            if let Some(c) = self.lag.get_mut(player_id.as_str()) {
                 // Spends the player's quota (the credit itself is the event's).
                 c.credit(Some(credit_ms));
             }
@@ -244,7 +245,7 @@ impl ClockDriver {
     pub fn would_flag(
         &self,
         side: Side,
-        player_id: &str,
+        player_id: &PlayerId,
         ends_turn: bool,
         now: u64,
         credit_ms: u64,

@@ -85,6 +85,7 @@ impl ClockShown {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::PlayerId;
 
     const NAMES: [&str; 2] = ["black", "white"];
 
@@ -133,9 +134,9 @@ mod tests {
             for turn in 0..8u64 {
                 before = clock.clone();
                 now += 2_000 + turn * 3_000;
-                let player = if side == Side::First { "p1" } else { "p2" };
+                let player = PlayerId::from(if side == Side::First { "p1" } else { "p2" });
                 if clock
-                    .on_action(side, player, true, false, Some(side.other()), now, 0)
+                    .on_action(side, &player, true, false, Some(side.other()), now, 0)
                     .is_err()
                 {
                     break;

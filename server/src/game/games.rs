@@ -61,12 +61,12 @@ impl Games {
     }
 
     /// The handle of a live game.
-    pub fn get(&self, id: &str) -> Option<GameHandle> {
+    pub fn get(&self, id: &GameId) -> Option<GameHandle> {
         self.lock().live.get(id).cloned()
     }
 
     /// Marks a game finished: it no longer follows its players' presence.
-    pub fn ended(&self, id: &str) {
+    pub fn ended(&self, id: &GameId) {
         let mut g = self.lock();
         let players = g.live.get(id).map(|h| h.players.clone());
         if let Some(players) = players {
@@ -82,7 +82,7 @@ impl Games {
     }
 
     /// Removes a game whose actor stopped.
-    pub fn remove(&self, id: &str) {
+    pub fn remove(&self, id: &GameId) {
         self.ended(id);
         self.lock().live.remove(id);
     }
@@ -90,7 +90,7 @@ impl Games {
     /// Removes the game `id` if `summary` is its registered actor's (see
     /// [`GameHandle::summary`]): an actor that stops never unregisters another one that
     /// serves its game now.
-    pub fn remove_actor(&self, id: &str, summary: &Arc<Mutex<Option<Value>>>) {
+    pub fn remove_actor(&self, id: &GameId, summary: &Arc<Mutex<Option<Value>>>) {
         let ours = self
             .lock()
             .live
@@ -102,7 +102,7 @@ impl Games {
     }
 
     /// Handles of a player's unfinished live games.
-    pub fn of_player(&self, player_id: &str) -> Vec<GameHandle> {
+    pub fn of_player(&self, player_id: &PlayerId) -> Vec<GameHandle> {
         let g = self.lock();
         g.by_player
             .get(player_id)
@@ -141,11 +141,11 @@ impl Games {
 }
 
 impl Directory for Games {
-    fn ended(&self, id: &str) {
+    fn ended(&self, id: &GameId) {
         Games::ended(self, id);
     }
 
-    fn remove_actor(&self, id: &str, summary: &Arc<Mutex<Option<Value>>>) {
+    fn remove_actor(&self, id: &GameId, summary: &Arc<Mutex<Option<Value>>>) {
         Games::remove_actor(self, id, summary);
     }
 }
@@ -182,18 +182,18 @@ mod tests {
             .expect("the first actor");
         assert!(Arc::ptr_eq(&existing.summary, &first.summary));
         // A stopping actor that is not the registered one leaves the game alone.
-        games.remove_actor("g", &second.summary);
-        assert!(games.get("g").is_some());
-        assert_eq!(games.of_player("a").len(), 1);
-        games.remove_actor("g", &first.summary);
-        assert!(games.get("g").is_none());
-        assert!(games.of_player("a").is_empty());
+        games.remove_actor(&"g".into(), &second.summary);
+        assert!(games.get(&"g".into()).is_some());
+        assert_eq!(games.of_player(&"a".into()).len(), 1);
+        games.remove_actor(&"g".into(), &first.summary);
+        assert!(games.get(&"g".into()).is_none());
+        assert!(games.of_player(&"a".into()).is_empty());
         // An actor whose queue is closed (it stopped) is replaced.
         assert!(games.insert_if_absent(second.clone()).is_none());
         drop(second_rx);
         let (third, _third_rx) = handle("g");
         assert!(games.insert_if_absent(third.clone()).is_none());
-        let registered = games.get("g").expect("the third actor");
+        let registered = games.get(&"g".into()).expect("the third actor");
         assert!(Arc::ptr_eq(&registered.summary, &third.summary));
     }
 }

@@ -81,14 +81,14 @@ pub enum Command {
     /// Legal moves for the side to act (answered only to someone who may see the game).
     Legal {
         /// The asking player.
-        player_id: Option<String>,
+        player_id: Option<PlayerId>,
         /// Where to answer.
         reply: Reply,
     },
     /// A player's action (berserk included).
     Act {
         /// The acting player.
-        player_id: String,
+        player_id: PlayerId,
         /// The action.
         act: Act,
         /// Where to answer.
@@ -97,7 +97,7 @@ pub enum Command {
     /// A player's first connection / last disconnection.
     Presence {
         /// The player.
-        player_id: String,
+        player_id: PlayerId,
         /// Connected now?
         online: bool,
     },
@@ -105,7 +105,7 @@ pub enum Command {
     /// player's lag compensation).
     Rtt {
         /// The player.
-        player_id: String,
+        player_id: PlayerId,
         /// Ping sent → pong received, server ms.
         rtt_ms: u64,
     },
@@ -124,7 +124,7 @@ pub enum Command {
     /// The current document for HTTP (`None`: not visible to this viewer with this code).
     Snapshot {
         /// The asking player (a bearer token's), for private games.
-        viewer: Option<String>,
+        viewer: Option<PlayerId>,
         /// Room code, for private games.
         code: Option<String>,
         /// Where to answer.
@@ -138,7 +138,7 @@ pub struct ChatRequest {
     /// The asking connection (it must be watching the game).
     pub conn_id: u64,
     /// Its player.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// The player's display name.
     pub name: String,
     /// What is asked.

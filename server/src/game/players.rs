@@ -53,7 +53,7 @@ impl Players {
     /// The player's live connections. Looked up by text, like [`Players::is_online`] and
     /// [`Players::end_device`]: the bus's frames, the queues' statuses and the seats of a new
     /// game name their players as wire text, and a typed id for each lookup would be a copy.
-    pub fn connections(&self, player_id: &str) -> Vec<Arc<ConnHandle>> {
+    pub fn connections(&self, player_id: &PlayerId) -> Vec<Arc<ConnHandle>> {
         self.conns
             .lock()
             .get(player_id)
@@ -64,7 +64,7 @@ impl Players {
     /// Ends every connection here of the player that said `hello` with `device`'s token
     /// (the device was revoked): each is told why in an `error` frame, then closed with
     /// [`REVOKED_CLOSE`]. The number of connections ended.
-    pub fn end_device(&self, player_id: &str, device: &str) -> usize {
+    pub fn end_device(&self, player_id: &PlayerId, device: &str) -> usize {
         let told = ServerMessage::error(None, ErrorCode::Unauthorized, REVOKED_MESSAGE);
         let mut n = 0;
         for conn in self.connections(player_id) {
@@ -78,7 +78,7 @@ impl Players {
     }
 
     /// Whether the player has at least one connection.
-    pub fn is_online(&self, player_id: &str) -> bool {
+    pub fn is_online(&self, player_id: &PlayerId) -> bool {
         self.conns.lock().contains_key(player_id)
     }
 

@@ -16,6 +16,7 @@ use tokio::sync::Notify;
 
 use crate::config::Config;
 use crate::domain::pairing::{Joined, Pairing, PairingConfig, QueueKey, Widening};
+use crate::ids::PlayerId;
 
 /// A pairing made by a wave, with what is needed to start its game.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,14 +144,14 @@ impl Matchmaker {
     }
 
     /// Takes a player out of its queue; `false` when it was not queued.
-    pub fn leave(&self, player_id: &str) -> bool {
+    pub fn leave(&self, player_id: &PlayerId) -> bool {
         let mut s = self.lock();
-        s.waiting.remove(player_id);
+        s.waiting.remove(player_id.as_str());
         s.pairing.leave(&player_id.to_string()).is_some()
     }
 
     /// The queue a player waits in.
-    pub fn queue_of(&self, player_id: &str) -> Option<QueueKey> {
+    pub fn queue_of(&self, player_id: &PlayerId) -> Option<QueueKey> {
         self.lock()
             .pairing
             .queue_of(&player_id.to_string())
@@ -309,7 +310,7 @@ mod tests {
         assert_eq!(m.rating_gap, 700.0);
         assert_eq!(m.waited_ms, [24_000, 24_000]);
         assert!(mm.counts().is_empty());
-        assert!(mm.queue_of("a").is_none());
+        assert!(mm.queue_of(&"a".into()).is_none());
     }
 
     #[test]
@@ -332,8 +333,8 @@ mod tests {
         );
         assert!(mm.wave(t + 3_600_000).is_empty());
         assert_eq!(mm.counts().len(), 4);
-        assert!(mm.leave("a"));
-        assert!(!mm.leave("a"));
+        assert!(mm.leave(&"a".into()));
+        assert!(!mm.leave(&"a".into()));
         assert_eq!(mm.counts().len(), 3);
         // A compatible newcomer for c is ready at once and pairs.
         assert!(mm.join(key("staku", true), seat("e"), 1510.0, t).ready);

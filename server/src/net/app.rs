@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 use crate::game::Command;
-use crate::ids::{self, GameId, PlayerId, RoomCode};
+use crate::ids::{self, ArenaId, GameId, PlayerId, RoomCode};
 use crate::metrics::exposition;
 use crate::net::connection::{self, ConnGuard};
 use crate::net::upgrade::Upgrade;
@@ -44,6 +44,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/arenas/{id}", get(api_arena))
         .route("/api/games/{id}/record", get(api_record))
         .route("/api/games/{id}/replay", get(api_replay))
+        .route("/api/games/{id}/analysis", get(api_analysis))
         .route("/rules", get(crate::net::rules::index))
         .route("/rules/{kind}", get(crate::net::rules::guide))
         .route(
@@ -54,10 +55,10 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/players/{id}", get(api_player))
         .route("/api/leaderboard/{kind}", get(api_leaderboard))
         .route("/api/kinds/{kind}", get(api_kind))
-        .route("/", get(shell))
         .route("/api/lessons/{kind}", get(api_lesson))
         .route("/learn", get(shell))
         .route("/learn/{kind}", get(learn_shell))
+        .route("/", get(shell))
         .route("/g/{id}", get(game_shell))
         .route(
             "/r/{code}",
@@ -247,7 +248,11 @@ async fn page_if_found(state: AppState, key: String, shown: Shown) -> Response {
             "player",
             "id",
         ),
-        Shown::Arena => (hub.arenas.exists(&key).await, "arena", "id"),
+        Shown::Arena => (
+            hub.arenas.exists(&ArenaId::from(key.as_str())).await,
+            "arena",
+            "id",
+        ),
     };
     match found {
         Ok(true) => crate::net::web::shell(&hub.deployment),
@@ -271,11 +276,6 @@ async fn leaderboard_shell(State(state): State<AppState>, Path(kind): Path<Strin
     )
 }
 
-/// `GET /api/players/{id}`: a player's name, ratings in every kind and recent finished
-/// games (private ones only to the player, by bearer token); `404` for an unknown id.
-async fn api_player(
-    State(state): State<AppState>,
-    Path(id): Path<PlayerId>,
 /// `/learn/{kind}`: the web client's lesson page, or a page saying there is no such game.
 async fn learn_shell(State(state): State<AppState>, Path(kind): Path<String>) -> Response {
     if stoa_protocol::lessons::source(&kind).is_some() {
@@ -300,6 +300,11 @@ async fn api_lesson(Path(kind): Path<String>) -> Response {
     }
 }
 
+/// `GET /api/players/{id}`: a player's name, ratings in every kind and recent finished
+/// games (private ones only to the player, by bearer token); `404` for an unknown id.
+async fn api_player(
+    State(state): State<AppState>,
+    Path(id): Path<PlayerId>,
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;
@@ -405,7 +410,7 @@ async fn api_kind(Path(kind): Path<String>, Query(q): Query<HashMap<String, Stri
 
 /// The player a request speaks for: `Authorization: Bearer <token>` (the same token as the
 /// websocket's `hello`), if it is a known one.
-async fn bearer(hub: &Hub, headers: &HeaderMap) -> Option<String> {
+async fn bearer(hub: &Hub, headers: &HeaderMap) -> Option<PlayerId> {
     let token = headers
         .get(header::AUTHORIZATION)?
         .to_str()
@@ -417,7 +422,7 @@ async fn bearer(hub: &Hub, headers: &HeaderMap) -> Option<String> {
         .await
         .ok()
         .flatten()
-        .map(|p| p.id.into_string())
+        .map(|p| p.id)
 }
 
 /// An API error as JSON with its HTTP status (a private game reads as not found to
@@ -472,6 +477,29 @@ async fn api_replay(
         .await;
     match found.and_then(|(setup, finished)| crate::services::records::replay(&setup, &finished)) {
         Ok(body) => Json(body).into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
+/// `GET /api/games/{id}/analysis`: a finished game's engine review and where it stands
+/// (the same access as its record; `404` for an unknown game).
+async fn api_analysis(
+    State(state): State<AppState>,
+    Path(id): Path<GameId>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let viewer = bearer(&state.hub, &headers).await;
+    let found = state
+        .hub
+        .records
+        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .await;
+    if let Err(e) = found {
+        return api_error(e);
+    }
+    match state.hub.analysis.review(&id).await {
+        Ok(review) => Json(review.json(&id)).into_response(),
         Err(e) => api_error(e),
     }
 }
@@ -540,7 +568,7 @@ async fn api_player_games(
 /// `arena.watch` answers it; the final standings stay readable after the end.
 async fn api_arena(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    Path(id): Path<ArenaId>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
     let code = q.get("code").map(String::as_str);

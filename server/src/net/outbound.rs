@@ -20,6 +20,7 @@ use futures_util::task::AtomicWaker;
 use stoa_protocol::clock::TimeSource;
 use stoa_protocol::wire::ServerMessage;
 
+use crate::ids::{GameId, PlayerId};
 use crate::metrics::Metrics;
 use crate::net::frame::Frame;
 use crate::net::socket::{write_joined, RawSocket};
@@ -100,12 +101,12 @@ pub struct ConnHandle {
     reader: AtomicWaker,
     capacity: usize,
     kicked: AtomicBool,
-    player: OnceLock<String>,
+    player: OnceLock<PlayerId>,
     /// The device id of the token this connection said `hello` with.
     device: OnceLock<String>,
     /// Why the server ends this connection, once it decided to (see [`ConnHandle::end`]).
     ending: OnceLock<(u16, &'static str)>,
-    subs: Mutex<HashSet<String>>,
+    subs: Mutex<HashSet<GameId>>,
     metrics: Arc<Metrics>,
     time: Arc<dyn TimeSource>,
 }
@@ -469,12 +470,12 @@ impl ConnHandle {
     }
 
     /// The player of this connection, once `hello` succeeded.
-    pub fn player_id(&self) -> Option<&str> {
-        self.player.get().map(String::as_str)
+    pub fn player_id(&self) -> Option<&PlayerId> {
+        self.player.get()
     }
 
     /// Records the player after `hello`.
-    pub fn set_player(&self, id: String) -> bool {
+    pub fn set_player(&self, id: PlayerId) -> bool {
         self.player.set(id).is_ok()
     }
 
@@ -513,17 +514,17 @@ impl ConnHandle {
     }
 
     /// Records a game subscription (so disconnecting can end it).
-    pub fn add_sub(&self, game_id: &str) {
-        self.subs.lock().insert(game_id.to_string());
+    pub fn add_sub(&self, game_id: &GameId) {
+        self.subs.lock().insert(game_id.clone());
     }
 
     /// Forgets a game subscription.
-    pub fn remove_sub(&self, game_id: &str) {
+    pub fn remove_sub(&self, game_id: &GameId) {
         self.subs.lock().remove(game_id);
     }
 
     /// The games this connection watches.
-    pub fn subs(&self) -> Vec<String> {
+    pub fn subs(&self) -> Vec<GameId> {
         self.subs.lock().iter().cloned().collect()
     }
 }

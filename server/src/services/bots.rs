@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use stoa_protocol::wire::ServerMessage;
 
+use crate::ids::PlayerId;
 use crate::net::outbound::ConnHandle;
 use crate::services::topology::{ServedBot, Topology};
 
@@ -23,7 +24,7 @@ pub enum Picked {
     /// A bot connected to this node.
     Local(Arc<ConnHandle>),
     /// A bot connected to another node (its player id), claimed in Redis.
-    Remote(String),
+    Remote(PlayerId),
 }
 
 struct Served {
@@ -56,7 +57,12 @@ impl Bots {
 
     /// Takes a free bot that plays `kind` at `level` against `player_id`, here or on
     /// another node; `None` when none is.
-    pub async fn pick_anywhere(&self, kind: &str, level: u8, player_id: &str) -> Option<Picked> {
+    pub async fn pick_anywhere(
+        &self,
+        kind: &str,
+        level: u8,
+        player_id: &PlayerId,
+    ) -> Option<Picked> {
         for conn in self.candidates(kind, level, player_id) {
             let Some(bot) = conn.player_id() else {
                 continue;
@@ -110,7 +116,7 @@ impl Bots {
         let player = match picked {
             Picked::Local(conn) => {
                 self.set_busy(conn.id, false);
-                conn.player_id().map(str::to_string)
+                conn.player_id().cloned()
             }
             Picked::Remote(player) => Some(player.clone()),
         };
@@ -121,7 +127,7 @@ impl Bots {
 
     /// A bot said `bot.serve`: it is free, here and for the other nodes.
     pub async fn served(&self, conn: Arc<ConnHandle>, kinds: Vec<String>, levels: Vec<u8>) {
-        let player = conn.player_id().map(str::to_string);
+        let player = conn.player_id().cloned();
         self.serve(conn, kinds, levels);
         if let Some(player) = player {
             self.topology.free_bot(&player).await;
@@ -162,7 +168,7 @@ impl Bots {
 
     /// A free bot that plays `kind` at `level` (not `player_id` itself), marked busy; `None`
     /// when none is.
-    pub fn pick(&self, kind: &str, level: u8, player_id: &str) -> Option<Arc<ConnHandle>> {
+    pub fn pick(&self, kind: &str, level: u8, player_id: &PlayerId) -> Option<Arc<ConnHandle>> {
         let mut served = self.lock();
         served.retain(|s| !s.conn.is_closed());
         let s = served.iter_mut().find(|s| {
@@ -176,7 +182,7 @@ impl Bots {
     }
 
     /// The free bots here that play `kind` at `level` against `player_id`.
-    pub fn candidates(&self, kind: &str, level: u8, player_id: &str) -> Vec<Arc<ConnHandle>> {
+    pub fn candidates(&self, kind: &str, level: u8, player_id: &PlayerId) -> Vec<Arc<ConnHandle>> {
         let mut served = self.lock();
         served.retain(|s| !s.conn.is_closed());
         served
@@ -206,7 +212,7 @@ impl Bots {
             .filter(|s| !s.conn.is_closed())
             .filter_map(|s| {
                 Some(ServedBot {
-                    player: s.conn.player_id()?.to_string(),
+                    player: s.conn.player_id()?.clone(),
                     kinds: s.kinds.clone(),
                     levels: s.levels.clone(),
                 })

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::game::capabilities::timed_store_call;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
-use crate::ids::{GameId, RoomCode};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::services::ratings::Ratings;
 use crate::services::recovery::Recovery;
@@ -86,7 +86,10 @@ impl Hosting {
             JoinOutcome::Closed => Err(closed()),
             JoinOutcome::Waiting(room) => Ok(Joined::Waiting(room)),
             JoinOutcome::Started(game_id) => Ok(Joined::Started(game_id)),
-            JoinOutcome::Start(room, game_id) => self.start(code, room, game_id, &me.id).await,
+            JoinOutcome::Start(room, game_id) => {
+                let joiner = PlayerId::from(me.id.as_str());
+                self.start(code, room, game_id, &joiner).await
+            }
         }
     }
 
@@ -127,7 +130,7 @@ impl Hosting {
         code: &RoomCode,
         room: Room,
         game_id: GameId,
-        joiner: &str,
+        joiner: &PlayerId,
     ) -> Result<Joined, ApiError> {
         let players = match (&room.seats[0], &room.seats[1]) {
             (Some(a), Some(b)) => [a.clone(), b.clone()],

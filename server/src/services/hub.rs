@@ -22,7 +22,7 @@ use crate::game::games::Games;
 use crate::game::players::Players;
 use crate::game::queues::Matchmaker;
 use crate::game::{GameHandle, NewGame};
-use crate::ids::{GameId, RoomCode};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::accounts::Accounts;
@@ -60,6 +60,8 @@ pub struct Hub {
     pub lobby: Arc<Lobby>,
     /// Computer opponents serving on this node (`bot.serve`).
     pub bots: Arc<Bots>,
+    /// The analysis workers connected here, and the engine-review queue.
+    pub analysis: Arc<crate::services::analysis::Analysis>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -162,6 +164,7 @@ impl Hub {
         Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
             records: Records::new(store.clone(), metrics.clone()),
+            analysis: crate::services::analysis::Analysis::start(store.clone()),
             room_chats: RoomChats::new(topology.clone()),
             profiles: Profiles::new(store.clone(), metrics.clone(), ratings.clone()),
             accounts: Accounts::new(
@@ -237,13 +240,13 @@ impl Hub {
     }
 
     /// Tells a player's live games that it came online or went offline.
-    pub async fn presence(&self, player_id: &str, online: bool) {
+    pub async fn presence(&self, player_id: &PlayerId, online: bool) {
         self.starter.presence(player_id, online).await;
     }
 
     /// A host's last connection closed: its waiting rooms close unless it is back within
     /// the grace period.
-    pub fn close_rooms_when_host_stays_away(&self, host: String) {
+    pub fn close_rooms_when_host_stays_away(&self, host: PlayerId) {
         crate::services::rooms::close_when_host_stays_away(
             self.rooms.clone(),
             HostAway {

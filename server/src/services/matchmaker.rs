@@ -39,6 +39,7 @@ use crate::game::players::Players;
 use crate::game::queues::{describe, Made, Matchmaker};
 use crate::game::NewGame;
 use crate::ids;
+use crate::ids::PlayerId;
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::{self, Ratings};
@@ -123,7 +124,7 @@ impl Matchmaking {
     }
 
     /// Takes a player out of its queue (on whatever node the matchmaking runs).
-    pub async fn leave(&self, player_id: &str) {
+    pub async fn leave(&self, player_id: &PlayerId) {
         self.topology.queue_leave(player_id).await;
     }
 
@@ -157,6 +158,7 @@ impl Matchmaking {
                 self.start(made).await;
             }
             for (player, msg) in mm.statuses(now) {
+                let player = PlayerId::from(player);
                 let conns = self.players.connections(&player);
                 if conns.is_empty() {
                     // Queued from another node of the cluster.
@@ -178,7 +180,7 @@ impl Matchmaking {
         let started = match GameSetup::stored(&made.key.kind, &desc["options"], &desc["clock"]) {
             Ok(setup) => {
                 let new = NewGame {
-                    id: ids::game_id().into(),
+                    id: ids::game_id(),
                     setup,
                     rated: made.key.rated,
                     visibility: Visibility::Public,
@@ -208,7 +210,7 @@ impl Matchmaking {
                 tracing::warn!(error = %e, queue = %made.key, "could not start a paired game");
                 let now = self.queues.now_ms();
                 for (i, seat) in made.players.into_iter().enumerate() {
-                    if self.players.is_online(&seat.id) {
+                    if self.players.is_online(&PlayerId::from(seat.id.as_str())) {
                         self.queues
                             .join(made.key.clone(), seat, made.ratings[i], now);
                     }

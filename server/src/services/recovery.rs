@@ -81,7 +81,7 @@ pub struct RecoveryReport {
     /// Actions replayed.
     pub actions: usize,
     /// Games left out, with the reason.
-    pub failed: Vec<(String, String)>,
+    pub failed: Vec<(GameId, String)>,
     /// Waiting rooms reloaded.
     pub rooms: usize,
 }
@@ -144,7 +144,7 @@ impl Recovery {
     /// `unavailable` when the store cannot tell now (a live game is never reported missing
     /// because a read timed out).
     pub async fn live(&self, id: &GameId) -> Result<Option<GameHandle>, ApiError> {
-        if let Some(h) = self.games.get(id.as_str()) {
+        if let Some(h) = self.games.get(id) {
             return Ok(Some(h));
         }
         if !self.topology.may_live_elsewhere(id) {
@@ -265,8 +265,8 @@ impl Recovery {
     pub async fn follow(&self, id: &GameId) -> Result<GameHandle, RecoveryError> {
         let (handle, rx, core, _) = self.rebuild(id, false).await?;
         let online = [
-            self.players.is_online(handle.players[0].as_str()),
-            self.players.is_online(handle.players[1].as_str()),
+            self.players.is_online(&handle.players[0]),
+            self.players.is_online(&handle.players[1]),
         ];
         let summary = handle.summary.clone();
         // An actor that started for the game meanwhile (a takeover) serves it.

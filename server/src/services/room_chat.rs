@@ -182,7 +182,7 @@ impl RoomChats {
             chat.deliver(code, &line);
             line
         };
-        self.topology.room_line(code.as_ref(), &line).await;
+        self.topology.room_line(code, &line).await;
         Ok(())
     }
 

@@ -197,7 +197,7 @@ impl Rooms {
                     return JoinOutcome::Closed;
                 };
                 room.seats[free] = Some(player.clone());
-                let game_id = GameId::from(ids::game_id());
+                let game_id = ids::game_id();
                 room.status = RoomStatus::Started(game_id.clone());
                 JoinOutcome::Start(room.clone(), game_id)
             }
@@ -205,10 +205,10 @@ impl Rooms {
     }
 
     /// Undoes a [`Rooms::join`] whose game could not be created.
-    pub fn revert_start(&self, code: &RoomCode, player_id: &str) {
+    pub fn revert_start(&self, code: &RoomCode, player_id: &PlayerId) {
         if let Some(room) = self.lock().get_mut(code) {
             for seat in room.seats.iter_mut() {
-                if seat.as_ref().is_some_and(|p| p.id == player_id) {
+                if seat.as_ref().is_some_and(|p| p.id == player_id.as_str()) {
                     *seat = None;
                 }
             }
@@ -217,10 +217,10 @@ impl Rooms {
     }
 
     /// The player leaves; the host leaving a waiting room closes it. Returns the room after.
-    pub fn leave(&self, code: &RoomCode, player_id: &str) -> Option<Room> {
+    pub fn leave(&self, code: &RoomCode, player_id: &PlayerId) -> Option<Room> {
         let mut rooms = self.lock();
         let room = rooms.get_mut(code)?;
-        if room.status == RoomStatus::Waiting && room.host.id == player_id {
+        if room.status == RoomStatus::Waiting && room.host.id == player_id.as_str() {
             room.status = RoomStatus::Closed;
             room.seats = [None, None];
         }
@@ -228,10 +228,10 @@ impl Rooms {
     }
 
     /// Codes of the rooms `player_id` hosts that still wait for an opponent.
-    pub fn waiting_hosted_by(&self, player_id: &str) -> Vec<RoomCode> {
+    pub fn waiting_hosted_by(&self, player_id: &PlayerId) -> Vec<RoomCode> {
         self.lock()
             .values()
-            .filter(|r| r.status == RoomStatus::Waiting && r.host.id == player_id)
+            .filter(|r| r.status == RoomStatus::Waiting && r.host.id == player_id.as_str())
             .map(|r| r.code.clone())
             .collect()
     }
@@ -258,7 +258,7 @@ impl Rooms {
 /// After a host's last connection closed: once the grace period has passed with the host
 /// still away, its waiting rooms close (and leave the lobby), so a room never waits for a
 /// host who is gone. A reconnect within the grace period keeps them.
-pub fn close_when_host_stays_away(rooms: Arc<Rooms>, away: HostAway, host: String) {
+pub fn close_when_host_stays_away(rooms: Arc<Rooms>, away: HostAway, host: PlayerId) {
     if rooms.waiting_hosted_by(&host).is_empty() {
         return;
     }

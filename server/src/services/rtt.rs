@@ -19,6 +19,7 @@ use stoa_protocol::clock::TimeSource;
 
 use crate::game::games::Games;
 use crate::game::Command;
+use crate::ids::PlayerId;
 
 /// The round trip of a pong received at `now_ms`, or `None` when its payload is not one
 /// of our timestamps.
@@ -29,7 +30,7 @@ pub fn rtt_of_pong(payload: &[u8], now_ms: u64) -> Option<u64> {
 
 /// A pong arrived on a connection of `player_id` (`None` before `hello`: not routed):
 /// forwards its round trip to the player's live games.
-pub fn on_pong(time: &dyn TimeSource, games: &Games, player_id: Option<&str>, payload: &[u8]) {
+pub fn on_pong(time: &dyn TimeSource, games: &Games, player_id: Option<&PlayerId>, payload: &[u8]) {
     let Some(player_id) = player_id else { return };
     let Some(rtt_ms) = rtt_of_pong(payload, time.now_ms()) else {
         return;
@@ -37,7 +38,7 @@ pub fn on_pong(time: &dyn TimeSource, games: &Games, player_id: Option<&str>, pa
     tracing::trace!(rtt_ms, "pong");
     for game in games.of_player(player_id) {
         let _ = game.tx.try_send(Command::Rtt {
-            player_id: player_id.to_string(),
+            player_id: player_id.clone(),
             rtt_ms,
         });
     }

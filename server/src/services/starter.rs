@@ -124,8 +124,10 @@ impl Starter {
         // the actor (presence commands are idempotent).
         p.games.insert(handle.clone());
         let online = [
-            p.players.is_online(&new.players[0].id),
-            p.players.is_online(&new.players[1].id),
+            p.players
+                .is_online(&PlayerId::from(new.players[0].id.as_str())),
+            p.players
+                .is_online(&PlayerId::from(new.players[1].id.as_str())),
         ];
         p.metrics.game_started(new.setup.kind_id());
         actor::spawn(
@@ -192,7 +194,7 @@ impl Starter {
         room: Option<RoomCode>,
     ) {
         for (i, pid) in handle.players.iter().enumerate() {
-            for conn in self.parts.players.connections(pid.as_str()) {
+            for conn in self.parts.players.connections(pid) {
                 self.announce_to(handle, side_names[i], &conn).await;
             }
         }
@@ -256,12 +258,12 @@ impl Starter {
     }
 
     /// Tells a player's live games that it came online or went offline.
-    pub async fn presence(&self, player_id: &str, online: bool) {
+    pub async fn presence(&self, player_id: &PlayerId, online: bool) {
         for handle in self.parts.games.of_player(player_id) {
             let _ = handle
                 .tx
                 .send(Command::Presence {
-                    player_id: player_id.to_string(),
+                    player_id: player_id.clone(),
                     online,
                 })
                 .await;

@@ -29,7 +29,7 @@ use crate::domain::pairing::QueueKey;
 use crate::error::ApiError;
 use crate::game::capabilities::Peers;
 use crate::game::queues::Matchmaker;
-use crate::ids::{GameId, PlayerId, RoomCode};
+use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
 use crate::store::StoreError;
 
 /// One owner per live game: the right to run (and write) it.
@@ -37,7 +37,7 @@ use crate::store::StoreError;
 pub trait Leases: Send + Sync {
     /// Takes a game's lease if nobody holds it (a new game, or one whose owner died);
     /// `false` when another holder has it.
-    async fn acquire(&self, game: &str) -> Result<bool, StoreError>;
+    async fn acquire(&self, game: &GameId) -> Result<bool, StoreError>;
 }
 
 /// Games whose owner may be another node, followed through their event channel.
@@ -49,9 +49,9 @@ pub trait GameChannels: Send + Sync {
     fn may_live_elsewhere(&self, game: &GameId) -> bool;
     /// Subscribes this node to a game's events (before its log is read, so nothing falls
     /// between the two).
-    async fn subscribe_game(&self, game: &str) -> Result<(), StoreError>;
+    async fn subscribe_game(&self, game: &GameId) -> Result<(), StoreError>;
     /// Ends a [`GameChannels::subscribe_game`] subscription.
-    fn unsubscribe_game(&self, game: &str);
+    fn unsubscribe_game(&self, game: &GameId);
 }
 
 /// Rooms, which any node may change (seat a joiner, start the game).
@@ -59,7 +59,7 @@ pub trait RoomSharing: Send + Sync {
     /// Whether another node may have changed the room `code` since this node last read
     /// it: the store then has the latest, and is read even for a room held here. Never on
     /// a single node: only it changes its rooms, so the copy it holds is the latest.
-    fn room_may_change_elsewhere(&self, code: &str) -> bool;
+    fn room_may_change_elsewhere(&self, code: &RoomCode) -> bool;
 }
 
 /// Arenas, which every node holding one may change (a join, a game's end, a pairing
@@ -70,10 +70,10 @@ pub trait ArenaSharing: Send + Sync {
     fn arenas_made_elsewhere(&self) -> bool;
     /// Whether another node may change the arena `id`: the store is then read again each
     /// wave, and one node pairs it under a lease. Never on a single node.
-    fn arena_may_change_elsewhere(&self, id: &str) -> bool;
+    fn arena_may_change_elsewhere(&self, id: &ArenaId) -> bool;
     /// Whether `player` may be connected to another node (this node's presence does not
     /// tell then). Never on a single node: a player not connected here is not connected.
-    fn may_be_connected_elsewhere(&self, player: &str) -> bool;
+    fn may_be_connected_elsewhere(&self, player: &PlayerId) -> bool;
 }
 
 /// Where matchmaking runs: the queues live on one node.
@@ -87,7 +87,7 @@ pub trait QueueRouting: Send + Sync {
         rating: f64,
     ) -> Result<u64, ApiError>;
     /// Takes a player out of its queue, wherever the matchmaking runs.
-    async fn queue_leave(&self, player: &str);
+    async fn queue_leave(&self, player: &PlayerId);
 }
 
 /// A game start as the other nodes hear of it (they tell its players connected there).
@@ -122,13 +122,13 @@ impl std::fmt::Debug for StartedGame {
 pub trait Delivery: Send + Sync {
     /// Sends a frame to a player connected to another node (nothing on a single node: a
     /// player not connected here is not connected).
-    async fn to_player(&self, player: &str, frame: String);
+    async fn to_player(&self, player: &PlayerId, frame: String);
     /// Tells the other nodes that a player's device was revoked: they end its connections
     /// there (nothing on a single node: this node ends its own).
-    async fn device_revoked(&self, player: &str, device: &str);
+    async fn device_revoked(&self, player: &PlayerId, device: &str);
     /// Relays a line said in a waiting room's chat here to the other nodes (nothing on a
     /// single node).
-    async fn room_line(&self, code: &str, line: &RoomChatLine);
+    async fn room_line(&self, code: &RoomCode, line: &RoomChatLine);
     /// Announces a game started here to the other nodes.
     async fn started(&self, game: StartedGame);
 }
@@ -137,7 +137,7 @@ pub trait Delivery: Send + Sync {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServedBot {
     /// The bot's player id (invitations reach it through [`Delivery::to_player`]).
-    pub player: String,
+    pub player: PlayerId,
     /// The kinds it plays.
     pub kinds: Vec<String>,
     /// The levels it plays.
@@ -146,8 +146,8 @@ pub struct ServedBot {
 
 impl ServedBot {
     /// Whether this bot can play `kind` at `level` against `player_id` (never itself).
-    pub fn fits(&self, kind: &str, level: u8, player_id: &str) -> bool {
-        self.player != player_id
+    pub fn fits(&self, kind: &str, level: u8, player_id: &PlayerId) -> bool {
+        self.player != *player_id
             && self.kinds.iter().any(|k| k == kind)
             && self.levels.contains(&level)
     }
@@ -170,9 +170,9 @@ pub trait Listings: Send + Sync {
     async fn remote_bots(&self) -> Vec<ServedBot>;
     /// Takes a bot for one game; `false` when another node (or this one) already did, or
     /// nobody can say.
-    async fn claim_bot(&self, player: &str) -> bool;
+    async fn claim_bot(&self, player: &PlayerId) -> bool;
     /// A bot is free again (it said `bot.serve`, or its game could not be set up).
-    async fn free_bot(&self, player: &str);
+    async fn free_bot(&self, player: &PlayerId);
 }
 
 /// Two players' rating locks, released with [`PlayerLocks::unlock_players`].
@@ -292,7 +292,7 @@ pub fn ratings_busy() -> ApiError {
 
 #[async_trait]
 impl Leases for SingleNode {
-    async fn acquire(&self, _game: &str) -> Result<bool, StoreError> {
+    async fn acquire(&self, _game: &GameId) -> Result<bool, StoreError> {
         // Every game lives here; a game id taken twice is refused by the store itself.
         Ok(true)
     }
@@ -304,16 +304,16 @@ impl GameChannels for SingleNode {
         false
     }
 
-    async fn subscribe_game(&self, _game: &str) -> Result<(), StoreError> {
+    async fn subscribe_game(&self, _game: &GameId) -> Result<(), StoreError> {
         // Every game lives here: there is no other owner to hear from.
         Err(StoreError::Unavailable("no other node runs games".into()))
     }
 
-    fn unsubscribe_game(&self, _game: &str) {}
+    fn unsubscribe_game(&self, _game: &GameId) {}
 }
 
 impl RoomSharing for SingleNode {
-    fn room_may_change_elsewhere(&self, _code: &str) -> bool {
+    fn room_may_change_elsewhere(&self, _code: &RoomCode) -> bool {
         false
     }
 }
@@ -323,11 +323,11 @@ impl ArenaSharing for SingleNode {
         false
     }
 
-    fn arena_may_change_elsewhere(&self, _id: &str) -> bool {
+    fn arena_may_change_elsewhere(&self, _id: &ArenaId) -> bool {
         false
     }
 
-    fn may_be_connected_elsewhere(&self, _player: &str) -> bool {
+    fn may_be_connected_elsewhere(&self, _player: &PlayerId) -> bool {
         false
     }
 }
@@ -344,18 +344,18 @@ impl QueueRouting for SingleNode {
         Ok(mm.join(key, seat, rating, mm.now_ms()).position as u64)
     }
 
-    async fn queue_leave(&self, player: &str) {
+    async fn queue_leave(&self, player: &PlayerId) {
         self.queues.leave(player);
     }
 }
 
 #[async_trait]
 impl Delivery for SingleNode {
-    async fn to_player(&self, _player: &str, _frame: String) {}
+    async fn to_player(&self, _player: &PlayerId, _frame: String) {}
 
-    async fn device_revoked(&self, _player: &str, _device: &str) {}
+    async fn device_revoked(&self, _player: &PlayerId, _device: &str) {}
 
-    async fn room_line(&self, _code: &str, _line: &RoomChatLine) {}
+    async fn room_line(&self, _code: &RoomCode, _line: &RoomChatLine) {}
 
     async fn started(&self, _game: StartedGame) {}
 }
@@ -378,12 +378,12 @@ impl Listings for SingleNode {
         Vec::new()
     }
 
-    async fn claim_bot(&self, _player: &str) -> bool {
+    async fn claim_bot(&self, _player: &PlayerId) -> bool {
         // This node's own registry marks its bots busy; nobody else can invite them.
         true
     }
 
-    async fn free_bot(&self, _player: &str) {}
+    async fn free_bot(&self, _player: &PlayerId) {}
 }
 
 #[async_trait]
@@ -464,19 +464,19 @@ impl Peers for SingleNode {
         Some(false)
     }
 
-    async fn owner_of(&self, _game: &str) -> Result<Option<String>, StoreError> {
+    async fn owner_of(&self, _game: &GameId) -> Result<Option<String>, StoreError> {
         Ok(Some(SINGLE_NODE.to_string()))
     }
 
-    fn set_owned(&self, _game: &str, _owned: bool) {}
+    fn set_owned(&self, _game: &GameId, _owned: bool) {}
 
-    async fn follow(&self, _game: &str) {}
+    async fn follow(&self, _game: &GameId) {}
 
     fn is_live(&self, node: &str) -> bool {
         node == SINGLE_NODE
     }
 
-    fn unfollow(&self, _game: &str) {}
+    fn unfollow(&self, _game: &GameId) {}
 }
 
 #[cfg(test)]
@@ -490,9 +490,10 @@ mod tests {
             kinds: vec!["staku".into(), "akron".into()],
             levels: vec![1, 3],
         };
-        assert!(b.fits("staku", 3, "pperson"));
-        assert!(!b.fits("staku", 2, "pperson"));
-        assert!(!b.fits("unane", 1, "pperson"));
-        assert!(!b.fits("staku", 1, "pbot"));
+        let (person, bot) = (PlayerId::from("pperson"), PlayerId::from("pbot"));
+        assert!(b.fits("staku", 3, &person));
+        assert!(!b.fits("staku", 2, &person));
+        assert!(!b.fits("unane", 1, &person));
+        assert!(!b.fits("staku", 1, &bot));
     }
 }

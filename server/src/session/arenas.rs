@@ -6,6 +6,7 @@ use stoa_protocol::wire::{ClientMessage, ErrorCode};
 
 use super::Session;
 use crate::error::ApiError;
+use crate::ids::ArenaId;
 
 impl Session {
     /// One arena request.
@@ -18,26 +19,34 @@ impl Session {
             }
             ClientMessage::ArenaWatch { rid, id, code } => {
                 arenas
-                    .watch(&self.conn, &me.id, rid, id.as_deref(), code.as_deref())
+                    .watch(
+                        &self.conn,
+                        &me.id,
+                        rid,
+                        id.map(ArenaId::from).as_ref(),
+                        code.as_deref(),
+                    )
                     .await
             }
             ClientMessage::ArenaUnwatch { rid, id } => {
-                arenas.unwatch(self.conn.id, &id);
+                arenas.unwatch(self.conn.id, &ArenaId::from(id));
                 self.ok(rid, None, None);
                 Ok(())
             }
             ClientMessage::ArenaJoin { rid, id, code } => {
-                arenas.join(&me, id.as_deref(), code.as_deref()).await?;
+                arenas
+                    .join(&me, id.map(ArenaId::from).as_ref(), code.as_deref())
+                    .await?;
                 self.ok(rid, None, None);
                 Ok(())
             }
             ClientMessage::ArenaPause { rid, id } => {
-                arenas.pause(&me.id, &id).await?;
+                arenas.pause(&me.id, &ArenaId::from(id)).await?;
                 self.ok(rid, None, None);
                 Ok(())
             }
             ClientMessage::ArenaCancel { rid, id } => {
-                arenas.cancel(&me.id, &id).await?;
+                arenas.cancel(&me.id, &ArenaId::from(id)).await?;
                 self.ok(rid, None, None);
                 Ok(())
             }

@@ -48,7 +48,7 @@ impl Session {
         op: ChatOp,
     ) -> Result<(), ApiError> {
         let me = self.me()?;
-        let (player_id, name) = (me.id.to_string(), me.name.clone());
+        let (player_id, name) = (me.id.clone(), me.name.clone());
         let conn_id = self.conn.id;
         let answer = self
             .call(&game_id, |reply| {

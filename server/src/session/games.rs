@@ -26,11 +26,11 @@ impl Session {
     }
 
     /// The game id and code of a started room, when `id` is a room code and not a game id.
-    pub(super) fn room_game(&self, id: &str) -> Option<(GameId, RoomCode)> {
+    pub(super) fn room_game(&self, id: &GameId) -> Option<(GameId, RoomCode)> {
         if self.hub.games.get(id).is_some() {
             return None;
         }
-        let room = self.hub.rooms.get(&RoomCode::typed(id))?;
+        let room = self.hub.rooms.get(&RoomCode::typed(id.as_str()))?;
         match room.status {
             RoomStatus::Started(game_id) => Some((game_id, room.code)),
             _ => None,
@@ -40,7 +40,7 @@ impl Session {
     pub(super) async fn watch(
         &mut self,
         rid: Option<Rid>,
-        game_id: &str,
+        game_id: &GameId,
         since: Option<u64>,
         code: Option<String>,
     ) -> Result<(), ApiError> {
@@ -49,7 +49,7 @@ impl Session {
         // unlike `room.join`, can never take a free seat by accident.
         let (game_id, code) = match self.room_game(game_id) {
             Some((id, room_code)) => (id, Some(room_code.into_string())),
-            None => (GameId::from(game_id), code),
+            None => (game_id.clone(), code),
         };
         if self.hub.game(&game_id).await?.is_none() {
             // A room code whose room still waits (here or, in a cluster, stored by another
@@ -124,7 +124,10 @@ impl Session {
                 m.iter()
                     .map(|(side, p)| {
                         let id = p["id"].as_str().unwrap_or_default();
-                        (side.clone(), Value::Bool(self.hub.players.is_online(id)))
+                        (
+                            side.clone(),
+                            Value::Bool(self.hub.players.is_online(&PlayerId::from(id))),
+                        )
                     })
                     .collect()
             })
@@ -155,7 +158,7 @@ impl Session {
         game_id: GameId,
         act: Act,
     ) -> Result<(), ApiError> {
-        let player_id = self.me()?.id.to_string();
+        let player_id = self.me()?.id.clone();
         let rematch = act == Act::Rematch;
         // The action's diff reaches this connection before its answer: both leave in one
         // write (one system call and one packet instead of two).
@@ -195,7 +198,7 @@ impl Session {
         rid: Option<Rid>,
         game_id: GameId,
     ) -> Result<(), ApiError> {
-        if let Some(h) = self.hub.games.get(game_id.as_str()) {
+        if let Some(h) = self.hub.games.get(&game_id) {
             let _ =
                 h.tx.send(Command::Unwatch {
                     conn_id: self.conn.id,
@@ -213,7 +216,7 @@ impl Session {
         rid: Option<Rid>,
         game_id: GameId,
     ) -> Result<(), ApiError> {
-        let me = self.me()?.id.to_string();
+        let me = self.me()?.id.clone();
         let answer = self
             .call(&game_id, |reply| Command::Legal {
                 player_id: Some(me.clone()),

@@ -68,7 +68,7 @@ impl Session {
             .store_call(self.hub.store.unfinished_games(&player.id))
             .await?;
         let ratings = self.hub.ratings.welcome_map(&player.id).await?;
-        self.conn.set_player(player.id.to_string());
+        self.conn.set_player(player.id.clone());
         // Before the connection is listed: a revocation finds it by its device.
         self.conn.set_device(device.id.clone());
         let first = self.hub.players.connect(&player.id, self.conn.clone());
@@ -86,7 +86,7 @@ impl Session {
                 account: player.account.clone(),
             },
             token,
-            games,
+            games: games.into_iter().map(GameId::into_string).collect(),
             server_time: self.hub.time.now_ms(),
             deployment: self.hub.deployment.clone(),
         });

@@ -27,6 +27,7 @@ use crate::services::rooms::{Room, RoomStatus};
 use crate::store::PlayerRecord;
 
 mod accounts;
+mod analysis;
 mod arenas;
 mod bots;
 mod chat;
@@ -262,7 +263,7 @@ impl Session {
             } => {
                 // Boxed: watching's state (a stored room's lookup among it) must not grow
                 // every idle connection's task, which holds the largest request inline.
-                Box::pin(self.watch(rid, &game_id, since, code)).await
+                Box::pin(self.watch(rid, &GameId::from(game_id), since, code)).await
             }
             ClientMessage::GameUnwatch { rid, game_id } => self.unwatch(rid, game_id.into()).await,
             ClientMessage::GameLegal { rid, game_id } => self.legal(rid, game_id.into()).await,
@@ -308,6 +309,9 @@ impl Session {
             | ClientMessage::RoomWatch { .. }
             | ClientMessage::RoomUnwatch { .. }
             | ClientMessage::RoomSay { .. }) => self.dispatch_room(msg).await,
+            msg @ (ClientMessage::AnalysisRequest { .. }
+            | ClientMessage::AnalysisServe { .. }
+            | ClientMessage::AnalysisResult { .. }) => self.dispatch_analysis(msg).await,
             msg @ (ClientMessage::GameRecord { .. }
             | ClientMessage::History { .. }
             | ClientMessage::Player { .. }
@@ -356,10 +360,6 @@ impl Session {
             ClientMessage::GameBerserk { rid, game_id } => {
                 self.act(rid, game_id.into(), Act::Berserk).await
             }
-            msg @ (ClientMessage::ArenaCreate { .. }
-            | ClientMessage::ArenaWatch { .. }
-            | ClientMessage::ArenaUnwatch { .. }
-            | ClientMessage::ArenaJoin { .. }
             ClientMessage::PositionExplore {
                 rid,
                 kind,
@@ -380,6 +380,10 @@ impl Session {
                 });
                 Ok(())
             }
+            msg @ (ClientMessage::ArenaCreate { .. }
+            | ClientMessage::ArenaWatch { .. }
+            | ClientMessage::ArenaUnwatch { .. }
+            | ClientMessage::ArenaJoin { .. }
             | ClientMessage::ArenaPause { .. }
             | ClientMessage::ArenaCancel { .. }) => Box::pin(self.arena(msg)).await,
             // Handled by `dispatch` before it hands the rest on.
@@ -480,6 +484,8 @@ impl Session {
     /// this was its last connection.
     pub async fn end(&mut self) {
         self.hub.lobby.unwatch(self.conn.id);
+        // A worker's job goes back to the queue at once (another worker takes it).
+        self.hub.analysis.closed(self.conn.id).await;
         for code in std::mem::take(&mut self.rooms_open) {
             self.hub.room_chats.unwatch(&code, self.conn.id);
         }
@@ -499,7 +505,7 @@ impl Session {
                 // rooms close unless it is back within the grace period.
                 self.hub.matchmaking.leave(&p.id).await;
                 self.hub.presence(&p.id, false).await;
-                self.hub.close_rooms_when_host_stays_away(p.id.to_string());
+                self.hub.close_rooms_when_host_stays_away(p.id.clone());
             }
         }
     }

@@ -28,7 +28,11 @@ impl Session {
             })?,
         };
         let mut host = self.seat_player()?;
-        let open = self.hub.rooms.waiting_hosted_by(&host.id).len();
+        let open = self
+            .hub
+            .rooms
+            .waiting_hosted_by(&PlayerId::from(host.id.as_str()))
+            .len();
         if open >= self.hub.config.max_rooms_per_player {
             return Err(ApiError::new(
                 ErrorCode::Conflict,

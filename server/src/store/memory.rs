@@ -12,9 +12,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::analysis::MemoryQueue;
 use super::{
-    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
-    RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
+    AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
+    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
@@ -45,6 +46,8 @@ struct Inner {
     link_codes: HashMap<String, (String, u64)>,
     /// Claimed accounts by folded name.
     accounts: HashMap<String, AccountRecord>,
+    /// The engine reviews of finished games, and their queue.
+    analysis: MemoryQueue,
 }
 
 /// A rating as an index key: ordered by `f64::total_cmp` (stored ratings are finite; the
@@ -245,14 +248,14 @@ impl Store for MemoryStore {
         Ok(true)
     }
 
-    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>> {
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<PlayerId>> {
         let now = ids::now_ms();
         Ok(self
             .lock()
             .link_codes
             .remove(code)
             .filter(|(_, expires)| *expires > now)
-            .map(|(player, _)| player))
+            .map(|(player, _)| PlayerId::from(player)))
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
@@ -318,7 +321,7 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<GameId>> {
         let s = self.lock();
         let mut games: Vec<&GameRecord> = s
             .games
@@ -326,7 +329,7 @@ impl Store for MemoryStore {
             .filter(|g| !s.finished.contains_key(g.id.as_str()))
             .collect();
         games.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
-        Ok(games.into_iter().map(|g| g.id.to_string()).collect())
+        Ok(games.into_iter().map(|g| g.id.clone()).collect())
     }
 
     async fn save_arena(
@@ -354,13 +357,13 @@ impl Store for MemoryStore {
             .map(|a| (a.0, a.1.clone())))
     }
 
-    async fn open_arenas(&self) -> StoreResult<Vec<String>> {
-        let mut ids: Vec<String> = self
+    async fn open_arenas(&self) -> StoreResult<Vec<ArenaId>> {
+        let mut ids: Vec<ArenaId> = self
             .lock()
             .arenas
             .iter()
             .filter(|(_, a)| a.2)
-            .map(|(id, _)| id.clone())
+            .map(|(id, _)| ArenaId::from(id.as_str()))
             .collect();
         ids.sort();
         Ok(ids)
@@ -419,6 +422,7 @@ impl Store for MemoryStore {
             };
             s.finished.remove(&id);
             s.actions.remove(&id);
+            s.analysis.forget(&id);
             if let Some(g) = s.games.remove(&id) {
                 for p in g.players {
                     if let Some(h) = s.history.get_mut(p.id.as_str()) {
@@ -435,7 +439,7 @@ impl Store for MemoryStore {
         player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
-    ) -> StoreResult<Vec<(String, u64)>> {
+    ) -> StoreResult<Vec<(GameId, u64)>> {
         let s = self.lock();
         let Some(h) = s.history.get(player_id.as_str()) else {
             return Ok(Vec::new());
@@ -444,7 +448,7 @@ impl Store for MemoryStore {
             .rev()
             .filter(|(ended, _)| before_ms.is_none_or(|b| *ended < b))
             .take(limit)
-            .map(|(ended, id)| (id.clone(), *ended))
+            .map(|(ended, id)| (GameId::from(id.as_str()), *ended))
             .collect())
     }
 
@@ -452,12 +456,12 @@ impl Store for MemoryStore {
         Ok(self.lock().finished.get(game_id.as_str()).cloned())
     }
 
-    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>> {
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<GameId>> {
         Ok(self
             .lock()
             .unfinished
             .get(player_id.as_str())
-            .map(|s| s.iter().cloned().collect())
+            .map(|s| s.iter().map(|g| GameId::from(g.as_str())).collect())
             .unwrap_or_default())
     }
 
@@ -501,5 +505,53 @@ impl Store for MemoryStore {
             .take(limit)
             .filter_map(|(_, id)| Some((id.clone(), *s.ratings.get(id)?.get(kind)?)))
             .collect())
+    }
+
+    async fn request_analysis(
+        &self,
+        game_id: &GameId,
+        player_id: &PlayerId,
+    ) -> StoreResult<AnalysisRequested> {
+        Ok(self.lock().analysis.request(game_id, player_id))
+    }
+
+    async fn analysis(&self, game_id: &GameId) -> StoreResult<Option<AnalysisEntry>> {
+        Ok(self.lock().analysis.entry(game_id))
+    }
+
+    async fn analysis_workers_seen(&self) -> StoreResult<u64> {
+        Ok(self.lock().analysis.workers_seen())
+    }
+
+    async fn take_analysis_job(
+        &self,
+        lease: &str,
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<Option<GameId>> {
+        Ok(self.lock().analysis.take(lease, now_ms, lease_ms))
+    }
+
+    async fn keep_analysis_leases(
+        &self,
+        leases: &[(GameId, String)],
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<()> {
+        self.lock().analysis.keep(leases, now_ms, lease_ms);
+        Ok(())
+    }
+
+    async fn release_analysis_job(&self, game_id: &GameId, lease: &str) -> StoreResult<bool> {
+        Ok(self.lock().analysis.release(game_id, lease))
+    }
+
+    async fn complete_analysis(
+        &self,
+        game_id: &GameId,
+        lease: &str,
+        result: &Value,
+    ) -> StoreResult<bool> {
+        Ok(self.lock().analysis.complete(game_id, lease, result))
     }
 }

@@ -13,6 +13,7 @@
 //! the last, so a game reloaded after a crash continues at the seq it had (protocol/docs/PROTOCOL.md
 //! version 2) and a writer holding a stale view of the log can never append to it.
 
+pub mod analysis;
 pub mod connection;
 pub mod memory;
 pub mod redis;
@@ -29,6 +30,7 @@ use thiserror::Error;
 
 use crate::domain::rating::Rating;
 use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
+pub use analysis::{AnalysisEntry, AnalysisRequested, AnalysisStatus};
 
 /// Why a store call failed.
 #[derive(Debug, Error)]
@@ -229,7 +231,7 @@ pub enum ActionKind {
     Rematch {
         /// The new game's id (the request that completed the pair).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        game_id: Option<String>,
+        game_id: Option<GameId>,
     },
     /// Decided by the server: the side to act (this entry's player) ran out of time.
     Timeout,
@@ -252,7 +254,7 @@ pub struct ActionRecord {
     /// Server time, ms since the epoch.
     pub at_ms: u64,
     /// The acting player's id.
-    pub player_id: String,
+    pub player_id: PlayerId,
     /// The action.
     pub action: ActionKind,
     /// The position string after the action, checked when the log is replayed.
@@ -351,7 +353,7 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<bool>;
     /// Takes a link code: the player it names, and the code is gone, in one step (a code
     /// redeems once, even raced by two nodes); `None` if unknown, used or expired.
-    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>>;
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<PlayerId>>;
 
     /// Claims an account: its name names its player from now on, and the player record
     /// carries the name (`PlayerRecord::account`). `false` when the name is taken by another
@@ -388,7 +390,7 @@ pub trait Store: Send + Sync + 'static {
     async fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, Value)>>;
     /// Ids of the arenas saved as open (scheduled or running, or with games still
     /// running), sorted.
-    async fn open_arenas(&self) -> StoreResult<Vec<String>>;
+    async fn open_arenas(&self) -> StoreResult<Vec<ArenaId>>;
 
     /// Creates a game (its setup); `Conflict` if the id exists. The game counts as
     /// unfinished for both players until [`Store::finish_game`].
@@ -408,7 +410,7 @@ pub trait Store: Send + Sync + 'static {
         Ok(self.actions(game_id).await?.pop())
     }
     /// Ids of every unfinished game, oldest first (what recovery reloads).
-    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>>;
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<GameId>>;
     /// Repairs the unfinished indexes of game `game_id` after a crash inside
     /// [`Store::create_game`], for a store whose creation is several writes: with its
     /// `record` (the game exists) its players list it again; without (the crash came before
@@ -437,9 +439,9 @@ pub trait Store: Send + Sync + 'static {
         player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
-    ) -> StoreResult<Vec<(String, u64)>>;
+    ) -> StoreResult<Vec<(GameId, u64)>>;
     /// Ids of the unfinished games a player sits in.
-    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>>;
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<GameId>>;
 
     /// A player's Glicko-2 ratings by game kind; kinds the player never played rated are
     /// absent (the caller shows the default rating for them).
@@ -457,6 +459,52 @@ pub trait Store: Send + Sync + 'static {
     /// the greater first (how Redis orders a sorted set read backwards). Each with the
     /// rating [`Store::save_ratings`] last wrote.
     async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>>;
+
+    /// Queues the engine review of finished game `game_id` for `player_id`, in one step:
+    /// nothing changes when the game was queued before (any state, done included: a game
+    /// is reviewed once) or the player has another request pending (see
+    /// [`AnalysisRequested`]).
+    async fn request_analysis(
+        &self,
+        game_id: &GameId,
+        player_id: &PlayerId,
+    ) -> StoreResult<AnalysisRequested>;
+    /// A game's review: its state, who asked, and the result once done.
+    async fn analysis(&self, game_id: &GameId) -> StoreResult<Option<AnalysisEntry>>;
+    /// When a worker was last seen by [`Store::take_analysis_job`] or
+    /// [`Store::keep_analysis_leases`] (ms since the epoch, 0 never): a queue nobody took
+    /// from lately is waiting for a worker.
+    async fn analysis_workers_seen(&self) -> StoreResult<u64>;
+    /// Leases the next queued review to `lease` (a worker's lease id) until `now_ms +
+    /// lease_ms`, after putting back first in the queue the leases that ran out; `None`
+    /// when nothing is queued. Notes a worker as seen at `now_ms`.
+    async fn take_analysis_job(
+        &self,
+        lease: &str,
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<Option<GameId>>;
+    /// Extends those of `leases` (game, lease id) that are still current to `now_ms +
+    /// lease_ms`, and notes workers as seen at `now_ms`.
+    async fn keep_analysis_leases(
+        &self,
+        leases: &[(GameId, String)],
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<()>;
+    /// Gives a leased review back to the front of the queue (its worker went away); `false`
+    /// when `lease` is not its current lease (nothing changed).
+    async fn release_analysis_job(&self, game_id: &GameId, lease: &str) -> StoreResult<bool>;
+    /// Stores a review's result, only under its current `lease`: the game's review is done
+    /// and its player may ask for another. `false` when the lease is not current (it ran
+    /// out and the job went to another worker, or the result was stored already): nothing
+    /// is written, so a result is stored exactly once.
+    async fn complete_analysis(
+        &self,
+        game_id: &GameId,
+        lease: &str,
+        result: &Value,
+    ) -> StoreResult<bool>;
 }
 
 /// Ratings by game kind (kind id → rating), as [`Store::ratings`] returns them.

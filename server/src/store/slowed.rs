@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::memory::MemoryStore;
 use super::{
-    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
-    RatingsByKind, RoomRecord, Store, StoreResult,
+    AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
+    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
@@ -58,7 +58,7 @@ slowed_calls! {
     fn devices(&self, player_id: &PlayerId) -> StoreResult<Vec<DeviceRecord>>;
     fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool>;
     fn create_link_code(&self, code: &str, player_id: &PlayerId, ttl_ms: u64) -> StoreResult<bool>;
-    fn take_link_code(&self, code: &str) -> StoreResult<Option<String>>;
+    fn take_link_code(&self, code: &str) -> StoreResult<Option<PlayerId>>;
     fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool>;
     fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>>;
     fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()>;
@@ -67,12 +67,12 @@ slowed_calls! {
     fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>>;
     fn save_arena(&self, id: &ArenaId, version: u64, open: bool, state: &Value) -> StoreResult<bool>;
     fn arena(&self, id: &ArenaId) -> StoreResult<Option<(u64, Value)>>;
-    fn open_arenas(&self) -> StoreResult<Vec<String>>;
+    fn open_arenas(&self) -> StoreResult<Vec<ArenaId>>;
     fn create_game(&self, game: &GameRecord) -> StoreResult<()>;
     fn game(&self, id: &GameId) -> StoreResult<Option<GameRecord>>;
     fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()>;
     fn actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>>;
-    fn all_unfinished_games(&self) -> StoreResult<Vec<String>>;
+    fn all_unfinished_games(&self) -> StoreResult<Vec<GameId>>;
     fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>>;
     fn finish_game(&self, game_id: &GameId, finished: FinishedGame) -> StoreResult<()>;
     fn finished_game(&self, game_id: &GameId) -> StoreResult<Option<FinishedGame>>;
@@ -81,9 +81,16 @@ slowed_calls! {
         player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize
-    ) -> StoreResult<Vec<(String, u64)>>;
-    fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>>;
+    ) -> StoreResult<Vec<(GameId, u64)>>;
+    fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<GameId>>;
     fn ratings(&self, player_id: &PlayerId) -> StoreResult<RatingsByKind>;
     fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()>;
     fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>>;
+    fn request_analysis(&self, game_id: &GameId, player_id: &PlayerId) -> StoreResult<AnalysisRequested>;
+    fn analysis(&self, game_id: &GameId) -> StoreResult<Option<AnalysisEntry>>;
+    fn analysis_workers_seen(&self) -> StoreResult<u64>;
+    fn take_analysis_job(&self, lease: &str, now_ms: u64, lease_ms: u64) -> StoreResult<Option<GameId>>;
+    fn keep_analysis_leases(&self, leases: &[(GameId, String)], now_ms: u64, lease_ms: u64) -> StoreResult<()>;
+    fn release_analysis_job(&self, game_id: &GameId, lease: &str) -> StoreResult<bool>;
+    fn complete_analysis(&self, game_id: &GameId, lease: &str, result: &Value) -> StoreResult<bool>;
 }

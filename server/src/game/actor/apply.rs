@@ -37,7 +37,7 @@ impl Actor {
             self.caps
                 .peers
                 .publish(&BusMessage::Event {
-                    game: self.core.id().to_string(),
+                    game: self.core.id().clone(),
                     event: event.clone(),
                 })
                 .await;
@@ -77,9 +77,9 @@ impl Actor {
             return;
         };
         let end = ArenaGameEnd {
-            game_id: self.core.id().to_string(),
-            arena: link.id.to_string(),
-            players: self.core.player_ids().map(str::to_string),
+            game_id: self.core.id().clone(),
+            arena: link.id.clone(),
+            players: self.core.player_ids().map(PlayerId::from),
             winner: winner.map(Side::index),
             aborted: reason == Reason::Aborted,
             plies: u32::try_from(self.core.moves()).unwrap_or(u32::MAX),

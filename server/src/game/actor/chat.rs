@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::ids::{GameId, PlayerId};
 use crate::net::frame::Frame;
 use stoa_protocol::wire::{ErrorCode, ServerMessage};
 
@@ -81,7 +82,7 @@ impl Actor {
     /// node too, over the bus) before the answer.
     pub(super) async fn remote_chat(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         name: &str,
         op: ChatOp,
         cmd: String,
@@ -103,7 +104,7 @@ impl Actor {
     /// not. A line costs its author a token of their budget.
     fn chat_decide(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         name: &str,
         op: ChatOp,
         cmd: Option<String>,
@@ -141,13 +142,13 @@ impl Actor {
             return;
         };
         self.chat.log.apply(change.clone());
-        let game_id = self.core.id().to_string();
+        let game_id = self.core.id().clone();
         let gone = match &change {
             Change::Line(line) => {
                 let e = &line.entry;
                 let frame = Frame::text(
                     ServerMessage::Chat {
-                        game_id: game_id.clone(),
+                        game_id: game_id.to_string(),
                         channel: e.channel,
                         id: e.id.clone(),
                         name: e.name.clone(),
@@ -161,7 +162,7 @@ impl Actor {
             Change::Spectators { on } => {
                 let frame = Frame::text(
                     ServerMessage::ChatSpectators {
-                        game_id: game_id.clone(),
+                        game_id: game_id.to_string(),
                         on: *on,
                     }
                     .to_json(),
@@ -208,7 +209,7 @@ impl Actor {
     /// A subscriber as a reader of the chat.
     fn reader<'a>(&self, conn: &'a ConnHandle) -> Reader<'a> {
         Reader {
-            id: conn.player_id(),
+            id: conn.player_id().map(PlayerId::as_str),
             seated: self.is_player(conn.player_id()),
             ended: self.core.result().is_some(),
         }
@@ -243,7 +244,7 @@ impl Actor {
         {
             return;
         }
-        let game_id = self.core.id().to_string();
+        let game_id = self.core.id().clone();
         let gone = self
             .chat_send(|log, reader| reader.seated.then(|| history_frame(&game_id, log, reader)));
         for id in gone {
@@ -264,7 +265,7 @@ impl Actor {
         self.caps
             .peers
             .publish(&BusMessage::Chat {
-                game: self.core.id().to_string(),
+                game: self.core.id().clone(),
                 change: Change::State(self.chat.log.clone()),
             })
             .await;
@@ -272,7 +273,7 @@ impl Actor {
 }
 
 /// The `chat.history` frame for one reader.
-fn history_frame(game_id: &str, log: &ChatLog, reader: Reader<'_>) -> Frame {
+fn history_frame(game_id: &GameId, log: &ChatLog, reader: Reader<'_>) -> Frame {
     Frame::text(
         ServerMessage::ChatHistory {
             game_id: game_id.to_string(),

@@ -4,6 +4,7 @@
 //! replay buffer, so the crowd goes out as unversioned `game.crowd` frames; the owner sums
 //! every node's spectators and presence, followers relay what it publishes.
 
+use crate::ids::PlayerId;
 use crate::net::frame::Frame;
 use serde_json::{Map, Value};
 use stoa_protocol::wire::{ServerMessage, Visibility};
@@ -17,7 +18,10 @@ impl Actor {
         let names = self.core.side_names();
         let mut online = Map::new();
         for (i, p) in self.core.player_ids().iter().enumerate() {
-            online.insert(names[i].to_string(), Value::Bool(self.is_online(p)));
+            online.insert(
+                names[i].to_string(),
+                Value::Bool(self.is_online(&PlayerId::from(*p))),
+            );
         }
         let msg = ServerMessage::GameCrowd {
             game_id: self.core.id().to_string(),
@@ -47,7 +51,7 @@ impl Actor {
     }
 
     /// Whether a player has a connection on this node or (as the owner knows) another.
-    pub(super) fn is_online(&self, player_id: &str) -> bool {
+    pub(super) fn is_online(&self, player_id: &PlayerId) -> bool {
         let elsewhere = match &self.role {
             Role::Owner(o) => o
                 .remote_online
@@ -67,7 +71,7 @@ impl Actor {
         self.caps
             .peers
             .publish(&BusMessage::Crowd {
-                game: self.core.id().to_string(),
+                game: self.core.id().clone(),
                 frame: frame.payload_text().to_string(),
             })
             .await;
@@ -75,20 +79,25 @@ impl Actor {
 
     /// A seated player's first connection or last disconnection here (`node: None`) or on
     /// another node: published at once when it changes whether the player is online.
-    pub(super) async fn presence(&mut self, player_id: &str, node: Option<&str>, online: bool) {
+    pub(super) async fn presence(
+        &mut self,
+        player_id: &PlayerId,
+        node: Option<&str>,
+        online: bool,
+    ) {
         if self.core.side_of(player_id).is_none() {
             return;
         }
         let before = self.is_online(player_id);
         match node {
             None => {
-                self.online.insert(player_id.to_string(), online);
+                self.online.insert(player_id.clone(), online);
             }
             Some(node) => {
                 let Role::Owner(o) = &mut self.role else {
                     return;
                 };
-                let nodes = o.remote_online.entry(player_id.to_string()).or_default();
+                let nodes = o.remote_online.entry(player_id.clone()).or_default();
                 if online {
                     nodes.insert(node.to_string());
                 } else {
@@ -104,7 +113,7 @@ impl Actor {
             self.offline_since.remove(player_id);
         } else {
             self.offline_since
-                .insert(player_id.to_string(), self.caps.time.now_ms());
+                .insert(player_id.clone(), self.caps.time.now_ms());
         }
         self.crowd_out().await;
     }

@@ -186,7 +186,7 @@ impl Actor {
             _ => None,
         };
         let message = BusMessage::Request {
-            game: self.core.id().to_string(),
+            game: self.core.id().clone(),
             from: peers.node().to_string(),
             req,
             op,
@@ -278,11 +278,11 @@ impl Actor {
     /// A follower tells the owner who of the players is connected here, and how many
     /// watch here.
     pub(super) async fn report_local_presence(&mut self) {
-        let players: Vec<String> = self
+        let players: Vec<PlayerId> = self
             .core
             .player_ids()
             .iter()
-            .map(|p| p.to_string())
+            .map(|p| PlayerId::from(*p))
             .collect();
         for p in players {
             let online = self.online.get(&p).copied().unwrap_or(false);
@@ -369,7 +369,7 @@ impl Actor {
                 return;
             }
         };
-        let game = self.core.id().to_string();
+        let game = self.core.id().clone();
         let Role::Follower(f) = &mut self.role else {
             return;
         };

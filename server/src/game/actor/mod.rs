@@ -30,7 +30,7 @@ use super::published::Published;
 use super::{Act, Answer, Command, NewGame};
 use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
-use crate::ids;
+use crate::ids::{self, PlayerId};
 use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
 
 mod apply;
@@ -71,7 +71,7 @@ struct Actor {
     caps: Capabilities,
     core: Core,
     /// Players who presented the room code: they may watch again without it.
-    code_viewers: HashSet<String>,
+    code_viewers: HashSet<PlayerId>,
     /// When each side's player was last pinged as its clock started (see
     /// [`Actor::ping_runner`]).
     pinged_at: [Option<tokio::time::Instant>; 2],
@@ -82,9 +82,9 @@ struct Actor {
     /// The spectator count last published in `game.crowd`.
     spectators: u64,
     /// Whether each player (by id) has a connection here.
-    online: HashMap<String, bool>,
+    online: HashMap<PlayerId, bool>,
     /// When each offline player lost its last connection (server ms, the hub's time).
-    offline_since: HashMap<String, u64>,
+    offline_since: HashMap<PlayerId, u64>,
     ended_at: Option<Instant>,
     /// When the game ended (server ms), kept for its record across later saves (rematch
     /// requests replace the final document).
@@ -180,7 +180,7 @@ impl Actor {
             let peers = &self.caps.peers;
             peers
                 .publish(&BusMessage::Owner {
-                    game: self.core.id().to_string(),
+                    game: self.core.id().clone(),
                     node: peers.node().to_string(),
                 })
                 .await;
@@ -287,7 +287,7 @@ impl Actor {
             }
             Command::Unwatch { conn_id } => self.unsubscribe(conn_id),
             Command::Legal { player_id, reply } => {
-                let answer = if self.may_see(player_id.as_deref(), None) {
+                let answer = if self.may_see(player_id.as_ref(), None) {
                     Ok(Answer::Legal {
                         seq: self.core.seq(),
                         moves: self.core.legal(),
@@ -313,7 +313,7 @@ impl Actor {
                 code,
                 reply,
             } => {
-                let visible = self.may_see(viewer.as_deref(), code.as_deref());
+                let visible = self.may_see(viewer.as_ref(), code.as_deref());
                 let _ = reply.send(visible.then(|| (self.core.seq(), self.core.document())));
             }
         }

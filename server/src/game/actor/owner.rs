@@ -2,12 +2,13 @@
 //! requests; settle a write whose answer was lost; run the periodic duties of a live game.
 
 use super::*;
+use crate::ids::PlayerId;
 
 /// The state only an owner keeps.
 #[derive(Default)]
 pub(super) struct Owner {
     /// Players connected on other nodes, by player: the nodes.
-    pub(super) remote_online: HashMap<String, HashSet<String>>,
+    pub(super) remote_online: HashMap<PlayerId, HashSet<String>>,
     /// Spectators on other nodes, by node.
     pub(super) remote_watchers: HashMap<String, u64>,
     /// The final document could not be stored yet (retried on every tick).
@@ -57,7 +58,7 @@ impl Actor {
 
     /// Decides and commits a player's command, then answers it — or, when the store's
     /// answer is lost, leaves it waiting until the log settles what happened.
-    pub(super) async fn act(&mut self, player_id: &str, act: Act, reply: crate::game::Reply) {
+    pub(super) async fn act(&mut self, player_id: &PlayerId, act: Act, reply: crate::game::Reply) {
         self.act_from(player_id, act, reply, None).await;
     }
 
@@ -69,7 +70,7 @@ impl Actor {
     /// answer from the log.
     pub(super) async fn act_from(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         act: Act,
         reply: crate::game::Reply,
         cmd: Option<String>,
@@ -103,7 +104,7 @@ impl Actor {
             Err(Committed::Moved) if local => {
                 // Nothing was written here: the new owner decides on the same command.
                 let op = RemoteOp::Act {
-                    player_id: player_id.to_string(),
+                    player_id: player_id.clone(),
                     act,
                     cmd: None,
                     retry: false,
@@ -129,7 +130,7 @@ impl Actor {
 
     pub(super) async fn decide(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         act: &Act,
     ) -> Result<Decision, ApiError> {
         self.settle().await?;
@@ -145,9 +146,9 @@ impl Actor {
     }
 
     /// When the acting player's opponent lost their last connection (`None`: connected).
-    pub(super) fn opponent_gone_since(&self, player_id: &str, now: u64) -> Option<u64> {
+    pub(super) fn opponent_gone_since(&self, player_id: &PlayerId, now: u64) -> Option<u64> {
         let side = self.core.side_of(player_id)?;
-        let opponent = self.core.player_ids()[side.other().index()];
+        let opponent = &PlayerId::from(self.core.player_ids()[side.other().index()]);
         if self.is_online(opponent) {
             return None;
         }
@@ -288,7 +289,7 @@ impl Actor {
     /// Answers the request `req` of the node `from`.
     async fn reply_to(&self, from: &str, req: u64, result: Result<Answer, ApiError>) {
         let reply = BusMessage::Reply {
-            game: self.core.id().to_string(),
+            game: self.core.id().clone(),
             req,
             result: result.into(),
         };
@@ -302,7 +303,7 @@ impl Actor {
         &mut self,
         from: String,
         req: u64,
-        player_id: &str,
+        player_id: &PlayerId,
         act: Act,
         cmd: String,
         retry: bool,
@@ -320,7 +321,7 @@ impl Actor {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.act_from(player_id, act, tx, Some(cmd)).await;
         // The events went out before the answer: a follower sees the diff first.
-        let game = self.core.id().to_string();
+        let game = self.core.id().clone();
         let peers = self.caps.peers.clone();
         tokio::spawn(async move {
             let result = rx
@@ -364,7 +365,7 @@ impl Actor {
         peers.set_owned(self.core.id(), true);
         peers
             .publish(&BusMessage::Owner {
-                game: self.core.id().to_string(),
+                game: self.core.id().clone(),
                 node: peers.node().to_string(),
             })
             .await;
@@ -391,7 +392,7 @@ impl Actor {
         }
         dead.sort();
         dead.dedup();
-        let players: Vec<String> = o.remote_online.keys().cloned().collect();
+        let players: Vec<PlayerId> = o.remote_online.keys().cloned().collect();
         for node in &dead {
             if let Role::Owner(o) = &mut self.role {
                 o.remote_watchers.remove(node);

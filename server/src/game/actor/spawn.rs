@@ -109,9 +109,9 @@ impl Actor {
         let mut online_map = HashMap::new();
         let mut offline_since = HashMap::new();
         for (i, p) in core.player_ids().iter().enumerate() {
-            online_map.insert(p.to_string(), online[i]);
+            online_map.insert(PlayerId::from(*p), online[i]);
             if !online[i] {
-                offline_since.insert(p.to_string(), now);
+                offline_since.insert(PlayerId::from(*p), now);
             }
         }
         Actor {
@@ -138,7 +138,7 @@ impl Actor {
     fn start(self, rx: mpsc::Receiver<Command>) {
         let span = tracing::info_span!(parent: None, "game", id = %self.core.id(), kind = %self.core.kind());
         let directory = self.caps.directory.clone();
-        let id = self.core.id().to_string();
+        let id = self.core.id().clone();
         let summary = self.summary.clone();
         // Boxed: an `async fn` taking the actor by value keeps it twice in its state (the
         // argument and the local it moves into), several KiB per idle game.

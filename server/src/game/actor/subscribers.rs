@@ -17,7 +17,7 @@ use crate::error::ApiError;
 use crate::game::core::{write_patch, Core, PatchOp};
 use crate::game::published::{CaughtUp, Dropped, Kind, Published};
 use crate::game::Answer;
-use crate::ids::RoomCode;
+use crate::ids::{PlayerId, RoomCode};
 use crate::net::outbound::{ConnHandle, SendOutcome};
 
 impl Actor {
@@ -38,14 +38,14 @@ impl Actor {
 
     /// Who may see this game (watch it, read its legal moves, fetch it): the one rule of
     /// [`crate::domain::visibility`], and whoever gave its room code earlier on this game.
-    pub(super) fn may_see(&self, player_id: Option<&str>, code: Option<&str>) -> bool {
-        self.access().may_see(player_id, code)
+    pub(super) fn may_see(&self, player_id: Option<&PlayerId>, code: Option<&str>) -> bool {
+        self.access().may_see(player_id.map(PlayerId::as_str), code)
             || player_id.is_some_and(|p| self.code_viewers.contains(p))
     }
 
     /// Whether the player holds a seat here (seated players are never counted as
     /// spectators and get diffs first).
-    pub(super) fn is_player(&self, player_id: Option<&str>) -> bool {
+    pub(super) fn is_player(&self, player_id: Option<&PlayerId>) -> bool {
         player_id.is_some_and(|p| self.core.side_of(p).is_some())
     }
 
@@ -66,7 +66,7 @@ impl Actor {
         if let (true, Some(p)) = (by_code, conn.player_id()) {
             // A spectator let in by the code may send `game.watch` again (a gap, a
             // reconnect) without it.
-            self.code_viewers.insert(p.to_string());
+            self.code_viewers.insert(p.clone());
         }
         self.published.subscribe(conn.clone(), seated);
         if let Role::Follower(f) = &mut self.role {
@@ -115,7 +115,7 @@ impl Actor {
         let Some(side) = self.core.clock().clock().running() else {
             return;
         };
-        let player = self.core.player_ids()[side.index()];
+        let player = &PlayerId::from(self.core.player_ids()[side.index()]);
         if self.core.clock().lag(player).is_none() {
             return;
         }

@@ -9,6 +9,7 @@ use stoa_protocol::{Reason, Side};
 use super::document::Touched;
 use super::patch::PatchOp;
 use super::{ApplyError, Core};
+use crate::ids::PlayerId;
 use crate::store::{ActionKind, ActionRecord};
 
 impl Core {
@@ -132,7 +133,7 @@ impl Core {
     /// Plays a logged move; `true` when it was a swap (the players traded sides).
     fn apply_move(
         &mut self,
-        player_id: &str,
+        player_id: &PlayerId,
         side: Side,
         notation: &str,
         credit_ms: u64,
@@ -176,7 +177,7 @@ impl Core {
         );
         self.moves.push(played.notation);
         if !self.acted.iter().any(|p| p == player_id) {
-            self.acted.push(player_id.to_string());
+            self.acted.push(player_id.clone());
         }
         if self.draw_offer == Some(side) {
             // The offering side acted again: its offer lapses.
@@ -199,7 +200,11 @@ impl Core {
         self.clock.stop(at);
         // A game that ends before each side made its first action was not played: it is
         // unrated (as lichess treats it), so a resignation cannot farm rating points.
-        if !self.players.iter().all(|p| self.acted.contains(&p.id)) {
+        if !self
+            .players
+            .iter()
+            .all(|p| self.acted.iter().any(|a| *a == p.id))
+        {
             self.rated = false;
         }
         self.result = Some((winner, reason));

@@ -12,6 +12,7 @@ use super::{Core, Decision, Prepared};
 use crate::error::ApiError;
 use crate::game::Act;
 use crate::ids;
+use crate::ids::PlayerId;
 use crate::store::ActionKind;
 
 impl Core {
@@ -19,7 +20,7 @@ impl Core {
     /// opponent lost their last connection (`None` while connected), for claims.
     pub fn decide(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         act: &Act,
         now: u64,
         opponent_gone_since: Option<u64>,
@@ -69,7 +70,11 @@ impl Core {
     /// An abort, allowed only until both sides have acted: an abort unrates the game, so
     /// once both have played it must end with a result (a resignation, a draw) instead.
     fn decide_abort(&self) -> Result<ActionKind, ApiError> {
-        if self.players.iter().all(|p| self.acted.contains(&p.id)) {
+        if self
+            .players
+            .iter()
+            .all(|p| self.acted.iter().any(|a| *a == p.id))
+        {
             return Err(ApiError::new(
                 ErrorCode::Conflict,
                 "both sides have acted: the game can no longer be aborted",
@@ -113,7 +118,7 @@ impl Core {
 
     fn decide_move(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         side: Side,
         mv: &str,
         seq: Option<u64>,
@@ -194,7 +199,7 @@ impl Core {
 
     /// Berserk: only in an arena game whose arena allows it, only with a running kind of
     /// clock, only once and before the player's own first action.
-    fn decide_berserk(&self, player_id: &str, side: Side) -> Result<ActionKind, ApiError> {
+    fn decide_berserk(&self, player_id: &PlayerId, side: Side) -> Result<ActionKind, ApiError> {
         if !self.arena.as_ref().is_some_and(|a| a.berserk) {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
@@ -223,7 +228,7 @@ impl Core {
         Ok(ActionKind::Berserk)
     }
 
-    fn decide_rematch(&self, player_id: &str, now: u64) -> Result<Decision, ApiError> {
+    fn decide_rematch(&self, player_id: &PlayerId, now: u64) -> Result<Decision, ApiError> {
         if self.arena.is_some() {
             return Err(ApiError::new(
                 ErrorCode::Conflict,

@@ -34,7 +34,7 @@ use super::clock_shown::ClockShown;
 use super::NewGame;
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
-use crate::ids::{GameId, RoomCode};
+use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::store::{ActionKind, ActionRecord};
 use document::Fields;
 pub use patch::{write_patch, PatchOp};
@@ -81,9 +81,9 @@ pub struct Core {
     result: Option<(Option<Side>, Reason)>,
     draw_offer: Option<Side>,
     /// Players (ids) who made their first action.
-    acted: Vec<String>,
-    rematch_requested: Vec<String>,
-    rematch_game: Option<String>,
+    acted: Vec<PlayerId>,
+    rematch_requested: Vec<PlayerId>,
+    rematch_game: Option<GameId>,
     /// The side whose first action never came (the game was aborted for it): an arena
     /// takes that player out of its pool, since they are not at the board.
     absent: Option<Side>,
@@ -260,8 +260,8 @@ impl Core {
     }
 
     /// The rematch game, once both asked.
-    pub fn rematch_game(&self) -> Option<&str> {
-        self.rematch_game.as_deref()
+    pub fn rematch_game(&self) -> Option<&GameId> {
+        self.rematch_game.as_ref()
     }
 
     /// The clock (for the actor's timer and tests).
@@ -270,10 +270,10 @@ impl Core {
     }
 
     /// The current side of a seated player.
-    pub fn side_of(&self, player_id: &str) -> Option<Side> {
+    pub fn side_of(&self, player_id: &PlayerId) -> Option<Side> {
         self.players
             .iter()
-            .position(|p| p.id == player_id)
+            .position(|p| p.id == player_id.as_str())
             .map(Side::from_index)
     }
 
@@ -302,7 +302,7 @@ impl Core {
 
     /// One measured websocket round trip of a player's connection (lag compensation: it
     /// decides credits, which the move events then carry).
-    pub fn record_rtt(&mut self, player_id: &str, rtt_ms: u64) {
+    pub fn record_rtt(&mut self, player_id: &PlayerId, rtt_ms: u64) {
         self.clock.record_rtt(player_id, rtt_ms);
     }
 
@@ -333,7 +333,7 @@ impl Core {
         }
         // The server's own event: no player made it.
         Some(self.record(
-            "",
+            &PlayerId::default(),
             now.max(paused_ms),
             ActionKind::Resume { paused_ms },
             None,
@@ -359,7 +359,7 @@ impl Core {
             Expiry::FirstAction(side) => (side, ActionKind::NoFirstAction),
             Expiry::Flag(flag) => (flag.side, ActionKind::Timeout),
         };
-        Some(self.record(ids[side.index()], now, kind, None))
+        Some(self.record(&PlayerId::from(ids[side.index()]), now, kind, None))
     }
 
     /// Keeps a decided move's copy for `apply` (decisions only read the game, hence
@@ -380,7 +380,7 @@ impl Core {
 
     fn record(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         at_ms: u64,
         action: ActionKind,
         position: Option<String>,
@@ -388,7 +388,7 @@ impl Core {
         ActionRecord {
             seq: self.seq + 1,
             at_ms,
-            player_id: player_id.to_string(),
+            player_id: player_id.clone(),
             action,
             position: Some(position.unwrap_or_else(|| self.fields.position.clone())),
             cmd: None,
@@ -399,7 +399,12 @@ impl Core {
     /// the move ended the mover's turn as a person (a swap exchanges the seats, not the
     /// colour to act; an Akunur bonus placement keeps the turn). Shared by deciding and
     /// applying a move, so the live clock and a replayed one charge the same turn.
-    fn turn_after(&self, next: &dyn AnyGame, player_id: &str, swap: bool) -> (Option<Side>, bool) {
+    fn turn_after(
+        &self,
+        next: &dyn AnyGame,
+        player_id: &PlayerId,
+        swap: bool,
+    ) -> (Option<Side>, bool) {
         let next_side = if next.outcome().is_some() {
             None
         } else {
@@ -454,7 +459,7 @@ mod tests {
 
     /// The owner decides a move at `at`; the event it logs.
     fn next_move(core: &Core, at: u64) -> ActionRecord {
-        let player = core.player_ids()[core.game.to_act().unwrap().index()].to_string();
+        let player = PlayerId::from(core.player_ids()[core.game.to_act().unwrap().index()]);
         let mv = core.legal()[0].clone();
         match core.decide(&player, &Act::Move { mv, seq: None }, at, None) {
             Ok(Decision::Record(event)) => event,
@@ -499,7 +504,7 @@ mod tests {
         let legal = owner.legal();
         assert!(legal.len() > 1);
         let decide = |core: &Core, mv: &str| match core.decide(
-            "pa",
+            &"pa".into(),
             &Act::Move {
                 mv: mv.to_string(),
                 seq: None,
@@ -524,7 +529,7 @@ mod tests {
         other.apply(&event).unwrap();
         let theirs = {
             let mv = other.legal().last().unwrap().clone();
-            match other.decide("pb", &Act::Move { mv, seq: None }, 3_500, None) {
+            match other.decide(&"pb".into(), &Act::Move { mv, seq: None }, 3_500, None) {
                 Ok(Decision::Record(e)) => e,
                 _ => panic!("the move is refused"),
             }

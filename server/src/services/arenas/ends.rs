@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 
 use super::Arenas;
 use crate::game::capabilities::ArenaGameEnd;
+use crate::ids::{ArenaId, GameId};
 
 impl Arenas {
     /// Reads arena games' ends until the server stops: each is scored (and stored), and
@@ -41,22 +42,17 @@ impl Arenas {
 }
 
 /// How a finished arena game ended, read from its final document.
-pub(super) fn end_of(arena: &str, game: &str, doc: &Value) -> Option<ArenaGameEnd> {
+pub(super) fn end_of(arena: &ArenaId, game: &GameId, doc: &Value) -> Option<ArenaGameEnd> {
     let kind = stoa_protocol::kind(doc["kind"].as_str()?).ok()?;
     let names = kind.side_names;
-    let players = names.map(|n| {
-        doc["players"][n]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    });
+    let players = names.map(|n| doc["players"][n]["id"].as_str().unwrap_or_default().into());
     let status = &doc["status"];
     let winner = status["winner"]
         .as_str()
         .and_then(|w| names.iter().position(|n| *n == w));
     Some(ArenaGameEnd {
-        game_id: game.to_string(),
-        arena: arena.to_string(),
+        game_id: game.clone(),
+        arena: arena.clone(),
         players,
         winner,
         aborted: status["reason"] == "aborted",
@@ -79,7 +75,7 @@ mod tests {
             "status":{"state":"ended","winner":"black","reason":"resign"},
             "moves":["a","b","c"],
             "arena":{"id":"a1","berserk":{"white":false,"black":true}}});
-        let end = end_of("a1", "g1", &doc).expect("an end");
+        let end = end_of(&"a1".into(), &"g1".into(), &doc).expect("an end");
         // Ūnane's sides are black (first) and white.
         assert_eq!(end.players, ["pb".to_string(), "pw".to_string()]);
         assert_eq!(end.winner, Some(0));
@@ -88,8 +84,8 @@ mod tests {
         assert_eq!(end.berserk, [true, false]);
         let mut aborted = doc.clone();
         aborted["status"] = json!({"state":"ended","winner":null,"reason":"aborted"});
-        let end = end_of("a1", "g1", &aborted).expect("an end");
+        let end = end_of(&"a1".into(), &"g1".into(), &aborted).expect("an end");
         assert!(end.aborted && end.winner.is_none());
-        assert!(end_of("a1", "g1", &json!({"kind":"chess"})).is_none());
+        assert!(end_of(&"a1".into(), &"g1".into(), &json!({"kind":"chess"})).is_none());
     }
 }

@@ -45,7 +45,7 @@ use crate::game::capabilities::ArenaGameEnd;
 use crate::game::players::Players;
 use crate::game::published::{Kind, Published};
 use crate::ids;
-use crate::ids::ArenaId;
+use crate::ids::{ArenaId, PlayerId};
 use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
@@ -92,7 +92,7 @@ static ARENA: Kind = Kind {
 
 /// One arena: its state, its published document, and the bell of its pairing task.
 struct Cell {
-    id: String,
+    id: ArenaId,
     state: Mutex<ArenaState>,
     /// The document as last sent, its seq and its watchers.
     published: Mutex<Published<Value>>,
@@ -119,7 +119,7 @@ pub struct Arenas {
     /// pairing older than this whose game is not in the store was cut by the last run's
     /// end, and is undone at once rather than after [`UNSTARTED_MS`].
     born: u64,
-    arenas: Mutex<HashMap<String, Arc<Cell>>>,
+    arenas: Mutex<HashMap<ArenaId, Arc<Cell>>>,
     me: Weak<Arenas>,
 }
 
@@ -167,7 +167,7 @@ impl Arenas {
         self.parts.time.now_ms()
     }
 
-    fn cells(&self) -> parking_lot::MutexGuard<'_, HashMap<String, Arc<Cell>>> {
+    fn cells(&self) -> parking_lot::MutexGuard<'_, HashMap<ArenaId, Arc<Cell>>> {
         self.arenas.lock()
     }
 
@@ -201,15 +201,11 @@ impl Arenas {
     }
 
     /// The arena `id`: held here, or read from the store (and taken up).
-    async fn cell(&self, id: &str) -> Result<Option<Arc<Cell>>, ApiError> {
+    async fn cell(&self, id: &ArenaId) -> Result<Option<Arc<Cell>>, ApiError> {
         if let Some(cell) = self.cells().get(id).cloned() {
             return Ok(Some(cell));
         }
-        let stored = timed_store_call(
-            &self.parts.metrics,
-            self.parts.store.arena(&ArenaId::from(id)),
-        )
-        .await?;
+        let stored = timed_store_call(&self.parts.metrics, self.parts.store.arena(id)).await?;
         Ok(stored.and_then(|(version, v)| {
             let seq = ArenaState::stored_seq(&v);
             ArenaState::from_stored(&v).map(|state| self.adopt(state, version, seq))
@@ -231,7 +227,7 @@ impl Arenas {
             now,
             ids::arena_id(),
             ids::room_code(),
-            (player.id.to_string(), player.name.clone()),
+            (player.id.clone(), player.name.clone()),
         )?;
         let id = settings.id.clone();
         let state = ArenaState::new(settings);
@@ -257,9 +253,9 @@ impl Arenas {
     /// private one by its code, or by its id for its creator and its players.
     async fn find(
         &self,
-        id: Option<&str>,
+        id: Option<&ArenaId>,
         code: Option<&str>,
-        viewer: &str,
+        viewer: &PlayerId,
     ) -> Result<Arc<Cell>, ApiError> {
         let code = code.map(ids::normalize_code);
         let cell = match id {
@@ -282,7 +278,7 @@ impl Arenas {
             let s = cell.state();
             s.settings.visibility == Visibility::Public
                 || s.settings.code.is_some() && s.settings.code == code
-                || s.settings.creator.0 == viewer
+                || s.settings.creator.0 == viewer.as_str()
                 || s.entrant(viewer).is_some()
         };
         if visible {
@@ -302,9 +298,9 @@ impl Arenas {
     pub async fn watch(
         &self,
         conn: &Arc<ConnHandle>,
-        viewer: &str,
+        viewer: &PlayerId,
         rid: Option<Rid>,
-        id: Option<&str>,
+        id: Option<&ArenaId>,
         code: Option<&str>,
     ) -> Result<(), ApiError> {
         let cell = self.find(id, code, viewer).await?;
@@ -315,7 +311,7 @@ impl Arenas {
     }
 
     /// `arena.unwatch` (idempotent).
-    pub fn unwatch(&self, conn_id: u64, id: &str) {
+    pub fn unwatch(&self, conn_id: u64, id: &ArenaId) {
         if let Some(cell) = self.cells().get(id).cloned() {
             cell.published().unsubscribe(conn_id);
         }
@@ -333,7 +329,7 @@ impl Arenas {
     pub async fn join(
         &self,
         player: &PlayerRecord,
-        id: Option<&str>,
+        id: Option<&ArenaId>,
         code: Option<&str>,
     ) -> Result<(), ApiError> {
         let cell = self.find(id, code, &player.id).await?;
@@ -363,7 +359,7 @@ impl Arenas {
     }
 
     /// `arena.pause`: out of the pool; a game in progress goes on, points stay.
-    pub async fn pause(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
+    pub async fn pause(&self, player_id: &PlayerId, id: &ArenaId) -> Result<(), ApiError> {
         let cell = self.find(Some(id), None, player_id).await?;
         self.mutate(&cell, |s| {
             if s.pause(player_id) {
@@ -379,11 +375,11 @@ impl Arenas {
     }
 
     /// `arena.cancel`: the creator, before the start.
-    pub async fn cancel(&self, player_id: &str, id: &str) -> Result<(), ApiError> {
+    pub async fn cancel(&self, player_id: &PlayerId, id: &ArenaId) -> Result<(), ApiError> {
         let cell = self.find(Some(id), None, player_id).await?;
         let now = self.now();
         self.mutate(&cell, |s| {
-            if s.settings.creator.0 != player_id {
+            if s.settings.creator.0 != player_id.as_str() {
                 return Err(ApiError::new(
                     ErrorCode::Forbidden,
                     "only the arena's creator may cancel it",
@@ -411,14 +407,18 @@ impl Arenas {
     /// Whether an arena `id` exists (open, over or cancelled), whoever asks: its page is
     /// served to anyone holding its id, and the page's `arena.watch` then decides who sees
     /// a private arena (its creator, its players, whoever has its code).
-    pub async fn exists(&self, id: &str) -> Result<bool, ApiError> {
+    pub async fn exists(&self, id: &ArenaId) -> Result<bool, ApiError> {
         Ok(self.cell(id).await?.is_some())
     }
 
     /// The document for `GET /api/arenas/{id}` (`code` for a private arena); `None` when
     /// there is no such arena or it is private and the code is wrong.
-    pub async fn document(&self, id: &str, code: Option<&str>) -> Result<Option<Value>, ApiError> {
-        match self.find(Some(id), code, "").await {
+    pub async fn document(
+        &self,
+        id: &ArenaId,
+        code: Option<&str>,
+    ) -> Result<Option<Value>, ApiError> {
+        match self.find(Some(id), code, &PlayerId::default()).await {
             Ok(cell) => Ok(Some(cell.state().document(self.now()))),
             Err(e) if e.code == ErrorCode::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -428,7 +428,7 @@ impl Arenas {
     /// The lobby's `arenas` member: public arenas scheduled or running, by id.
     pub fn lobby_listing(&self) -> Map<String, Value> {
         let now = self.now();
-        let cells: Vec<(String, Arc<Cell>)> = self
+        let cells: Vec<(ArenaId, Arc<Cell>)> = self
             .cells()
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -436,7 +436,7 @@ impl Arenas {
         let mut out = Map::new();
         for (id, cell) in cells {
             if let Some(entry) = cell.state().lobby_entry(now) {
-                out.insert(id, entry);
+                out.insert(id.into_string(), entry);
             }
         }
         out

@@ -175,10 +175,10 @@ impl Arenas {
 
     /// The free players (in the pool, not playing) with their current ratings; `None`
     /// when fewer than two are free.
-    async fn free_ratings(&self, cell: &Cell) -> Option<Vec<(String, i64)>> {
+    async fn free_ratings(&self, cell: &Cell) -> Option<Vec<(PlayerId, i64)>> {
         let (kind, free) = {
             let s = cell.state();
-            let free: Vec<String> = s
+            let free: Vec<PlayerId> = s
                 .players
                 .iter()
                 .filter(|p| !p.paused && p.playing.is_none())
@@ -191,12 +191,7 @@ impl Arenas {
         }
         let mut ratings = Vec::new();
         for pid in free {
-            if let Ok(r) = self
-                .parts
-                .ratings
-                .of(&PlayerId::from(pid.as_str()), kind)
-                .await
-            {
+            if let Ok(r) = self.parts.ratings.of(&pid, kind).await {
                 ratings.push((pid, r.display()));
             }
         }
@@ -206,15 +201,13 @@ impl Arenas {
     /// Chooses the round with these ratings and stores it; `None` when nobody is paired or
     /// the round could not be stored (another node's came first, or the store failed: it
     /// is then undone here).
-    async fn choose_round(&self, cell: &Cell, ratings: Vec<(String, i64)>) -> Option<Round> {
+    async fn choose_round(&self, cell: &Cell, ratings: Vec<(PlayerId, i64)>) -> Option<Round> {
         let now = self.now();
         let players = &self.parts.players;
         // A player who may be connected to another node is not known absent here: nobody
         // is left out for it.
         let topology = &self.parts.topology;
-        let online = |p: &str| {
-            players.is_online(&PlayerId::from(p)) || topology.may_be_connected_elsewhere(p)
-        };
+        let online = |p: &PlayerId| players.is_online(p) || topology.may_be_connected_elsewhere(p);
         // The round is chosen and written under one hold of the version lock (see
         // `persist_locked`): a reload in between would drop it from the state written.
         let mut stored = cell.stored.lock().await;
@@ -232,9 +225,9 @@ impl Arenas {
                     pairing.players.clone().map(|pid| {
                         let e = s.entrant(&pid);
                         SeatPlayer {
-                            name: e.map_or_else(|| pid.clone(), |e| e.name.clone()),
+                            name: e.map_or_else(|| pid.to_string(), |e| e.name.clone()),
                             bot: e.is_some_and(|e| e.bot),
-                            id: pid,
+                            id: pid.into_string(),
                             rating: None,
                         }
                     })

@@ -13,6 +13,7 @@ use stoa_protocol::wire::{ArenaSettings, ErrorCode, Visibility};
 use super::state::Settings;
 use crate::domain::setup::GameSetup;
 use crate::error::ApiError;
+use crate::ids::{ArenaId, PlayerId};
 
 /// The shortest arena, ms.
 pub const MIN_DURATION_MS: u64 = 10_000;
@@ -34,9 +35,9 @@ fn invalid(message: impl Into<String>) -> ApiError {
 pub fn settings(
     req: &ArenaSettings,
     now: u64,
-    id: String,
+    id: ArenaId,
     code: String,
-    creator: (String, String),
+    creator: (PlayerId, String),
 ) -> Result<Settings, ApiError> {
     let setup = GameSetup::parse(&req.kind, &req.options, req.clock.as_ref())?;
     if !(MIN_DURATION_MS..=MAX_DURATION_MS).contains(&req.duration_ms) {

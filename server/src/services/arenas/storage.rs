@@ -40,7 +40,7 @@ impl Arenas {
     /// ends aborted, scoring nothing, and frees its players.
     pub(super) async fn settle(&self, cell: &Cell) -> Result<(), ApiError> {
         let now = self.now();
-        let pending: Vec<(String, u64)> = cell
+        let pending: Vec<(GameId, u64)> = cell
             .state()
             .games
             .iter()

@@ -30,8 +30,8 @@ fn paired_but_never_created() -> ArenaState {
         berserk: false,
         min_draw_plies: 0,
     });
-    state.join("pada", "ada", 1500, false);
-    state.join("pbob", "bob", 1500, false);
+    state.join(&"pada".into(), "ada", 1500, false);
+    state.join(&"pbob".into(), "bob", 1500, false);
     let pairs = state.pair_round(now - 1_000, &|_| true, &mut || "gnever".into());
     assert_eq!(pairs.len(), 1);
     state
@@ -57,7 +57,7 @@ async fn a_paired_game_never_created_ends_aborted_on_recovery() {
     hub.arenas.discover().await.expect("recovered");
     let doc = hub
         .arenas
-        .document("akilled", None)
+        .document(&"akilled".into(), None)
         .await
         .unwrap()
         .expect("the arena");
@@ -76,9 +76,9 @@ async fn a_paired_game_never_created_ends_aborted_on_recovery() {
 #[test]
 fn an_unstarted_game_is_aborted_once() {
     let mut state = paired_but_never_created();
-    assert!(state.abort_unstarted("gnever"));
-    assert!(!state.abort_unstarted("gnever"));
-    assert!(!state.abort_unstarted("gother"));
+    assert!(state.abort_unstarted(&"gnever".into()));
+    assert!(!state.abort_unstarted(&"gnever".into()));
+    assert!(!state.abort_unstarted(&"gother".into()));
     for (p, other) in state.players.iter().zip(["pbob", "pada"]) {
         assert_eq!(
             (p.playing.as_deref(), p.last_opponent.as_deref()),

@@ -25,14 +25,14 @@ fn hub(store: Arc<dyn Store>) -> Arc<Hub> {
 
 /// An untimed staku game with its first `n` legal moves logged (each with its
 /// position).
-async fn logged_game(store: &MemoryStore, id: &str, n: usize) -> Vec<String> {
+async fn logged_game(store: &MemoryStore, id: &GameId, n: usize) -> Vec<String> {
     let options = stoa_protocol::kind("staku")
         .unwrap()
         .validate_options(&json!({"max_stack": 2}))
         .unwrap();
     store
         .create_game(&GameRecord {
-            id: id.into(),
+            id: id.clone(),
             kind: "staku".into(),
             options: options.clone(),
             clock: json!({"kind": "none"}),
@@ -70,7 +70,7 @@ async fn logged_game(store: &MemoryStore, id: &str, n: usize) -> Vec<String> {
         game.play(&mv).unwrap();
         store
             .append_action(
-                &GameId::from(id),
+                id,
                 &std::sync::Arc::new(ActionRecord {
                     seq: i as u64 + 1,
                     at_ms: 10 + i as u64,
@@ -90,7 +90,7 @@ async fn logged_game(store: &MemoryStore, id: &str, n: usize) -> Vec<String> {
     moves
 }
 
-async fn snapshot(hub: &Arc<Hub>, id: &str) -> Option<(u64, Value)> {
+async fn snapshot(hub: &Arc<Hub>, id: &GameId) -> Option<(u64, Value)> {
     let handle = hub.games.get(id)?;
     let (tx, rx) = oneshot::channel();
     handle
@@ -108,14 +108,14 @@ async fn snapshot(hub: &Arc<Hub>, id: &str) -> Option<(u64, Value)> {
 #[tokio::test]
 async fn replays_logs_and_continues_at_the_same_seq() {
     let store = Arc::new(MemoryStore::new());
-    let moves = logged_game(&store, "ggood", 6).await;
+    let moves = logged_game(&store, &"ggood".into(), 6).await;
     let hub = hub(store.clone());
     let report = hub.recovery.recover().await.unwrap();
     assert_eq!(
         (report.games, report.actions, report.failed.len()),
         (1, 6, 0)
     );
-    let (seq, doc) = snapshot(&hub, "ggood").await.expect("live again");
+    let (seq, doc) = snapshot(&hub, &"ggood".into()).await.expect("live again");
     // Six logged events, no clock running (nothing to resume): the seq it had.
     assert_eq!(seq, 6);
     assert_eq!(doc["moves"], json!(moves));
@@ -130,9 +130,9 @@ async fn replays_logs_and_continues_at_the_same_seq() {
 #[tokio::test]
 async fn a_log_that_does_not_replay_is_left_out() {
     let store = Arc::new(MemoryStore::new());
-    logged_game(&store, "gfine", 2).await;
+    logged_game(&store, &"gfine".into(), 2).await;
     // A stored position that the replay does not reach.
-    logged_game(&store, "gbent", 2).await;
+    logged_game(&store, &"gbent".into(), 2).await;
     let mut bent = store.actions(&"gbent".into()).await.unwrap().pop().unwrap();
     bent.seq += 1;
     bent.action = ActionKind::Resign;
@@ -142,7 +142,7 @@ async fn a_log_that_does_not_replay_is_left_out() {
         .await
         .unwrap();
     // An illegal move.
-    logged_game(&store, "gbad", 1).await;
+    logged_game(&store, &"gbad".into(), 1).await;
     let mut bad = store.actions(&"gbad".into()).await.unwrap().pop().unwrap();
     bad.seq += 1;
     bad.action = ActionKind::Move {
@@ -164,9 +164,9 @@ async fn a_log_that_does_not_replay_is_left_out() {
         .failed
         .iter()
         .any(|(_, e)| e.contains("not the position")));
-    assert!(snapshot(&hub, "gfine").await.is_some());
-    assert!(hub.games.get("gbent").is_none());
-    assert!(hub.games.get("gbad").is_none());
+    assert!(snapshot(&hub, &"gfine".into()).await.is_some());
+    assert!(hub.games.get(&"gbent".into()).is_none());
+    assert!(hub.games.get(&"gbad".into()).is_none());
     // Left in the store for an operator.
     assert_eq!(store.all_unfinished_games().await.unwrap().len(), 3);
 }
@@ -174,7 +174,7 @@ async fn a_log_that_does_not_replay_is_left_out() {
 #[tokio::test]
 async fn a_log_that_ended_the_game_stores_its_final_document() {
     let store = Arc::new(MemoryStore::new());
-    logged_game(&store, "gdone", 3).await;
+    logged_game(&store, &"gdone".into(), 3).await;
     let mut last = store.actions(&"gdone".into()).await.unwrap().pop().unwrap();
     last.seq += 1;
     last.action = ActionKind::Resign;

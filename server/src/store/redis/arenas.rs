@@ -63,9 +63,9 @@ impl RedisStore {
         }
     }
 
-    pub(super) async fn open_arena_ids(&self) -> StoreResult<Vec<String>> {
+    pub(super) async fn open_arena_ids(&self) -> StoreResult<Vec<ArenaId>> {
         let mut conn = self.conn();
-        let mut ids: Vec<String> = self
+        let mut ids: Vec<ArenaId> = self
             .run(conn.smembers(self.key(&["arenas", "open"])))
             .await?;
         ids.sort();

@@ -13,6 +13,7 @@ use redis::AsyncCommands;
 use super::encoding::decode;
 use super::RedisStore;
 use crate::domain::rating::Rating;
+use crate::ids::PlayerId;
 use crate::store::StoreResult;
 
 impl RedisStore {
@@ -28,7 +29,7 @@ impl RedisStore {
         }
         let mut entered = 0;
         for kind in stoa_protocol::KINDS {
-            let players: Vec<String> = self
+            let players: Vec<PlayerId> = self
                 .run(conn.zrange(self.key(&["ratings", kind.id]), 0, -1))
                 .await?;
             for player in players {
@@ -45,7 +46,7 @@ impl RedisStore {
     /// Puts `player` on `kind`'s board if their rating there is established (takes them
     /// off otherwise), until the rating read after the write is the one written. Whether
     /// the player ends on the board.
-    async fn enter_on_board(&self, kind: &str, player: &str) -> StoreResult<bool> {
+    async fn enter_on_board(&self, kind: &str, player: &PlayerId) -> StoreResult<bool> {
         let mut conn = self.conn();
         let key = self.player_key(player, Some("ratings"));
         let board = self.key(&["leaderboard", kind]);

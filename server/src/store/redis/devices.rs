@@ -16,6 +16,7 @@ use redis::AsyncCommands;
 use super::encoding::{decode, encode};
 use super::keys::key_safe;
 use super::RedisStore;
+use crate::ids::PlayerId;
 use crate::store::{DeviceRecord, StoreError, StoreResult};
 
 impl RedisStore {
@@ -25,7 +26,7 @@ impl RedisStore {
 
     pub(super) async fn add_device_record(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         device: &DeviceRecord,
     ) -> StoreResult<()> {
         if !key_safe(player_id) || !key_safe(&device.token_hash) || !key_safe(&device.id) {
@@ -53,7 +54,7 @@ impl RedisStore {
 
     pub(super) async fn seen_device_record(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         device: &DeviceRecord,
     ) -> StoreResult<()> {
         if !key_safe(player_id) || !key_safe(&device.id) || !key_safe(&device.token_hash) {
@@ -84,7 +85,10 @@ impl RedisStore {
         self.run(pipe.query_async::<()>(&mut conn)).await
     }
 
-    pub(super) async fn device_records(&self, player_id: &str) -> StoreResult<Vec<DeviceRecord>> {
+    pub(super) async fn device_records(
+        &self,
+        player_id: &PlayerId,
+    ) -> StoreResult<Vec<DeviceRecord>> {
         if !key_safe(player_id) {
             return Ok(Vec::new());
         }
@@ -111,7 +115,7 @@ impl RedisStore {
 
     pub(super) async fn revoke_device_record(
         &self,
-        player_id: &str,
+        player_id: &PlayerId,
         device_id: &str,
     ) -> StoreResult<bool> {
         if !key_safe(player_id) || !key_safe(device_id) {
@@ -142,7 +146,7 @@ impl RedisStore {
     pub(super) async fn create_link(
         &self,
         code: &str,
-        player_id: &str,
+        player_id: &PlayerId,
         ttl_ms: u64,
     ) -> StoreResult<bool> {
         if !key_safe(code) || !key_safe(player_id) {
@@ -165,7 +169,7 @@ impl RedisStore {
         Ok(set.is_some())
     }
 
-    pub(super) async fn take_link(&self, code: &str) -> StoreResult<Option<String>> {
+    pub(super) async fn take_link(&self, code: &str) -> StoreResult<Option<PlayerId>> {
         if !key_safe(code) {
             return Ok(None);
         }

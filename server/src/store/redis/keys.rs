@@ -56,6 +56,17 @@ macro_rules! id_as_redis_arg {
                 self.as_str().write_redis_args(out)
             }
         }
+
+        // And comes back as its text: an index read from Redis is a list of ids.
+        impl redis::FromRedisValue for $id {
+            fn from_redis_value(v: &redis::Value) -> redis::RedisResult<Self> {
+                String::from_redis_value(v).map(<$id>::from)
+            }
+
+            fn from_owned_redis_value(v: redis::Value) -> redis::RedisResult<Self> {
+                String::from_owned_redis_value(v).map(<$id>::from)
+            }
+        }
     )*};
 }
 
@@ -72,20 +83,20 @@ impl RedisStore {
         k
     }
 
-    pub(super) fn game_key(&self, id: &str) -> String {
+    pub(super) fn game_key(&self, id: &GameId) -> String {
         self.key(&["game", &format!("{{{id}}}")])
     }
 
-    pub(super) fn log_key(&self, id: &str) -> String {
+    pub(super) fn log_key(&self, id: &GameId) -> String {
         self.key(&["game", &format!("{{{id}}}"), "log"])
     }
 
-    pub(super) fn final_key(&self, id: &str) -> String {
+    pub(super) fn final_key(&self, id: &GameId) -> String {
         self.key(&["game", &format!("{{{id}}}"), "final"])
     }
 
     /// A player's keys (`P:player:{id}` and its sets), in the player's hash slot.
-    pub(super) fn player_key(&self, id: &str, suffix: Option<&str>) -> String {
+    pub(super) fn player_key(&self, id: &PlayerId, suffix: Option<&str>) -> String {
         let tagged = format!("{{{id}}}");
         match suffix {
             Some(suffix) => self.key(&["player", &tagged, suffix]),
@@ -93,16 +104,16 @@ impl RedisStore {
         }
     }
 
-    pub(super) fn arena_key(&self, id: &str) -> String {
-        self.key(&["arena", id])
+    pub(super) fn arena_key(&self, id: &ArenaId) -> String {
+        self.key(&["arena", id.as_str()])
     }
 
-    pub(super) fn room_key(&self, code: &str) -> String {
+    pub(super) fn room_key(&self, code: &RoomCode) -> String {
         self.key(&["room", &format!("{{{code}}}")])
     }
 
     /// The key holding the id of the node that owns a live game (cluster mode).
-    pub fn lease_key(&self, id: &str) -> String {
+    pub fn lease_key(&self, id: &GameId) -> String {
         self.key(&["game", &format!("{{{id}}}"), "lease"])
     }
 }

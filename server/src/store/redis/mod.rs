@@ -10,6 +10,7 @@
 //! [`Store`] with the parts.
 
 mod accounts;
+mod analysis;
 mod arenas;
 mod backfill;
 mod devices;
@@ -30,8 +31,8 @@ use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 use super::{
-    AccountRecord, ActionRecord, DeviceRecord, FinishedGame, GameRecord, PlayerRecord,
-    RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
+    AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
+    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
@@ -315,7 +316,7 @@ impl Store for RedisStore {
         self.create_link(code, player, ttl_ms).await
     }
 
-    async fn take_link_code(&self, code: &str) -> StoreResult<Option<String>> {
+    async fn take_link_code(&self, code: &str) -> StoreResult<Option<PlayerId>> {
         self.take_link(code).await
     }
 
@@ -345,7 +346,7 @@ impl Store for RedisStore {
         self.arena_state(id).await
     }
 
-    async fn open_arenas(&self) -> StoreResult<Vec<String>> {
+    async fn open_arenas(&self) -> StoreResult<Vec<ArenaId>> {
         self.open_arena_ids().await
     }
 
@@ -477,7 +478,7 @@ impl Store for RedisStore {
         player_id: &PlayerId,
         before_ms: Option<u64>,
         limit: usize,
-    ) -> StoreResult<Vec<(String, u64)>> {
+    ) -> StoreResult<Vec<(GameId, u64)>> {
         if !key_safe(player_id) || limit == 0 {
             return Ok(Vec::new());
         }
@@ -509,7 +510,10 @@ impl Store for RedisStore {
                     .query_async(&mut conn),
             )
             .await?;
-        Ok(rows.into_iter().map(|(id, at)| (id, at as u64)).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(id, at)| (GameId::from(id), at as u64))
+            .collect())
     }
 
     async fn finished_game(&self, game_id: &GameId) -> StoreResult<Option<FinishedGame>> {
@@ -521,7 +525,7 @@ impl Store for RedisStore {
         text.as_deref().map(decode).transpose()
     }
 
-    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<String>> {
+    async fn unfinished_games(&self, player_id: &PlayerId) -> StoreResult<Vec<GameId>> {
         if !key_safe(player_id) {
             return Ok(Vec::new());
         }
@@ -550,7 +554,7 @@ impl Store for RedisStore {
         Ok(())
     }
 
-    async fn all_unfinished_games(&self) -> StoreResult<Vec<String>> {
+    async fn all_unfinished_games(&self) -> StoreResult<Vec<GameId>> {
         let mut conn = self.conn();
         self.run(conn.zrange(self.key(&["games", "unfinished"]), 0, -1))
             .await
@@ -570,5 +574,52 @@ impl Store for RedisStore {
 
     async fn waiting_rooms(&self) -> StoreResult<Vec<RoomRecord>> {
         self.waiting_room_records().await
+    }
+
+    async fn request_analysis(
+        &self,
+        game_id: &GameId,
+        player_id: &PlayerId,
+    ) -> StoreResult<AnalysisRequested> {
+        self.request_analysis_job(game_id, player_id).await
+    }
+
+    async fn analysis(&self, game_id: &GameId) -> StoreResult<Option<AnalysisEntry>> {
+        self.analysis_entry(game_id).await
+    }
+
+    async fn analysis_workers_seen(&self) -> StoreResult<u64> {
+        self.analysis_seen().await
+    }
+
+    async fn take_analysis_job(
+        &self,
+        lease: &str,
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<Option<GameId>> {
+        self.take_analysis(lease, now_ms, lease_ms).await
+    }
+
+    async fn keep_analysis_leases(
+        &self,
+        leases: &[(GameId, String)],
+        now_ms: u64,
+        lease_ms: u64,
+    ) -> StoreResult<()> {
+        self.keep_analysis(leases, now_ms, lease_ms).await
+    }
+
+    async fn release_analysis_job(&self, game_id: &GameId, lease: &str) -> StoreResult<bool> {
+        self.release_analysis(game_id, lease).await
+    }
+
+    async fn complete_analysis(
+        &self,
+        game_id: &GameId,
+        lease: &str,
+        result: &serde_json::Value,
+    ) -> StoreResult<bool> {
+        self.complete_analysis_job(game_id, lease, result).await
     }
 }

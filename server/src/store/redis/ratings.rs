@@ -45,7 +45,7 @@ impl RedisStore {
         let mut pipe = redis::pipe();
         for (player, rating) in ratings {
             pipe.hset(
-                self.player_key(player, Some("ratings")),
+                self.player_key(&PlayerId::from(player.as_str()), Some("ratings")),
                 kind,
                 encode(rating)?,
             )
@@ -81,7 +81,7 @@ impl RedisStore {
         // only), asked all at once over the multiplexed connection.
         let reads = ids.iter().map(|id| {
             let mut conn = self.conn();
-            let key = self.player_key(id, Some("ratings"));
+            let key = self.player_key(&PlayerId::from(id.as_str()), Some("ratings"));
             async move { self.run(conn.hget::<_, _, Option<String>>(key, kind)).await }
         });
         let texts = futures_util::future::try_join_all(reads).await?;

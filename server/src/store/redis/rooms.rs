@@ -18,7 +18,7 @@ use crate::store::{RoomRecord, StoreError, StoreResult};
 impl RedisStore {
     /// Adds a room to (or removes it from) the waiting index, which recovery and the lobby
     /// read; the room's own hash is the truth, the index may lag it by a crash.
-    async fn index_room(&self, code: &str, waiting: bool) -> StoreResult<()> {
+    async fn index_room(&self, code: &RoomCode, waiting: bool) -> StoreResult<()> {
         let mut conn = self.conn();
         let key = self.key(&["rooms", "waiting"]);
         if waiting {
@@ -76,7 +76,7 @@ impl RedisStore {
 
     pub(super) async fn waiting_room_records(&self) -> StoreResult<Vec<RoomRecord>> {
         let mut conn = self.conn();
-        let mut codes: Vec<String> = self
+        let mut codes: Vec<RoomCode> = self
             .run(conn.smembers(self.key(&["rooms", "waiting"])))
             .await?;
         codes.sort();

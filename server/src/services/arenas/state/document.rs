@@ -59,7 +59,7 @@ impl ArenaState {
                     entry.insert("points".into(), json!(e.points));
                 }
             }
-            games.insert(g.id.clone(), Value::Object(entry));
+            games.insert(g.id.to_string(), Value::Object(entry));
         }
         let mut doc = json!({
             "id": s.id,

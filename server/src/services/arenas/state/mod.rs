@@ -14,6 +14,7 @@ use crate::domain::arena::{self, ArenaStatus, Candidate, Outcome, PlayerResult, 
 use crate::domain::pairing::{SideHistory, DEFAULT_SIDE_MEMORY};
 use crate::domain::setup::GameSetup;
 use crate::game::capabilities::ArenaGameEnd;
+use crate::ids::{ArenaId, GameId, PlayerId};
 
 mod document;
 mod stored;
@@ -22,7 +23,7 @@ mod stored;
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// The arena's id (`a…`).
-    pub id: String,
+    pub id: ArenaId,
     /// Its name.
     pub name: String,
     /// The games' settings.
@@ -34,7 +35,7 @@ pub struct Settings {
     /// A private arena's code.
     pub code: Option<String>,
     /// Who created it: (id, name).
-    pub creator: (String, String),
+    pub creator: (PlayerId, String),
     /// Start, server ms.
     pub starts_at: u64,
     /// End, server ms.
@@ -51,7 +52,7 @@ pub struct Settings {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Entrant {
     /// Player id.
-    pub id: String,
+    pub id: PlayerId,
     /// Display name.
     pub name: String,
     /// Rating in the arena's kind, as of the player's latest pairing (or join).
@@ -61,9 +62,9 @@ pub struct Entrant {
     /// Out of the pool.
     pub paused: bool,
     /// The arena game the player is in now.
-    pub playing: Option<String>,
+    pub playing: Option<GameId>,
     /// Whom the player's last arena game was against.
-    pub last_opponent: Option<String>,
+    pub last_opponent: Option<PlayerId>,
     /// The score sheet.
     pub sheet: Sheet,
 }
@@ -72,27 +73,27 @@ pub struct Entrant {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ended {
     /// The winner (`None`: a draw or an abort).
-    pub winner: Option<String>,
+    pub winner: Option<PlayerId>,
     /// Aborted: not scored.
     pub aborted: bool,
     /// Plies played.
     pub plies: u32,
     /// Who went berserk.
-    pub berserk: Vec<String>,
+    pub berserk: Vec<PlayerId>,
     /// Points scored, by player id.
-    pub points: HashMap<String, u32>,
+    pub points: HashMap<PlayerId, u32>,
     /// The player paused because their first move never came (aborted games only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub absent: Option<String>,
+    pub absent: Option<PlayerId>,
 }
 
 /// A game the arena paired.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ArenaGame {
     /// Game id.
-    pub id: String,
+    pub id: GameId,
     /// Player ids by side index at the start.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
     /// Ratings at the start, by side index.
     pub ratings: [i64; 2],
     /// When it was paired, server ms.
@@ -113,7 +114,7 @@ pub struct ArenaState {
     /// Games in pairing order.
     pub games: Vec<ArenaGame>,
     /// Sides each player had, for alternation.
-    pub sides: SideHistory<String>,
+    pub sides: SideHistory<PlayerId>,
     /// In a cluster, the node that pairs this arena (its lease), and until when (server
     /// ms) unless it renews.
     pub pairer: Option<(String, u64)>,
@@ -123,9 +124,9 @@ pub struct ArenaState {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pairing {
     /// The new game's id.
-    pub game_id: String,
+    pub game_id: GameId,
     /// Player ids by side index.
-    pub players: [String; 2],
+    pub players: [PlayerId; 2],
 }
 
 impl ArenaState {
@@ -159,23 +160,23 @@ impl ArenaState {
     }
 
     /// A player by id.
-    pub fn entrant(&self, id: &str) -> Option<&Entrant> {
-        self.players.iter().find(|p| p.id == id)
+    pub fn entrant(&self, id: &PlayerId) -> Option<&Entrant> {
+        self.players.iter().find(|p| p.id == *id)
     }
 
-    fn entrant_mut(&mut self, id: &str) -> Option<&mut Entrant> {
-        self.players.iter_mut().find(|p| p.id == id)
+    fn entrant_mut(&mut self, id: &PlayerId) -> Option<&mut Entrant> {
+        self.players.iter_mut().find(|p| p.id == *id)
     }
 
     /// Puts a player in the arena and its pool (again, after a pause). `rating`: current.
-    pub fn join(&mut self, id: &str, name: &str, rating: i64, bot: bool) {
+    pub fn join(&mut self, id: &PlayerId, name: &str, rating: i64, bot: bool) {
         match self.entrant_mut(id) {
             Some(e) => {
                 e.paused = false;
                 e.name = name.to_string();
             }
             None => self.players.push(Entrant {
-                id: id.to_string(),
+                id: id.clone(),
                 name: name.to_string(),
                 rating,
                 bot,
@@ -188,7 +189,7 @@ impl ArenaState {
     }
 
     /// Takes a player out of the pool; `false` when not in the arena.
-    pub fn pause(&mut self, id: &str) -> bool {
+    pub fn pause(&mut self, id: &PlayerId) -> bool {
         match self.entrant_mut(id) {
             Some(e) => {
                 e.paused = true;
@@ -211,8 +212,8 @@ impl ArenaState {
     pub fn pair_round(
         &mut self,
         now: u64,
-        online: &dyn Fn(&str) -> bool,
-        make_id: &mut dyn FnMut() -> String,
+        online: &dyn Fn(&PlayerId) -> bool,
+        make_id: &mut dyn FnMut() -> GameId,
     ) -> Vec<Pairing> {
         if self.status(now) != ArenaStatus::Running || now >= self.cutoff_at() {
             return Vec::new();
@@ -226,12 +227,12 @@ impl ArenaState {
         let candidates: Vec<Candidate> = free
             .iter()
             .map(|p| Candidate {
-                id: &p.id,
-                last_opponent: p.last_opponent.as_deref(),
+                id: p.id.as_str(),
+                last_opponent: p.last_opponent.as_ref().map(PlayerId::as_str),
             })
             .collect();
         let pairs = arena::pair(&candidates, active == 2);
-        let chosen: Vec<(String, String)> = pairs
+        let chosen: Vec<(PlayerId, PlayerId)> = pairs
             .into_iter()
             .map(|(i, j)| (free[i].id.clone(), free[j].id.clone()))
             .collect();
@@ -267,8 +268,8 @@ impl ArenaState {
 
     /// A pairing's game could not be started: its players are free again.
     /// Their last opponents are again those of their last games that did exist.
-    pub fn unpair(&mut self, game_id: &str) {
-        let Some(gi) = self.games.iter().position(|g| g.id == game_id) else {
+    pub fn unpair(&mut self, game_id: &GameId) {
+        let Some(gi) = self.games.iter().position(|g| g.id == *game_id) else {
             return;
         };
         let game = self.games.remove(gi);
@@ -280,7 +281,7 @@ impl ArenaState {
                 .find(|g| g.players.contains(pid))
                 .and_then(|g| g.players.iter().find(|p| *p != pid).cloned());
             if let Some(e) = self.entrant_mut(pid) {
-                if e.playing.as_deref() == Some(game_id) {
+                if e.playing.as_ref() == Some(game_id) {
                     e.playing = None;
                 }
                 e.last_opponent = last;
@@ -294,11 +295,11 @@ impl ArenaState {
     /// players are free again. As after any abort, each one's last opponent stays the
     /// other: every pairing in `games` counts for "not the same opponent twice in a row".
     /// `false` when there is no such game in progress.
-    pub fn abort_unstarted(&mut self, game_id: &str) -> bool {
+    pub fn abort_unstarted(&mut self, game_id: &GameId) -> bool {
         let Some(gi) = self
             .games
             .iter()
-            .position(|g| g.id == game_id && g.ended.is_none())
+            .position(|g| g.id == *game_id && g.ended.is_none())
         else {
             return false;
         };
@@ -313,7 +314,7 @@ impl ArenaState {
         let players = self.games[gi].players.clone();
         for pid in &players {
             if let Some(e) = self.entrant_mut(pid) {
-                if e.playing.as_deref() == Some(game_id) {
+                if e.playing.as_ref() == Some(game_id) {
                     e.playing = None;
                 }
             }
@@ -343,7 +344,7 @@ impl ArenaState {
         }
         let game = self.games[gi].clone();
         let winner = end.winner.and_then(|w| end.players.get(w).cloned());
-        let berserk: Vec<String> = (0..2)
+        let berserk: Vec<PlayerId> = (0..2)
             .filter(|&i| end.berserk[i])
             .map(|i| end.players[i].clone())
             .collect();
@@ -352,7 +353,7 @@ impl ArenaState {
             let Some(e) = self.entrant_mut(pid) else {
                 continue;
             };
-            if e.playing.as_deref() == Some(game.id.as_str()) {
+            if e.playing.as_ref() == Some(&game.id) {
                 e.playing = None;
             }
             // A player who never made a first move is not at the board (closed the page,
@@ -390,10 +391,10 @@ impl ArenaState {
 
     /// The game shown as the arena's top game: among games in progress, the one with the
     /// best-placed player.
-    pub fn top_game(&self) -> Option<&str> {
+    pub fn top_game(&self) -> Option<&GameId> {
         self.standings()
             .into_iter()
-            .find_map(|p| p.playing.as_deref())
+            .find_map(|p| p.playing.as_ref())
     }
 
     /// Takes (or renews) the pairing lease for `node` until `until`; `false` when another

@@ -10,11 +10,12 @@ use stoa_protocol::wire::Visibility;
 
 use super::{ArenaGame, ArenaState, Entrant, Settings};
 use crate::domain::setup::GameSetup;
+use crate::ids::{ArenaId, PlayerId};
 
 /// An arena as stored: its settings with the game setup as JSON, and the rest as is.
 #[derive(Serialize, Deserialize)]
 struct Stored {
-    id: String,
+    id: ArenaId,
     name: String,
     kind: String,
     options: Value,
@@ -22,7 +23,7 @@ struct Stored {
     rated: bool,
     visibility: Visibility,
     code: Option<String>,
-    creator: (String, String),
+    creator: (PlayerId, String),
     starts_at: u64,
     ends_at: u64,
     bots: bool,

@@ -24,10 +24,10 @@ fn arena(now_start: u64) -> ArenaState {
     })
 }
 
-fn end(a: &ArenaState, game: &str, winner: Option<&str>, plies: u32) -> ArenaGameEnd {
-    let g = a.games.iter().find(|g| g.id == game).unwrap();
+fn end(a: &ArenaState, game: &GameId, winner: Option<&str>, plies: u32) -> ArenaGameEnd {
+    let g = a.games.iter().find(|g| g.id == *game).unwrap();
     ArenaGameEnd {
-        game_id: game.into(),
+        game_id: game.clone(),
         arena: "a1".into(),
         players: g.players.clone(),
         winner: winner.map(|w| g.players.iter().position(|p| p == w).unwrap()),
@@ -41,13 +41,13 @@ fn end(a: &ArenaState, game: &str, winner: Option<&str>, plies: u32) -> ArenaGam
 #[test]
 fn a_player_whose_first_move_never_came_leaves_the_pool() {
     let mut a = arena(0);
-    a.join("x", "x", 1500, false);
-    a.join("y", "y", 1600, false);
-    let mut ids = || "g1".to_string();
+    a.join(&"x".into(), "x", 1500, false);
+    a.join(&"y".into(), "y", 1600, false);
+    let mut ids = || GameId::from("g1");
     let pairs = a.pair_round(1, &|_| true, &mut ids);
     let first = pairs[0].players[0].clone();
     let second = pairs[0].players[1].clone();
-    let mut e = end(&a, "g1", None, 0);
+    let mut e = end(&a, &"g1".into(), None, 0);
     e.aborted = true;
     e.absent = Some(0);
     assert!(a.game_ended(&e));
@@ -59,16 +59,16 @@ fn a_player_whose_first_move_never_came_leaves_the_pool() {
     assert!(!a.entrant(&second).unwrap().paused);
     assert!(a.players.iter().all(|p| p.sheet.games() == 0), "no result");
     // Nobody left to pair the other with, until the absent player joins again.
-    let mut ids = || "g2".to_string();
+    let mut ids = || GameId::from("g2");
     assert!(a.pair_round(2, &|_| true, &mut ids).is_empty());
     a.join(&first, &first, 1500, false);
     assert!(!a.entrant(&first).unwrap().paused);
-    let mut ids = || "g3".to_string();
+    let mut ids = || GameId::from("g3");
     assert_eq!(a.pair_round(3, &|_| true, &mut ids).len(), 1);
     // The same abort scored first from the final document (which cannot tell who was
     // absent), then reported live: the player is paused all the same, once.
     let g3_first = a.games[1].players[0].clone();
-    let mut from_doc = end(&a, "g3", None, 0);
+    let mut from_doc = end(&a, &"g3".into(), None, 0);
     from_doc.aborted = true;
     assert!(a.game_ended(&from_doc));
     assert!(!a.entrant(&g3_first).unwrap().paused);
@@ -84,11 +84,11 @@ fn a_round_pairs_scores_and_frees_the_players() {
     let mut n = 0;
     let mut ids = || {
         n += 1;
-        format!("g{n}")
+        GameId::from(format!("g{n}"))
     };
     let mut b = arena(10);
     for p in ["p1", "p2", "p3", "p4"] {
-        b.join(p, p, 1500, false);
+        b.join(&p.into(), p, 1500, false);
     }
     // Nothing before the start.
     assert!(b.pair_round(5, &|_| true, &mut ids).is_empty());
@@ -96,9 +96,9 @@ fn a_round_pairs_scores_and_frees_the_players() {
     assert_eq!(pairs.len(), 1, "p4 is offline: one pair of three");
     let g = pairs[0].game_id.clone();
     let winner = pairs[0].players[0].clone();
-    assert!(b.game_ended(&end(&b, &g, Some(&winner), 20)));
+    assert!(b.game_ended(&end(&b, &g, Some(winner.as_str()), 20)));
     assert!(
-        !b.game_ended(&end(&b, &g, Some(&winner), 20)),
+        !b.game_ended(&end(&b, &g, Some(winner.as_str()), 20)),
         "scored once"
     );
     let top = b.standings()[0];
@@ -129,10 +129,10 @@ fn a_round_pairs_scores_and_frees_the_players() {
     assert!(b.pair_round(75_010, &|_| true, &mut ids).is_empty());
 }
 
-fn g_players(a: &ArenaState, game: &str) -> Vec<String> {
+fn g_players(a: &ArenaState, game: &GameId) -> Vec<PlayerId> {
     a.games
         .iter()
-        .find(|g| g.id == game)
+        .find(|g| g.id == *game)
         .map(|g| g.players.to_vec())
         .unwrap_or_default()
 }
@@ -140,19 +140,19 @@ fn g_players(a: &ArenaState, game: &str) -> Vec<String> {
 #[test]
 fn early_draws_and_aborts() {
     let mut a = arena(0);
-    a.join("x", "x", 1500, false);
-    a.join("y", "y", 1600, false);
-    let mut ids = || "g1".to_string();
+    a.join(&"x".into(), "x", 1500, false);
+    a.join(&"y".into(), "y", 1600, false);
+    let mut ids = || GameId::from("g1");
     let pairs = a.pair_round(1, &|_| true, &mut ids);
     assert_eq!(pairs.len(), 1);
-    assert!(a.game_ended(&end(&a, "g1", None, 3)));
+    assert!(a.game_ended(&end(&a, &"g1".into(), None, 3)));
     assert!(a.players.iter().all(|p| p.sheet.points == vec![0]));
     // y's performance: x's 1500 + 0.
-    assert_eq!(a.entrant("y").unwrap().sheet.performance(), 1500);
+    assert_eq!(a.entrant(&"y".into()).unwrap().sheet.performance(), 1500);
     // The two only active players may play again.
-    let mut ids = || "g2".to_string();
+    let mut ids = || GameId::from("g2");
     assert_eq!(a.pair_round(2, &|_| true, &mut ids).len(), 1);
-    let mut e = end(&a, "g2", None, 30);
+    let mut e = end(&a, &"g2".into(), None, 30);
     e.aborted = true;
     assert!(a.game_ended(&e));
     assert!(a.players.iter().all(|p| p.sheet.games() == 1));
