@@ -20,6 +20,7 @@ import * as game from "./pages/game.js";
 import * as arena from "./pages/arena.js";
 import * as player from "./pages/player.js";
 import * as leaderboard from "./pages/leaderboard.js";
+import * as learn from "./pages/learn.js";
 
 /** @typedef {import("./lib/link.js").Incoming} Incoming */
 
@@ -45,6 +46,10 @@ function route() {
   } else if ((m = p.match(/^\/t\/([^/]+)$/))) {
     session.view = "arena";
     arena.show(decodeURIComponent(m[1]), code);
+  } else if ((m = p.match(/^\/learn(?:\/([^/]+))?$/))) {
+    session.view = "learn";
+    const step = new URLSearchParams(location.search).get("step");
+    learn.show(m[1] ? decodeURIComponent(m[1]) : null, step ? Number(step) : null);
   } else if ((m = p.match(/^\/leaderboard(?:\/([^/]+))?$/))) {
     session.view = "leaderboard";
     leaderboard.show(m[1] ? decodeURIComponent(m[1]) : KINDS[0]);
@@ -58,6 +63,7 @@ function route() {
 function leaveCurrent() {
   leavePage();
   arena.leave();
+  learn.leave();
   if (session.view === "lobby") lobby.leave();
   game.leave();
   room.closeChat();

@@ -586,7 +586,27 @@ revoke_others?: boolean, } | { "t": "account.logout",
 /**
  * Request id.
  */
-rid?: Rid | null, };
+rid?: Rid | null, } | { "t": "position.explore", 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * Game kind.
+ */
+kind: string, 
+/**
+ * Game options (validated by the game; missing means defaults).
+ */
+options: JsonValue, 
+/**
+ * A position string of the kind's notation; missing means the start position.
+ */
+position?: string | null, 
+/**
+ * Moves to play from there, in order (any accepted input form).
+ */
+moves: Array<string>, };
 
 /**
  * Addition: an account's name and password, to sign in with (`hello.login`).
@@ -1192,7 +1212,48 @@ seq: number,
 /**
  * The JSON Patch.
  */
-patch: JsonValue, };
+patch: JsonValue, } | { "t": "position", 
+/**
+ * Echoed rid.
+ */
+rid?: Rid | null, 
+/**
+ * Game kind.
+ */
+kind: string, 
+/**
+ * The options, every one filled in with its default if not given.
+ */
+options: JsonValue, 
+/**
+ * The position string after the moves.
+ */
+position: string, 
+/**
+ * The moves played, in canonical notation (as many as were asked for).
+ */
+moves: Array<string>, 
+/**
+ * The side to act; `null` once the game has ended.
+ */
+to_act: string | null, 
+/**
+ * Every legal action of the side to act, canonical, sorted (empty once ended).
+ */
+legal: Array<string>, 
+/**
+ * `state` `playing` or `ended`, `winner` a side or `null`, `reason` as in a game
+ * document's `status`.
+ */
+status: { state: string, winner: string | null, reason: string | null }, 
+/**
+ * The board view, exactly what a game document's `state` carries for this position.
+ */
+view: Record<string, any>, 
+/**
+ * The static geometry the view is drawn on (as `GET /api/kinds/<kind>` gives it).
+ */
+geometry: Record<string, any>, };
 
 /**
  * Room visibility: public rooms and games are listed and watchable by anyone.

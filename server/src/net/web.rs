@@ -47,6 +47,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("pages/game-actions.js"),
     js!("pages/game-chat.js"),
     js!("pages/game-clock.js"),
+    js!("pages/learn.js"),
     js!("pages/leaderboard.js"),
     js!("pages/lobby.js"),
     js!("pages/player.js"),
