@@ -208,7 +208,12 @@ fn tui_long_output_opens_in_a_window() {
             && s.contains("Staku — a player's guide")
             && s.contains("PgUp/PgDn")
     });
-    for _ in 0..30 {
+    // Page down to the end, however long the guide grows (30 pages were enough until the
+    // guide's position blocks).
+    for _ in 0..60 {
+        if tmux.capture().contains("See also") {
+            break;
+        }
         tmux.keys(&["PageDown"]);
     }
     tmux.wait_screen("the end of the guide", |s| s.contains("See also"));
