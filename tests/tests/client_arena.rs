@@ -613,15 +613,18 @@ async fn an_arena_hosted_from_the_terminal_is_created_joined_and_opened_by_its_c
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_without_a_first_move_is_told_they_are_paused_and_the_end_names_the_winner() {
     let mut args: Vec<&str> = LOOSE.to_vec();
-    args.extend_from_slice(&["--queue-wave-ms", "200", "--first-action-ms", "2000"]);
+    // The first move's window must outlast ann's pause and resign in the second game (bob
+    // may be first there and never moves) on a loaded machine: 6 s, and the arena long
+    // enough for the first game's abort, the second game and the pairing cut-off.
+    args.extend_from_slice(&["--queue-wave-ms", "200", "--first-action-ms", "6000"]);
     let server = Server::start_with(&args);
-    // 3 s a side, 12 s long: pairing goes on until 3 s before the end.
+    // 3 s a side, 24 s long: pairing goes on until 3 s before the end.
     let mut bob = Client::guest(&server, "bob").await;
     let created = bob
         .request(
             json!({"t":"arena.create","kind":"unane","options":{"width":4,"height":3},
             "clock":{"kind":"fischer","initial_ms":3000,"increment_ms":0},
-            "starts_in_ms":3000,"duration_ms":12000,"name":"Short"}),
+            "starts_in_ms":3000,"duration_ms":24000,"name":"Short"}),
         )
         .await;
     let id = created["doc"]["id"].as_str().expect("arena id").to_string();

@@ -351,7 +351,9 @@ impl Session {
                     "joined the arena: you are paired as soon as an opponent is free"
                 });
             }
-            "arena pause" => self.info(if self.in_running_game() {
+            // A game that started is running before its first snapshot arrives: `pause`
+            // typed right after `game started` is about that game.
+            "arena pause" => self.info(if self.in_running_game() || self.game_starting() {
                 "paused: this game goes on and counts; no new game until you type join"
             } else {
                 "paused: you are not paired until you type join"

@@ -318,6 +318,11 @@ impl Session {
         self.game.doc.is_some() && !self.spectating() && !self.game_over()
     }
 
+    /// Whether a game of ours started (`game.started`) and its first snapshot has not come.
+    pub fn game_starting(&self) -> bool {
+        matches!(self.phase, Phase::Game) && self.game.doc.is_none() && self.started_side.is_some()
+    }
+
     /// Best-effort goodbye: leave a queue, close a waiting room, or leave an arena's pool.
     pub fn leave(&mut self) {
         if self.in_arena() {
