@@ -65,8 +65,8 @@ impl LearnArgs {
             return ExitCode::from(2);
         };
         let mut progress = Progress::load();
-        if self.again {
-            progress.done.remove(&self.kind);
+        if self.again && progress.done.remove(&self.kind).is_some() {
+            progress.save();
         }
         let n = lesson.steps.len();
         let first = match self.step {
@@ -75,11 +75,20 @@ impl LearnArgs {
                 eprintln!("error: the lesson has steps 1 to {n}, not {s}");
                 return ExitCode::from(2);
             }
-            None => lesson
+            None => match lesson
                 .steps
                 .iter()
                 .position(|s| !progress.has(&self.kind, &s.id))
-                .unwrap_or(0),
+            {
+                Some(s) => s,
+                None => {
+                    println!(
+                        "Lesson complete: {n} of {n} steps done \
+                         (--again starts over, --step N shows one step)."
+                    );
+                    return ExitCode::SUCCESS;
+                }
+            },
         };
         println!("== {} ==\n{}", lesson.title, lesson.intro);
         let mut input = std::io::stdin().lock().lines();
@@ -308,7 +317,7 @@ impl Progress {
             .is_some_and(|ids| ids.iter().any(|i| i == id))
     }
 
-    /// Marks a step done and writes the file (a failure to write only loses the progress).
+    /// Marks a step done and writes the file.
     fn mark(&mut self, kind: &str, id: &str) {
         if self.has(kind, id) {
             return;
@@ -317,6 +326,11 @@ impl Progress {
             .entry(kind.to_string())
             .or_default()
             .push(id.to_string());
+        self.save();
+    }
+
+    /// Writes the file (a failure to write only loses the progress).
+    fn save(&self) {
         if let Some(p) = &self.path {
             if let Some(dir) = p.parent() {
                 let _ = std::fs::create_dir_all(dir);
