@@ -18,7 +18,7 @@ use stoa_protocol::akunur::Akunur;
 use stoa_protocol::staku::Staku;
 use stoa_protocol::unane::Unane;
 use stoa_protocol::wire::{AnalysisPly, AnalysisResult, Mark};
-use stoa_protocol::{Game, Side};
+use stoa_protocol::Side;
 
 use super::knowledge::Knowledge;
 use super::proof::{self, Proof};

@@ -6,10 +6,11 @@
 //! bundles them for the sessions and the HTTP edge.
 
 pub mod accounts;
+pub mod analysis;
 pub mod arenas;
 pub mod bots;
-pub mod hosting;
 pub mod explore;
+pub mod hosting;
 pub mod hub;
 pub mod lobby;
 pub mod matchmaker;

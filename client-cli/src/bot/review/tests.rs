@@ -7,6 +7,7 @@
 
 use super::*;
 use serde_json::json;
+use stoa_protocol::Game;
 
 /// Whether `me` wins within `plies` plies whatever the other side does (a plain minimax,
 /// independent of the engine's proof search).
@@ -213,4 +214,3 @@ fn find_positions() {
     find::<Akunur>(json!({}), 1, 1);
     find::<Akunur>(json!({}), 2, 1);
 }
-

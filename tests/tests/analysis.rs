@@ -1,0 +1,436 @@
+//! Engine review of finished games by analysis workers (`stoa analyse --serve`): a scripted
+//! game that hangs a win is marked a blunder at that ply with the winning move preferred;
+//! without a worker the review waits for one; a worker killed mid-job leaves the job to
+//! another, and the result is stored exactly once; a worker on another node of a cluster
+//! serves a request made on the first; `stoa analyse <id>` prints the table and the graph.
+#![forbid(unsafe_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use stoa_tests::redis::RedisServer;
+use stoa_tests::temp_dir::TempDir;
+use stoa_tests::{Server, Table, LOOSE};
+
+/// A `stoa analyse --serve` process, killed on drop; its stdout lines arrive on `lines`.
+struct Worker {
+    child: Child,
+    lines: Receiver<String>,
+    _home: TempDir,
+}
+
+impl Worker {
+    fn start(server: &Server, tag: &str, args: &[&str]) -> Worker {
+        stoa_tests::build_binaries();
+        let home = TempDir::new(tag);
+        let mut child = Command::new(stoa_tests::binary("stoa"))
+            .args(["--server", &server.ws_url(), "analyse", "--serve"])
+            .args(args)
+            .env("STOA_CONFIG_DIR", &home.0)
+            .env_remove("STOA_SERVER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start stoa analyse --serve");
+        let out = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Worker {
+            child,
+            lines,
+            _home: home,
+        }
+    }
+
+    /// The first line starting with `prefix`, waited for up to `within`.
+    fn line_starting(&self, prefix: &str, within: Duration) -> String {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("no line starting with '{prefix}' within {within:?}"),
+            }
+        }
+    }
+
+    /// Every line printed so far.
+    fn printed(&self) -> Vec<String> {
+        self.lines.try_iter().collect()
+    }
+
+    fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+/// A fast worker's budget (the test games are small).
+const FAST: &[&str] = &["--playouts", "200", "--proof-nodes", "50000"];
+
+/// A Ūnane 4x3 game from the start, without swaps, in which the mover at some ply has a win
+/// in one, plays another move that gives the opponent a win in one, and the opponent takes
+/// it. Returns the moves and the ply (from 1) of the hung win, and the mover's winning
+/// moves there.
+fn hung_win_script() -> (Vec<String>, usize, Vec<String>) {
+    let options = json!({"width": 4, "height": 3});
+    let kind = stoa_protocol::kind("unane").expect("unane");
+    let options = kind.validate_options(&options).expect("options");
+    let winner_after = |g: &Box<dyn stoa_protocol::AnyGame>, m: &str| {
+        let mut h = g.clone();
+        h.play(m).expect("legal");
+        h.outcome().and_then(|o| o.winner)
+    };
+    for seed in 1..500u64 {
+        let mut g = kind.start(&options).expect("start");
+        let mut moves = Vec::new();
+        while g.outcome().is_none() {
+            let me = g.to_act().expect("to act");
+            let legal: Vec<String> = g
+                .legal_notations()
+                .into_iter()
+                .filter(|m| m != "swap")
+                .collect();
+            let wins: Vec<String> = legal
+                .iter()
+                .filter(|m| winner_after(&g, m) == Some(me))
+                .cloned()
+                .collect();
+            if !wins.is_empty() {
+                // A move that does not win and lets the opponent win at once.
+                let hang = legal.iter().find(|m| {
+                    let mut h = g.clone();
+                    h.play(m).expect("legal");
+                    h.outcome().is_none()
+                        && h.legal_notations()
+                            .iter()
+                            .any(|r| winner_after(&h, r) == Some(me.other()))
+                });
+                let Some(hang) = hang else {
+                    break;
+                };
+                let mut h = g.clone();
+                h.play(hang).expect("legal");
+                let reply = h
+                    .legal_notations()
+                    .into_iter()
+                    .find(|r| winner_after(&h, r) == Some(me.other()))
+                    .expect("a winning reply");
+                moves.push(hang.clone());
+                let ply = moves.len();
+                moves.push(reply);
+                return (moves, ply, wins);
+            }
+            let m = legal[stoa_tests::pick(seed, moves.len() as u64, legal.len())].clone();
+            g.play(&m).expect("legal");
+            moves.push(m);
+        }
+    }
+    panic!("no game with a hung win");
+}
+
+/// Plays `moves` through the table (each by whoever is to act) to the end of the game.
+async fn play_script(t: &mut Table, moves: &[String]) {
+    for mv in moves {
+        let host_acts = t.to_act_is_host().expect("the game is on");
+        let game_id = t.game_id.clone();
+        let (mover, doc) = if host_acts {
+            (&mut t.host, &mut t.host_doc)
+        } else {
+            (&mut t.guest, &mut t.guest_doc)
+        };
+        let ok = loop {
+            doc.absorb_pending(mover);
+            let ok = mover
+                .request(json!({"t":"game.move","game_id":game_id,"move":mv,"seq":doc.seq}))
+                .await;
+            if ok["code"] == "stale_seq" {
+                let d = mover.next_diff(&game_id).await;
+                doc.apply(&d);
+                continue;
+            }
+            break ok;
+        };
+        assert_eq!(ok["t"], "ok", "move {mv}: {ok}");
+        let seq = ok["seq"].as_u64().expect("seq");
+        t.host_doc.catch_up(&mut t.host, seq).await;
+        t.guest_doc.catch_up(&mut t.guest, seq).await;
+    }
+    assert_eq!(t.host_doc.doc["status"]["state"], "ended");
+}
+
+/// A finished public game that hangs a win: (table, hung ply, winning moves there).
+async fn hung_game(host: &Server, guest: &Server) -> (Table, usize, Vec<String>) {
+    let (moves, ply, wins) = hung_win_script();
+    let mut t = Table::open_across(
+        host,
+        guest,
+        "unane",
+        json!({"width": 4, "height": 3}),
+        json!({"kind":"none"}),
+        "public",
+    )
+    .await;
+    play_script(&mut t, &moves).await;
+    // The record is stored once the game has ended; wait until it is served.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while host.http_get(&format!("/api/games/{}/record", t.game_id)).0 != 200 {
+        assert!(Instant::now() < deadline, "no record");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (t, ply, wins)
+}
+
+/// Polls `GET /api/games/{id}/analysis` until its state is `state`.
+async fn analysis_state(server: &Server, game_id: &str, state: &str, within: Duration) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let (code, body) = server.http_get(&format!("/api/games/{game_id}/analysis"));
+        assert_eq!(code, 200, "{body}");
+        let body: Value = serde_json::from_str(&body).expect("json");
+        if body["state"] == state {
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the analysis is not {state} within {within:?}: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn assert_blunder_at(result: &Value, ply: usize, wins: &[String], moves: usize) {
+    let plies = result["plies"].as_array().expect("plies");
+    assert_eq!(plies.len(), moves, "{result}");
+    let p = &plies[ply - 1];
+    assert_eq!(p["mark"], "blunder", "ply {ply}: {p}");
+    let best = p["best"].as_str().expect("best");
+    assert!(
+        wins.iter().any(|w| w == best),
+        "best {best} is not one of {wins:?}"
+    );
+    assert!(p["eval"].as_f64().unwrap() >= 0.9, "{p}");
+    assert!(p["after"].as_f64().unwrap() <= 0.1, "{p}");
+    // The last ply ends the game: the first side's value is 1 or 0 there.
+    let last = plies.last().unwrap()["first"].as_f64().unwrap();
+    assert!(last == 0.0 || last == 1.0, "{result}");
+}
+
+#[tokio::test]
+async fn a_hung_win_is_a_blunder_reviewed_once_and_printed() {
+    let server = Server::start();
+    let worker = Worker::start(&server, "analysis-worker", FAST);
+    worker.line_starting("analysis worker", Duration::from_secs(20));
+    let (mut t, ply, wins) = hung_game(&server, &server).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let game_id = t.game_id.clone();
+
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":game_id}))
+        .await;
+    assert_eq!(asked["t"], "analysis", "{asked}");
+    let done = analysis_state(&server, &game_id, "done", Duration::from_secs(60)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    worker.line_starting("job ", Duration::from_secs(5));
+
+    // Asked again (by the other player too): the stored review, never a second job.
+    for c in [&mut t.guest, &mut t.host] {
+        let again = c
+            .request(json!({"t":"analysis.request","game_id":game_id}))
+            .await;
+        assert_eq!(again["state"], "done", "{again}");
+        assert_eq!(again["result"], done["result"]);
+    }
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(
+        !worker.printed().iter().any(|l| l.contains("game ")),
+        "a second job was handed out"
+    );
+
+    // The terminal: the table with the mark and the preferred move, and the graph.
+    let home = TempDir::new("analysis-cli");
+    let out = Command::new(stoa_tests::binary("stoa"))
+        .args(["--server", &server.ws_url(), "analyse", &game_id])
+        .env("STOA_CONFIG_DIR", &home.0)
+        .env_remove("STOA_SERVER")
+        .stdin(Stdio::null())
+        .output()
+        .expect("stoa analyse");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{ply} ")))
+        .expect("the hung ply's line");
+    assert!(line.contains("blunder"), "{text}");
+    assert!(
+        wins.iter().any(|w| line.trim_end().ends_with(w.as_str())),
+        "{line}"
+    );
+    let graph = text
+        .lines()
+        .find(|l| l.starts_with("graph ("))
+        .expect("graph line");
+    assert_eq!(
+        graph.rsplit(": ").next().unwrap().chars().count(),
+        moves + 1,
+        "{graph}"
+    );
+
+    // Unknown games are not found; a live game cannot be reviewed.
+    assert_eq!(server.http_get("/api/games/gnone/analysis").0, 404);
+}
+
+#[tokio::test]
+async fn without_a_worker_the_review_waits_and_one_request_at_a_time() {
+    let server = Server::start();
+    let (mut t, ply, wins) = hung_game(&server, &server).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let first = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":first}))
+        .await;
+    assert_eq!(asked["state"], "waiting_for_worker", "{asked}");
+    let body = analysis_state(
+        &server,
+        &first,
+        "waiting_for_worker",
+        Duration::from_secs(1),
+    )
+    .await;
+    assert!(body.get("result").is_none(), "{body}");
+
+    // The same player's second request is refused while the first is pending; another
+    // player may ask, and asking for a queued game answers its state (no second job).
+    let (mut t2, _, _) = hung_game(&server, &server).await;
+    let second = t2.game_id.clone();
+    let limited = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":second}))
+        .await;
+    assert_eq!(limited["t"], "error", "{limited}");
+    assert_eq!(limited["code"], "rate_limited", "{limited}");
+    let other = t2
+        .host
+        .request(json!({"t":"analysis.request","game_id":second}))
+        .await;
+    assert_eq!(other["state"], "waiting_for_worker", "{other}");
+    let queued = t2
+        .host
+        .request(json!({"t":"analysis.request","game_id":first}))
+        .await;
+    assert_eq!(queued["state"], "waiting_for_worker", "{queued}");
+
+    // A game not finished cannot be reviewed.
+    let mut live = Table::open(&server, "unane", json!({"width":4,"height":3}), "public").await;
+    let live_id = live.game_id.clone();
+    let refused = live
+        .host
+        .request(json!({"t":"analysis.request","game_id":live_id}))
+        .await;
+    assert_eq!(refused["code"], "not_found", "{refused}");
+
+    // A worker arrives: both games are reviewed.
+    let worker = Worker::start(&server, "late-worker", FAST);
+    let done = analysis_state(&server, &first, "done", Duration::from_secs(60)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    analysis_state(&server, &second, "done", Duration::from_secs(60)).await;
+    // The first review done, its player may ask for another.
+    let (t3, _, _) = hung_game(&server, &server).await;
+    let next = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":t3.game_id}))
+        .await;
+    assert_eq!(next["t"], "analysis", "{next}");
+    drop(worker);
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_job_leaves_it_to_another_and_one_result_is_stored() {
+    let log = TempDir::new("analysis-log");
+    let log_file = log.0.join("server.log");
+    let server = Server::start_logging(LOOSE, &log_file);
+    // The first worker searches for seconds per position: it is killed mid-job.
+    let mut slow = Worker::start(
+        &server,
+        "slow-worker",
+        &["--playouts", "100000000", "--position-ms", "3000"],
+    );
+    slow.line_starting("analysis worker", Duration::from_secs(20));
+    let (mut t, ply, wins) = hung_game(&server, &server).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let game_id = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":game_id}))
+        .await;
+    assert_eq!(asked["t"], "analysis", "{asked}");
+    let job = slow.line_starting("job ", Duration::from_secs(10));
+    analysis_state(&server, &game_id, "running", Duration::from_secs(2)).await;
+    slow.kill9();
+
+    let fast = Worker::start(&server, "fast-worker", FAST);
+    let done = analysis_state(&server, &game_id, "done", Duration::from_secs(60)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    let taken = fast.line_starting("job ", Duration::from_secs(5));
+    assert_ne!(
+        job.split(' ').nth(1),
+        taken.split(' ').nth(1),
+        "a new lease"
+    );
+    fast.line_starting("job ", Duration::from_secs(5));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let logged = std::fs::read_to_string(&log_file).unwrap_or_default();
+    assert_eq!(
+        logged.matches("analysis stored").count(),
+        1,
+        "exactly one result stored"
+    );
+}
+
+#[tokio::test]
+async fn a_worker_on_another_node_serves_the_cluster() {
+    let redis = RedisServer::start();
+    let node = |id: &str| {
+        let mut args = redis.server_args("an");
+        args.extend(["--cluster", "--node-id", id, "--lease-ms", "1500"].map(String::from));
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        Server::start_with(&refs)
+    };
+    let (a, b) = (node("na"), node("nb"));
+    let worker = Worker::start(&b, "cluster-worker", FAST);
+    worker.line_starting("analysis worker", Duration::from_secs(20));
+    let (mut t, ply, wins) = hung_game(&a, &a).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let game_id = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":game_id}))
+        .await;
+    assert_eq!(asked["t"], "analysis", "{asked}");
+    assert_ne!(asked["state"], "waiting_for_worker", "{asked}");
+    let done = analysis_state(&a, &game_id, "done", Duration::from_secs(60)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    // The other node serves the same stored review.
+    let there = analysis_state(&b, &game_id, "done", Duration::from_secs(1)).await;
+    assert_eq!(there["result"], done["result"]);
+}
