@@ -3,6 +3,67 @@
 // with `STOA_BLESS=1 cargo test -p stoa-tests --test web_types`.
 
 /**
+ * Addition: the engine's view of one ply of a finished game.
+ */
+export type AnalysisPly = { 
+/**
+ * The ply, from 1.
+ */
+ply: number, 
+/**
+ * The side that played it (its colour name).
+ */
+side: string, 
+/**
+ * The move played, canonical notation.
+ */
+move: string, 
+/**
+ * The win probability (0 to 1) of the side to act before the move: the side that
+ * played it.
+ */
+eval: number, 
+/**
+ * That side's win probability after the move (1 or 0 when the move ended the game
+ * with a win or a loss, 0.5 with a draw).
+ */
+after: number, 
+/**
+ * The first-acting side's win probability after the move: the evaluation graph.
+ */
+first: number, 
+/**
+ * The engine's preferred move before this ply.
+ */
+best?: string | null, 
+/**
+ * The mark, when the move lost enough (see [`Mark::of`]).
+ */
+mark?: Mark | null, };
+
+/**
+ * Addition: a finished game's engine review.
+ */
+export type AnalysisResult = { 
+/**
+ * The first-acting side's win probability at the start.
+ */
+start: number, 
+/**
+ * One entry per move of the game, in order.
+ */
+plies: Array<AnalysisPly>, 
+/**
+ * What searched (the worker's engine and its budget), for the reader.
+ */
+engine: string, };
+
+/**
+ * Addition: where a game's review stands.
+ */
+export type AnalysisState = "none" | "queued" | "waiting_for_worker" | "running" | "done";
+
+/**
  * Addition: a game's two chats. The players' chat is read by the two seated players only;
  * the spectators' chat by everyone else watching, and by the players too once the game
  * has ended (as on lichess: players are not distracted by the crowd while they play).
@@ -267,7 +328,39 @@ kinds: Array<string>,
 /**
  * Levels (1-5).
  */
-levels: Array<number>, } | { "t": "bot.play", 
+levels: Array<number>, } | { "t": "analysis.request", 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The finished game.
+ */
+game_id: string, 
+/**
+ * The room code of a private game.
+ */
+code?: string | null, } | { "t": "analysis.serve", 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * Game kinds reviewed (empty: all).
+ */
+kinds: Array<string>, } | { "t": "analysis.result", 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The job, as `analysis.job` named it.
+ */
+job: string, 
+/**
+ * The review.
+ */
+result: AnalysisResult, } | { "t": "bot.play", 
 /**
  * Request id.
  */
@@ -659,6 +752,11 @@ export type ErrorCode = "bad_request" | "unknown_type" | "unauthorized" | "not_f
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
+ * How bad a move was, from the drop of its player's win probability (see [`Mark::of`]).
+ */
+export type Mark = "inaccuracy" | "mistake" | "blunder";
+
+/**
  * A player as shown in `welcome` (with all ratings).
  */
 export type PlayerInfo = { 
@@ -965,7 +1063,43 @@ kind: string,
 /**
  * The level asked for.
  */
-level: number, } | { "t": "record", 
+level: number, } | { "t": "analysis", 
+/**
+ * Echoed rid.
+ */
+rid?: Rid | null, 
+/**
+ * The game.
+ */
+game_id: string, 
+/**
+ * Where its review stands.
+ */
+state: AnalysisState, 
+/**
+ * The review, once `done`.
+ */
+result?: AnalysisResult | null, } | { "t": "analysis.job", 
+/**
+ * The job (one lease of the game's review to this worker).
+ */
+job: string, 
+/**
+ * The game.
+ */
+game_id: string, 
+/**
+ * Its kind.
+ */
+kind: string, 
+/**
+ * Its validated options.
+ */
+options: JsonValue, 
+/**
+ * Its moves from the start, canonical notation.
+ */
+moves: Array<string>, } | { "t": "record", 
 /**
  * Echoed rid.
  */

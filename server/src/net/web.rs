@@ -45,6 +45,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("pages/arena.js"),
     js!("pages/game.js"),
     js!("pages/game-actions.js"),
+    js!("pages/game-analysis.js"),
     js!("pages/game-chat.js"),
     js!("pages/game-clock.js"),
     js!("pages/learn.js"),

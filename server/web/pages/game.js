@@ -16,6 +16,7 @@ import { kindInfo } from "../lib/kinds.js";
 import { playerLink } from "../lib/views.js";
 import { renderBoard, boardFacts } from "../board.js";
 import { drawAfterward, drawControls } from "./game-actions.js";
+import { drawAnalysis, moveItem } from "./game-analysis.js";
 import { tickClocks, drawPause, watchStorage } from "./game-clock.js";
 export { pauseClocks, linkBack } from "./game-clock.js";
 import { Chat } from "./game-chat.js";
@@ -114,6 +115,7 @@ export function show(id, code) {
         el("p", { class: "error", id: "game-error", role: "alert" }),
         el("div", { class: "controls", id: "controls" }),
         el("div", { class: "controls", id: "afterward" }),
+        el("section", { class: "analysis", id: "analysis" }),
         el("h2", { text: "Moves" }),
         el("ol", { class: "moves", id: "moves" }),
         g.chat.panel())));
@@ -423,6 +425,7 @@ export function redraw() {
   };
   renderBoard($("#board"), view, onCell);
   drawAfterward(g, doc, hooks);
+  drawAnalysis(g, doc, hooks);
   // The no-capture counter has its own line above.
   $("#facts").replaceChildren(...boardFacts(view).filter((f) => !f.startsWith("no-capture"))
     .map((f) => el("li", { text: f })));
@@ -441,7 +444,7 @@ export function redraw() {
   // has ended, gets no move box.
   $("#move-form").hidden = !me || ended;
   const list = $("#moves");
-  list.replaceChildren(...moves.map((m, i) => el("li", { "data-ply": i + 1, text: m })));
+  list.replaceChildren(...moves.map((m, i) => moveItem(g.id, m, i + 1)));
   list.scrollTop = list.scrollHeight;
   drawControls(g, doc, me, hooks);
   g.chat.redraw();
