@@ -50,16 +50,6 @@ macro_rules! string_id {
             }
         }
 
-        // The id reads as its text where text is wanted (a `&str` lookup, a log line),
-        // without a conversion at every call; the other direction needs `from`.
-        impl std::ops::Deref for $name {
-            type Target = str;
-
-            fn deref(&self) -> &str {
-                &self.0
-            }
-        }
-
         impl AsRef<str> for $name {
             fn as_ref(&self) -> &str {
                 &self.0

@@ -34,7 +34,7 @@ async fn route(mut events: mpsc::UnboundedReceiver<ClusterEvent>, hub: Arc<Hub>)
         let event = match event {
             // In the order heard, so not in a task of its own: it only adds to a list.
             ClusterEvent::RoomLine { code, line } => {
-                hub.room_chats.heard(ids::RoomCode::from(code), line);
+                hub.room_chats.heard(code, line);
                 continue;
             }
             other => other,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use stoa_protocol::wire::Visibility;
 use stoa_server::domain::rating::Rating;
-use stoa_server::ids::GameId;
+use stoa_server::ids::{GameId, PlayerId};
 use stoa_server::store::memory::MemoryStore;
 use stoa_server::store::redis::{RedisOptions, RedisStore};
 use stoa_server::store::{
@@ -572,7 +572,12 @@ async fn devices_contract(store: &dyn Store) {
     assert_eq!(store.take_link_code("NOPE0000").await.unwrap(), None);
     assert_eq!(store.take_link_code("bad:code").await.unwrap(), None);
     assert_eq!(
-        store.take_link_code("CODE1234").await.unwrap().as_deref(),
+        store
+            .take_link_code("CODE1234")
+            .await
+            .unwrap()
+            .as_ref()
+            .map(PlayerId::as_str),
         Some("pa")
     );
     assert_eq!(store.take_link_code("CODE1234").await.unwrap(), None);
@@ -588,7 +593,12 @@ async fn devices_contract(store: &dyn Store) {
         .await
         .unwrap());
     assert_eq!(
-        store.take_link_code("CODE5678").await.unwrap().as_deref(),
+        store
+            .take_link_code("CODE5678")
+            .await
+            .unwrap()
+            .as_ref()
+            .map(PlayerId::as_str),
         Some("pb")
     );
 }

@@ -56,7 +56,7 @@ impl Cluster {
     /// Takes `player` (a bot) for one game; `false` when another node (or this one) already
     /// did, or Redis cannot say.
     pub(super) async fn claim_bot(&self, player: &PlayerId) -> bool {
-        let key = self.store.key(&["botclaim", player]);
+        let key = self.store.key(&["botclaim", player.as_str()]);
         matches!(self.take_key(&key, &self.node, CLAIM_MS).await, Ok(true))
     }
 
@@ -64,7 +64,7 @@ impl Cluster {
     /// could not be set up.
     pub(super) async fn free_bot(&self, player: &PlayerId) {
         let mut conn = self.store.connection();
-        let key = self.store.key(&["botclaim", player]);
+        let key = self.store.key(&["botclaim", player.as_str()]);
         let _: Result<i64, _> = self
             .store
             .call(redis::AsyncCommands::del(&mut conn, &key))

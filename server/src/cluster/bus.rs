@@ -12,7 +12,7 @@ impl Cluster {
     }
 
     pub(super) fn game_channel(&self, game: &GameId) -> String {
-        self.channel(&["game", game])
+        self.channel(&["game", game.as_str()])
     }
 
     pub(super) fn node_channel(&self, node: &str) -> String {
@@ -240,11 +240,11 @@ impl Cluster {
         let (done, handled) = oneshot::channel();
         let event = ClusterEvent::Started {
             game: StartedGame {
-                game: game.into(),
+                game,
                 kind,
-                players: players.map(Into::into),
+                players,
                 side_names,
-                room: room.map(Into::into),
+                room,
             },
             done,
         };

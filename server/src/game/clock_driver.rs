@@ -190,7 +190,7 @@ impl ClockDriver {
     /// not running (a first action).
     pub fn credit_for(&self, side: Side, player_id: &PlayerId) -> u64 {
         if self.clock.running() == Some(side) {
-            self.grace_ms(player_id)
+            self.grace_ms(player_id.as_str())
         } else {
             0
         }
@@ -216,7 +216,7 @@ impl ClockDriver {
         credit_ms: u64,
     ) -> Result<Option<TurnResult>, Flagged> {
         if !ends_turn {
-            let grace = self.grace_ms(player_id);
+            let grace = self.grace_ms(player_id.as_str());
             return match self.clock.check_flag(now, grace) {
                 Some(f) => Err(f),
                 None => Ok(None),
@@ -254,7 +254,9 @@ impl ClockDriver {
         if ends_turn {
             clock.end_turn(side, now, credit_ms).is_err()
         } else {
-            clock.check_flag(now, self.grace_ms(player_id)).is_some()
+            clock
+                .check_flag(now, self.grace_ms(player_id.as_str()))
+                .is_some()
         }
     }
 

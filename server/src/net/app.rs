@@ -200,7 +200,7 @@ async fn game_shell(
                 players: [setup.players[0].id.as_str(), setup.players[1].id.as_str()],
                 code: setup.code.as_ref().map(RoomCode::as_str),
             }
-            .may_see(viewer.as_deref(), Some(code))
+            .may_see(viewer.as_ref().map(PlayerId::as_str), Some(code))
         }
     };
     if shown {
@@ -308,7 +308,12 @@ async fn api_player(
     headers: HeaderMap,
 ) -> Response {
     let viewer = bearer(&state.hub, &headers).await;
-    match state.hub.profiles.player(&id, viewer.as_deref()).await {
+    match state
+        .hub
+        .profiles
+        .player(&id, viewer.as_ref().map(PlayerId::as_str))
+        .await
+    {
         Ok(page) => Json(page).into_response(),
         Err(e) => api_error(e),
     }
@@ -449,7 +454,11 @@ async fn api_record(
     match state
         .hub
         .records
-        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .finished_for(
+            &id,
+            viewer.as_ref().map(PlayerId::as_str),
+            q.get("code").map(String::as_str),
+        )
         .await
     {
         Ok((setup, finished)) => (
@@ -473,7 +482,11 @@ async fn api_replay(
     let found = state
         .hub
         .records
-        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .finished_for(
+            &id,
+            viewer.as_ref().map(PlayerId::as_str),
+            q.get("code").map(String::as_str),
+        )
         .await;
     match found.and_then(|(setup, finished)| crate::services::records::replay(&setup, &finished)) {
         Ok(body) => Json(body).into_response(),
@@ -493,7 +506,11 @@ async fn api_analysis(
     let found = state
         .hub
         .records
-        .finished_for(&id, viewer.as_deref(), q.get("code").map(String::as_str))
+        .finished_for(
+            &id,
+            viewer.as_ref().map(PlayerId::as_str),
+            q.get("code").map(String::as_str),
+        )
         .await;
     if let Err(e) = found {
         return api_error(e);
@@ -556,7 +573,7 @@ async fn api_player_games(
     match state
         .hub
         .records
-        .history(&id, viewer.as_deref(), before, limit)
+        .history(&id, viewer.as_ref().map(PlayerId::as_str), before, limit)
         .await
     {
         Ok((games, next)) => Json(json!({"games": games, "next_before": next})).into_response(),
@@ -592,7 +609,7 @@ async fn api_game(
     let viewer = bearer(hub, &headers).await;
     match hub
         .records
-        .finished_for(&id, viewer.as_deref(), code.as_deref())
+        .finished_for(&id, viewer.as_ref().map(PlayerId::as_str), code.as_deref())
         .await
     {
         Ok((setup, finished)) => {

@@ -119,7 +119,6 @@ impl Records {
                 .await?;
             let batch = ids.len();
             for (id, ended) in ids {
-                let id = GameId::from(id);
                 if games.len() == limit || looked == HISTORY_LOOK {
                     break 'index true;
                 }

@@ -114,7 +114,7 @@ impl Session {
             .ok_or_else(unknown)?;
         let player = self
             .hub
-            .store_call(store.player(&PlayerId::from(player_id)))
+            .store_call(store.player(&player_id))
             .await?
             .ok_or_else(unknown)?;
         let token = ids::token();

@@ -10,12 +10,12 @@ impl Session {
             .hub
             .store_call(self.hub.store.finished_game(game_id))
             .await?
-            .ok_or_else(|| ApiError::no_game(game_id))?;
+            .ok_or_else(|| ApiError::no_game(game_id.as_str()))?;
         let record = self
             .hub
             .store_call(self.hub.store.game(game_id))
             .await?
-            .ok_or_else(|| ApiError::no_game(game_id))?;
+            .ok_or_else(|| ApiError::no_game(game_id.as_str()))?;
         Ok(Finished {
             seq: finished.seq,
             doc: finished.doc,
@@ -73,7 +73,7 @@ impl Session {
                         ErrorCode::Conflict,
                         format!(
                             "room '{}' is still waiting for its second player: its game has not started",
-                            ids::typed_code(&game_id)
+                            ids::typed_code(game_id.as_str())
                         ),
                     ));
                 }
@@ -112,7 +112,7 @@ impl Session {
     ) -> Result<(), ApiError> {
         let finished = self.finished(game_id).await?;
         let me = self.me()?.id.clone();
-        if !finished.may_see(&me, code.as_deref()) {
+        if !finished.may_see(me.as_str(), code.as_deref()) {
             return Err(ApiError::private_game());
         }
         let Finished { seq, doc, .. } = finished;
@@ -227,7 +227,7 @@ impl Session {
             Some(r) => self.answer(rid, &game_id, r?),
             None => {
                 let finished = self.finished(&game_id).await?;
-                if !finished.may_see(&me, None) {
+                if !finished.may_see(me.as_str(), None) {
                     return Err(ApiError::private_game());
                 }
                 self.send(&ServerMessage::Legal {

@@ -128,7 +128,7 @@ impl Session {
                             }
                             self.hub
                                 .accounts
-                                .check_display_name(&n, Some(&p.id))
+                                .check_display_name(&n, Some(p.id.as_str()))
                                 .await?;
                             self.hub
                                 .store_call(self.hub.store.rename_player(&p.id, &n))
@@ -154,7 +154,7 @@ impl Session {
                 });
                 let token = ids::token();
                 let record = PlayerRecord {
-                    id: ids::player_id().into(),
+                    id: ids::player_id(),
                     name,
                     token_hash: ids::token_hash(&token),
                     created_ms: ids::now_ms(),

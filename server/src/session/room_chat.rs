@@ -78,7 +78,7 @@ impl Session {
             }
         }
         let author = Speaker {
-            id: &me.id,
+            id: me.id.as_str(),
             name: &me.name,
         };
         let now = self.hub.time.now_ms();

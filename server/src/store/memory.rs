@@ -194,7 +194,7 @@ impl Store for MemoryStore {
 
     async fn seen_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
         let mut s = self.lock();
-        if s.by_token.get(&device.token_hash).map(String::as_str) != Some(player_id) {
+        if s.by_token.get(&device.token_hash).map(String::as_str) != Some(player_id.as_str()) {
             return Ok(());
         }
         s.devices

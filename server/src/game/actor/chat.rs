@@ -110,7 +110,7 @@ impl Actor {
         cmd: Option<String>,
     ) -> Result<Option<Change>, ApiError> {
         let author = Author {
-            id: player_id,
+            id: player_id.as_str(),
             name,
             seated: self.is_player(Some(player_id)),
         };

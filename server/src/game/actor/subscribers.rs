@@ -177,5 +177,5 @@ static GAME: Kind = Kind {
 /// The published document of a game whose core is `core` (at its seq), keeping the last
 /// `replay` diffs for `game.watch` with `since`.
 pub(super) fn published(core: &Core, replay: usize) -> Published<()> {
-    Published::new((), core.seq(), &GAME, core.id(), replay)
+    Published::new((), core.seq(), &GAME, core.id().as_str(), replay)
 }

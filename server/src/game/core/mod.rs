@@ -414,7 +414,7 @@ impl Core {
             let seat = if swap { s.other() } else { s };
             self.players[seat.index()].id.as_str()
         });
-        (next_side, next_player != Some(player_id))
+        (next_side, next_player != Some(player_id.as_str()))
     }
 }
 

@@ -183,7 +183,7 @@ impl Arenas {
             id: id.clone(),
             state: Mutex::new(state),
             // No replay: `arena.watch` has no `since`, a watcher back gets the snapshot.
-            published: Mutex::new(Published::new(doc, seq, &ARENA, &id, 0)),
+            published: Mutex::new(Published::new(doc, seq, &ARENA, id.as_str(), 0)),
             wake: Notify::new(),
             stored: tokio::sync::Mutex::new(version),
         });

@@ -49,7 +49,6 @@ impl Arenas {
             .collect();
         let (store, metrics) = (&self.parts.store, &self.parts.metrics);
         for (game, started_at) in pending {
-            let game = GameId::from(game);
             if let Some(fin) = timed_store_call(metrics, store.finished_game(&game)).await? {
                 if let Some(end) = end_of(&cell.id, &game, &fin.doc) {
                     if self.mutate(cell, |s| Ok(s.game_ended(&end))).await? {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::ids::GameId;
 use serde_json::json;
 
 fn now_ms() -> u64 {
@@ -81,7 +82,10 @@ fn an_unstarted_game_is_aborted_once() {
     assert!(!state.abort_unstarted(&"gother".into()));
     for (p, other) in state.players.iter().zip(["pbob", "pada"]) {
         assert_eq!(
-            (p.playing.as_deref(), p.last_opponent.as_deref()),
+            (
+                p.playing.as_ref().map(GameId::as_str),
+                p.last_opponent.as_ref().map(PlayerId::as_str),
+            ),
             (None, Some(other))
         );
     }

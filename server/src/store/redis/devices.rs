@@ -65,7 +65,7 @@ impl RedisStore {
         let owner: Option<String> = self
             .run(conn.get(self.key(&["token", &device.token_hash])))
             .await?;
-        if owner.as_deref() != Some(player_id) {
+        if owner.as_deref() != Some(player_id.as_str()) {
             return Ok(());
         }
         let mut pipe = redis::pipe();
@@ -130,7 +130,7 @@ impl RedisStore {
         let device: DeviceRecord = decode(&text)?;
         let token_key = self.key(&["token", &device.token_hash]);
         let owner: Option<String> = self.run(conn.get(&token_key)).await?;
-        if owner.as_deref() == Some(player_id) {
+        if owner.as_deref() == Some(player_id.as_str()) {
             let _: i64 = self.run(conn.del(&token_key)).await?;
         }
         let mut pipe = redis::pipe();

@@ -120,7 +120,8 @@ impl RedisStore {
 
 /// Whether an id or code from a client may be part of a key (they are generated as short
 /// alphanumerics; anything else cannot exist, and must not reach into other keys).
-pub(super) fn key_safe(s: &str) -> bool {
+pub(super) fn key_safe<S: AsRef<str> + ?Sized>(s: &S) -> bool {
+    let s = s.as_ref();
     !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 

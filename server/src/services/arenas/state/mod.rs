@@ -418,7 +418,7 @@ impl ArenaState {
 
 fn ranked(e: &Entrant) -> Ranked<'_> {
     Ranked {
-        id: &e.id,
+        id: e.id.as_str(),
         score: e.sheet.score,
         performance: e.sheet.performance(),
     }

@@ -61,7 +61,7 @@ fn a_player_whose_first_move_never_came_leaves_the_pool() {
     // Nobody left to pair the other with, until the absent player joins again.
     let mut ids = || GameId::from("g2");
     assert!(a.pair_round(2, &|_| true, &mut ids).is_empty());
-    a.join(&first, &first, 1500, false);
+    a.join(&first, first.as_str(), 1500, false);
     assert!(!a.entrant(&first).unwrap().paused);
     let mut ids = || GameId::from("g3");
     assert_eq!(a.pair_round(3, &|_| true, &mut ids).len(), 1);
