@@ -3961,3 +3961,106 @@ async fn an_arena_player_without_a_first_move_is_told_they_are_paused() {
     until(&page, "the join button again", "return document.querySelector('[data-action=join]') && document.querySelector('#arena-me').textContent.includes('Paused')").await;
     let _ = page.close().await;
 }
+
+/// Clicks the cells of `mv` on a lesson's board, then its button when several moves fit
+/// those cells (or it names none); the try is sent either way.
+async fn click_lesson_move(c: &Client, mv: &str) {
+    until(c, "the step's legal moves", "return document.querySelector('#board .cell.selectable') !== null || document.querySelector('#candidates [data-move]') !== null").await;
+    let before = text_of(c, "#status").await;
+    for cell in cells_in(mv) {
+        let css = format!("#board [data-cell=\"{cell}\" i]");
+        let target = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&css))
+            .await
+            .unwrap_or_else(|e| panic!("{mv}: no element for {cell}: {e}"));
+        c.execute(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
+            vec![serde_json::to_value(&target).expect("element")],
+        )
+        .await
+        .expect("click by script");
+    }
+    let button = format!("#candidates [data-move=\"{mv}\"]");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if text_of(c, "#status").await != before {
+            return;
+        }
+        if let Ok(b) = c.find(Locator::Css(&button)).await {
+            b.click().await.expect("click the move's button");
+            return;
+        }
+        assert!(Instant::now() < deadline, "{mv}: neither sent nor offered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Every lesson learnt by clicking: each step's right move (found with the engines, as the
+/// page's server finds it) moves on, and a wrong first try shows the step's first hint.
+/// The lesson list then shows every step done; `learn-<kind>.png` is a step of each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_lesson_is_learnt_by_clicking_and_a_wrong_try_gets_a_hint() {
+    let Some((web, server)) = Web::with_server("web-lessons") else {
+        return;
+    };
+    let base = page_base(&server);
+    let c = web.page("learner").await;
+    for kind in stoa_protocol::lessons::kinds() {
+        let lesson = stoa_protocol::lessons::lesson(kind).expect("lesson");
+        c.goto(&format!("{base}/learn/{kind}"))
+            .await
+            .expect("lesson page");
+        connected(&c, "the lesson page").await;
+        let n = lesson.steps.len();
+        for (i, step) in lesson.steps.iter().enumerate() {
+            let title = format!("Step {} of {n}: {}", i + 1, step.title);
+            let script = format!(
+                "return document.querySelector('#step-title').textContent === {}",
+                json!(title)
+            );
+            until(&c, &title, &script).await;
+            let legal = step.game(kind).expect("step").legal_notations();
+            let right = legal
+                .iter()
+                .find(|m| step.attempt(kind, m).expect("legal").done)
+                .expect("a right move");
+            if i == 0 {
+                let wrong = legal
+                    .iter()
+                    .find(|m| !step.attempt(kind, m).expect("legal").done)
+                    .expect("a wrong move");
+                click_lesson_move(&c, wrong).await;
+                let hint = format!(
+                    "return document.querySelector('#hint').textContent === {}",
+                    json!(format!("Hint: {}", step.hints[0]))
+                );
+                until(&c, "the first hint", &hint).await;
+            }
+            click_lesson_move(&c, right).await;
+            let done = format!(
+                "return document.querySelector('#status').textContent.includes({})",
+                json!(step.success)
+            );
+            until(&c, "the step done", &done).await;
+            if i == 2 {
+                screenshot(&c, &format!("learn-{kind}")).await;
+            }
+            let next = if i + 1 < n { "#next-step" } else { "#lesson-done" };
+            c.wait()
+                .at_most(WAIT)
+                .for_element(Locator::Css(next))
+                .await
+                .unwrap_or_else(|e| panic!("{kind} step {}: no {next}: {e}", i + 1))
+                .click()
+                .await
+                .expect("click on");
+        }
+        let line = format!(
+            "const li = document.querySelector('#lessons li[data-kind={kind}]'); return li && li.textContent.includes('{n} of {n} steps done')"
+        );
+        until(&c, "the lesson list with every step done", &line).await;
+    }
+    let _ = c.close().await;
+}
