@@ -116,7 +116,7 @@ impl Step {
             play_line(kind, &self.options, Some(&self.position), &[mv.to_string()])?;
         let notation = played.into_iter().next().unwrap_or_default();
         let done = match &self.done {
-            Done::Moves(list) => list.iter().any(|m| *m == notation),
+            Done::Moves(list) => list.contains(&notation),
             Done::Win => after.outcome().is_some_and(|o| o.winner == mover),
             Done::Position(p) => after.position() == *p,
         };
@@ -162,7 +162,10 @@ mod tests {
                 let legal = game.legal_notations();
                 if let Done::Moves(list) = &step.done {
                     for m in list {
-                        assert!(legal.contains(m), "{at}: {m} is not legal (or not canonical)");
+                        assert!(
+                            legal.contains(m),
+                            "{at}: {m} is not legal (or not canonical)"
+                        );
                     }
                 }
                 let (mut good, mut bad) = (0, 0);

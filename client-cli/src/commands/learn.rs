@@ -224,9 +224,7 @@ impl LearnArgs {
                 return None;
             }
             if game.to_act() == Some(computer) {
-                let Some(mv) = think(game.as_ref(), self.level, &mut rng) else {
-                    return None;
-                };
+                let mv = think(game.as_ref(), self.level, &mut rng)?;
                 println!("computer plays {mv}");
                 last = cells_in_move(&mv);
                 if game.play(&mv).is_err() {
