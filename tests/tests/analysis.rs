@@ -93,8 +93,8 @@ fn hung_win_script() -> (Vec<String>, usize, Vec<String>) {
     let options = json!({"width": 4, "height": 3});
     let kind = stoa_protocol::kind("unane").expect("unane");
     let options = kind.validate_options(&options).expect("options");
-    let winner_after = |g: &Box<dyn stoa_protocol::AnyGame>, m: &str| {
-        let mut h = g.clone();
+    let winner_after = |g: &dyn stoa_protocol::AnyGame, m: &str| {
+        let mut h = g.clone_box();
         h.play(m).expect("legal");
         h.outcome().and_then(|o| o.winner)
     };
@@ -110,7 +110,7 @@ fn hung_win_script() -> (Vec<String>, usize, Vec<String>) {
                 .collect();
             let wins: Vec<String> = legal
                 .iter()
-                .filter(|m| winner_after(&g, m) == Some(me))
+                .filter(|m| winner_after(g.as_ref(), m) == Some(me))
                 .cloned()
                 .collect();
             if !wins.is_empty() {
@@ -121,7 +121,7 @@ fn hung_win_script() -> (Vec<String>, usize, Vec<String>) {
                     h.outcome().is_none()
                         && h.legal_notations()
                             .iter()
-                            .any(|r| winner_after(&h, r) == Some(me.other()))
+                            .any(|r| winner_after(h.as_ref(), r) == Some(me.other()))
                 });
                 let Some(hang) = hang else {
                     break;
@@ -131,7 +131,7 @@ fn hung_win_script() -> (Vec<String>, usize, Vec<String>) {
                 let reply = h
                     .legal_notations()
                     .into_iter()
-                    .find(|r| winner_after(&h, r) == Some(me.other()))
+                    .find(|r| winner_after(h.as_ref(), r) == Some(me.other()))
                     .expect("a winning reply");
                 moves.push(hang.clone());
                 let ply = moves.len();

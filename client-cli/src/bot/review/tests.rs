@@ -122,7 +122,7 @@ fn a_hung_win_is_a_blunder() {
     let o: <Unane as Game>::Options = serde_json::from_value(options.clone()).unwrap();
     let o = Unane::validate_options(o).unwrap();
     let wins_now = |g: &Unane, a| {
-        let mut h = g.clone();
+        let mut h = *g;
         let me = h.to_act();
         h.apply(a);
         h.outcome().is_some_and(|o| o.winner == me)
@@ -143,7 +143,7 @@ fn a_hung_win_is_a_blunder() {
                 .collect();
             if !wins.is_empty() {
                 let hang = actions.iter().copied().find(|&a| {
-                    let mut h = g.clone();
+                    let mut h = g;
                     h.apply(a);
                     let mut replies = Vec::new();
                     h.legal_actions(&mut replies);
