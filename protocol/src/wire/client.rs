@@ -604,7 +604,6 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rid: Option<Rid>,
     },
-}
     /// Addition: a practice position, computed by the rules engines and nothing else: the
     /// position (or the kind's start) after a line of moves, its legal moves, its outcome
     /// and its board view. No game is made, stored, listed or rated. Answered by
@@ -626,3 +625,4 @@ pub enum ClientMessage {
         #[serde(default)]
         moves: Vec<String>,
     },
+}

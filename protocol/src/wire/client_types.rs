@@ -162,7 +162,7 @@ impl ClientMessage {
             ClientMessage::AccountLogin { .. } => "account.login",
             ClientMessage::AccountPassword { .. } => "account.password",
             ClientMessage::AccountLogout { .. } => "account.logout",
+            ClientMessage::PositionExplore { .. } => "position.explore",
         }
     }
 }
-            ClientMessage::PositionExplore { .. } => "position.explore",

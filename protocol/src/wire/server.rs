@@ -426,6 +426,16 @@ pub enum ServerMessage {
         /// The JSON Patch.
         patch: Value,
     },
+    /// Addition: answer to `position.explore`: a practice position as the engines see it.
+    #[serde(rename = "position")]
+    Position {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The position and what the engine says of it.
+        #[serde(flatten)]
+        explored: Box<Explored>,
+    },
 }
 
 impl ServerMessage {
@@ -455,16 +465,6 @@ impl ServerMessage {
 /// Appends the text of [`ServerMessage::Ok`], byte for byte what `serde_json` writes for
 /// it (a server writes it straight into the frame it sends).
 pub fn write_ok(out: &mut String, rid: Option<&Rid>, seq: Option<u64>, game_id: Option<&str>) {
-    /// Addition: answer to `position.explore`: a practice position as the engines see it.
-    #[serde(rename = "position")]
-    Position {
-        /// Echoed rid.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rid: Option<Rid>,
-        /// The position and what the engine says of it.
-        #[serde(flatten)]
-        explored: Box<Explored>,
-    },
     use crate::json_text::write_str;
     out.push_str("{\"t\":\"ok\"");
     match rid {
