@@ -298,6 +298,28 @@ fn compose_runs_three_nodes_after_a_healthy_redis_that_syncs_every_write() {
         bot["depends_on"]["stoa1"]["condition"].as_str(),
         Some("service_healthy")
     );
+    // An analysis worker on another node than the bot: the review queue is in Redis.
+    let analysis = &services["analysis"];
+    let analysis_cmd: Vec<&str> = analysis["command"]
+        .as_sequence()
+        .expect("analysis command")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(
+        analysis_cmd,
+        [
+            "--plain",
+            "--server",
+            "ws://stoa2:7878/ws",
+            "analyse",
+            "--serve"
+        ]
+    );
+    assert_eq!(
+        analysis["depends_on"]["stoa2"]["condition"].as_str(),
+        Some("service_healthy")
+    );
     for monitoring in ["prometheus", "grafana"] {
         assert_eq!(
             services[monitoring]["profiles"][0].as_str(),
