@@ -592,6 +592,22 @@ async fn the_game_page_shows_the_graph_and_the_marked_blunder() {
         .expect("points");
     let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
     assert_eq!(points.as_str().unwrap().split(' ').count(), moves + 1);
+    // "show" puts the board where the blunder was played.
+    c.execute(
+        &format!("document.querySelector('#analysis-marks button[data-show=\"{ply}\"]').click()"),
+        vec![],
+    )
+    .await
+    .expect("click show");
+    browser
+        .until(
+            "the board before the blunder",
+            &format!(
+                "return document.querySelector('#replay-ply').textContent === 'Position after {} of {moves} moves'",
+                ply - 1
+            ),
+        )
+        .await;
     if let Ok(png) = c.screenshot().await {
         let dir =
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/web-screenshots");

@@ -74,6 +74,24 @@ async function replayTo(g, doc, where, on) {
 }
 
 /**
+ * Shows the finished game after `at` moves (an engine review's marked ply, say).
+ * @param {GameShown} g
+ * @param {GameDoc} doc
+ * @param {number} at
+ * @param {ActionHooks} on
+ */
+export async function replayAt(g, doc, at, on) {
+  const n = (doc.moves || []).length;
+  if (!g.replay) {
+    const r = await apiGet(g, "replay").catch((e) => { on.error(String(e.message || e)); return none(); });
+    if (!r || !on.current()) return;
+    g.replay = { states: r.states, at: n };
+  }
+  g.replay.at = Math.max(0, Math.min(n, at));
+  on.redraw();
+}
+
+/**
  * `/api/games/<id>/<what>` for this player (its token) or the room code it came with.
  * @param {GameShown} g
  * @param {string} what

@@ -9,6 +9,7 @@ import { $, el } from "../lib/dom.js";
 import { errorText } from "../lib/link.js";
 import { link } from "../lib/session.js";
 import { authHeaders } from "../lib/identity.js";
+import { replayAt } from "./game-actions.js";
 
 /** @typedef {import("../lib/documents").GameDoc} GameDoc */
 /** @typedef {import("../wire").AnalysisResult} AnalysisResult */
@@ -62,10 +63,11 @@ export function moveItem(id, move, ply) {
 }
 
 /**
- * Under a finished game: the review, or the button asking for it.
- * @param {{id: string, code: string | null, query: string}} g
+ * Under a finished game: the review, or the button asking for it. A marked move's "show"
+ * puts the board where it was played, so the engine's move can be seen there.
+ * @param {import("./game-actions.js").GameShown} g
  * @param {GameDoc} doc
- * @param {{redraw: () => void, current: () => boolean}} on
+ * @param {import("./game-actions.js").ActionHooks} on
  */
 export function drawAnalysis(g, doc, on) {
   const box = $("#analysis");
@@ -103,7 +105,8 @@ export function drawAnalysis(g, doc, on) {
     el("p", { class: "muted", text: `${r.result.plies[0] ? r.result.plies[0].side : "first side"}'s win probability, move by move (${r.result.engine})` }),
     el("ul", { id: "analysis-marks", class: "marks" }, ...marked.map((p) => el("li", { "data-ply": p.ply, "data-mark": p.mark },
       `${p.ply}. ${p.side} ${p.move}: ${p.mark}`, p.best ? ` (best: ${p.best})` : "",
-      ` ${Math.round(p.eval * 100)}% → ${Math.round(p.after * 100)}%`))),
+      ` ${Math.round(p.eval * 100)}% → ${Math.round(p.after * 100)}% `,
+      el("button", { type: "button", "data-show": p.ply, onclick: () => replayAt(g, doc, p.ply - 1, on), text: "show" })))),
     marked.length ? null : el("p", { class: "muted", text: "No move lost much: no marks." }));
 }
 
