@@ -816,6 +816,22 @@ export type RoomInfo = {
  */
 code: string, 
 /**
+ * The host.
+ */
+host: SeatPlayer, 
+/**
+ * Seats by side name; `null` when free.
+ */
+seats: { [key in string]: JsonValue }, 
+/**
+ * `waiting`, `started` or `closed`.
+ */
+status: RoomState, 
+/**
+ * Addition: the game id once started.
+ */
+game_id?: string | null, 
+/**
  * Game kind.
  */
 kind: string, 
@@ -834,23 +850,12 @@ rated: boolean,
 /**
  * Visibility.
  */
-visibility: Visibility, 
+visibility: Visibility, };
+
 /**
- * The host.
+ * Where a room is in its life, as the wire and the store write it.
  */
-host: SeatPlayer, 
-/**
- * Seats by side name; `null` when free.
- */
-seats: { [key in string]: JsonValue }, 
-/**
- * `waiting`, `started` or `closed`.
- */
-status: string, 
-/**
- * Addition: the game id once started.
- */
-game_id?: string | null, };
+export type RoomState = "waiting" | "started" | "closed";
 
 /**
  * A player as shown in a game document's `players` and in rooms.
@@ -1309,7 +1314,7 @@ code: string,
 /**
  * The room's status: `waiting`, `started` or `closed`.
  */
-status: string, 
+status: RoomState, 
 /**
  * The game the room started, once it did.
  */

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use stoa_protocol::wire::Visibility;
+use stoa_protocol::wire::{RoomState, RoomTerms, Visibility};
 use stoa_server::domain::rating::Rating;
 use stoa_server::ids::{GameId, PlayerId};
 use stoa_server::store::memory::MemoryStore;
@@ -41,18 +41,20 @@ fn action(seq: u64, mv: &str) -> ActionRecord {
     }
 }
 
-fn room(code: &str, status: &str) -> RoomRecord {
+fn room(code: &str, status: RoomState) -> RoomRecord {
     RoomRecord {
         code: code.into(),
-        kind: "akron".into(),
-        options: json!({"size": 4}),
-        clock: json!({"kind": "none"}),
-        rated: false,
-        visibility: Visibility::Public,
+        terms: RoomTerms {
+            kind: "akron".into(),
+            options: json!({"size": 4}),
+            clock: json!({"kind": "none"}),
+            rated: false,
+            visibility: Visibility::Public,
+        },
         host: "pa".into(),
         seats: [Some("pa".into()), None],
-        status: status.into(),
-        game_id: (status == "started").then(|| "g1".into()),
+        status,
+        game_id: (status == RoomState::Started).then(|| "g1".into()),
     }
 }
 
@@ -267,38 +269,41 @@ async fn contract(store: &dyn Store) {
 
     // Rooms: only waiting ones are listed for recovery; every one reads back.
     store
-        .save_room(&room("ROOMA00001", "waiting"))
+        .save_room(&room("ROOMA00001", RoomState::Waiting))
         .await
         .unwrap();
     store
-        .save_room(&room("ROOMB00002", "waiting"))
+        .save_room(&room("ROOMB00002", RoomState::Waiting))
         .await
         .unwrap();
     assert_eq!(
         store.waiting_rooms().await.unwrap(),
-        [room("ROOMA00001", "waiting"), room("ROOMB00002", "waiting")]
+        [
+            room("ROOMA00001", RoomState::Waiting),
+            room("ROOMB00002", RoomState::Waiting)
+        ]
     );
     // A seat is claimed once: the first claim of a waiting room wins, later ones (another
     // node's joiner) find it started and write nothing.
     assert!(store
-        .claim_room(&room("ROOMA00001", "started"))
+        .claim_room(&room("ROOMA00001", RoomState::Started))
         .await
         .unwrap());
-    let mut late = room("ROOMA00001", "started");
+    let mut late = room("ROOMA00001", RoomState::Started);
     late.game_id = Some("gother".into());
     assert!(!store.claim_room(&late).await.unwrap());
     assert!(!store
-        .claim_room(&room("NOSUCHROOM", "started"))
+        .claim_room(&room("NOSUCHROOM", RoomState::Started))
         .await
         .unwrap());
     store
-        .save_room(&room("ROOMB00002", "closed"))
+        .save_room(&room("ROOMB00002", RoomState::Closed))
         .await
         .unwrap();
     assert!(store.waiting_rooms().await.unwrap().is_empty());
     assert_eq!(
         store.room(&"ROOMA00001".into()).await.unwrap(),
-        Some(room("ROOMA00001", "started"))
+        Some(room("ROOMA00001", RoomState::Started))
     );
     assert_eq!(store.room(&"NOSUCHROOM".into()).await.unwrap(), None);
 

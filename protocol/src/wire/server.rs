@@ -395,7 +395,7 @@ pub enum ServerMessage {
         /// The room's code (normalised).
         code: String,
         /// The room's status: `waiting`, `started` or `closed`.
-        status: String,
+        status: RoomState,
         /// The game the room started, once it did.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         game_id: Option<String>,

@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use stoa_protocol::wire::SeatPlayer;
+use stoa_protocol::wire::{RoomState, SeatPlayer};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
@@ -376,8 +376,9 @@ impl Recovery {
     }
 
     async fn room_from_record(&self, record: RoomRecord) -> Result<Option<Room>, StoreError> {
-        let Ok(kind) = stoa_protocol::kind(&record.kind) else {
-            tracing::warn!(room = %record.code, kind = %record.kind, "stored room of an unknown kind");
+        let terms = record.terms;
+        let Ok(kind) = stoa_protocol::kind(&terms.kind) else {
+            tracing::warn!(room = %record.code, kind = %terms.kind, "stored room of an unknown kind");
             return Ok(None);
         };
         let Some(host) = self.seat(&record.host).await? else {
@@ -389,22 +390,22 @@ impl Recovery {
                 seats[i] = self.seat(id).await?;
             }
         }
-        let status = match (record.status.as_str(), &record.game_id) {
-            ("waiting", _) => RoomStatus::Waiting,
-            ("started", Some(game_id)) => RoomStatus::Started(game_id.clone()),
+        let status = match (record.status, &record.game_id) {
+            (RoomState::Waiting, _) => RoomStatus::Waiting,
+            (RoomState::Started, Some(game_id)) => RoomStatus::Started(game_id.clone()),
             _ => RoomStatus::Closed,
         };
         // As stored, not checked again here: the room must show what it was created with;
         // its settings are checked again when its game is made.
-        let Some(setup) = GameSetup::unchecked(kind, record.options, &record.clock) else {
-            tracing::warn!(room = %record.code, clock = %record.clock, "stored room with no clock object");
+        let Some(setup) = GameSetup::unchecked(kind, terms.options, &terms.clock) else {
+            tracing::warn!(room = %record.code, clock = %terms.clock, "stored room with no clock object");
             return Ok(None);
         };
         Ok(Some(Room {
             code: record.code,
             setup,
-            rated: record.rated,
-            visibility: record.visibility,
+            rated: terms.rated,
+            visibility: terms.visibility,
             host,
             seats,
             status,

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use stoa_protocol::wire::{RoomInfo, SeatPlayer, Visibility};
+use stoa_protocol::wire::{RoomInfo, RoomState, RoomTerms, SeatPlayer, Visibility};
 
 use crate::domain::setup::GameSetup;
 use crate::game::capabilities::timed_store_call;
@@ -58,7 +58,27 @@ impl Room {
         self.setup.side_names()
     }
 
-    /// The wire form (the settings as strings and JSON, as the protocol has them).
+    /// What the room offers (the settings as strings and JSON, as the protocol has them).
+    pub fn terms(&self) -> RoomTerms {
+        RoomTerms {
+            kind: self.setup.kind_id().to_string(),
+            options: self.setup.options.clone(),
+            clock: self.setup.clock_json(),
+            rated: self.rated,
+            visibility: self.visibility,
+        }
+    }
+
+    /// Where the room is in its life, and its game once started.
+    pub fn state(&self) -> (RoomState, Option<&GameId>) {
+        match &self.status {
+            RoomStatus::Waiting => (RoomState::Waiting, None),
+            RoomStatus::Started(id) => (RoomState::Started, Some(id)),
+            RoomStatus::Closed => (RoomState::Closed, None),
+        }
+    }
+
+    /// The wire form.
     pub fn info(&self) -> RoomInfo {
         let mut seats = Map::new();
         for i in 0..2 {
@@ -70,35 +90,23 @@ impl Room {
                     .unwrap_or(Value::Null),
             );
         }
-        let (status, game_id) = match &self.status {
-            RoomStatus::Waiting => ("waiting", None),
-            RoomStatus::Started(id) => ("started", Some(id.to_string())),
-            RoomStatus::Closed => ("closed", None),
-        };
+        let (status, game_id) = self.state();
         RoomInfo {
             code: self.code.to_string(),
-            kind: self.setup.kind_id().to_string(),
-            options: self.setup.options.clone(),
-            clock: self.setup.clock_json(),
-            rated: self.rated,
-            visibility: self.visibility,
+            terms: self.terms(),
             host: self.host.clone(),
             seats,
-            status: status.to_string(),
-            game_id,
+            status,
+            game_id: game_id.map(GameId::to_string),
         }
     }
 
-    /// The persisted form (the same JSON as the wire's settings).
+    /// The persisted form (the same terms as the wire's).
     pub fn record(&self) -> RoomRecord {
-        let info = self.info();
+        let (status, game_id) = self.state();
         RoomRecord {
             code: self.code.clone(),
-            kind: info.kind,
-            options: info.options,
-            clock: info.clock,
-            rated: self.rated,
-            visibility: self.visibility,
+            terms: self.terms(),
             host: PlayerId::from(self.host.id.as_str()),
             seats: [
                 self.seats[0]
@@ -108,8 +116,8 @@ impl Room {
                     .as_ref()
                     .map(|p| PlayerId::from(p.id.as_str())),
             ],
-            status: info.status,
-            game_id: info.game_id.map(GameId::from),
+            status,
+            game_id: game_id.cloned(),
         }
     }
 }
@@ -320,16 +328,16 @@ mod tests {
         };
         let record = room.record();
         assert_eq!(
-            (record.kind.as_str(), &record.code),
+            (record.terms.kind.as_str(), &record.code),
             ("staku", &RoomCode::from("ABC"))
         );
-        assert_eq!(record.options, options);
+        assert_eq!(record.terms.options, options);
         assert_eq!(
-            record.clock.to_string(),
+            record.terms.clock.to_string(),
             clock.to_string(),
             "same JSON, same order"
         );
-        assert_eq!(room.info().clock.to_string(), clock.to_string());
+        assert_eq!(room.info().terms.clock.to_string(), clock.to_string());
         assert_eq!(room.side_names(), kind.side_names);
     }
 

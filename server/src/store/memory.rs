@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
+use stoa_protocol::wire::RoomState;
 
 use super::analysis::MemoryQueue;
 use super::{
@@ -269,7 +270,7 @@ impl Store for MemoryStore {
         let mut s = self.lock();
         if s.rooms
             .get(room.code.as_str())
-            .is_none_or(|r| r.status != "waiting")
+            .is_none_or(|r| r.status != RoomState::Waiting)
         {
             return Ok(false);
         }
@@ -374,7 +375,7 @@ impl Store for MemoryStore {
         let mut rooms: Vec<RoomRecord> = s
             .rooms
             .values()
-            .filter(|r| r.status == "waiting")
+            .filter(|r| r.status == RoomState::Waiting)
             .cloned()
             .collect();
         rooms.sort_by(|a, b| a.code.cmp(&b.code));

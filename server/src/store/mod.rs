@@ -25,7 +25,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use stoa_protocol::wire::Visibility;
+use stoa_protocol::wire::{RoomState, RoomTerms, Visibility};
 use thiserror::Error;
 
 use crate::domain::rating::Rating;
@@ -125,22 +125,16 @@ pub struct DeviceRecord {
 pub struct RoomRecord {
     /// Room code.
     pub code: RoomCode,
-    /// Game kind.
-    pub kind: String,
-    /// Validated options.
-    pub options: Value,
-    /// Clock request object.
-    pub clock: Value,
-    /// Rated flag.
-    pub rated: bool,
-    /// Visibility.
-    pub visibility: Visibility,
+    /// The game and its terms, as the wire's `RoomInfo` has them (stored as the record's
+    /// own fields).
+    #[serde(flatten)]
+    pub terms: RoomTerms,
     /// Host player id.
     pub host: PlayerId,
     /// Player ids by side index (first-acting side first).
     pub seats: [Option<PlayerId>; 2],
-    /// `waiting`, `started`, `closed`.
-    pub status: String,
+    /// Where the room is in its life.
+    pub status: RoomState,
     /// The game, once started.
     pub game_id: Option<GameId>,
 }

@@ -14,6 +14,7 @@ use super::keys::key_safe;
 use super::RedisStore;
 use crate::ids::RoomCode;
 use crate::store::{RoomRecord, StoreError, StoreResult};
+use stoa_protocol::wire::RoomState;
 
 impl RedisStore {
     /// Adds a room to (or removes it from) the waiting index, which recovery and the lobby
@@ -53,13 +54,14 @@ impl RedisStore {
             .ignore();
         let mut conn = self.conn();
         self.run(pipe.query_async::<()>(&mut conn)).await?;
-        self.index_room(&room.code, room.status == "waiting").await
+        self.index_room(&room.code, room.status == RoomState::Waiting)
+            .await
     }
 
     pub(super) async fn claim_and_index_room(&self, room: &RoomRecord) -> StoreResult<bool> {
         let claimed = self.claim_room_record(room).await?;
         if claimed {
-            self.index_room(&room.code, room.status == "waiting")
+            self.index_room(&room.code, room.status == RoomState::Waiting)
                 .await?;
         }
         Ok(claimed)
@@ -87,7 +89,7 @@ impl RedisStore {
         let mut rooms = Vec::new();
         for fields in all {
             if let Some(room) = from_fields::<RoomRecord>(fields)? {
-                if room.status == "waiting" {
+                if room.status == RoomState::Waiting {
                     rooms.push(room);
                 }
             }
