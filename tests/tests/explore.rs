@@ -17,7 +17,10 @@ async fn a_position_its_legal_moves_and_a_line_played_on_it() {
     assert_eq!(a["legal"], json!(["-d2", "b3xc3", "d3xc3"]));
     assert_eq!(a["to_act"], "black");
     assert_eq!(a["moves"], json!([]));
-    assert_eq!(a["status"], json!({"state":"playing","winner":null,"reason":null}));
+    assert_eq!(
+        a["status"],
+        json!({"state":"playing","winner":null,"reason":null})
+    );
     // The view is the game document's `state` for this position, drawn on its geometry.
     let game = stoa_protocol::kind("unane")
         .unwrap()
@@ -53,9 +56,21 @@ async fn bad_input_is_refused_clearly_and_changes_nothing() {
     let ask = json!({"t":"position.explore","kind":"unane","position":UNANE});
     let before = c.request(ask.clone()).await;
     let refusals = [
-        (json!({"kind":"chess"}), "invalid_options", "unknown game kind"),
-        (json!({"kind":"staku","options":{"max_stack":9}}), "invalid_options", "max_stack"),
-        (json!({"kind":"akron","position":"9 v"}), "bad_request", "invalid position"),
+        (
+            json!({"kind":"chess"}),
+            "invalid_options",
+            "unknown game kind",
+        ),
+        (
+            json!({"kind":"staku","options":{"max_stack":9}}),
+            "invalid_options",
+            "max_stack",
+        ),
+        (
+            json!({"kind":"akron","position":"9 v"}),
+            "bad_request",
+            "invalid position",
+        ),
         (
             json!({"kind":"unane","position":UNANE,"moves":["-d2","a1xh7"]}),
             "illegal_move",

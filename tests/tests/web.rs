@@ -4047,7 +4047,11 @@ async fn every_lesson_is_learnt_by_clicking_and_a_wrong_try_gets_a_hint() {
             if i == 2 {
                 screenshot(&c, &format!("learn-{kind}")).await;
             }
-            let next = if i + 1 < n { "#next-step" } else { "#lesson-done" };
+            let next = if i + 1 < n {
+                "#next-step"
+            } else {
+                "#lesson-done"
+            };
             c.wait()
                 .at_most(WAIT)
                 .for_element(Locator::Css(next))

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, Password, Rid,
-    Visibility, PROTOCOL_VERSION,
+    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, Password, Rid, Visibility,
+    PROTOCOL_VERSION,
 };
 
 fn default_protocol() -> u32 {
