@@ -679,27 +679,7 @@ revoke_others?: boolean, } | { "t": "account.logout",
 /**
  * Request id.
  */
-rid?: Rid | null, } | { "t": "position.explore", 
-/**
- * Request id.
- */
-rid?: Rid | null, 
-/**
- * Game kind.
- */
-kind: string, 
-/**
- * Game options (validated by the game; missing means defaults).
- */
-options: JsonValue, 
-/**
- * A position string of the kind's notation; missing means the start position.
- */
-position?: string | null, 
-/**
- * Moves to play from there, in order (any accepted input form).
- */
-moves: Array<string>, };
+rid?: Rid | null, } | { "t": "position.explore" } & ExploreRequest;
 
 /**
  * Addition: an account's name and password, to sign in with (`hello.login`).
@@ -748,6 +728,32 @@ export type DrawAction = "offer" | "accept" | "decline";
  * Error codes of protocol/docs/PROTOCOL.md's Errors section, serialised as the exact code strings.
  */
 export type ErrorCode = "bad_request" | "unknown_type" | "unauthorized" | "not_found" | "forbidden" | "not_your_turn" | "illegal_move" | "stale_seq" | "game_over" | "conflict" | "rate_limited" | "unavailable" | "invalid_options";
+
+/**
+ * `position.explore`: the position (or the kind's start) after a line of moves. Its
+ * fields are the message's own (`{"t":"position.explore","kind":...}`).
+ */
+export type ExploreRequest = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * Game kind.
+ */
+kind: string, 
+/**
+ * Game options (validated by the game; missing means defaults).
+ */
+options: JsonValue, 
+/**
+ * A position string of the kind's notation; missing means the start position.
+ */
+position?: string | null, 
+/**
+ * Moves to play from there, in order (any accepted input form).
+ */
+moves: Array<string>, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 

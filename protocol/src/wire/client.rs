@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, Password, Rid, Visibility,
-    PROTOCOL_VERSION,
+    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, ExploreRequest, Password,
+    Rid, Visibility, PROTOCOL_VERSION,
 };
 
 fn default_protocol() -> u32 {
@@ -609,20 +609,5 @@ pub enum ClientMessage {
     /// and its board view. No game is made, stored, listed or rated. Answered by
     /// [`ServerMessage::Position`]; a bad kind, options, position or move is an `error`.
     #[serde(rename = "position.explore")]
-    PositionExplore {
-        /// Request id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rid: Option<Rid>,
-        /// Game kind.
-        kind: String,
-        /// Game options (validated by the game; missing means defaults).
-        #[serde(default)]
-        options: Value,
-        /// A position string of the kind's notation; missing means the start position.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        position: Option<String>,
-        /// Moves to play from there, in order (any accepted input form).
-        #[serde(default)]
-        moves: Vec<String>,
-    },
+    PositionExplore(ExploreRequest),
 }

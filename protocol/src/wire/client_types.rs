@@ -1,6 +1,6 @@
 //! The `t` of every client message, and the rid any request carries.
 
-use super::{ClientMessage, Rid};
+use super::{ClientMessage, ExploreRequest, Rid};
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
 pub const CLIENT_TYPES: &[&str] = &[
@@ -106,7 +106,7 @@ impl ClientMessage {
             | ClientMessage::AccountLogin { rid, .. }
             | ClientMessage::AccountPassword { rid, .. }
             | ClientMessage::AccountLogout { rid }
-            | ClientMessage::PositionExplore { rid, .. } => rid.as_ref(),
+            | ClientMessage::PositionExplore(ExploreRequest { rid, .. }) => rid.as_ref(),
         }
     }
 
@@ -162,7 +162,7 @@ impl ClientMessage {
             ClientMessage::AccountLogin { .. } => "account.login",
             ClientMessage::AccountPassword { .. } => "account.password",
             ClientMessage::AccountLogout { .. } => "account.logout",
-            ClientMessage::PositionExplore { .. } => "position.explore",
+            ClientMessage::PositionExplore(_) => "position.explore",
         }
     }
 }

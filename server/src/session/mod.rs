@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 use stoa_protocol::wire::{
-    parse_client_message, ClientMessage, ErrorCode, ParseError, PlayerInfo, Rid, SeatPlayer,
-    ServerMessage, Visibility, PROTOCOL_VERSION,
+    parse_client_message, ClientMessage, ErrorCode, ExploreRequest, ParseError, PlayerInfo, Rid,
+    SeatPlayer, ServerMessage, Visibility, PROTOCOL_VERSION,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -32,6 +32,7 @@ mod arenas;
 mod bots;
 mod chat;
 mod devices;
+mod explore;
 mod games;
 mod hello;
 mod records;
@@ -360,26 +361,13 @@ impl Session {
             ClientMessage::GameBerserk { rid, game_id } => {
                 self.act(rid, game_id.into(), Act::Berserk).await
             }
-            ClientMessage::PositionExplore {
+            ClientMessage::PositionExplore(ExploreRequest {
                 rid,
                 kind,
                 options,
                 position,
                 moves,
-            } => {
-                // Pure computation on the engines: no game, nothing stored or listed.
-                let explored = crate::services::explore::explore(
-                    &kind,
-                    &options,
-                    position.as_deref(),
-                    &moves,
-                )?;
-                self.send(&ServerMessage::Position {
-                    rid,
-                    explored: Box::new(explored),
-                });
-                Ok(())
-            }
+            }) => self.explore(rid, &kind, &options, position.as_deref(), &moves),
             msg @ (ClientMessage::ArenaCreate { .. }
             | ClientMessage::ArenaWatch { .. }
             | ClientMessage::ArenaUnwatch { .. }

@@ -13,6 +13,7 @@ mod accounts;
 mod analysis;
 mod arenas;
 mod backfill;
+mod connect;
 mod devices;
 mod encoding;
 mod keys;
@@ -88,63 +89,6 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects (retrying with backoff for a few seconds), starts the health task, and
-    /// builds the leaderboards once for ratings saved before they were kept.
-    pub async fn connect(options: RedisOptions) -> StoreResult<RedisStore> {
-        let prefix = options.prefix.trim().to_string();
-        if prefix.is_empty() || prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(StoreError::Unavailable(
-                "the redis prefix must be non-empty, without spaces".into(),
-            ));
-        }
-        let conn = if options.redis_cluster {
-            let seeds: Vec<&str> = options.url.split(',').map(str::trim).collect();
-            let client = redis::cluster::ClusterClient::builder(seeds)
-                .connection_timeout(options.timeout)
-                .response_timeout(options.timeout)
-                .retries(3)
-                .build()
-                .map_err(|e| StoreError::Unavailable(format!("bad redis cluster urls: {e}")))?;
-            RedisConn::Cluster(client.get_async_connection().await.map_err(|e| {
-                StoreError::Unavailable(format!("cannot reach the redis cluster: {e}"))
-            })?)
-        } else {
-            let client = redis::Client::open(options.url.as_str())
-                .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
-            // Reconnect attempts at most half a second apart: after an outage the node is
-            // back within moments of Redis (games wait on it, with leases running).
-            let config = ConnectionManagerConfig::new()
-                .set_factor(50)
-                .set_exponent_base(2)
-                .set_max_delay(500)
-                .set_number_of_retries(6)
-                .set_connection_timeout(options.timeout)
-                .set_response_timeout(options.timeout);
-            RedisConn::Single(
-                ConnectionManager::new_with_config(client, config)
-                    .await
-                    .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?,
-            )
-        };
-        let inner = Arc::new(Inner {
-            conn,
-            prefix,
-            timeout: options.timeout,
-            up: tokio::sync::watch::Sender::new(true),
-            scripts: Scripts::new(),
-            fence: options.fence,
-            finished_retention: options.finished_retention,
-        });
-        tokio::spawn(health_task(Arc::downgrade(&inner)));
-        let store = RedisStore { inner };
-        // The boards are a view of the ratings: a failure leaves them to fill as games are
-        // rated (and is tried again at the next start), never keeps the server down.
-        if let Err(e) = store.backfill_leaderboards().await {
-            tracing::warn!(error = %e, "could not build the leaderboards from the stored ratings");
-        }
-        Ok(store)
-    }
-
     /// A connection for the cluster's own commands (leases, membership).
     pub fn connection(&self) -> RedisConn {
         self.conn()
