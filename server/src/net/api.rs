@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use tokio::sync::oneshot;
 
-use super::app::AppState;
+use super::state::AppState;
 use crate::game::Command;
 use crate::ids::{self, ArenaId, GameId, PlayerId};
 use crate::services::hub::Hub;

@@ -21,17 +21,10 @@ use crate::ids::{self, ArenaId, GameId, PlayerId, RoomCode};
 use crate::metrics::exposition;
 use crate::net::api::{self, api_error, bearer};
 use crate::net::connection::{self, ConnGuard};
+use crate::net::state::AppState;
 use crate::net::upgrade::Upgrade;
 use crate::services::hub::Hub;
 use tungstenite::protocol::WebSocketConfig;
-
-/// What every handler may use: the node's services, and the guard each live connection
-/// holds.
-#[derive(Clone)]
-pub(super) struct AppState {
-    pub(super) hub: Arc<Hub>,
-    pub(super) guard: ConnGuard,
-}
 
 /// The router over a node's services; `guard` is held by every live connection (the
 /// server waits for all to close).

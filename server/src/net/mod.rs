@@ -13,5 +13,6 @@ pub mod listener;
 pub mod outbound;
 pub mod rules;
 pub mod socket;
+mod state;
 pub mod upgrade;
 pub mod web;
