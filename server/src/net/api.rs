@@ -19,6 +19,7 @@ use super::state::AppState;
 use crate::game::Command;
 use crate::ids::{self, ArenaId, GameId, PlayerId};
 use crate::services::hub::Hub;
+use crate::store::{FinishedGame, GameRecord};
 
 /// `GET /api/lessons/{kind}`: the kind's lesson file (`protocol/lessons/<kind>.json`) as
 /// written, the same text the terminal client reads; `404` for an unknown kind.
@@ -136,17 +137,7 @@ pub(super) async fn api_record(
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let viewer = bearer(&state.hub, &headers).await;
-    match state
-        .hub
-        .records
-        .finished_for(
-            &id,
-            viewer.as_ref().map(PlayerId::as_str),
-            q.get("code").map(String::as_str),
-        )
-        .await
-    {
+    match finished_for(&state, &id, &q, &headers).await {
         Ok((setup, finished)) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             crate::services::records::record(&setup, &finished).to_text(),
@@ -154,6 +145,26 @@ pub(super) async fn api_record(
             .into_response(),
         Err(e) => api_error(e),
     }
+}
+
+/// A finished game as the record, replay and review routes show it: to whom the bearer
+/// token (if any) and the room code (`?code=`, for a private game) give access.
+async fn finished_for(
+    state: &AppState,
+    id: &GameId,
+    q: &HashMap<String, String>,
+    headers: &HeaderMap,
+) -> Result<(GameRecord, FinishedGame), crate::error::ApiError> {
+    let viewer = bearer(&state.hub, headers).await;
+    state
+        .hub
+        .records
+        .finished_for(
+            id,
+            viewer.as_ref().map(PlayerId::as_str),
+            q.get("code").map(String::as_str),
+        )
+        .await
 }
 
 /// `GET /api/games/{id}/replay`: every position of a finished game (the same access as
@@ -164,16 +175,7 @@ pub(super) async fn api_replay(
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let viewer = bearer(&state.hub, &headers).await;
-    let found = state
-        .hub
-        .records
-        .finished_for(
-            &id,
-            viewer.as_ref().map(PlayerId::as_str),
-            q.get("code").map(String::as_str),
-        )
-        .await;
+    let found = finished_for(&state, &id, &q, &headers).await;
     match found.and_then(|(setup, finished)| crate::services::records::replay(&setup, &finished)) {
         Ok(body) => Json(body).into_response(),
         Err(e) => api_error(e),
@@ -188,16 +190,7 @@ pub(super) async fn api_analysis(
     Query(q): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let viewer = bearer(&state.hub, &headers).await;
-    let found = state
-        .hub
-        .records
-        .finished_for(
-            &id,
-            viewer.as_ref().map(PlayerId::as_str),
-            q.get("code").map(String::as_str),
-        )
-        .await;
+    let found = finished_for(&state, &id, &q, &headers).await;
     if let Err(e) = found {
         return api_error(e);
     }
