@@ -21,6 +21,7 @@ import * as arena from "./pages/arena.js";
 import * as player from "./pages/player.js";
 import * as leaderboard from "./pages/leaderboard.js";
 import * as learn from "./pages/learn.js";
+import * as analysis from "./pages/analysis.js";
 
 /** @typedef {import("./lib/link.js").Incoming} Incoming */
 
@@ -50,6 +51,9 @@ function route() {
     session.view = "learn";
     const step = new URLSearchParams(location.search).get("step");
     learn.show(m[1] ? decodeURIComponent(m[1]) : null, step ? Number(step) : null);
+  } else if (p === "/analysis") {
+    session.view = "analysis";
+    analysis.show(new URLSearchParams(location.search));
   } else if ((m = p.match(/^\/leaderboard(?:\/([^/]+))?$/))) {
     session.view = "leaderboard";
     leaderboard.show(m[1] ? decodeURIComponent(m[1]) : KINDS[0]);
@@ -64,6 +68,7 @@ function leaveCurrent() {
   leavePage();
   arena.leave();
   learn.leave();
+  analysis.leave();
   if (session.view === "lobby") lobby.leave();
   game.leave();
   room.closeChat();

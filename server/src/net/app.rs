@@ -51,6 +51,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/api/kinds/{kind}", get(api::api_kind))
         .route("/api/lessons/{kind}", get(api::api_lesson))
         .route("/learn", get(shell))
+        .route("/analysis", get(shell))
         .route("/learn/{kind}", get(learn_shell))
         .route("/", get(shell))
         .route("/g/{id}", get(game_shell))

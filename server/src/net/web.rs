@@ -3,11 +3,11 @@
 //! server, no build step.
 //!
 //! Why one HTML shell for every page: the lobby (`/`), a game (`/g/<id>`), an invitation
-//! (`/r/<code>`), a player (`/p/<id>`) and a leaderboard (`/leaderboard/<kind>`) are views
-//! of the same client (`assets/app.js`), which reads the path; a reload or a shared link
-//! therefore lands on the right view. The client is native ES modules, served as they are:
-//! `lib/` what the pages share, one module per page under `pages/`, the header's panels
-//! under `panels/`.
+//! (`/r/<code>`), a player (`/p/<id>`), a leaderboard (`/leaderboard/<kind>`) and the
+//! analysis board (`/analysis`) are views of the same client (`assets/app.js`), which reads
+//! the path; a reload or a shared link therefore lands on the right view. The client is
+//! native ES modules, served as they are: `lib/` what the pages share, one module per page
+//! under `pages/`, the header's panels under `panels/`.
 
 use axum::extract::Path;
 use axum::http::{header, StatusCode};
@@ -34,14 +34,18 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("app.js"),
     js!("board.js"),
     js!("lib/api.js"),
+    js!("lib/click-move.js"),
     js!("lib/dom.js"),
     js!("lib/identity.js"),
     js!("lib/kinds.js"),
     js!("lib/link.js"),
+    js!("lib/move-tree.js"),
     js!("lib/session.js"),
     js!("lib/versioned.js"),
     js!("lib/views.js"),
     js!("lib/words.js"),
+    js!("pages/analysis.js"),
+    js!("pages/analysis-view.js"),
     js!("pages/arena.js"),
     js!("pages/game.js"),
     js!("pages/game-actions.js"),

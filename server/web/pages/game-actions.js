@@ -51,7 +51,17 @@ export function drawAfterward(g, doc, on) {
     el("span", { id: "replay-ply", text: `Position after ${at} of ${n} moves` }), " ",
     step("first"), step("back"), step("forward"), step("last"), " ",
     el("button", { type: "button", id: "record-link", onclick: () => downloadRecord(g, on), text: "Download the record" }), " ",
+    el("a", { id: "analysis-board-link", href: analysisPath(g, at), "data-nav": true, text: "Analysis board" }), " ",
     rules);
+}
+
+/**
+ * The analysis board at ply `at` of finished game `g` (with its room code when it has one).
+ * @param {GameShown} g
+ * @param {number} at
+ */
+export function analysisPath(g, at) {
+  return `/analysis?game=${encodeURIComponent(g.id)}&ply=${at}${g.code ? `&code=${encodeURIComponent(g.code)}` : ""}`;
 }
 
 /**

@@ -35,7 +35,7 @@ const WAITING = {
 };
 
 /** The signs of the marks, as on move lists elsewhere. */
-const SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+export const SIGNS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
 /**
  * The mark of ply `ply` (from 1) of game `id`, when its review is done and marks it.
@@ -101,7 +101,7 @@ export function drawAnalysis(g, doc, on) {
   const marked = r.result.plies.filter((p) => p.mark);
   box.replaceChildren(
     el("h2", { text: "Engine review" }),
-    graph(r.result),
+    evaluationGraph(r.result),
     el("p", { class: "muted", text: `${r.result.plies[0] ? r.result.plies[0].side : "first side"}'s win probability, move by move (${r.result.engine})` }),
     el("ul", { id: "analysis-marks", class: "marks" }, ...marked.map((p) => el("li", { "data-ply": p.ply, "data-mark": p.mark },
       `${p.ply}. ${p.side} ${p.move}: ${p.mark}`, p.best ? ` (best: ${p.best})` : "",
@@ -135,7 +135,7 @@ function follow(g, on) {
  * @param {{id: string, query: string}} g
  * @returns {Promise<{state: AnalysisState, result?: AnalysisResult | null} | null>}
  */
-async function fetchReview(g) {
+export async function fetchReview(g) {
   try {
     const r = await fetch(`/api/games/${encodeURIComponent(g.id)}/analysis${g.query}`, { headers: authHeaders(), cache: "no-store" });
     if (!r.ok) return null;
@@ -151,10 +151,12 @@ const H = 100;
 
 /**
  * The evaluation graph: the first side's win probability from the start through every
- * ply, a line over a middle rule, with a dot on every marked ply.
+ * ply, a line over a middle rule, with a dot on every marked ply. The analysis board draws
+ * it too, with the ply it shows (`at`) as an upright rule.
  * @param {AnalysisResult} result
+ * @param {number | null} [at]
  */
-function graph(result) {
+export function evaluationGraph(result, at = null) {
   const values = [result.start, ...result.plies.map((p) => p.first)];
   const x = (/** @type {number} */ i) => (values.length > 1 ? (i * W) / (values.length - 1) : 0);
   const y = (/** @type {number} */ v) => H - v * H;
@@ -166,6 +168,9 @@ function graph(result) {
     if (!p.mark) return;
     svg.append(svgEl("circle", { class: `mark-${p.mark}`, "data-ply": p.ply, cx: x(i + 1).toFixed(1), cy: y(p.first).toFixed(1), r: 3.5 }));
   });
+  if (at !== null && at >= 0 && at < values.length) {
+    svg.append(svgEl("line", { id: "analysis-graph-at", "data-ply": at, x1: x(at).toFixed(1), y1: 0, x2: x(at).toFixed(1), y2: H, stroke: "currentColor", "stroke-opacity": "0.6" }));
+  }
   return svg;
 }
 

@@ -15,6 +15,7 @@ import { link, session } from "../lib/session.js";
 import { KINDS, TITLES, cellsIn } from "../lib/words.js";
 import { newPage, getJson, failed } from "../lib/api.js";
 import { renderBoard, boardFacts, boardLegend } from "../board.js";
+import { clickCell, selectionView } from "../lib/click-move.js";
 
 /**
  * A step of a lesson file.
@@ -179,16 +180,13 @@ function redraw() {
   $("#status").textContent = s.message || (pos && pos.to_act && !s.solved ? `You play ${pos.to_act}.` : "");
   /** @type {string[]} */
   const legal = myTurn && pos ? pos.legal : [];
-  const cands = legal.filter((m) => startsWith(cellsIn(m), s.selected));
-  const selectable = new Set(cands.map((m) => cellsIn(m)[s.selected.length]).filter(Boolean));
+  const { selectable, exact, cellless } = selectionView(legal, s.selected);
   const view = pos ? {
     kind: lesson.kind, geometry: pos.geometry, state: pos.view, last: s.last, selectable, selected: s.selected,
   } : null;
   renderBoard($("#board"), view, onCell);
   $("#legend").textContent = view ? boardLegend(view) : "";
   $("#facts").replaceChildren(...boardFacts(view).map((f) => el("li", { text: f })));
-  const exact = s.selected.length ? cands.filter((m) => cellsIn(m).length === s.selected.length) : [];
-  const cellless = legal.filter((m) => cellsIn(m).length === 0);
   $("#candidates").replaceChildren(
     ...(s.selected.length ? [el("span", { class: "muted", text: `selected ${s.selected.join(" ")}:` })] : []),
     ...[...exact, ...cellless].map((m) => el("button", { type: "button", "data-move": m, onclick: () => attempt(m), text: m })),
@@ -197,16 +195,9 @@ function redraw() {
   const next = s.at + 1 < lesson.steps.length;
   $("#controls").replaceChildren(
     el("button", { type: "button", id: "restart", onclick: () => load(), text: "Start the step again" }),
+    el("a", { href: `/analysis?lesson=${encodeURIComponent(lesson.kind)}&step=${s.at + 1}`, "data-nav": true, id: "analyse-step", text: "Analyse this position" }),
     ...(s.solved && next ? [el("button", { type: "button", class: "primary", id: "next-step", onclick: () => { s.at += 1; load(); }, text: "Next step" })] : []),
     ...(s.solved && !next ? [el("a", { href: "/learn", "data-nav": true, class: "primary", id: "lesson-done", text: "Lesson complete: all lessons" })] : []));
-}
-
-/**
- * @param {string[]} cells
- * @param {string[]} prefix
- */
-function startsWith(cells, prefix) {
-  return prefix.length <= cells.length && prefix.every((c, i) => cells[i] === c);
 }
 
 /**
@@ -217,27 +208,13 @@ function startsWith(cells, prefix) {
 function onCell(name) {
   const s = shown;
   if (!s || !s.pos || s.solved || !s.pos.to_act) return;
-  const legal = s.pos.legal;
-  const cell = name.toLowerCase();
-  let sel = [...s.selected, cell];
-  let cands = legal.filter((m) => startsWith(cellsIn(m), sel));
-  if (!cands.length) {
-    sel = [cell];
-    cands = legal.filter((m) => startsWith(cellsIn(m), sel));
-  }
-  if (!cands.length) {
-    s.selected = [];
-    s.message = `No legal move starts at ${name}.`;
-    redraw();
+  const click = clickCell(s.pos.legal, s.selected, name);
+  if ("play" in click) {
+    attempt(click.play);
     return;
   }
-  const exact = cands.filter((m) => cellsIn(m).length === sel.length);
-  if (cands.length === 1 && exact.length === 1) {
-    attempt(exact[0]);
-    return;
-  }
-  s.selected = sel;
-  s.message = "";
+  s.selected = "selected" in click ? click.selected : [];
+  s.message = "refused" in click ? click.refused : "";
   redraw();
 }
 
