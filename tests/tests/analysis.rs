@@ -11,6 +11,7 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::browser::{screenshot, until_within, Web};
 use stoa_tests::redis::RedisServer;
 use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{Server, Table, LOOSE};
@@ -435,121 +436,38 @@ async fn a_worker_on_another_node_serves_the_cluster() {
     assert_eq!(there["result"], done["result"]);
 }
 
-/// A headless Chromium over chromedriver (as in `web.rs`), killed on drop; `None` when
-/// chromedriver is not installed.
-struct Browser {
-    driver: Child,
-    client: fantoccini::Client,
-    _profile: TempDir,
-}
-
-impl Browser {
-    async fn start() -> Option<Browser> {
-        Command::new("chromedriver")
-            .arg("--version")
-            .output()
-            .ok()
-            .filter(|o| o.status.success())?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("free port")
-            .port();
-        let driver = Command::new("chromedriver")
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn chromedriver");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let profile = TempDir::new("analysis-browser");
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--no-first-run", "--window-size=1280,1000",
-                format!("--user-data-dir={}", profile.0.display())]}),
-        );
-        let client = fantoccini::ClientBuilder::new(
-            hyper_util::client::legacy::connect::HttpConnector::new(),
-        )
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("start a browser session");
-        Some(Browser {
-            driver,
-            client,
-            _profile: profile,
-        })
-    }
-
-    /// Runs `script` (a function body) until it returns a truthy value, for up to 60 s.
-    async fn until(&self, what: &str, script: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let v = self
-                .client
-                .execute(script, vec![])
-                .await
-                .unwrap_or(Value::Null);
-            if !(v.is_null() || v == false || v == "" || v == 0) {
-                return v;
-            }
-            if Instant::now() > deadline {
-                let text = self
-                    .client
-                    .execute("return document.body.innerText", vec![])
-                    .await
-                    .unwrap_or(Value::Null);
-                panic!("timed out waiting for {what}; the page says:\n{text}");
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.driver.kill();
-        let _ = self.driver.wait();
-    }
-}
-
 /// The web page of a finished game: "Analyse" asks for the review, which waits for a worker
 /// while there is none; once a worker has done it, the evaluation graph and the blunder
 /// with the engine's move are shown, in the review and on the move list.
 #[tokio::test]
 async fn the_game_page_shows_the_graph_and_the_marked_blunder() {
-    let Some(browser) = Browser::start().await else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("analysis-browser") else {
         return;
     };
     let server = Server::start();
     let (t, ply, wins) = hung_game(&server, &server).await;
-    let c = &browser.client;
+    let c = &web.page("reviewer").await;
+    let until = |what: &'static str, script: String| async move {
+        until_within(c, what, &script, Duration::from_secs(60)).await
+    };
     c.goto(&format!("http://{}/g/{}", server.addr, t.game_id))
         .await
         .expect("open the game page");
-    browser
-        .until(
-            "the Analyse button",
-            "return !!document.querySelector('#analyse')",
-        )
-        .await;
+    until(
+        "the Analyse button",
+        "return !!document.querySelector('#analyse')".into(),
+    )
+    .await;
     c.execute("document.querySelector('#analyse').click()", vec![])
         .await
         .expect("click");
-    let waiting = browser
-        .until(
-            "the waiting state",
-            "const s = document.querySelector('#analysis-state'); \
-             return s && s.dataset.state === 'waiting_for_worker' && s.textContent",
-        )
-        .await;
+    let waiting = until(
+        "the waiting state",
+        "const s = document.querySelector('#analysis-state'); \
+         return s && s.dataset.state === 'waiting_for_worker' && s.textContent"
+            .into(),
+    )
+    .await;
     assert!(
         waiting
             .as_str()
@@ -558,24 +476,23 @@ async fn the_game_page_shows_the_graph_and_the_marked_blunder() {
         "{waiting}"
     );
     let _worker = Worker::start(&server, "browser-worker", FAST);
-    browser
-        .until(
-            "the graph",
-            "const p = document.querySelector('#analysis-graph polyline'); \
-             return p && p.getAttribute('points').split(' ').length > 2",
-        )
-        .await;
-    let marked = browser
-        .until(
-            "the marked blunder",
-            &format!(
-                "const li = document.querySelector('#analysis-marks li[data-ply=\"{ply}\"]'); \
+    until(
+        "the graph",
+        "const p = document.querySelector('#analysis-graph polyline'); \
+         return p && p.getAttribute('points').split(' ').length > 2"
+            .into(),
+    )
+    .await;
+    let marked = until(
+        "the marked blunder",
+        format!(
+            "const li = document.querySelector('#analysis-marks li[data-ply=\"{ply}\"]'); \
                  const mv = document.querySelector('#moves li[data-ply=\"{ply}\"]'); \
                  return li && mv && li.dataset.mark === 'blunder' && mv.dataset.mark === 'blunder' \
                    && [li.textContent, mv.title]"
-            ),
-        )
-        .await;
+        ),
+    )
+    .await;
     let [review, title] = [&marked[0], &marked[1]].map(|v| v.as_str().unwrap().to_string());
     assert!(review.contains("blunder"), "{review}");
     assert!(
@@ -599,19 +516,13 @@ async fn the_game_page_shows_the_graph_and_the_marked_blunder() {
     )
     .await
     .expect("click show");
-    browser
-        .until(
+    until(
             "the board before the blunder",
-            &format!(
+            format!(
                 "return document.querySelector('#replay-ply').textContent === 'Position after {} of {moves} moves'",
                 ply - 1
             ),
         )
-        .await;
-    if let Ok(png) = c.screenshot().await {
-        let dir =
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/web-screenshots");
-        let _ = std::fs::create_dir_all(&dir);
-        let _ = std::fs::write(dir.join("analysis.png"), png);
-    }
+    .await;
+    screenshot(c, "analysis").await;
 }

@@ -9,12 +9,10 @@
 #![forbid(unsafe_code)]
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::ClientBuilder;
 use serde_json::{json, Value};
+use stoa_tests::browser::{screenshot, Web};
 use stoa_tests::Server;
 
 /// What Chromium sends when it opens a page.
@@ -197,93 +195,18 @@ fn an_unknown_kind_is_the_sites_missing_page() {
 // ---------------------------------------------------------------------------------------
 // In a browser.
 
-/// chromedriver on a free port, killed on drop; `None` where it is not installed.
-struct Driver {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Driver {
-    fn start() -> Option<Driver> {
-        let bin = ["/usr/bin/chromedriver", "chromedriver"]
-            .into_iter()
-            .find(|b| {
-                Command::new(b)
-                    .arg("--version")
-                    .output()
-                    .is_ok_and(|o| o.status.success())
-            })?;
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("free port")
-            .port();
-        let child = Command::new(bin)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn chromedriver");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(Driver {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-        })
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn chromium() -> &'static str {
-    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-        .unwrap_or("/usr/bin/chromium")
-}
-
-fn screenshot_dir() -> PathBuf {
-    match std::env::var_os("STOA_SCREENSHOT_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/web-screenshots"),
-    }
-}
-
 /// Each guide's page in Chromium: every diagram is a board drawn by `board.js` (an `<svg>`
 /// with its cells, the position's pieces on them), none left empty, no script error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_diagram_of_the_guides_is_drawn_in_a_browser() {
-    let Some(driver) = Driver::start() else {
-        eprintln!("chromedriver is not installed: skipping the browser test");
+    let Some(web) = Web::start("rules-pages") else {
         return;
     };
     let server = Server::start();
-    let profile = stoa_tests::temp_dir::TempDir::new("rules-pages");
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({
-            "binary": chromium(),
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-background-networking", "--disable-sync",
-                "--window-size=1100,1500", "--hide-scrollbars",
-                format!("--user-data-dir={}", profile.0.display()),
-            ]
-        }),
-    );
-    let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&driver.url)
-        .await
-        .expect("start a browser session");
+    // Tall and without scrollbars: a screenshot shows a diagram with the text around it.
+    let c = web
+        .page_with("browser", (1100, 1500), &["--hide-scrollbars"])
+        .await;
     let base = format!("http://{}", server.addr);
     for (kind, path) in KINDS
         .iter()
@@ -346,10 +269,7 @@ async fn every_diagram_of_the_guides_is_drawn_in_a_browser() {
             )
             .await
             .expect("scroll");
-            let png = c.screenshot().await.expect("screenshot");
-            let dir = screenshot_dir();
-            std::fs::create_dir_all(&dir).expect("screenshot dir");
-            std::fs::write(dir.join(format!("rules-{kind}.png")), png).expect("write");
+            screenshot(&c, &format!("rules-{kind}")).await;
         }
     }
     // Akron's rule-4 example has its five horz and two vert balls on the board.
