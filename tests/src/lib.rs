@@ -1,13 +1,15 @@
 //! Helpers shared by the end-to-end tests: building and starting the real server binary on a
 //! free port, a websocket test client, and JSON Patch document tracking; a headless browser
-//! ([`browser`]); for the tests of the `stoa` client, its processes ([`clients`]), the
-//! terminal UI under tmux ([`tmux`]), scripted games ([`script`]), a proxy that cuts
-//! connections ([`proxy`]) and temporary config directories ([`temp_dir`]).
+//! ([`browser`]); an analysis worker ([`analysis_worker`]); for the tests of the `stoa`
+//! client, its processes ([`clients`]), the terminal UI under tmux ([`tmux`]), scripted
+//! games ([`script`]), a proxy that cuts connections ([`proxy`]) and temporary config
+//! directories ([`temp_dir`]).
 //!
 //! Why a library: every test file speaks the same protocol through the same helpers, so a
 //! test reads as the scenario it checks.
 #![forbid(unsafe_code)]
 
+pub mod analysis_worker;
 pub mod bench;
 pub mod browser;
 pub mod clients;

@@ -5,86 +5,15 @@
 //! serves a request made on the first; `stoa analyse <id>` prints the table and the graph.
 #![forbid(unsafe_code)]
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::analysis_worker::{Worker, FAST};
 use stoa_tests::browser::{screenshot, until_within, Web};
 use stoa_tests::redis::RedisServer;
 use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{Server, Table, LOOSE};
-
-/// A `stoa analyse --serve` process, killed on drop; its stdout lines arrive on `lines`.
-struct Worker {
-    child: Child,
-    lines: Receiver<String>,
-    _home: TempDir,
-}
-
-impl Worker {
-    fn start(server: &Server, tag: &str, args: &[&str]) -> Worker {
-        stoa_tests::build_binaries();
-        let home = TempDir::new(tag);
-        let mut child = Command::new(stoa_tests::binary("stoa"))
-            .args(["--server", &server.ws_url(), "analyse", "--serve"])
-            .args(args)
-            .env("STOA_CONFIG_DIR", &home.0)
-            .env_remove("STOA_SERVER")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start stoa analyse --serve");
-        let out = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Worker {
-            child,
-            lines,
-            _home: home,
-        }
-    }
-
-    /// The first line starting with `prefix`, waited for up to `within`.
-    fn line_starting(&self, prefix: &str, within: Duration) -> String {
-        let deadline = Instant::now() + within;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.starts_with(prefix) => return line,
-                Ok(_) => {}
-                Err(_) => panic!("no line starting with '{prefix}' within {within:?}"),
-            }
-        }
-    }
-
-    /// Every line printed so far.
-    fn printed(&self) -> Vec<String> {
-        self.lines.try_iter().collect()
-    }
-
-    fn kill9(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.kill9();
-    }
-}
-
-/// A fast worker's budget (the test games are small).
-const FAST: &[&str] = &["--playouts", "200", "--proof-nodes", "50000"];
 
 /// A Ūnane 4x3 game from the start, without swaps, in which the mover at some ply has a win
 /// in one, plays another move that gives the opponent a win in one, and the opponent takes

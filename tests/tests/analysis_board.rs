@@ -14,6 +14,7 @@ use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
+use stoa_tests::analysis_worker::{Worker, FAST};
 use stoa_tests::browser::{page_base, screenshot, until, Web, WAIT};
 use stoa_tests::{Client as Ws, Server, Table};
 
@@ -112,8 +113,8 @@ fn cells_in(mv: &str) -> Vec<String> {
     out
 }
 
-/// A finished public game of tiny Ūnane, stored (its record served); its moves.
-async fn finished_game(server: &Server) -> (String, Vec<String>) {
+/// A finished public game of tiny Ūnane, stored (its record served); the table and its moves.
+async fn finished_game(server: &Server) -> (Table, Vec<String>) {
     let mut t = Table::open(server, "unane", tiny(), "public").await;
     t.play_out(7, 40).await;
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -131,7 +132,28 @@ async fn finished_game(server: &Server) -> (String, Vec<String>) {
         .iter()
         .map(|m| m.as_str().expect("move").to_string())
         .collect();
-    (t.game_id.clone(), moves)
+    (t, moves)
+}
+
+/// Has a worker review game `id` (asked by one of its players); the review's result.
+async fn reviewed(server: &Server, t: &mut Table) -> Value {
+    let id = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":id}))
+        .await;
+    assert_eq!(asked["t"], "analysis", "{asked}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (status, body) = server.http_get(&format!("/api/games/{id}/analysis"));
+        assert_eq!(status, 200, "{body}");
+        let body: Value = serde_json::from_str(&body).expect("json");
+        if body["state"] == "done" {
+            return body["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "no review: {body}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// The moves of the tree's main line and of its variations, as the page shows them.
@@ -151,12 +173,24 @@ async fn the_analysis_board_steps_branches_and_reads_positions() {
     let Some((web, server)) = Web::with_server("analysis-board") else {
         return;
     };
-    let (id, moves) = finished_game(&server).await;
+    let (mut table, moves) = finished_game(&server).await;
+    let id = table.game_id.clone();
     assert!(
         moves.len() >= 4,
         "a game of {} moves: {moves:?}",
         moves.len()
     );
+    let worker = Worker::start(&server, "board-worker", FAST);
+    worker.line_starting("analysis worker", Duration::from_secs(20));
+    let review = reviewed(&server, &mut table).await;
+    // The plies the review marks, as `<ply> <mark>`.
+    let marked: Vec<String> = review["plies"]
+        .as_array()
+        .expect("plies")
+        .iter()
+        .filter(|p| p["mark"].is_string())
+        .map(|p| format!("{} {}", p["ply"], p["mark"].as_str().unwrap_or_default()))
+        .collect();
     let base = page_base(&server);
     let c = web.page("analyst").await;
 
@@ -192,6 +226,25 @@ async fn the_analysis_board_steps_branches_and_reads_positions() {
         .await
         .expect("open the board");
     shows(&c, &position_after(&moves[..2]), "the game at ply 2").await;
+    // The review: its graph with a rule at the ply shown, its marks on the game's moves.
+    let graph = until(
+        &c,
+        "the evaluation graph",
+        "const at = document.querySelector('#analysis-graph #analysis-graph-at'); \
+         const pts = document.querySelector('#analysis-graph polyline'); \
+         return at && pts && [at.dataset.ply, pts.getAttribute('points').split(' ').length]",
+    )
+    .await;
+    assert_eq!(graph, json!(["2", moves.len() + 1]));
+    let marks = c
+        .execute(
+            "return [...document.querySelectorAll('#tree > button.move[data-mark]')] \
+               .map((b) => b.dataset.ply + ' ' + b.dataset.mark)",
+            vec![],
+        )
+        .await
+        .expect("the marks");
+    assert_eq!(marks, json!(marked));
     press(&c, Key::Left).await;
     shows(&c, &position_after(&moves[..1]), "after ←").await;
     press(&c, Key::Right).await;
