@@ -30,6 +30,9 @@ import { treeView, setupForm, parseOptions } from "./analysis-view.js";
 /** The most moves one `position.explore` plays (PROTOCOL.md). */
 const MAX_LINE = 512;
 
+/** How long the board rests on a position not known yet before the engines are asked. */
+const SETTLE_MS = 120;
+
 /**
  * Where the board came from: a finished game (its id, code and moves), a lesson step, or a
  * position string.
@@ -296,6 +299,10 @@ async function goTo(b, node) {
   b.message = "";
   if (!node.data) {
     redraw();
+    // A key held down passes many positions: only the one it stops at is asked for (each
+    // request counts towards the connection's rate limit).
+    await new Promise((done) => setTimeout(done, SETTLE_MS));
+    if (shown !== b || b.at !== node) return;
     try {
       await explored(b, node);
     } catch (e) {
