@@ -128,6 +128,12 @@ impl<'a> GameDoc<'a> {
         self.doc["kind"].as_str().unwrap_or_default()
     }
 
+    /// The position the game started from, when not the kind's start (a game from a
+    /// position): its moves are played from there.
+    pub fn start(self) -> Option<&'a str> {
+        self.doc["start"].as_str()
+    }
+
     /// The two side names, first-acting side first. The registry gives the order; a kind the
     /// client does not know falls back to the order of the `players` object.
     pub fn sides(self) -> Vec<String> {

@@ -84,6 +84,8 @@ pub enum Reason {
     Aborted,
     /// A player left and the opponent claimed the win.
     Abandoned,
+    /// An operator banned a player: the banned side loses.
+    Banned,
 }
 
 impl Reason {
@@ -103,6 +105,7 @@ impl Reason {
             Reason::Passes => "passes",
             Reason::Aborted => "aborted",
             Reason::Abandoned => "abandoned",
+            Reason::Banned => "banned",
         }
     }
 }

@@ -35,6 +35,7 @@ fn core() -> Core {
             kind: k,
             options,
             clock: tc,
+            start: None,
         },
         rated: false,
         visibility: Visibility::Public,

@@ -208,6 +208,19 @@ pub struct Config {
     #[arg(long, env = "STOA_LEASE_MS", default_value_t = 5_000)]
     pub lease_ms: u64,
 
+    /// Analysis workers' keys (fishnet style): a file with one key per line (16 characters
+    /// or more; `#` comments). With it, a worker's `analysis.serve` must carry one of them;
+    /// without it any computer player may serve analysis and so write reviews into the
+    /// records: a public deployment should set it. Empty is unset.
+    #[arg(long, env = "STOA_ANALYSIS_KEYS")]
+    pub analysis_keys: Option<String>,
+
+    /// How long an analysis job stays leased to a worker without word from the worker's
+    /// node, in ms (renewed every half second, or every third of it when shorter): when a
+    /// node dies, its workers' jobs go to other workers after this.
+    #[arg(long, env = "STOA_ANALYSIS_LEASE_MS", default_value_t = 60_000)]
+    pub analysis_lease_ms: u64,
+
     /// Matchmaking: a pairing wave runs at least this often, in milliseconds (and at once
     /// when a join makes a pair possible).
     #[arg(long, env = "STOA_QUEUE_WAVE_MS", default_value_t = 1_000)]
@@ -224,6 +237,17 @@ pub struct Config {
     /// Rated matchmaking: the length of one widening step, in milliseconds.
     #[arg(long, env = "STOA_QUEUE_GAP_STEP_MS", default_value_t = 2_000)]
     pub queue_gap_step_ms: u64,
+
+    /// Operators of the console (`/admin`, `/api/admin/…`, `stoa admin`): a file with one
+    /// `<name> <token>` per line (tokens of 24 characters or more; `#` comments). Without
+    /// it the console does not exist (every admin path answers `404`).
+    #[arg(long, env = "STOA_ADMIN_FILE")]
+    pub admin_file: Option<std::path::PathBuf>,
+
+    /// A word filter for chat: a file with one word or phrase per line (`#` comments); a
+    /// chat line holding one (as a whole word, case and accents folded) is refused.
+    #[arg(long, env = "STOA_WORD_FILTER")]
+    pub word_filter: Option<std::path::PathBuf>,
 
     /// Rated matchmaking: after waiting this long (ms) a player accepts any opponent, so
     /// nobody waits forever while anyone else is in the queue.

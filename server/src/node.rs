@@ -20,6 +20,8 @@ use crate::config::Config;
 use crate::game::capabilities::Peers;
 use crate::ids;
 use crate::ids::GameId;
+use crate::services::analysis::keys::WorkerKeys;
+use crate::services::analysis::{Analysis, AnalysisSettings};
 use crate::services::hub::Hub;
 use crate::services::registries::Registries;
 use crate::services::topology::{SingleNode, Topology};
@@ -140,6 +142,40 @@ pub async fn run(
     serve(config, store, cluster, shutdown).await
 }
 
+/// The operators and the word filter the configuration names (a file that cannot be read
+/// stops the server with the reason: an operator who named one expects it to hold).
+fn moderation(config: &Config) -> std::io::Result<crate::services::moderation::Moderation> {
+    use crate::services::moderation::{Moderation, Operators, WordFilter};
+    let operators = match &config.admin_file {
+        Some(path) => Operators::load(path).map_err(std::io::Error::other)?,
+        None => Operators::default(),
+    };
+    let words = match &config.word_filter {
+        Some(path) => WordFilter::load(path).map_err(std::io::Error::other)?,
+        None => WordFilter::default(),
+    };
+    Ok(Moderation::new(operators, words))
+}
+
+/// How this node runs its analysis workers: the lease, and the workers' keys when
+/// `--analysis-keys` names a file (one that cannot be read stops the server with the
+/// reason; the keys themselves are never said). An empty name is no file.
+fn analysis_settings(config: &Config) -> std::io::Result<AnalysisSettings> {
+    let file = config.analysis_keys.as_deref();
+    let keys = match file.filter(|p| !p.is_empty()) {
+        Some(path) => {
+            let keys = WorkerKeys::load(path.as_ref()).map_err(std::io::Error::other)?;
+            tracing::info!(keys = keys.len(), "analysis workers need a key");
+            keys
+        }
+        None => WorkerKeys::default(),
+    };
+    Ok(AnalysisSettings {
+        lease: Duration::from_millis(config.analysis_lease_ms.max(1)),
+        keys,
+    })
+}
+
 /// A Redis URL without its password, for logs and messages.
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -191,7 +227,11 @@ async fn serve(
             (single.clone(), single)
         }
     };
+    let moderation = moderation(&config)?;
+    let analysis = analysis_settings(&config)?;
     let mut hub = Hub::assemble(config, store, stop_rx, registries, topology, peers);
+    hub.analysis = Analysis::start_with(hub.store.clone(), analysis);
+    hub.moderation = Arc::new(moderation);
     // The deployment's id, kept with the data: the same on every node and across restarts.
     hub.deployment = hub
         .store
@@ -217,6 +257,11 @@ async fn serve(
         .recover()
         .await
         .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
+    // Sanctions hold before anyone can connect (a banned player's first `hello` too).
+    if let Err(e) = crate::services::moderation::reload(&hub).await {
+        tracing::warn!(error = %e, "cannot read the sanctions yet; trying again");
+    }
+    crate::services::moderation::watch(hub.clone());
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = crate::net::app::router(hub.clone(), guard);
     tokio::spawn(hub.lobby.clone().run());

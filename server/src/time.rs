@@ -58,6 +58,12 @@ pub fn instant_at(source: &dyn TimeSource, ms: u64) -> Instant {
     Instant::now() + std::time::Duration::from_millis(wait)
 }
 
+/// A time (ms since the epoch) as people read it in a message: `Sun, 29 Nov 2026 04:10:00
+/// GMT` (HTTP's date format, by the `httpdate` crate hyper already uses).
+pub fn utc_text(ms: u64) -> String {
+    httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms))
+}
+
 /// The longest single timer wait: 30 days (longer than any correspondence turn).
 pub const MAX_WAIT_MS: u64 = 30 * 24 * 3_600_000;
 

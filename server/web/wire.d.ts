@@ -348,7 +348,12 @@ rid?: Rid | null,
 /**
  * Game kinds reviewed (empty: all).
  */
-kinds: Array<string>, } | { "t": "analysis.result", 
+kinds: Array<string>, 
+/**
+ * The worker's key, where the server requires one (`--analysis-keys`): a key it
+ * does not know, or none, is `forbidden`.
+ */
+key?: string | null, } | { "t": "analysis.result", 
 /**
  * Request id.
  */

@@ -2,7 +2,9 @@
 //! game that hangs a win is marked a blunder at that ply with the winning move preferred;
 //! without a worker the review waits for one; a worker killed mid-job leaves the job to
 //! another, and the result is stored exactly once; a worker on another node of a cluster
-//! serves a request made on the first; `stoa analyse <id>` prints the table and the graph.
+//! serves a request made on the first; `stoa analyse <id>` prints the table and the graph;
+//! with `--analysis-keys` only a worker with a key serves; `--analysis-lease-ms` bounds how
+//! long a dead node's job waits.
 #![forbid(unsafe_code)]
 
 use std::process::{Command, Stdio};
@@ -454,4 +456,148 @@ async fn the_game_page_shows_the_graph_and_the_marked_blunder() {
         )
     .await;
     screenshot(c, "analysis").await;
+}
+
+/// The workers' keys of a test server (`--analysis-keys`), in a file kept with the test.
+const GOOD_KEY: &str = "k-good-0123456789abcdef";
+const WRONG_KEY: &str = "k-wrong-0123456789abcdef";
+
+/// A computer player's connection (as `stoa analyse --serve` makes one).
+async fn bot(server: &Server) -> stoa_tests::Client {
+    let mut bot = stoa_tests::Client::connect(server).await;
+    let w = bot
+        .request(json!({"t":"hello","protocol":1,"name":"keyless","bot":true}))
+        .await;
+    assert_eq!(w["t"], "welcome", "{w}");
+    bot
+}
+
+/// With `--analysis-keys`, `analysis.serve` without a key or with one not in the file is
+/// `forbidden` and no job is handed out (nor by `stoa analyse --serve`, key from the
+/// environment); a worker with a key of the file reviews the game; no key is ever logged.
+#[tokio::test]
+async fn only_a_worker_with_a_key_serves_where_the_server_has_keys() {
+    let dir = TempDir::new("analysis-keys");
+    let keys = dir.0.join("keys");
+    std::fs::write(&keys, format!("# the deployment's workers\n{GOOD_KEY}\n")).unwrap();
+    let log = dir.0.join("server.log");
+    let mut args = LOOSE.to_vec();
+    args.extend(["--analysis-keys", keys.to_str().unwrap()]);
+    let server = Server::start_logging_at(&args, &log, "debug");
+    let (mut t, ply, wins) = hung_game(&server, &server).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let game_id = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":game_id}))
+        .await;
+    assert_eq!(asked["state"], "waiting_for_worker", "{asked}");
+
+    let mut b = bot(&server).await;
+    for serve in [
+        json!({"t":"analysis.serve"}),
+        json!({"t":"analysis.serve","key":WRONG_KEY}),
+        json!({"t":"analysis.serve","key":""}),
+    ] {
+        let refused = b.request(serve).await;
+        assert_eq!(refused["t"], "error", "{refused}");
+        assert_eq!(refused["code"], "forbidden", "{refused}");
+        assert_eq!(
+            refused["message"], "not an analysis worker key",
+            "{refused}"
+        );
+    }
+    let job = tokio::time::timeout(
+        Duration::from_millis(1500),
+        b.recv_where(|m| m["t"] == "analysis.job"),
+    )
+    .await;
+    assert!(job.is_err(), "a job for a refused worker: {job:?}");
+    analysis_state(
+        &server,
+        &game_id,
+        "waiting_for_worker",
+        Duration::from_secs(1),
+    )
+    .await;
+
+    // The client says the refusal and stops (its key from STOA_ANALYSIS_KEY).
+    let home = TempDir::new("analysis-wrong-key");
+    let out = Command::new(stoa_tests::binary("stoa"))
+        .args(["--server", &server.ws_url(), "analyse", "--serve"])
+        .env("STOA_CONFIG_DIR", &home.0)
+        .env("STOA_ANALYSIS_KEY", WRONG_KEY)
+        .env_remove("STOA_SERVER")
+        .stdin(Stdio::null())
+        .output()
+        .expect("stoa analyse --serve");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("error forbidden: not an analysis worker key"),
+        "{said}"
+    );
+
+    let worker = Worker::start(
+        &server,
+        "keyed-worker",
+        &[FAST, &["--key", GOOD_KEY]].concat(),
+    );
+    let done = analysis_state(&server, &game_id, "done", Duration::from_secs(60)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    drop(worker);
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(logged.contains("analysis stored"), "{logged}");
+    for key in [GOOD_KEY, WRONG_KEY] {
+        assert!(!logged.contains(key), "a key in the log");
+    }
+}
+
+/// `--analysis-lease-ms`: a job leased by a worker on a node that dies goes to a worker on
+/// another node once the short lease has run out (seconds, not the default minute), and its
+/// result is stored once.
+#[tokio::test]
+async fn a_short_lease_returns_a_dead_nodes_job_to_another_worker() {
+    let redis = RedisServer::start();
+    let dir = TempDir::new("analysis-lease");
+    let node = |id: &str| {
+        let mut args = redis.server_args("al");
+        args.extend(
+            ["--cluster", "--node-id", id, "--lease-ms", "1500"]
+                .into_iter()
+                .chain(["--analysis-lease-ms", "1500"])
+                .map(String::from),
+        );
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        Server::start_logging(&refs, &dir.0.join(format!("{id}.log")))
+    };
+    let (mut a, b) = (node("la"), node("lb"));
+    // A worker on `a` that searches for seconds per position: it holds the job when `a`
+    // dies, and `a` cannot give it back.
+    let slow = Worker::start(
+        &a,
+        "lease-slow-worker",
+        &["--playouts", "100000000", "--position-ms", "3000"],
+    );
+    slow.line_starting("analysis worker", Duration::from_secs(20));
+    let (mut t, ply, wins) = hung_game(&b, &b).await;
+    let moves = t.host_doc.doc["moves"].as_array().unwrap().len();
+    let game_id = t.game_id.clone();
+    let asked = t
+        .host
+        .request(json!({"t":"analysis.request","game_id":game_id}))
+        .await;
+    assert_eq!(asked["t"], "analysis", "{asked}");
+    slow.line_starting("job ", Duration::from_secs(10));
+    analysis_state(&b, &game_id, "running", Duration::from_secs(2)).await;
+    a.kill9();
+
+    // Within the default lease (a minute) only if the short one is used.
+    let fast = Worker::start(&b, "lease-fast-worker", FAST);
+    fast.line_starting("analysis worker", Duration::from_secs(20));
+    let done = analysis_state(&b, &game_id, "done", Duration::from_secs(40)).await;
+    assert_blunder_at(&done["result"], ply, &wins, moves);
+    fast.line_starting("job ", Duration::from_secs(5));
+    let logged = std::fs::read_to_string(dir.0.join("lb.log")).unwrap_or_default();
+    assert_eq!(logged.matches("analysis stored").count(), 1, "{logged}");
 }

@@ -1,7 +1,8 @@
 //! The analysis queue's part of the `Store` contract, run against the in-memory store, Redis
 //! and a Redis Cluster alike: a game is queued once, a player has one pending request, a
 //! job is leased to one worker at a time, a lease given back or run out returns the job to
-//! the front of the queue, and a result is stored only under the current lease (once).
+//! the front of the queue, and a result is stored only under the current lease (once). In
+//! Redis a done review expires with its game's record.
 
 use std::time::Duration;
 
@@ -146,4 +147,95 @@ async fn redis_cluster_store_keeps_the_analysis_contract() {
     .await
     .unwrap();
     analysis_contract(&store).await;
+}
+
+/// A reply's integer (`:N\r\n`).
+fn integer(reply: Option<String>) -> i64 {
+    let reply = reply.expect("a reply");
+    reply
+        .trim()
+        .strip_prefix(':')
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not an integer: {reply}"))
+}
+
+/// In Redis a done review leaves the queue's hashes for a key of its own, which lives as
+/// long as the game's record: the record's remaining time, or (no record) the retention of
+/// a record; nothing of it stays behind once it expired.
+#[tokio::test]
+async fn redis_reviews_expire_with_their_records() {
+    let redis = RedisServer::start();
+    let store = RedisStore::connect(RedisOptions {
+        url: redis.url(),
+        prefix: "ar".into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: Some(Duration::from_millis(400)),
+    })
+    .await
+    .unwrap();
+    let (g1, g2) = (GameId::from("gr1"), GameId::from("gr2"));
+    let ann = PlayerId::from("pann");
+    let result = json!({"start": 0.5, "plies": [], "engine": "t"});
+    // g1's record has a minute to live (as `finish_game` leaves it under a retention).
+    assert!(redis
+        .command("SET ar:game:{gr1}:final x PX 60000")
+        .is_some_and(|r| r.starts_with("+OK")));
+    for (game, lease) in [(&g1, "l1"), (&g2, "l2")] {
+        assert_eq!(
+            store.request_analysis(game, &ann).await.unwrap(),
+            AnalysisRequested::Queued
+        );
+        assert_eq!(
+            store.take_analysis_job(lease, 1_000, 60_000).await.unwrap(),
+            Some(game.clone())
+        );
+        assert!(store.complete_analysis(game, lease, &result).await.unwrap());
+        let done = store.analysis(game).await.unwrap().unwrap();
+        assert_eq!(done.status, AnalysisStatus::Done);
+        assert_eq!(done.requested_by, ann);
+        assert_eq!(done.result, Some(result.clone()));
+    }
+    // The hashes hold only what is queued or running.
+    for part in ["state", "by", "lease", "pending"] {
+        let n = integer(redis.command(&format!("HLEN ar:analysis:{{analysis}}:{part}")));
+        assert_eq!(n, 0, "{part}");
+    }
+    let ttl = integer(redis.command("PTTL ar:analysis:{analysis}:review:gr1"));
+    assert!((50_000..=60_000).contains(&ttl), "the record's time: {ttl}");
+    let ttl = integer(redis.command("PTTL ar:analysis:{analysis}:review:gr2"));
+    assert!((1..=400).contains(&ttl), "a record's retention: {ttl}");
+    // Expired with its (absent) record: nothing is left of g2's review.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(store.analysis(&g2).await.unwrap(), None);
+    assert_eq!(
+        integer(redis.command("EXISTS ar:analysis:{analysis}:review:gr2")),
+        0
+    );
+    assert_eq!(
+        store.analysis(&g1).await.unwrap().map(|e| e.status),
+        Some(AnalysisStatus::Done)
+    );
+    // Without retention a review is kept for good, as its record is.
+    let forever = RedisStore::connect(RedisOptions {
+        url: redis.url(),
+        prefix: "af".into(),
+        timeout: Duration::from_millis(500),
+        fence: None,
+        redis_cluster: false,
+        finished_retention: None,
+    })
+    .await
+    .unwrap();
+    forever.request_analysis(&g1, &ann).await.unwrap();
+    forever
+        .take_analysis_job("l3", 1_000, 60_000)
+        .await
+        .unwrap();
+    assert!(forever.complete_analysis(&g1, "l3", &result).await.unwrap());
+    assert_eq!(
+        integer(redis.command("PTTL af:analysis:{analysis}:review:gr1")),
+        -1
+    );
 }

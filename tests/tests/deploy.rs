@@ -320,6 +320,32 @@ fn compose_runs_three_nodes_after_a_healthy_redis_that_syncs_every_write() {
         analysis["depends_on"]["stoa2"]["condition"].as_str(),
         Some("service_healthy")
     );
+    // Only a worker with a key serves: the nodes read the keys' file from the secret the
+    // worker's own key (required) makes.
+    assert!(
+        analysis["environment"]["STOA_ANALYSIS_KEY"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("${STOA_ANALYSIS_KEY:?")),
+        "the worker's key must be required: {:?}",
+        analysis["environment"]
+    );
+    assert_eq!(
+        doc["secrets"]["analysis-keys"]["environment"].as_str(),
+        Some("STOA_ANALYSIS_KEY")
+    );
+    for (name, node) in &nodes {
+        assert_eq!(
+            node["environment"]["STOA_ANALYSIS_KEYS"].as_str(),
+            Some("/run/secrets/analysis-keys"),
+            "{name}"
+        );
+        assert!(
+            node["secrets"]
+                .as_sequence()
+                .is_some_and(|s| s.iter().any(|v| v.as_str() == Some("analysis-keys"))),
+            "{name} mounts the keys"
+        );
+    }
     for monitoring in ["prometheus", "grafana"] {
         assert_eq!(
             services[monitoring]["profiles"][0].as_str(),
@@ -661,7 +687,9 @@ fn compose_file_passes_docker_compose_config() {
     };
     let check = |path: &Path| {
         let mut cmd = compose_command().expect("compose");
-        // Offline: `config` only parses, interpolates and validates the file.
+        // Offline: `config` only parses, interpolates and validates the file (the workers'
+        // key is required).
+        cmd.env("STOA_ANALYSIS_KEY", "0123456789abcdef0123456789abcdef");
         run(cmd
             .arg("-f")
             .arg(path)

@@ -289,3 +289,79 @@ async fn a_crash_inside_a_games_creation_is_repaired_on_restart() {
     let guest_again = Client::with_token(&server, &tokens.1).await;
     assert_eq!(guest_again.welcome["games"], json!([]));
 }
+
+/// A game from a position (`bot.play` with a `position`) survives a restart like any other:
+/// rebuilt from its start and its log, the same document (its `start` included), and it plays
+/// on from there. The bot here is a scripted computer player (`hello` with `"bot": true`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_from_a_position_survives_a_restart() {
+    const POSITION: &str = ".....b/.w..w./.bw.../b...w. b 2";
+    let redis = RedisServer::start();
+    let server = redis.start_server("from");
+    let mut bot = Client::connect(&server).await;
+    let w = bot
+        .request(json!({"t":"hello","protocol":1,"name":"bot","bot":true}))
+        .await;
+    assert_eq!(w["t"], "welcome", "{w}");
+    let ok = bot
+        .request(json!({"t":"bot.serve","kinds":["unane"],"levels":[1]}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let mut person = Client::guest(&server, "learner").await;
+    let room = person
+        .request(
+            json!({"t":"bot.play","kind":"unane","options":{},"clock":{"kind":"none"},
+            "level":1,"side":"white","position":POSITION}),
+        )
+        .await;
+    assert_eq!(room["room"]["start"], POSITION, "{room}");
+    let invite = bot.recv_where(|m| m["t"] == "bot.invite").await;
+    let joined = bot
+        .request(json!({"t":"room.join","code":invite["code"]}))
+        .await;
+    assert_eq!(joined["t"], "room", "{joined}");
+    let started = person.recv_where(|m| m["t"] == "game.started").await;
+    let game_id = started["game_id"].as_str().unwrap().to_string();
+    let code = room["room"]["code"].as_str().unwrap().to_string();
+    // Black (the bot) acts first in the position.
+    let mv = bot.first_legal(&game_id).await;
+    let ok = bot
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let (status, before) = server.api_game(&game_id, Some(&code));
+    assert_eq!(status, 200);
+    assert_eq!(before["start"], POSITION);
+    assert_eq!(before["moves"], json!([mv]));
+
+    drop(server); // kill -9
+    let server = redis.start_server("from");
+
+    let mut person = Client::with_token(&server, &person.token).await;
+    assert_eq!(person.welcome["games"], json!([game_id]));
+    let snap = person
+        .request(json!({"t":"game.watch","game_id":game_id}))
+        .await;
+    assert_eq!(snap["t"], "game.snapshot", "{snap}");
+    let doc = &snap["doc"];
+    for member in [
+        "start", "options", "moves", "position", "state", "players", "to_act",
+    ] {
+        assert_eq!(doc[member], before[member], "{member} after the restart");
+    }
+    // It plays on from there: the person's move is checked against the position the log
+    // rebuilt from the start.
+    let mv = person.first_legal(&game_id).await;
+    let ok = person
+        .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
+        .await;
+    assert_eq!(ok["t"], "ok", "{ok}");
+    let kind = stoa_protocol::kind("unane").unwrap();
+    let mut game = kind.from_position(&doc["options"], POSITION).unwrap();
+    for m in doc["moves"].as_array().unwrap() {
+        game.play(m.as_str().unwrap()).unwrap();
+    }
+    game.play(&mv).unwrap();
+    let (_, after) = server.api_game(&game_id, Some(&code));
+    assert_eq!(after["position"], game.position(), "{after}");
+}

@@ -50,6 +50,7 @@ fn room(code: &str, status: RoomState) -> RoomRecord {
             clock: json!({"kind": "none"}),
             rated: false,
             visibility: Visibility::Public,
+            start: None,
         },
         host: "pa".into(),
         seats: [Some("pa".into()), None],
@@ -107,6 +108,7 @@ async fn contract(store: &dyn Store) {
         created_ms: 42,
         rematch_of: None,
         arena: None,
+        start: None,
     };
     store.create_game(&game).await.unwrap();
     assert!(matches!(
@@ -336,9 +338,63 @@ async fn contract(store: &dyn Store) {
     );
     leaderboard_contract(store).await;
     devices_contract(store).await;
+    lessons_contract(store).await;
     accounts_contract(store).await;
     arenas_contract(store).await;
     store.ping().await.unwrap();
+}
+
+/// Lesson steps: a set per player and kind (a step added twice is kept once), read for the
+/// kinds asked, sorted; players and kinds apart; unsafe ids read as nothing.
+async fn lessons_contract(store: &dyn Store) {
+    let pa: PlayerId = "pa".into();
+    let pb: PlayerId = "pb".into();
+    let kinds = ["unane", "staku", "akron"];
+    assert!(store.lesson_steps(&pa, &kinds).await.unwrap().is_empty());
+    let steps = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    store
+        .add_lesson_steps(&pa, "unane", &steps(&["removal", "capture"]))
+        .await
+        .unwrap();
+    store
+        .add_lesson_steps(&pa, "unane", &steps(&["capture", "one-group"]))
+        .await
+        .unwrap();
+    store
+        .add_lesson_steps(&pa, "akron", &steps(&["add"]))
+        .await
+        .unwrap();
+    store.add_lesson_steps(&pa, "staku", &[]).await.unwrap();
+    store
+        .add_lesson_steps(&pb, "staku", &steps(&["far"]))
+        .await
+        .unwrap();
+    let done = store.lesson_steps(&pa, &kinds).await.unwrap();
+    assert_eq!(
+        done.into_iter().collect::<Vec<_>>(),
+        [
+            ("akron".to_string(), steps(&["add"])),
+            ("unane".to_string(), steps(&["capture", "one-group", "removal"])),
+        ]
+    );
+    // Only the kinds asked.
+    let only = store.lesson_steps(&pa, &["akron"]).await.unwrap();
+    assert_eq!(only.len(), 1);
+    assert_eq!(only["akron"], steps(&["add"]));
+    let b = store.lesson_steps(&pb, &kinds).await.unwrap();
+    assert_eq!(b.len(), 1);
+    assert_eq!(b["staku"], steps(&["far"]));
+    // An id or kind that cannot be a key reads as nothing done.
+    assert!(store
+        .lesson_steps(&"p:x".into(), &kinds)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .lesson_steps(&pa, &["una ne"])
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 /// Arenas: one conditional write per version, and the open index.

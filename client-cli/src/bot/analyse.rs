@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use stoa_protocol::wire::{AnalysisResult, AnalysisState, ClientMessage, ServerMessage};
+use stoa_protocol::wire::{
+    AnalysisRequestBody, AnalysisResult, AnalysisResultBody, AnalysisServeBody, AnalysisState,
+    ClientMessage, ServerMessage,
+};
 use tokio::time::Instant;
 
 use super::review::{review, Budget};
@@ -32,6 +35,10 @@ pub struct AnalyseArgs {
     /// With `--serve`: the kinds reviewed, comma-separated (default: all).
     #[arg(long, requires = "serve")]
     kinds: Option<String>,
+    /// With `--serve`: the worker's key, where the server requires one (its operator
+    /// gives it: `--analysis-keys` of the server).
+    #[arg(long, env = "STOA_ANALYSIS_KEY", hide_env_values = true)]
+    key: Option<String>,
     /// With `--serve`: playouts of the tree search per position.
     #[arg(long, default_value_t = Budget::default().playouts)]
     playouts: u32,
@@ -73,11 +80,11 @@ impl AnalyseArgs {
         let until = Instant::now() + Duration::from_secs(self.wait);
         let mut said = None;
         loop {
-            let msg = ClientMessage::AnalysisRequest {
+            let msg = ClientMessage::AnalysisRequest(AnalysisRequestBody {
                 rid: None,
                 game_id: game.clone(),
                 code: self.code.clone(),
-            };
+            });
             let (state, result) = match conn.request(msg).await {
                 Ok(ServerMessage::Analysis { state, result, .. }) => (state, result),
                 Ok(other) => {
@@ -120,7 +127,11 @@ impl AnalyseArgs {
             .map(|k| k.trim().to_ascii_lowercase())
             .filter(|k| !k.is_empty())
             .collect();
-        let serve = ClientMessage::AnalysisServe { rid: None, kinds };
+        let serve = ClientMessage::AnalysisServe(AnalysisServeBody {
+            rid: None,
+            kinds,
+            key: self.key.clone(),
+        });
         if let Err(e) = conn.request(serve.clone()).await {
             eprintln!("error {}: {}", e.code(), e.message());
             return Err(ExitCode::FAILURE);
@@ -160,11 +171,11 @@ impl AnalyseArgs {
                             continue;
                         }
                     };
-                    let msg = ClientMessage::AnalysisResult {
+                    let msg = ClientMessage::AnalysisResult(AnalysisResultBody {
                         rid: None,
                         job: job.clone(),
                         result,
-                    };
+                    });
                     match conn.request(msg).await {
                         Ok(_) => println!("job {job} done"),
                         Err(e) => eprintln!("job {job}: {} {}", e.code(), e.message()),

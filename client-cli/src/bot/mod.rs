@@ -67,25 +67,33 @@ pub struct BotArgs {
 }
 
 /// The action a level-`level` search picks for the side to act, in canonical notation,
-/// after `moves` from the start of a `kind` game with `options`.
+/// after `moves` from the start of a `kind` game with `options`: `from` is the position the
+/// game started from (`None`: the kind's start) and the moves played since.
 pub fn think(
     kind: &str,
     options: &Value,
-    moves: &[String],
+    from: (Option<&str>, &[String]),
     level: u8,
     budget: Duration,
     rng: &mut Rng,
 ) -> Result<Option<String>, String> {
     fn run<G: knowledge::Knowledge>(
         options: &Value,
-        moves: &[String],
+        (start, moves): (Option<&str>, &[String]),
         level: u8,
         budget: Duration,
         rng: &mut Rng,
     ) -> Result<Option<String>, String> {
         let options: G::Options =
             serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
-        let mut game = G::start(&options);
+        // A game from a position (its document's `start`) is played on from there, never
+        // from the kind's start.
+        let mut game = match start {
+            Some(position) => {
+                G::from_position(&options, position).map_err(|e| format!("start: {e}"))?
+            }
+            None => G::start(&options),
+        };
         for m in moves {
             let a = game.parse_action(m).map_err(|e| format!("{m}: {e}"))?;
             game.apply(a);
@@ -93,10 +101,10 @@ pub fn think(
         Ok(search::choose(&game, level, budget, rng).map(|a| game.format_action(a)))
     }
     match kind {
-        "unane" => run::<Unane>(options, moves, level, budget, rng),
-        "staku" => run::<Staku>(options, moves, level, budget, rng),
-        "akron" => run::<Akron>(options, moves, level, budget, rng),
-        "akunur" => run::<Akunur>(options, moves, level, budget, rng),
+        "unane" => run::<Unane>(options, from, level, budget, rng),
+        "staku" => run::<Staku>(options, from, level, budget, rng),
+        "akron" => run::<Akron>(options, from, level, budget, rng),
+        "akunur" => run::<Akunur>(options, from, level, budget, rng),
         other => Err(format!("no search for game kind '{other}'")),
     }
 }
@@ -217,7 +225,7 @@ mod tests {
             let mv = think(
                 kind,
                 &options,
-                &[first],
+                (None, &[first]),
                 1,
                 Duration::from_millis(20),
                 &mut rng,
@@ -226,6 +234,45 @@ mod tests {
             .expect("a move");
             assert!(game.legal_notations().contains(&mv), "{kind}: {mv}");
         }
-        assert!(think("chess", &json!({}), &[], 1, Duration::ZERO, &mut rng).is_err());
+        assert!(think(
+            "chess",
+            &json!({}),
+            (None, &[]),
+            1,
+            Duration::ZERO,
+            &mut rng
+        )
+        .is_err());
+    }
+
+    /// A game from a position (every lesson step's, as "play on from here" starts them) is
+    /// thought over from that position and the moves since, never from the kind's start.
+    #[test]
+    fn thinks_from_a_start_position() {
+        let mut rng = Rng::new(5);
+        for kind in stoa_protocol::lessons::kinds() {
+            let k = stoa_protocol::kind(kind).unwrap();
+            for step in stoa_protocol::lessons::lesson(kind).unwrap().steps {
+                let options = k.validate_options(&step.options).unwrap();
+                let mut game = k.from_position(&options, &step.position).unwrap();
+                if game.outcome().is_some() {
+                    continue;
+                }
+                let first = game.legal_notations()[0].clone();
+                game.play(&first).unwrap();
+                if game.outcome().is_some() {
+                    continue;
+                }
+                let from = (Some(step.position.as_str()), std::slice::from_ref(&first));
+                let mv = think(kind, &options, from, 1, Duration::from_millis(20), &mut rng)
+                    .unwrap()
+                    .expect("a move");
+                assert!(
+                    game.legal_notations().contains(&mv),
+                    "{kind} {}: {mv}",
+                    step.id
+                );
+            }
+        }
     }
 }

@@ -380,6 +380,7 @@ impl<'a> Player<'a> {
         let kind = doc.kind().to_string();
         let options = doc.options().clone();
         let moves: Vec<String> = doc.moves().iter().map(|m| m.to_string()).collect();
+        let start = doc.start().map(str::to_string);
         let side = mine.unwrap_or_default();
         let think_for = budget(
             doc.clock(),
@@ -389,7 +390,8 @@ impl<'a> Player<'a> {
         let level = self.level;
         let thoughts = thoughts.clone();
         tokio::task::spawn_blocking(move || {
-            let r = think(&kind, &options, &moves, level, think_for, &mut search_rng);
+            let from = (start.as_deref(), moves.as_slice());
+            let r = think(&kind, &options, from, level, think_for, &mut search_rng);
             let _ = thoughts.send((seq, r));
         });
     }

@@ -97,7 +97,12 @@ fn replay(text: &str) -> Result<Replay, String> {
         None => Value::Null,
     };
     let options = kind.validate_options(&options).map_err(|e| e.to_string())?;
-    let mut game = kind.start(&options).map_err(|e| e.to_string())?;
+    // A game from a position has a `Start` tag: its moves are played from there.
+    let mut game = match record.tag("Start") {
+        Some(start) => kind.from_position(&options, start),
+        None => kind.start(&options),
+    }
+    .map_err(|e| e.to_string())?;
     let sides = Sides(kind.side_names.iter().map(|s| s.to_string()).collect());
     let frame = |game: &dyn stoa_protocol::AnyGame, last: Option<&String>| {
         let state = board::drawable(kind_id, &options, &game.view());

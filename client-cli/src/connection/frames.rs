@@ -54,7 +54,9 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::RoomChatHistory { rid, .. }
         | ServerMessage::Arena { rid, .. }
         | ServerMessage::Analysis { rid, .. }
-        | ServerMessage::Position { rid, .. } => rid.as_ref(),
+        | ServerMessage::Position { rid, .. }
+        | ServerMessage::Reported { rid, .. }
+        | ServerMessage::LessonsProgress { rid, .. } => rid.as_ref(),
         ServerMessage::GameDiff { .. }
         | ServerMessage::GameCrowd { .. }
         | ServerMessage::GameStarted { .. }
@@ -67,7 +69,8 @@ pub(super) fn rid_of(msg: &ServerMessage) -> Option<&Rid> {
         | ServerMessage::ChatHistory { .. }
         | ServerMessage::ChatSpectators { .. }
         | ServerMessage::RoomChat { .. }
-        | ServerMessage::ArenaDiff { .. } => None,
+        | ServerMessage::ArenaDiff { .. }
+        | ServerMessage::Moderation { .. } => None,
     }
 }
 

@@ -126,6 +126,7 @@ impl Start {
                 clock: Some(clock),
                 level,
                 side,
+                position: None,
             },
             Start::Join { code } => ClientMessage::RoomJoin { rid: None, code },
             Start::Watch { target } => watch_request(target),

@@ -4,8 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    AnalysisResult, ArenaSettings, ChatChannel, Credentials, DrawAction, ExploreRequest, Password,
-    Rid, Visibility, PROTOCOL_VERSION,
+    AnalysisRequestBody, AnalysisResultBody, AnalysisServeBody, ArenaSettings, ChatChannel,
+    Credentials, DrawAction, ExploreRequest, LessonDone, LessonsProgressRequest, Password,
+    ReportRequest, Rid, Visibility, PROTOCOL_VERSION,
 };
 
 fn default_protocol() -> u32 {
@@ -263,42 +264,15 @@ pub enum ClientMessage {
         /// Levels (1-5).
         levels: Vec<u8>,
     },
-    /// Addition: ask for the engine review of a finished game (see `analysis`): queued for
-    /// an analysis worker once per game, one pending request per player at a time.
+    /// Addition: ask for the engine review of a finished game ([`AnalysisRequestBody`]).
     #[serde(rename = "analysis.request")]
-    AnalysisRequest {
-        /// Request id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rid: Option<Rid>,
-        /// The finished game.
-        game_id: String,
-        /// The room code of a private game.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<String>,
-    },
-    /// Addition: an analysis worker (`stoa analyse --serve`) is free for a job (games of
-    /// `kinds`, every kind when empty); it gets `analysis.job`, one at a time, and says
-    /// this again when free.
+    AnalysisRequest(AnalysisRequestBody),
+    /// Addition: an analysis worker is free for a job ([`AnalysisServeBody`]).
     #[serde(rename = "analysis.serve")]
-    AnalysisServe {
-        /// Request id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rid: Option<Rid>,
-        /// Game kinds reviewed (empty: all).
-        #[serde(default)]
-        kinds: Vec<String>,
-    },
-    /// Addition: a worker's review of the job it was given (`analysis.job`).
+    AnalysisServe(AnalysisServeBody),
+    /// Addition: a worker's review of its job ([`AnalysisResultBody`]).
     #[serde(rename = "analysis.result")]
-    AnalysisResult {
-        /// Request id.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rid: Option<Rid>,
-        /// The job, as `analysis.job` named it.
-        job: String,
-        /// The review.
-        result: AnalysisResult,
-    },
+    AnalysisResult(AnalysisResultBody),
     /// Addition: play the computer: a private room is made for the caller (answered like
     /// `room.create`) and a serving bot of that level is invited to it.
     #[serde(rename = "bot.play")]
@@ -319,6 +293,10 @@ pub enum ClientMessage {
         /// The caller's side, or `random` (default).
         #[serde(default = "default_side")]
         side: String,
+        /// Addition: a position string to start from instead of the kind's start ("play
+        /// on from here against the computer"); absent: the start position.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<String>,
     },
     /// Addition: say a line in a game's chat (see [`ChatChannel`] for who reads it).
     #[serde(rename = "chat.say")]
@@ -610,4 +588,13 @@ pub enum ClientMessage {
     /// [`ServerMessage::Position`]; a bad kind, options, position or move is an `error`.
     #[serde(rename = "position.explore")]
     PositionExplore(ExploreRequest),
+    /// Addition: a step of a lesson is done: `ok` (idempotent).
+    #[serde(rename = "lesson.done")]
+    LessonDone(LessonDone),
+    /// Addition: the lesson steps this player has done: [`ServerMessage::LessonsProgress`].
+    #[serde(rename = "lessons.progress")]
+    LessonsProgress(LessonsProgressRequest),
+    /// Addition: a report about a player (moderation), answered by `reported`.
+    #[serde(rename = "report")]
+    Report(ReportRequest),
 }

@@ -1,6 +1,9 @@
 //! The `t` of every client message, and the rid any request carries.
 
-use super::{ClientMessage, ExploreRequest, Rid};
+use super::{
+    AnalysisRequestBody, AnalysisResultBody, AnalysisServeBody, ClientMessage, ExploreRequest,
+    LessonDone, LessonsProgressRequest, ReportRequest, Rid,
+};
 
 /// Every `t` a client may send, in [`ClientMessage`] order.
 pub const CLIENT_TYPES: &[&str] = &[
@@ -51,6 +54,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "account.password",
     "account.logout",
     "position.explore",
+    "lesson.done",
+    "lessons.progress",
 ];
 
 impl ClientMessage {
@@ -79,9 +84,9 @@ impl ClientMessage {
             | ClientMessage::History { rid, .. }
             | ClientMessage::BotServe { rid, .. }
             | ClientMessage::BotPlay { rid, .. }
-            | ClientMessage::AnalysisRequest { rid, .. }
-            | ClientMessage::AnalysisServe { rid, .. }
-            | ClientMessage::AnalysisResult { rid, .. }
+            | ClientMessage::AnalysisRequest(AnalysisRequestBody { rid, .. })
+            | ClientMessage::AnalysisServe(AnalysisServeBody { rid, .. })
+            | ClientMessage::AnalysisResult(AnalysisResultBody { rid, .. })
             | ClientMessage::Player { rid, .. }
             | ClientMessage::Leaderboard { rid, .. }
             | ClientMessage::ChatSay { rid, .. }
@@ -106,7 +111,10 @@ impl ClientMessage {
             | ClientMessage::AccountLogin { rid, .. }
             | ClientMessage::AccountPassword { rid, .. }
             | ClientMessage::AccountLogout { rid }
-            | ClientMessage::PositionExplore(ExploreRequest { rid, .. }) => rid.as_ref(),
+            | ClientMessage::PositionExplore(ExploreRequest { rid, .. })
+            | ClientMessage::LessonDone(LessonDone { rid, .. })
+            | ClientMessage::LessonsProgress(LessonsProgressRequest { rid })
+            | ClientMessage::Report(ReportRequest { rid, .. }) => rid.as_ref(),
         }
     }
 
@@ -135,9 +143,9 @@ impl ClientMessage {
             ClientMessage::History { .. } => "history",
             ClientMessage::BotServe { .. } => "bot.serve",
             ClientMessage::BotPlay { .. } => "bot.play",
-            ClientMessage::AnalysisRequest { .. } => "analysis.request",
-            ClientMessage::AnalysisServe { .. } => "analysis.serve",
-            ClientMessage::AnalysisResult { .. } => "analysis.result",
+            ClientMessage::AnalysisRequest(_) => "analysis.request",
+            ClientMessage::AnalysisServe(_) => "analysis.serve",
+            ClientMessage::AnalysisResult(_) => "analysis.result",
             ClientMessage::Player { .. } => "player",
             ClientMessage::Leaderboard { .. } => "leaderboard",
             ClientMessage::ChatSay { .. } => "chat.say",
@@ -163,6 +171,9 @@ impl ClientMessage {
             ClientMessage::AccountPassword { .. } => "account.password",
             ClientMessage::AccountLogout { .. } => "account.logout",
             ClientMessage::PositionExplore(_) => "position.explore",
+            ClientMessage::LessonDone(_) => "lesson.done",
+            ClientMessage::LessonsProgress(_) => "lessons.progress",
+            ClientMessage::Report(_) => "report",
         }
     }
 }

@@ -11,6 +11,7 @@
 
 mod accounts;
 mod analysis;
+mod analysis_requests;
 mod arena;
 mod chat;
 mod client;
@@ -18,6 +19,8 @@ mod client_types;
 mod error;
 mod explore;
 mod game;
+mod lessons;
+mod moderation;
 mod move_scan;
 mod parse;
 mod rid;
@@ -26,6 +29,7 @@ mod server;
 
 pub use accounts::*;
 pub use analysis::*;
+pub use analysis_requests::*;
 pub use arena::*;
 pub use chat::*;
 pub use client::*;
@@ -33,6 +37,8 @@ pub use client_types::*;
 pub use error::*;
 pub use explore::*;
 pub use game::*;
+pub use lessons::*;
+pub use moderation::*;
 pub use parse::*;
 pub use rid::*;
 pub use rooms::*;

@@ -56,6 +56,10 @@ pub struct RoomTerms {
     pub rated: bool,
     /// Visibility.
     pub visibility: Visibility,
+    /// Addition: the position the game starts from, when not the kind's start (`bot.play`
+    /// with a `position`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
 }
 
 /// Where a room is in its life, as the wire and the store write it.
@@ -109,6 +113,7 @@ mod tests {
                 clock: json!({"kind": "none"}),
                 rated: false,
                 visibility: Visibility::Public,
+                start: None,
             },
             host: SeatPlayer {
                 id: "pa".into(),

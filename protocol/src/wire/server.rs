@@ -436,6 +436,39 @@ pub enum ServerMessage {
         #[serde(flatten)]
         explored: Box<Explored>,
     },
+    /// Addition: answer to `lessons.progress`: the lesson steps this player has done.
+    #[serde(rename = "lessons.progress")]
+    LessonsProgress {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// Every kind with a lesson, each with its steps done in the lesson's order.
+        done: LessonsDone,
+    },
+    /// Addition: answer to `report`: the report is open for the operators.
+    #[serde(rename = "reported")]
+    Reported {
+        /// Echoed rid.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rid: Option<Rid>,
+        /// The report's id.
+        report_id: String,
+    },
+    /// Addition: what an operator decided about this player (a warning, a mute, a rename,
+    /// a ban), said once to each of their connections (a warning given while they were
+    /// away is said at their next `hello`).
+    #[serde(rename = "moderation")]
+    Moderation {
+        /// What was decided.
+        action: ModerationAction,
+        /// The operator's reason, as written.
+        reason: String,
+        /// Until when (mutes and bans for a time; ms since the epoch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until_ms: Option<u64>,
+        /// A sentence for a person, saying all of it.
+        message: String,
+    },
 }
 
 impl ServerMessage {

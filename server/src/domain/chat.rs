@@ -196,6 +196,31 @@ impl ChatLog {
                 .is_some_and(|m| m.contains(&entry.id))
     }
 
+    /// A reported line — `author`'s at `ts`, in a channel `reader` reads — with up to
+    /// `around` lines of its channel before and after it, oldest first; `None` when there
+    /// is no such line (or the reader cannot read it).
+    pub fn context(
+        &self,
+        reader: Reader<'_>,
+        author: &str,
+        ts: u64,
+        around: usize,
+    ) -> Option<(usize, Vec<ChatEntry>)> {
+        [&self.players, &self.spectators].into_iter().find_map(|lines| {
+            let at = lines.iter().position(|l| {
+                l.entry.id == author && l.entry.ts == ts && self.reads(reader, &l.entry)
+            })?;
+            let from = at.saturating_sub(around);
+            let to = (at + around + 1).min(lines.len());
+            let entries = lines
+                .iter()
+                .skip(from)
+                .take(to - from)
+                .map(|l| l.entry.clone());
+            Some((at - from, entries.collect()))
+        })
+    }
+
     /// The recent lines `reader` receives, oldest first.
     pub fn history(&self, reader: Reader<'_>) -> Vec<ChatEntry> {
         let mut lines: Vec<ChatEntry> = self

@@ -10,6 +10,7 @@ use serde_json::Value;
 use stoa_protocol::clock::TimeControl;
 use stoa_protocol::GameKind;
 
+use crate::domain::start_position::StartPosition;
 use crate::error::ApiError;
 
 /// A game's checked settings.
@@ -21,6 +22,9 @@ pub struct GameSetup {
     pub options: Value,
     /// The time control.
     pub clock: TimeControl,
+    /// The position the game starts from, when not the kind's start (`bot.play` with a
+    /// `position`); the options then are the ones of its board.
+    pub start: Option<StartPosition>,
 }
 
 impl std::fmt::Debug for GameSetup {
@@ -29,13 +33,17 @@ impl std::fmt::Debug for GameSetup {
             .field("kind", &self.kind.id)
             .field("options", &self.options)
             .field("clock", &self.clock)
+            .field("start", &self.start)
             .finish()
     }
 }
 
 impl PartialEq for GameSetup {
     fn eq(&self, other: &Self) -> bool {
-        self.kind.id == other.kind.id && self.options == other.options && self.clock == other.clock
+        self.kind.id == other.kind.id
+            && self.options == other.options
+            && self.clock == other.clock
+            && self.start == other.start
     }
 }
 
@@ -51,6 +59,20 @@ impl GameSetup {
             kind,
             options,
             clock,
+            start: None,
+        })
+    }
+
+    /// These settings played from `position` (a position string of the kind) instead of the
+    /// kind's start: checked by the engine, `bad_request` with its message when it does not
+    /// load or the game is over there. The options become the ones of the position's board;
+    /// the kind's own start position leaves the settings a normal game's.
+    pub fn from_position(self, position: &str) -> Result<Self, ApiError> {
+        let fitted = StartPosition::check(self.kind, &self.options, position)?;
+        Ok(GameSetup {
+            options: fitted.options,
+            start: fitted.start,
+            ..self
         })
     }
 
@@ -64,19 +86,44 @@ impl GameSetup {
     /// back (and show) exactly what was stored, and [`GameSetup::recheck`] checks them when
     /// its game is made. `None` when the clock is not a clock object at all (the server only
     /// ever writes canonical ones).
-    pub fn unchecked(kind: &'static GameKind, options: Value, clock: &Value) -> Option<Self> {
+    pub fn unchecked(
+        kind: &'static GameKind,
+        options: Value,
+        clock: &Value,
+        start: Option<String>,
+    ) -> Option<Self> {
         let clock = serde_json::from_value(clock.clone()).ok()?;
         Some(GameSetup {
             kind,
             options,
             clock,
+            start: start.map(StartPosition::stored),
         })
     }
 
     /// The settings checked again, as [`GameSetup::stored`] does, for settings held since
-    /// they were stored (the rules or bounds may have changed since).
+    /// they were stored (the rules or bounds may have changed since); a start position is
+    /// loaded again too.
     pub fn recheck(&self) -> Result<Self, ApiError> {
-        Self::stored(self.kind.id, &self.options, &self.clock_json())
+        let checked = Self::stored(self.kind.id, &self.options, &self.clock_json())?;
+        match &self.start {
+            None => Ok(checked),
+            Some(start) => checked.from_position(start.as_str()),
+        }
+    }
+
+    /// The game's engine state before any move: at the start position when there is one,
+    /// else at the kind's start.
+    pub fn new_game(&self) -> Result<Box<dyn stoa_protocol::AnyGame>, stoa_protocol::RulesError> {
+        match &self.start {
+            Some(start) => start.game(self.kind, &self.options),
+            None => self.kind.start(&self.options),
+        }
+    }
+
+    /// The start position's string, when the game does not start at the kind's start.
+    pub fn start_str(&self) -> Option<&str> {
+        self.start.as_ref().map(StartPosition::as_str)
     }
 
     /// The kind's side names, by side index.

@@ -32,6 +32,11 @@ pub enum Act {
     Rematch,
     /// Berserk (an arena game): halve one's own time before one's first action.
     Berserk,
+    /// An operator banned this seated player: they lose (never sent by a player: the
+    /// sessions build only the acts above).
+    Banned,
+    /// An operator aborts the game (in this seated player's name), moves played or not.
+    OperatorAbort,
 }
 
 /// A successful answer from the actor; the connection turns it into a frame with the rid.

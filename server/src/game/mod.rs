@@ -121,6 +121,18 @@ pub enum Command {
     /// A chat request from a connection here (boxed: a rare command must not grow every
     /// slot of every game's queue).
     Chat(Box<ChatRequest>),
+    /// A reported chat line and the lines around it, as `reporter` reads the chat (see
+    /// [`crate::domain::chat::ChatLog::context`]): answered from this node's copy.
+    ChatContext {
+        /// Who reports.
+        reporter: PlayerId,
+        /// The line's author.
+        author: PlayerId,
+        /// The line's `ts`.
+        ts: u64,
+        /// Where to answer: the reported line's index in the lines, and the lines.
+        reply: oneshot::Sender<Option<(usize, Vec<stoa_protocol::wire::ChatEntry>)>>,
+    },
     /// The current document for HTTP (`None`: not visible to this viewer with this code).
     Snapshot {
         /// The asking player (a bearer token's), for private games.

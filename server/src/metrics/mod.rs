@@ -23,6 +23,7 @@ use prometheus_client::registry::{Metric, Registry};
 use stoa_protocol::{Reason, KINDS};
 
 pub mod exposition;
+pub mod moderation;
 pub mod queues;
 mod series;
 
@@ -126,6 +127,8 @@ pub struct Metrics {
     cluster_matchmaker: Family<NodeLabel, Gauge>,
     /// Matchmaking: queue lengths, waiting times, rating gaps.
     pub queues: QueueMetrics,
+    /// Moderation: reports, sanctions, filtered chat.
+    pub moderation: moderation::ModerationMetrics,
 }
 
 impl fmt::Debug for Metrics {
@@ -168,6 +171,7 @@ impl Default for Metrics {
             cluster_owned: register(&mut r, series::CLUSTER_OWNED, Family::default()),
             cluster_matchmaker: register(&mut r, series::CLUSTER_MATCHMAKER, Family::default()),
             queues: QueueMetrics::new(&mut r),
+            moderation: moderation::ModerationMetrics::new(&mut r),
             registry: r,
         }
     }

@@ -53,6 +53,24 @@ pub(super) async fn api_player(
     }
 }
 
+/// `GET /api/players/{id}/lessons`: the lesson steps the player has done
+/// (`{"done":{<kind>:[<step id>…]…}}`, as `lessons.progress`), to the player's own bearer
+/// token only; anyone else gets `404`, so whether a player learnt anything is not told.
+pub(super) async fn api_player_lessons(
+    State(state): State<AppState>,
+    Path(id): Path<PlayerId>,
+    headers: HeaderMap,
+) -> Response {
+    if bearer(&state.hub, &headers).await.as_ref() != Some(&id) {
+        return (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response();
+    }
+    let hub = &state.hub;
+    match crate::services::lessons::progress(&*hub.store, &hub.metrics, &id).await {
+        Ok(done) => Json(json!({ "done": done })).into_response(),
+        Err(e) => api_error(e),
+    }
+}
+
 /// `GET /api/leaderboard/{kind}`: the kind's top established players; `404` for an
 /// unknown kind.
 pub(super) async fn api_leaderboard(

@@ -47,6 +47,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         )
         .route("/api/players/{id}/games", get(api::api_player_games))
         .route("/api/players/{id}", get(api::api_player))
+        .route("/api/players/{id}/lessons", get(api::api_player_lessons))
         .route("/api/leaderboard/{kind}", get(api::api_leaderboard))
         .route("/api/kinds/{kind}", get(api::api_kind))
         .route("/api/lessons/{kind}", get(api::api_lesson))
@@ -77,6 +78,7 @@ pub fn router(hub: Arc<Hub>, guard: ConnGuard) -> Router {
         .route("/leaderboard/{kind}", get(leaderboard_shell))
         .route("/assets/{*path}", get(crate::net::web::asset))
         .route("/favicon.ico", get(crate::net::web::favicon))
+        .merge(crate::net::admin::routes())
         .fallback(crate::net::web::not_found)
         .with_state(AppState { hub, guard })
 }
@@ -122,6 +124,16 @@ async fn ws_upgrade(
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
     let ip = client_ip(peer, headers, hub.config.trust_proxy);
+    if hub.moderation.address_banned(ip, hub.time.now_ms()) {
+        hub.metrics.connections_refused.inc();
+        // The address is not logged in full here: the operator's ban names it already.
+        tracing::info!("new connection refused: address banned");
+        return (
+            StatusCode::FORBIDDEN,
+            "connections from this address are not accepted",
+        )
+            .into_response();
+    }
     let allowed = hub.ip_limiter.allow(ip)
         // In a cluster the window is counted in Redis too: a client spreading its
         // connections over the nodes meets the same limit.

@@ -5,6 +5,7 @@
 //! socket. [`outbound`], the handle a connection is sent to through, is the exception the
 //! layer table names: the game actors and services below send through it.
 
+mod admin;
 mod api;
 pub mod app;
 pub mod connection;

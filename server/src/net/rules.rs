@@ -260,12 +260,7 @@ pub async fn guide(
     Query(query): Query<RulesQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let html = wants_html(&headers, &query);
-    match PAGES.iter().find(|p| p.kind == kind) {
-        Some(p) if html => answer(true, &p.player_html),
-        Some(p) => answer(false, p.text),
-        None => no_such_kind(html, &kind),
-    }
+    negotiated(&kind, &query, &headers, |p| (&p.player_html, p.text))
 }
 
 /// `GET /rules/<kind>/developers`: the guide's developers' section: position strings,
@@ -275,11 +270,27 @@ pub async fn developers(
     Query(query): Query<RulesQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let html = wants_html(&headers, &query);
+    negotiated(&kind, &query, &headers, |p| {
+        (&p.developers_html, p.developers_text)
+    })
+}
+
+/// One form of `kind`'s pages as the request asks for it ([`wants_html`]): `forms` picks
+/// the (page, text) pair of the address, an unknown kind gets [`no_such_kind`] in the same
+/// form.
+fn negotiated(
+    kind: &str,
+    query: &RulesQuery,
+    headers: &HeaderMap,
+    forms: fn(&Pages) -> (&str, &str),
+) -> Response {
+    let html = wants_html(headers, query);
     match PAGES.iter().find(|p| p.kind == kind) {
-        Some(p) if html => answer(true, &p.developers_html),
-        Some(p) => answer(false, p.developers_text),
-        None => no_such_kind(html, &kind),
+        Some(p) => {
+            let (page, text) = forms(p);
+            answer(html, if html { page } else { text })
+        }
+        None => no_such_kind(html, kind),
     }
 }
 

@@ -8,10 +8,13 @@
 //! is one atomic check-and-write there. A job is leased to one worker under a lease id of
 //! its own (the `job` of the messages); when its connection closes the job goes back to the
 //! front of the queue at once, and when its node dies the lease runs out
-//! ([`LEASE`], renewed every [`TICK`] while the worker is connected) and the next take puts
-//! it back. A result is stored only under the current lease, so a job finished by a second
-//! worker is never stored twice. Bounds: a game is reviewed once (asking again answers its
-//! state), and a player has one pending request at a time.
+//! ([`AnalysisSettings::lease`], renewed every [`TICK`] while the worker is connected) and
+//! the next take puts it back. A result is stored only under the current lease, so a job
+//! finished by a second worker is never stored twice. Bounds: a game is reviewed once
+//! (asking again answers its state), and a player has one pending request at a time.
+//!
+//! Who may serve: any computer player, unless the node was given workers' keys
+//! (`--analysis-keys`, [`keys::WorkerKeys`]); then only a worker that says one of them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,7 +29,12 @@ use crate::ids::{self, GameId, PlayerId};
 use crate::net::outbound::ConnHandle;
 use crate::store::{AnalysisRequested, AnalysisStatus, FinishedGame, Store};
 
-/// How long a job stays leased to a worker without word from its node.
+pub mod keys;
+
+use keys::WorkerKeys;
+
+/// How long a job stays leased to a worker without word from its node, by default
+/// (`--analysis-lease-ms`).
 pub const LEASE: Duration = Duration::from_secs(60);
 /// How often a node renews its workers' leases and looks for jobs queued on other nodes.
 pub const TICK: Duration = Duration::from_millis(500);
@@ -41,9 +49,30 @@ struct Worker {
     job: Option<(GameId, String)>,
 }
 
+/// How a node runs its workers (from `--analysis-lease-ms` and `--analysis-keys`).
+#[derive(Clone, Debug)]
+pub struct AnalysisSettings {
+    /// How long a job stays leased without word from the node of its worker (the leases
+    /// of a node's workers are renewed every [`TICK`], or a third of the lease when that is
+    /// shorter; a dead node's jobs wait this long).
+    pub lease: Duration,
+    /// The workers' keys; none: every computer player may serve.
+    pub keys: WorkerKeys,
+}
+
+impl Default for AnalysisSettings {
+    fn default() -> Self {
+        AnalysisSettings {
+            lease: LEASE,
+            keys: WorkerKeys::default(),
+        }
+    }
+}
+
 /// The analysis workers connected to this node, and the queue's front door.
 pub struct Analysis {
     store: Arc<dyn Store>,
+    settings: AnalysisSettings,
     workers: Mutex<Vec<Worker>>,
     wake: Notify,
 }
@@ -89,10 +118,17 @@ fn unavailable(e: crate::store::StoreError) -> ApiError {
 }
 
 impl Analysis {
-    /// No worker yet; the dispatching task runs until the process ends.
+    /// No worker yet, the default settings (a minute's lease, no keys); the dispatching
+    /// task runs until the process ends.
     pub fn start(store: Arc<dyn Store>) -> Arc<Analysis> {
+        Analysis::start_with(store, AnalysisSettings::default())
+    }
+
+    /// As [`Analysis::start`], with the node's settings.
+    pub fn start_with(store: Arc<dyn Store>, settings: AnalysisSettings) -> Arc<Analysis> {
         let analysis = Arc::new(Analysis {
             store,
+            settings,
             workers: Mutex::new(Vec::new()),
             wake: Notify::new(),
         });
@@ -154,8 +190,21 @@ impl Analysis {
         Ok(Review { state, result })
     }
 
+    /// Whether a worker saying `key` in its `analysis.serve` may serve: always without
+    /// keys; with keys, only one of them (`forbidden` otherwise, the key never repeated).
+    pub fn admits(&self, key: Option<&str>) -> Result<(), ApiError> {
+        if self.settings.keys.is_empty() || key.is_some_and(|k| self.settings.keys.allows(k)) {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "not an analysis worker key",
+        ))
+    }
+
     /// `analysis.serve`: the connection is a free worker (again). A job it still held is
-    /// given back first: a worker that asks anew has dropped it.
+    /// given back first: a worker that asks anew has dropped it. The caller checked
+    /// [`Analysis::admits`].
     pub async fn serve(&self, conn: Arc<ConnHandle>, kinds: Vec<String>) {
         let dropped = {
             let mut workers = self.workers.lock();
@@ -307,7 +356,7 @@ impl Analysis {
             (held, free)
         };
         let now = ids::now_ms();
-        let lease_ms = LEASE.as_millis() as u64;
+        let lease_ms = self.settings.lease.as_millis().max(1) as u64;
         if !held.is_empty() {
             if let Err(e) = self.store.keep_analysis_leases(&held, now, lease_ms).await {
                 tracing::warn!(error = %e, "could not renew the analysis leases");
@@ -331,9 +380,21 @@ impl Analysis {
     async fn hand_out(&self, conn: Arc<ConnHandle>, game: GameId, lease: String) {
         let job = match self.moves_of(&game).await {
             Ok(Some(job)) => job,
-            // A game whose record is gone (the in-memory store's bound) cannot be reviewed:
-            // its lease runs out and it is taken again, never stored; rare and harmless.
-            Ok(None) | Err(_) => {
+            // A game whose record is gone (its retention ran out while it waited) cannot be
+            // reviewed: its job is closed with no result, which frees its player's request
+            // (given back, it would be the queue's head again at every pass).
+            Ok(None) => {
+                tracing::info!(game = %game, "analysis job dropped: the game's record is gone");
+                if let Err(e) = self
+                    .store
+                    .complete_analysis(&game, &lease, &Value::Null)
+                    .await
+                {
+                    tracing::warn!(game = %game, error = %e, "could not drop an analysis job");
+                }
+                return;
+            }
+            Err(_) => {
                 self.put_back(&game, &lease).await;
                 return;
             }
@@ -379,6 +440,11 @@ async fn dispatch(analysis: std::sync::Weak<Analysis>) {
         if a.workers() > 0 {
             a.pass().await;
         }
-        let _ = tokio::time::timeout(TICK, a.wake.notified()).await;
+        // A lease shorter than a few ticks is renewed more often, so it never lapses while
+        // its worker is connected.
+        let tick = TICK
+            .min(a.settings.lease / 3)
+            .max(Duration::from_millis(10));
+        let _ = tokio::time::timeout(tick, a.wake.notified()).await;
     }
 }

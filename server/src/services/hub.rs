@@ -62,6 +62,8 @@ pub struct Hub {
     pub bots: Arc<Bots>,
     /// The analysis workers connected here, and the engine-review queue.
     pub analysis: Arc<crate::services::analysis::Analysis>,
+    /// Moderation: the sanctions in force here, the operators, the word filter.
+    pub moderation: Arc<crate::services::moderation::Moderation>,
     /// Metrics.
     pub metrics: Arc<Metrics>,
     /// Per-IP connection limiter.
@@ -165,6 +167,10 @@ impl Hub {
             ip_limiter: IpLimiter::new(config.ip_conn_limit, config.ip_window()),
             records: Records::new(store.clone(), metrics.clone()),
             analysis: crate::services::analysis::Analysis::start(store.clone()),
+            moderation: Arc::new(crate::services::moderation::Moderation::new(
+                Default::default(),
+                Default::default(),
+            )),
             room_chats: RoomChats::new(topology.clone()),
             profiles: Profiles::new(store.clone(), metrics.clone(), ratings.clone()),
             accounts: Accounts::new(
@@ -202,6 +208,29 @@ impl Hub {
     /// the store cannot tell now.
     pub async fn game(&self, id: &GameId) -> Result<Option<GameHandle>, ApiError> {
         self.recovery.live(id).await
+    }
+
+    /// Sends a live game the command `make` builds around a reply channel, and waits for
+    /// the answer; `None` when the game is not live (anywhere) or stopped before answering.
+    pub async fn call_game(
+        &self,
+        game_id: &GameId,
+        make: impl FnOnce(crate::game::Reply) -> crate::game::Command,
+    ) -> Option<Result<crate::game::Answer, ApiError>> {
+        let handle = match self.game(game_id).await {
+            Ok(h) => h?,
+            Err(e) => return Some(Err(e)),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        // A free slot (nearly always) takes the command at once; only a full queue waits.
+        match handle.tx.try_send(make(tx)) {
+            Ok(()) => {}
+            Err(tokio::sync::mpsc::error::TrySendError::Full(cmd)) => {
+                handle.tx.send(cmd).await.ok()?
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => return None,
+        }
+        rx.await.ok()
     }
 
     /// A fresh connection id.

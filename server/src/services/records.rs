@@ -183,6 +183,11 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
         serde_json::to_string(&doc["options"]).unwrap_or_default(),
     );
     r.set("Id", setup.id.clone());
+    // A game from a position says where it started (like PGN's FEN tag): its moves are
+    // played from there.
+    if let Some(start) = &setup.start {
+        r.set("Start", start.clone());
+    }
     let sides: Vec<String> = stoa_protocol::kind(&setup.kind)
         .map(|k| k.side_names.iter().map(|s| s.to_string()).collect())
         .unwrap_or_default();
@@ -242,8 +247,9 @@ pub fn record(setup: &GameRecord, finished: &FinishedGame) -> Record {
 }
 
 /// Every position of a finished game, for stepping through it: `{"moves": [...],
-/// "states": [...]}` where `states[i]` is the document's `state` after `i` moves (the
-/// client draws boards from that and knows no rules). A record the rules refuse (it never
+/// "states": [...]}` where `states[i]` is the document's `state` after `i` moves from the
+/// game's start, its `start` position when it has one (the client draws boards from that
+/// and knows no rules). A record the rules refuse (it never
 /// should) is a `conflict` naming the move.
 pub fn replay(setup: &GameRecord, finished: &FinishedGame) -> Result<Value, ApiError> {
     let doc = &finished.doc;
@@ -254,9 +260,12 @@ pub fn replay(setup: &GameRecord, finished: &FinishedGame) -> Result<Value, ApiE
         )
     };
     let kind = stoa_protocol::kind(&setup.kind).map_err(|e| broken(e.to_string()))?;
-    let mut game = kind
-        .start(&doc["options"])
-        .map_err(|e| broken(e.to_string()))?;
+    // From where the game started: the kind's start, or the position it was created from.
+    let mut game = match &setup.start {
+        Some(start) => kind.from_position(&doc["options"], start),
+        None => kind.start(&doc["options"]),
+    }
+    .map_err(|e| broken(e.to_string()))?;
     let moves: Vec<String> = doc["moves"]
         .as_array()
         .map(|a| {
@@ -286,7 +295,7 @@ pub fn summary(setup: &GameRecord, finished: &FinishedGame) -> Value {
             );
         }
     }
-    json!({
+    let mut line = json!({
         "id": setup.id,
         "kind": setup.kind,
         "options": doc["options"],
@@ -299,7 +308,12 @@ pub fn summary(setup: &GameRecord, finished: &FinishedGame) -> Value {
         "started_ms": setup.created_ms,
         "ended_ms": finished.ended_ms,
         "ratings_after": finished.ratings_after,
-    })
+    });
+    // Only a game from a position has the member: other lines stay as they were.
+    if let (Some(start), Value::Object(m)) = (&setup.start, &mut line) {
+        m.insert("start".into(), json!(start));
+    }
+    line
 }
 
 fn capitalized(s: &str) -> String {

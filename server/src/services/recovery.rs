@@ -26,6 +26,7 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 
 use crate::domain::setup::GameSetup;
+use crate::domain::start_position::StartPosition;
 use crate::error::ApiError;
 use crate::game::actor;
 use crate::game::core::Core;
@@ -297,9 +298,6 @@ impl Recovery {
         let log = self.store.actions(id).await?;
         let kind =
             stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
-        let game = kind
-            .start(&record.options)
-            .map_err(|e| RecoveryError::Engine(e.to_string()))?;
         let players = record.players.clone().map(|p| SeatPlayer {
             id: p.id.into_string(),
             name: p.name,
@@ -317,7 +315,12 @@ impl Recovery {
             kind,
             options: record.options.clone(),
             clock,
+            start: record.start.clone().map(StartPosition::stored),
         };
+        // From the game's own start: the kind's, or the position it was created from.
+        let game = setup
+            .new_game()
+            .map_err(|e| RecoveryError::Engine(e.to_string()))?;
         let new = NewGame {
             id: record.id.clone(),
             setup,
@@ -397,7 +400,8 @@ impl Recovery {
         };
         // As stored, not checked again here: the room must show what it was created with;
         // its settings are checked again when its game is made.
-        let Some(setup) = GameSetup::unchecked(kind, terms.options, &terms.clock) else {
+        let Some(setup) = GameSetup::unchecked(kind, terms.options, &terms.clock, terms.start)
+        else {
             tracing::warn!(room = %record.code, clock = %terms.clock, "stored room with no clock object");
             return Ok(None);
         };

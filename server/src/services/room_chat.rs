@@ -131,6 +131,32 @@ impl RoomChats {
             .is_some_and(|c| c.watchers.contains_key(&conn_id))
     }
 
+    /// A reported line of a room's chat (`author`'s at `ts`, in a room the reporter's
+    /// connection has open) with up to `around` lines before and after it, oldest first, and
+    /// the reported line's index among them; `None` when there is no such line here.
+    pub fn context(
+        &self,
+        code: &RoomCode,
+        conn_id: u64,
+        author: &str,
+        ts: u64,
+        around: usize,
+    ) -> Option<(usize, Vec<RoomChatLine>)> {
+        let rooms = self.lock();
+        let chat = rooms.get(code)?;
+        if !chat.watchers.contains_key(&conn_id) {
+            return None;
+        }
+        let at = chat
+            .lines
+            .iter()
+            .position(|l| l.id == author && l.ts == ts)?;
+        let from = at.saturating_sub(around);
+        let to = (at + around + 1).min(chat.lines.len());
+        let lines = chat.lines.range(from..to).cloned().collect();
+        Some((at - from, lines))
+    }
+
     /// Closes a room's chat for a connection.
     pub fn unwatch(&self, code: &RoomCode, conn_id: u64) {
         if let Some(chat) = self.lock().get_mut(code) {

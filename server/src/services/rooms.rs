@@ -66,6 +66,7 @@ impl Room {
             clock: self.setup.clock_json(),
             rated: self.rated,
             visibility: self.visibility,
+            start: self.setup.start_str().map(str::to_string),
         }
     }
 
@@ -244,6 +245,15 @@ impl Rooms {
             .collect()
     }
 
+    /// The codes of every room here waiting for an opponent.
+    pub fn waiting_codes(&self) -> Vec<RoomCode> {
+        self.lock()
+            .values()
+            .filter(|r| r.status == RoomStatus::Waiting)
+            .map(|r| r.code.clone())
+            .collect()
+    }
+
     /// The kind of every room waiting for an opponent, public or private (for metrics).
     pub fn waiting_kinds(&self) -> Vec<String> {
         self.lock()
@@ -319,7 +329,7 @@ mod tests {
         let clock = json!({"kind": "fischer", "initial_ms": 60000, "increment_ms": 0});
         let room = Room {
             code: "ABC".into(),
-            setup: GameSetup::unchecked(kind, options.clone(), &clock).unwrap(),
+            setup: GameSetup::unchecked(kind, options.clone(), &clock, None).unwrap(),
             rated: false,
             visibility: Visibility::Public,
             host: host(),
@@ -346,9 +356,9 @@ mod tests {
         let kind = stoa_protocol::kind("staku").unwrap();
         let options = kind.validate_options(&json!({})).unwrap();
         let odd = json!({"kind": "correspondence", "days_per_turn": 99});
-        let setup = GameSetup::unchecked(kind, options.clone(), &odd).unwrap();
+        let setup = GameSetup::unchecked(kind, options.clone(), &odd, None).unwrap();
         assert_eq!(setup.clock_json(), odd, "shown as stored");
         assert!(setup.recheck().is_err(), "refused when the game is made");
-        assert!(GameSetup::unchecked(kind, options, &json!("5+3")).is_none());
+        assert!(GameSetup::unchecked(kind, options, &json!("5+3"), None).is_none());
     }
 }

@@ -100,7 +100,7 @@ impl Starter {
         for seat in new.players.iter_mut() {
             p.ratings.fill_seat(seat, new.setup.kind_id()).await?;
         }
-        let game = new.setup.kind.start(&new.setup.options).map_err(invalid)?;
+        let game = new.setup.new_game().map_err(invalid)?;
         // The lease first: the game is listed unfinished from its creation on, and no
         // other node may take it over in between.
         if !timed_store_call(&p.metrics, p.topology.acquire(&new.id)).await? {
@@ -165,6 +165,7 @@ impl Starter {
             created_ms: self.parts.time.now_ms(),
             rematch_of: new.rematch_of.clone(),
             arena: new.arena.clone(),
+            start: new.setup.start_str().map(str::to_string),
         }
     }
 

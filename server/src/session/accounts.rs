@@ -91,6 +91,7 @@ impl Session {
     ) -> Result<(), ApiError> {
         let label = devices::valid_label(device, "device")?;
         let player = self.hub.accounts.sign_in(name, password, self.ip).await?;
+        self.carry_lessons(&player.id).await?;
         let token = self.new_device(&player, label).await?;
         self.send(&ServerMessage::AccountToken {
             rid,

@@ -1,7 +1,9 @@
 //! The engine-review requests of a session: asking for a finished game's review, and the
 //! worker's side (serving, sending a result). See `crate::services::analysis`.
 
-use stoa_protocol::wire::AnalysisResult;
+use stoa_protocol::wire::{
+    AnalysisRequestBody, AnalysisResult, AnalysisResultBody, AnalysisServeBody,
+};
 
 use super::*;
 
@@ -9,13 +11,13 @@ impl Session {
     /// `analysis.request`, `analysis.serve` and `analysis.result`.
     pub(super) async fn dispatch_analysis(&mut self, msg: ClientMessage) -> Result<(), ApiError> {
         match msg {
-            ClientMessage::AnalysisRequest { rid, game_id, code } => {
+            ClientMessage::AnalysisRequest(AnalysisRequestBody { rid, game_id, code }) => {
                 Box::pin(self.analysis_request(rid, GameId::from(game_id), code)).await
             }
-            ClientMessage::AnalysisServe { rid, kinds } => {
-                Box::pin(self.analysis_serve(rid, kinds)).await
+            ClientMessage::AnalysisServe(AnalysisServeBody { rid, kinds, key }) => {
+                Box::pin(self.analysis_serve(rid, kinds, key.as_deref())).await
             }
-            ClientMessage::AnalysisResult { rid, job, result } => {
+            ClientMessage::AnalysisResult(AnalysisResultBody { rid, job, result }) => {
                 Box::pin(self.analysis_result(rid, &job, &result)).await
             }
             // Routed here only by `dispatch_more`.
@@ -42,11 +44,12 @@ impl Session {
     }
 
     /// `analysis.serve`: this connection (a computer player: `stoa analyse --serve`) is a
-    /// free analysis worker.
+    /// free analysis worker, if it says one of the workers' keys where the node has them.
     async fn analysis_serve(
         &mut self,
         rid: Option<Rid>,
         kinds: Vec<String>,
+        key: Option<&str>,
     ) -> Result<(), ApiError> {
         if !self.me()?.bot {
             return Err(ApiError::new(
@@ -54,6 +57,7 @@ impl Session {
                 "only a computer player (stoa analyse --serve) may serve analysis",
             ));
         }
+        self.hub.analysis.admits(key)?;
         if let Some(k) = kinds.iter().find(|k| stoa_protocol::kind(k).is_err()) {
             return Err(ApiError::new(
                 ErrorCode::BadRequest,

@@ -31,22 +31,16 @@ impl Session {
         Ok(())
     }
 
-    /// `bot.play`: a private room for this player, and a free bot invited into it.
+    /// `bot.play`: a private room for this player, and a free bot invited into it (the
+    /// settings checked by [`bot_setup`]).
     pub(super) async fn bot_play(
         &mut self,
         rid: Option<Rid>,
-        kind: String,
-        options: serde_json::Value,
-        clock: Option<serde_json::Value>,
+        setup: GameSetup,
         level: u8,
         side: String,
     ) -> Result<(), ApiError> {
-        if !(1..=5).contains(&level) {
-            return Err(ApiError::new(ErrorCode::BadRequest, "level must be 1-5"));
-        }
         let me = self.me()?.id.clone();
-        // Settings are checked before a bot is taken off the list.
-        let setup = GameSetup::parse(&kind, &options, clock.as_ref())?;
         let kind = setup.kind_id();
         let Some(bot) = self.hub.bots.pick_anywhere(kind, level, &me).await else {
             let offered = self.hub.bots.offered_levels(kind).await;
@@ -81,5 +75,25 @@ impl Session {
             )
             .await;
         Ok(())
+    }
+}
+
+/// A `bot.play`'s checked settings, in this order: the level (`bad_request`), the kind,
+/// options and clock (`invalid_options`), then the `position` to start from, loaded by the
+/// kind's engine (`bad_request` with its message, or when the game is over there).
+pub(super) fn bot_setup(
+    level: u8,
+    kind: &str,
+    options: &serde_json::Value,
+    clock: Option<&serde_json::Value>,
+    position: Option<String>,
+) -> Result<GameSetup, ApiError> {
+    if !(1..=5).contains(&level) {
+        return Err(ApiError::new(ErrorCode::BadRequest, "level must be 1-5"));
+    }
+    let setup = GameSetup::parse(kind, options, clock)?;
+    match position {
+        Some(position) => setup.from_position(&position),
+        None => Ok(setup),
     }
 }

@@ -15,6 +15,7 @@ impl Session {
                 channel,
                 text,
             } => {
+                self.may_say(&text)?;
                 let op = ChatOp::Say { channel, text };
                 Box::pin(self.chat(rid, game_id.into(), op)).await
             }
@@ -37,6 +38,23 @@ impl Session {
             // Routed here only by `dispatch_more`.
             _other => Err(unexpected()),
         }
+    }
+
+    /// Whether this player may say `text` in any chat: `forbidden` while an operator's mute
+    /// holds (on every node: each holds the sanctions), `bad_request` for a line the
+    /// deployment's word filter refuses.
+    pub(super) fn may_say(&self, text: &str) -> Result<(), ApiError> {
+        let me = self.me()?;
+        let moderation = &self.hub.moderation;
+        moderation.check_chat(&me.id, self.hub.time.now_ms())?;
+        if moderation.words.refuses(text) {
+            self.hub.metrics.moderation.filtered();
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "this line holds a word this server does not allow in chat",
+            ));
+        }
+        Ok(())
     }
 
     /// `chat.say`, `chat.mute`, `chat.spectators`: answered `ok` (with the game's current

@@ -117,6 +117,7 @@ impl Session {
             .store_call(store.player(&player_id))
             .await?
             .ok_or_else(unknown)?;
+        self.carry_lessons(&player.id).await?;
         let token = ids::token();
         let record = device_record(ids::token_hash(&token), label);
         self.hub

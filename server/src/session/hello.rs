@@ -59,6 +59,10 @@ impl Session {
             }
             None => self.identify(token, name, bot).await?,
         };
+        // Every token of a banned player is refused (the sanction names the player).
+        self.hub
+            .moderation
+            .check_hello(&player.id, self.hub.time.now_ms())?;
         let device = devices::device_record(ids::token_hash(&token), label);
         self.hub
             .store_call(self.hub.store.seen_device(&player.id, &device))
@@ -90,8 +94,11 @@ impl Session {
             server_time: self.hub.time.now_ms(),
             deployment: self.hub.deployment.clone(),
         });
+        let me = player.id.clone();
         self.player = Some(player);
         self.device = Some(device.id);
+        // Warnings and renames given while the player was away, shown once.
+        crate::services::moderation::standing::deliver_notices(&self.hub, &me).await;
         Ok(())
     }
 

@@ -13,7 +13,6 @@ use stoa_protocol::wire::{
     parse_client_message, ClientMessage, ErrorCode, ExploreRequest, ParseError, PlayerInfo, Rid,
     SeatPlayer, ServerMessage, Visibility, PROTOCOL_VERSION,
 };
-use tokio::sync::{mpsc, oneshot};
 
 use crate::domain::rate_limit::{ConnLimiter, Verdict};
 use crate::domain::setup::GameSetup;
@@ -35,7 +34,9 @@ mod devices;
 mod explore;
 mod games;
 mod hello;
+mod lessons;
 mod records;
+mod report;
 mod room_chat;
 mod rooms;
 
@@ -310,9 +311,12 @@ impl Session {
             | ClientMessage::RoomWatch { .. }
             | ClientMessage::RoomUnwatch { .. }
             | ClientMessage::RoomSay { .. }) => self.dispatch_room(msg).await,
-            msg @ (ClientMessage::AnalysisRequest { .. }
-            | ClientMessage::AnalysisServe { .. }
-            | ClientMessage::AnalysisResult { .. }) => self.dispatch_analysis(msg).await,
+            msg @ (ClientMessage::AnalysisRequest(_)
+            | ClientMessage::AnalysisServe(_)
+            | ClientMessage::AnalysisResult(_)) => self.dispatch_analysis(msg).await,
+            msg @ (ClientMessage::LessonDone(_) | ClientMessage::LessonsProgress(_)) => {
+                Box::pin(self.dispatch_lessons(msg)).await
+            }
             msg @ (ClientMessage::GameRecord { .. }
             | ClientMessage::History { .. }
             | ClientMessage::Player { .. }
@@ -368,6 +372,7 @@ impl Session {
                 position,
                 moves,
             }) => self.explore(rid, &kind, &options, position.as_deref(), &moves),
+            ClientMessage::Report(ask) => Box::pin(self.report(ask)).await,
             msg @ (ClientMessage::ArenaCreate { .. }
             | ClientMessage::ArenaWatch { .. }
             | ClientMessage::ArenaUnwatch { .. }
@@ -409,7 +414,12 @@ impl Session {
                 clock,
                 level,
                 side,
-            } => Box::pin(self.bot_play(rid, kind, options, clock, level, side)).await,
+                position,
+            } => {
+                // Checked at the edge, before a bot is taken off the list.
+                let setup = bots::bot_setup(level, &kind, &options, clock.as_ref(), position)?;
+                Box::pin(self.bot_play(rid, setup, level, side)).await
+            }
             ClientMessage::RoomJoin { rid, code } => Box::pin(self.room_join(rid, &code)).await,
             ClientMessage::RoomLeave { rid, code } => self.room_leave(rid, &code).await,
             ClientMessage::RoomWatch { rid, code } => Box::pin(self.room_watch(rid, &code)).await,
@@ -454,18 +464,7 @@ impl Session {
         game_id: &GameId,
         make: impl FnOnce(crate::game::Reply) -> Command,
     ) -> Option<Result<Answer, ApiError>> {
-        let handle = match self.hub.game(game_id).await {
-            Ok(h) => h?,
-            Err(e) => return Some(Err(e)),
-        };
-        let (tx, rx) = oneshot::channel();
-        // A free slot (nearly always) takes the command at once; only a full queue waits.
-        match handle.tx.try_send(make(tx)) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(cmd)) => handle.tx.send(cmd).await.ok()?,
-            Err(mpsc::error::TrySendError::Closed(_)) => return None,
-        }
-        rx.await.ok()
+        self.hub.call_game(game_id, make).await
     }
 
     /// Ends the session: unsubscribes from every game, and reports the player offline when

@@ -64,6 +64,7 @@ impl Session {
         text: &str,
     ) -> Result<(), ApiError> {
         let me = self.me()?.clone();
+        self.may_say(text)?;
         let room = self.chat_room(code).await?;
         match room.status {
             RoomStatus::Waiting => {}

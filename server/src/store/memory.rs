@@ -16,7 +16,8 @@ use stoa_protocol::wire::RoomState;
 use super::analysis::MemoryQueue;
 use super::{
     AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
-    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
+    GameRecord, LessonSteps, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError,
+    StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
@@ -47,6 +48,8 @@ struct Inner {
     link_codes: HashMap<String, (String, u64)>,
     /// Claimed accounts by folded name.
     accounts: HashMap<String, AccountRecord>,
+    /// Each player's lesson steps done, by kind.
+    lessons: HashMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// The engine reviews of finished games, and their queue.
     analysis: MemoryQueue,
 }
@@ -73,6 +76,8 @@ impl Ord for Ranked {
 /// A [`Store`] in process memory (lost on restart).
 pub struct MemoryStore {
     inner: Mutex<Inner>,
+    /// Reports, sanctions and the audit log.
+    moderation: super::moderation::MemoryModeration,
     /// At most this many finished games are kept (the oldest go first), so a long-running
     /// server's memory stays bounded.
     keep_finished: usize,
@@ -97,6 +102,7 @@ impl MemoryStore {
     pub fn keeping(keep_finished: usize) -> Self {
         MemoryStore {
             inner: Mutex::new(Inner::default()),
+            moderation: Default::default(),
             keep_finished: keep_finished.max(1),
         }
     }
@@ -108,6 +114,10 @@ impl MemoryStore {
 
 #[async_trait]
 impl Store for MemoryStore {
+    fn moderation(&self) -> &dyn super::moderation::ModerationStore {
+        &self.moderation
+    }
+
     async fn ping(&self) -> StoreResult<()> {
         Ok(())
     }
@@ -257,6 +267,35 @@ impl Store for MemoryStore {
             .remove(code)
             .filter(|(_, expires)| *expires > now)
             .map(|(player, _)| PlayerId::from(player)))
+    }
+
+    async fn add_lesson_steps(
+        &self,
+        player_id: &PlayerId,
+        kind: &str,
+        steps: &[String],
+    ) -> StoreResult<()> {
+        let mut s = self.lock();
+        let done = s.lessons.entry(player_id.to_string()).or_default();
+        done.entry(kind.to_string())
+            .or_default()
+            .extend(steps.iter().cloned());
+        Ok(())
+    }
+
+    async fn lesson_steps(&self, player_id: &PlayerId, kinds: &[&str]) -> StoreResult<LessonSteps> {
+        let s = self.lock();
+        let Some(done) = s.lessons.get(player_id.as_str()) else {
+            return Ok(LessonSteps::new());
+        };
+        Ok(kinds
+            .iter()
+            .filter_map(|k| {
+                done.get(*k)
+                    .filter(|d| !d.is_empty())
+                    .map(|d| (k.to_string(), d.iter().cloned().collect()))
+            })
+            .collect())
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {

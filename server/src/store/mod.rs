@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod connection;
 pub mod memory;
+pub mod moderation;
 pub mod redis;
 #[cfg(test)]
 pub mod slowed;
@@ -181,6 +182,10 @@ pub struct GameRecord {
     /// `/api/arenas/{id}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arena: Option<ArenaLink>,
+    /// The position the game started from, when not the kind's start (absent otherwise,
+    /// so the records of normal games are written as before): its replays start there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
 }
 
 /// An arena game's link to its arena, kept with the game (and its record).
@@ -232,6 +237,11 @@ pub enum ActionKind {
     /// Decided by the server: the side to act (this entry's player) made no first action
     /// in time; the game is aborted.
     NoFirstAction,
+    /// Decided by an operator: this entry's player was banned and loses the game.
+    Banned,
+    /// Decided by an operator: the game is aborted, whatever was played (unrated, no
+    /// result); this entry's player is the first seated one.
+    OperatorAbort,
     /// The clock stood still from `paused_ms` until this entry's time (a restart, or the
     /// store being unreachable): nobody was charged for it. Logged by the server.
     Resume {
@@ -288,6 +298,9 @@ pub type StoreResult<T> = Result<T, StoreError>;
 pub trait Store: Send + Sync + 'static {
     /// Checks the backend is reachable (for `/health`).
     async fn ping(&self) -> StoreResult<()>;
+
+    /// Moderation's records (reports, sanctions, the audit log) in this store.
+    fn moderation(&self) -> &dyn moderation::ModerationStore;
 
     /// What `/health` reports as `persistence`: `"off"` when nothing survives a restart.
     fn persistence(&self) -> &'static str {
@@ -357,6 +370,18 @@ pub trait Store: Send + Sync + 'static {
     async fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>>;
     /// Replaces an existing account's password hash.
     async fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()>;
+
+    /// Marks steps of a kind's lesson done for a player: a set, so a step marked twice is
+    /// kept once. Kept as long as the player's other data (no expiry).
+    async fn add_lesson_steps(
+        &self,
+        player_id: &PlayerId,
+        kind: &str,
+        steps: &[String],
+    ) -> StoreResult<()>;
+    /// The lesson steps a player has done in each of `kinds`, sorted by id; a kind with
+    /// none is absent.
+    async fn lesson_steps(&self, player_id: &PlayerId, kinds: &[&str]) -> StoreResult<LessonSteps>;
 
     /// Creates or replaces a room.
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;
@@ -500,6 +525,10 @@ pub trait Store: Send + Sync + 'static {
         result: &Value,
     ) -> StoreResult<bool>;
 }
+
+/// Lesson steps done by game kind (kind id → step ids), as [`Store::lesson_steps`] returns
+/// them.
+pub type LessonSteps = std::collections::BTreeMap<String, Vec<String>>;
 
 /// Ratings by game kind (kind id → rating), as [`Store::ratings`] returns them.
 pub type RatingsByKind = std::collections::BTreeMap<String, Rating>;

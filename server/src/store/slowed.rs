@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::memory::MemoryStore;
 use super::{
     AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
-    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreResult,
+    GameRecord, LessonSteps, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
@@ -37,6 +37,10 @@ macro_rules! slowed_calls {
     ($( fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty; )*) => {
         #[async_trait]
         impl Store for Slowed {
+            fn moderation(&self) -> &dyn super::moderation::ModerationStore {
+                self.inner.moderation()
+            }
+
             $(
                 async fn $name(&self $(, $arg: $ty)*) -> $ret {
                     tokio::time::sleep(self.delay).await;
@@ -62,6 +66,8 @@ slowed_calls! {
     fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool>;
     fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>>;
     fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()>;
+    fn add_lesson_steps(&self, player_id: &PlayerId, kind: &str, steps: &[String]) -> StoreResult<()>;
+    fn lesson_steps(&self, player_id: &PlayerId, kinds: &[&str]) -> StoreResult<LessonSteps>;
     fn save_room(&self, room: &RoomRecord) -> StoreResult<()>;
     fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool>;
     fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>>;

@@ -15,6 +15,7 @@ import { link, session } from "../lib/session.js";
 import { KINDS, TITLES, cellsIn } from "../lib/words.js";
 import { newPage, getJson, failed } from "../lib/api.js";
 import { renderBoard, boardFacts, boardLegend } from "../board.js";
+import { playOnForm } from "./play-on.js";
 import { clickCell, selectionView } from "../lib/click-move.js";
 
 /**
@@ -127,9 +128,21 @@ export async function show(kind, step) {
           el("input", { name: "move", id: "move-input", placeholder: "or type a move", autocomplete: "off", "aria-label": "move in the game's notation" }),
           el("button", { type: "submit", text: "Try" })),
         el("div", { class: "controls", id: "controls" }),
+        playOnForm(stepShown),
         el("p", { class: "muted" }, el("a", { href: "/learn", "data-nav": true, text: "All lessons" }), " · ",
           el("a", { href: `/rules/${kind}`, text: `The rules of ${TITLES[kind] || kind}` })))));
   load();
+}
+
+/**
+ * Where the step shown starts, for "Play on from here against the computer".
+ * @returns {import("./play-on.js").From | null}
+ */
+function stepShown() {
+  const s = shown;
+  if (!s) return null;
+  const step = s.lesson.steps[s.at];
+  return { kind: s.lesson.kind, options: optionsOf(step), position: step.position };
 }
 
 /** Leaves the lesson: answers still on their way are dropped. */

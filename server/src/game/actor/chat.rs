@@ -206,6 +206,22 @@ impl Actor {
         gone
     }
 
+    /// A reported line and its neighbours as `reporter` reads this node's copy of the chat.
+    pub(super) fn chat_context(
+        &self,
+        reporter: &PlayerId,
+        author: &PlayerId,
+        ts: u64,
+    ) -> Option<(usize, Vec<stoa_protocol::wire::ChatEntry>)> {
+        let reader = Reader {
+            id: Some(reporter.as_str()),
+            seated: self.is_player(Some(reporter)),
+            ended: self.core.result().is_some(),
+        };
+        let around = crate::domain::moderation::CONTEXT_LINES;
+        self.chat.log.context(reader, author.as_str(), ts, around)
+    }
+
     /// A subscriber as a reader of the chat.
     fn reader<'a>(&self, conn: &'a ConnHandle) -> Reader<'a> {
         Reader {

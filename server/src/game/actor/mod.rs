@@ -308,6 +308,14 @@ impl Actor {
                 Role::Owner(_) => self.owner_command(cmd).await,
                 Role::Follower(_) => Box::pin(self.follower_command(cmd)).await,
             },
+            Command::ChatContext {
+                reporter,
+                author,
+                ts,
+                reply,
+            } => {
+                let _ = reply.send(self.chat_context(&reporter, &author, ts));
+            }
             Command::Snapshot {
                 viewer,
                 code,

@@ -122,6 +122,12 @@ impl Core {
                 self.rated = false;
                 self.end(None, Reason::Aborted, at);
             }
+            ActionKind::Banned => self.end(Some(seated()?.other()), Reason::Banned, at),
+            ActionKind::OperatorAbort => {
+                seated()?;
+                self.rated = false;
+                self.end(None, Reason::Aborted, at);
+            }
             ActionKind::Resume { paused_ms } => {
                 self.clock.pause(*paused_ms);
                 self.clock.resume(at);

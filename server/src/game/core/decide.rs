@@ -63,6 +63,8 @@ impl Core {
             Act::Claim => self.decide_claim(side, now, opponent_gone_since)?,
             Act::Rematch => unreachable_rematch()?,
             Act::Berserk => self.decide_berserk(player_id, side)?,
+            Act::Banned => ActionKind::Banned,
+            Act::OperatorAbort => ActionKind::OperatorAbort,
         };
         Ok(Decision::Record(self.record(player_id, now, kind, None)))
     }

@@ -320,9 +320,16 @@ impl Core {
             ("draw_offer", f.draw_offer.clone()),
             ("rematch", f.rematch.clone()),
         ];
-        let mut doc = Map::with_capacity(members.len() + 1);
+        let mut doc = Map::with_capacity(members.len() + 2);
         for (name, value) in members {
             doc.insert(name.to_string(), value);
+            // Only a game from a position has the member (after its options, which go
+            // with it): other documents stay as they were, byte for byte.
+            if name == "options" {
+                if let Some(start) = self.setup.start_str() {
+                    doc.insert("start".to_string(), Value::from(start));
+                }
+            }
         }
         // Only arena games have the member: other documents stay as they were.
         if !f.arena.is_null() {

@@ -446,6 +446,7 @@ mod tests {
                 kind,
                 options: options.clone(),
                 clock: tc,
+                start: None,
             },
             rated: false,
             visibility: Visibility::Public,

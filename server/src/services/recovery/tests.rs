@@ -56,6 +56,7 @@ async fn logged_game(store: &MemoryStore, id: &GameId, n: usize) -> Vec<String> 
             created_ms: 1,
             rematch_of: None,
             arena: None,
+            start: None,
         })
         .await
         .unwrap();

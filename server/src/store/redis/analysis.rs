@@ -7,9 +7,9 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `P:analysis:{analysis}:state` | hash | game → `queued`, `running` or `done` |
-//! | `P:analysis:{analysis}:by` | hash | game → the player who asked |
-//! | `P:analysis:{analysis}:result` | hash | game → the JSON result, once done |
+//! | `P:analysis:{analysis}:state` | hash | game → `queued` or `running` (games not done) |
+//! | `P:analysis:{analysis}:by` | hash | game → the player who asked (games not done) |
+//! | `P:analysis:{analysis}:review:<game>` | hash | a done review: `result` (the JSON result) and `by`; it expires with the game's record |
 //! | `P:analysis:{analysis}:queue` | list | queued games, next first |
 //! | `P:analysis:{analysis}:lease` | hash | game → the lease id of the worker holding it |
 //! | `P:analysis:{analysis}:until` | sorted set | leased games by the ms their lease runs out |
@@ -18,6 +18,13 @@
 //!
 //! Why beside the queue rather than under the game's own keys: the result must be written in
 //! the same step as the lease check (exactly once), and a script cannot reach two slots.
+//!
+//! Retention: a done review leaves the hashes (they hold only the games queued or running,
+//! so they stay as small as the queue) for a key of its own, which is given the remaining
+//! time to live of the game's record (`P:game:{id}:final`, `--finished-retention-days`):
+//! review and record go together, and with no retention both are kept for good (one review
+//! per finished game at most, as there is one record). The reviews share the queue's hash
+//! slot (one node of a Redis Cluster holds them all): the price of the atomic scripts.
 
 use std::sync::LazyLock;
 
@@ -29,13 +36,14 @@ use super::RedisStore;
 use crate::ids::{GameId, PlayerId};
 use crate::store::{AnalysisEntry, AnalysisRequested, AnalysisStatus, StoreError, StoreResult};
 
-/// KEYS: state, by, pending, queue. ARGV: game, player.
+/// KEYS: state, by, pending, queue, the game's review. ARGV: game, player.
 /// Returns {'queued'}, {'exists', state} or {'busy', game}.
 static REQUEST: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 local s = redis.call('HGET', KEYS[1], ARGV[1])
 if s then return {'exists', s} end
+if redis.call('EXISTS', KEYS[5]) == 1 then return {'exists', 'done'} end
 local p = redis.call('HGET', KEYS[3], ARGV[2])
 if p then return {'busy', p} end
 redis.call('HSET', KEYS[1], ARGV[1], 'queued')
@@ -104,17 +112,20 @@ return 1
     )
 });
 
-/// KEYS: state, result, lease, until, by, pending. ARGV: game, lease id, result JSON.
-/// Returns 1 stored, 0 the lease is not current.
+/// KEYS: state, the game's review, lease, until, by, pending. ARGV: game, lease id, result
+/// JSON, time to live in ms (0: none). Returns 1 stored, 0 the lease is not current.
 static COMPLETE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('HSET', KEYS[1], ARGV[1], 'done')
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 local p = redis.call('HGET', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HSET', KEYS[2], 'result', ARGV[3], 'by', p or '')
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 if p and redis.call('HGET', KEYS[6], p) == ARGV[1] then
   redis.call('HDEL', KEYS[6], p)
 end
@@ -126,6 +137,32 @@ return 1
 impl RedisStore {
     fn analysis_key(&self, part: &str) -> String {
         self.key(&["analysis", "{analysis}", part])
+    }
+
+    /// `P:analysis:{analysis}:review:<game>`: a done review (in the queue's slot).
+    fn review_key(&self, game: &GameId) -> String {
+        self.key(&["analysis", "{analysis}", "review", game.as_str()])
+    }
+
+    /// How long a review of `game` is kept, in ms (0: for good): as long as its record
+    /// still is (the record's `PTTL`); for a game without a record, the retention of a
+    /// record (`--finished-retention-days`).
+    async fn review_ttl_ms(&self, game: &GameId) -> StoreResult<u64> {
+        let mut conn = self.conn();
+        let ttl: i64 = self
+            .run(
+                redis::cmd("PTTL")
+                    .arg(self.final_key(game))
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let retention = self.inner.finished_retention;
+        Ok(match ttl {
+            t if t > 0 => t as u64,
+            // -1: the record is kept for good.
+            -1 => 0,
+            _ => retention.map_or(0, |r| r.as_millis().max(1) as u64),
+        })
     }
 
     pub(super) async fn request_analysis_job(
@@ -141,6 +178,7 @@ impl RedisStore {
             .key(self.analysis_key("by"))
             .key(self.analysis_key("pending"))
             .key(self.analysis_key("queue"))
+            .key(self.review_key(game))
             .arg(game.as_str())
             .arg(player.as_str());
         let mut conn = self.conn();
@@ -166,20 +204,27 @@ impl RedisStore {
             return Ok(None);
         }
         let mut conn = self.conn();
-        let (state, by, result): (Option<String>, Option<String>, Option<String>) = self
+        type Read = (
+            Option<String>,
+            Option<String>,
+            (Option<String>, Option<String>),
+        );
+        let (state, by, (result, done_by)): Read = self
             .run(
                 redis::pipe()
                     .hget(self.analysis_key("state"), game.as_str())
                     .hget(self.analysis_key("by"), game.as_str())
-                    .hget(self.analysis_key("result"), game.as_str())
+                    .hget(self.review_key(game), &["result", "by"])
                     .query_async(&mut conn),
             )
             .await?;
-        let Some(state) = state else {
-            return Ok(None);
+        let status = match (&state, &result) {
+            (Some(state), _) => AnalysisStatus::parse(state)
+                .ok_or_else(|| StoreError::Corrupt(format!("analysis state '{state}'")))?,
+            (None, Some(_)) => AnalysisStatus::Done,
+            (None, None) => return Ok(None),
         };
-        let status = AnalysisStatus::parse(&state)
-            .ok_or_else(|| StoreError::Corrupt(format!("analysis state '{state}'")))?;
+        let by = by.or(done_by);
         let result = result
             .map(|r| serde_json::from_str::<Value>(&r))
             .transpose()
@@ -256,16 +301,18 @@ impl RedisStore {
         lease: &str,
         result: &Value,
     ) -> StoreResult<bool> {
+        let ttl_ms = self.review_ttl_ms(game).await?;
         let mut inv = COMPLETE.prepare_invoke();
         inv.key(self.analysis_key("state"))
-            .key(self.analysis_key("result"))
+            .key(self.review_key(game))
             .key(self.analysis_key("lease"))
             .key(self.analysis_key("until"))
             .key(self.analysis_key("by"))
             .key(self.analysis_key("pending"))
             .arg(game.as_str())
             .arg(lease)
-            .arg(result.to_string());
+            .arg(result.to_string())
+            .arg(ttl_ms);
         let mut conn = self.conn();
         let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         Ok(r == 1)

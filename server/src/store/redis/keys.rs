@@ -10,6 +10,7 @@
 //! | `P:player:{id}:finished` | sorted set | finished games of the player, by end ms |
 //! | `P:player:{id}:devices` | hash | device id → the JSON [`DeviceRecord`](crate::store::DeviceRecord) (one per token) |
 //! | `P:player:{id}:seen` | hash | device id → its last `hello`, ms |
+//! | `P:player:{id}:lessons:<kind>` | set | the ids of the steps of a kind's lesson the player has done |
 //! | `P:account:<sha256>` | string | a claimed [`AccountRecord`](crate::store::AccountRecord) by the SHA-256 of its folded name |
 //! | `P:link:<code>` | string | the player a one-time link code names, with the code's TTL (`SET NX PX`, taken with `GETDEL`) |
 //! | `P:player:{id}:ratings` | hash | kind → the player's JSON `Rating` in that kind |

@@ -5,7 +5,7 @@
 //! prefix), `encoding` (records as hash fields of JSON values), `scripts` (the Lua scripts
 //! that make a check and a write atomic) and `outage` (timeouts, and failing at once while
 //! Redis is known to be down); and one part per kind of record whose keys are its own
-//! (`accounts`, `devices`, `rooms`, `arenas`, `ratings`). This file connects, keeps a
+//! (`accounts`, `devices`, `lessons`, `rooms`, `arenas`, `ratings`). This file connects, keeps a
 //! game's keys (its log, its final document, its players' lists), and implements
 //! [`Store`] with the parts.
 
@@ -17,6 +17,8 @@ mod connect;
 mod devices;
 mod encoding;
 mod keys;
+mod moderation;
+mod lessons;
 mod outage;
 mod ratings;
 mod rooms;
@@ -33,7 +35,8 @@ use redis::AsyncCommands;
 use super::connection::RedisConn;
 use super::{
     AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
-    GameRecord, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError, StoreResult,
+    GameRecord, LessonSteps, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError,
+    StoreResult,
 };
 use crate::domain::rating::Rating;
 use crate::ids;
@@ -113,6 +116,10 @@ impl RedisStore {
 
 #[async_trait]
 impl Store for RedisStore {
+    fn moderation(&self) -> &dyn super::moderation::ModerationStore {
+        self
+    }
+
     async fn ping(&self) -> StoreResult<()> {
         if !self.is_up() {
             return Err(StoreError::Unavailable("redis is unreachable".into()));
@@ -262,6 +269,19 @@ impl Store for RedisStore {
 
     async fn take_link_code(&self, code: &str) -> StoreResult<Option<PlayerId>> {
         self.take_link(code).await
+    }
+
+    async fn add_lesson_steps(
+        &self,
+        player_id: &PlayerId,
+        kind: &str,
+        steps: &[String],
+    ) -> StoreResult<()> {
+        self.add_lesson_records(player_id, kind, steps).await
+    }
+
+    async fn lesson_steps(&self, player_id: &PlayerId, kinds: &[&str]) -> StoreResult<LessonSteps> {
+        self.lesson_records(player_id, kinds).await
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {

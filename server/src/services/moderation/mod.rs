@@ -1,0 +1,181 @@
+//! Moderation on a node: the sanctions in force here (mutes, bans, address bans) and the
+//! notices still owed to players, reloaded from the store whenever its moderation version
+//! moves, and what each reload makes this node do to its own connections and rooms.
+//!
+//! Why a poll of the store's version rather than a bus message: a sanction must hold on
+//! every node within a second whatever else happens (a bus reconnect, a node started after
+//! the sanction); the store is where the sanction lives, a version read every
+//! [`POLL`] costs one small `GET`, and the same loop serves one node and a cluster — one
+//! seam, one behaviour. The operator's actions themselves (`actions`) write the store and
+//! act on games through the game routing, which already reaches every node.
+
+pub mod actions;
+pub mod operators;
+pub mod reports;
+pub mod standing;
+pub mod words;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use stoa_protocol::wire::{ErrorCode, ModerationAction, ServerMessage};
+
+use crate::domain::moderation::{SanctionKind, SanctionRecord};
+use crate::error::ApiError;
+use crate::ids::PlayerId;
+use crate::services::hub::Hub;
+pub use operators::Operators;
+pub use standing::Standing;
+pub use words::WordFilter;
+
+/// How often a node reads the store's moderation version.
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// The close code and reason of a banned player's connections.
+pub const BANNED_CLOSE: (u16, &str) = (4403, "banned");
+
+/// This node's view of moderation.
+pub struct Moderation {
+    standing: RwLock<Arc<Standing>>,
+    /// The version the standing set was loaded at (`None`: never loaded).
+    loaded: Mutex<Option<u64>>,
+    /// The operators (`--admin-file`).
+    pub operators: Operators,
+    /// The deployment's word filter (`--word-filter`).
+    pub words: WordFilter,
+}
+
+impl std::fmt::Debug for Moderation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Moderation").finish_non_exhaustive()
+    }
+}
+
+impl Moderation {
+    /// Nothing loaded yet; `operators` and `words` from the configuration.
+    pub fn new(operators: Operators, words: WordFilter) -> Self {
+        Moderation {
+            standing: RwLock::new(Arc::new(Standing::default())),
+            loaded: Mutex::new(None),
+            operators,
+            words,
+        }
+    }
+
+    /// The sanctions in force here now.
+    pub fn standing(&self) -> Arc<Standing> {
+        self.standing.read().clone()
+    }
+
+    /// `forbidden` while `player` is muted: what a chat line of theirs is answered.
+    pub fn check_chat(&self, player: &PlayerId, now_ms: u64) -> Result<(), ApiError> {
+        match self.standing().mute_of(player, now_ms) {
+            Some(mute) => Err(ApiError::new(ErrorCode::Forbidden, mute_message(mute))),
+            None => Ok(()),
+        }
+    }
+
+    /// `unauthorized` while `player` is banned: what their `hello` is answered.
+    pub fn check_hello(&self, player: &PlayerId, now_ms: u64) -> Result<(), ApiError> {
+        match self.standing().ban_of(player, now_ms) {
+            Some(ban) => Err(ApiError::new(ErrorCode::Unauthorized, ban_message(ban))),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether new connections from `ip` are refused now.
+    pub fn address_banned(&self, ip: IpAddr, now_ms: u64) -> bool {
+        self.standing().address_ban(ip, now_ms).is_some()
+    }
+}
+
+/// What a muted player is told.
+pub fn mute_message(mute: &SanctionRecord) -> String {
+    match mute.until_ms {
+        Some(until) => format!(
+            "you are muted until {}: {}",
+            crate::time::utc_text(until),
+            mute.reason
+        ),
+        None => format!("you are muted: {}", mute.reason),
+    }
+}
+
+/// What a banned player is told.
+pub fn ban_message(ban: &SanctionRecord) -> String {
+    match ban.until_ms {
+        Some(until) => format!(
+            "this account is banned until {}: {}",
+            crate::time::utc_text(until),
+            ban.reason
+        ),
+        None => format!("this account is banned: {}", ban.reason),
+    }
+}
+
+/// The notice a player is sent for `sanction` (`unmute` when `lifted`).
+pub fn notice(sanction: &SanctionRecord, lifted: bool) -> ServerMessage {
+    let (action, message) = match (sanction.kind, lifted) {
+        (SanctionKind::Mute, true) => (
+            ModerationAction::Unmute,
+            "an operator lifted your mute: you may chat again".to_string(),
+        ),
+        (SanctionKind::Mute, false) => (ModerationAction::Mute, mute_message(sanction)),
+        (SanctionKind::Ban, _) => (ModerationAction::Ban, ban_message(sanction)),
+        (SanctionKind::Rename, _) => (
+            ModerationAction::Rename,
+            format!(
+                "an operator reset your name ({}): choose another one",
+                sanction.reason
+            ),
+        ),
+        (SanctionKind::Warn | SanctionKind::AddressBan, _) => (
+            ModerationAction::Warn,
+            format!("a warning from the operators: {}", sanction.reason),
+        ),
+    };
+    ServerMessage::Moderation {
+        action,
+        reason: sanction.reason.clone(),
+        until_ms: sanction.until_ms,
+        message,
+    }
+}
+
+/// Keeps this node's sanctions in step with the store until the server shuts down: every
+/// [`POLL`], reload when the version moved, and act on what changed.
+pub fn watch(hub: Arc<Hub>) {
+    tokio::spawn(async move {
+        let mut shutdown = hub.shutdown.clone();
+        loop {
+            if let Err(e) = reload(&hub).await {
+                tracing::debug!(error = %e, "moderation reload failed; trying again");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(POLL) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+    });
+}
+
+/// Reloads the standing sanctions if the store's version moved since the last load, and
+/// acts here on what changed (see [`standing::Changes`]).
+pub async fn reload(hub: &Hub) -> Result<(), crate::store::StoreError> {
+    let store = hub.store.moderation();
+    let version = store.sanctions_version().await?;
+    if *hub.moderation.loaded.lock() == Some(version) {
+        return Ok(());
+    }
+    let records = store.standing_sanctions().await?;
+    let now = hub.time.now_ms();
+    let next = Arc::new(Standing::new(records, now));
+    let before = std::mem::replace(&mut *hub.moderation.standing.write(), next.clone());
+    *hub.moderation.loaded.lock() = Some(version);
+    let changes = standing::Changes::between(&before, &next, now);
+    changes.enforce(hub).await;
+    actions::sync_rooms_here(hub).await;
+    Ok(())
+}
