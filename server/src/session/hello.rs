@@ -54,6 +54,10 @@ impl Session {
                     .accounts
                     .sign_in(&account, &password.0, self.ip)
                     .await?;
+                // Refused before a device is made for the banned account.
+                self.hub
+                    .moderation
+                    .check_hello(&player.id, self.hub.time.now_ms())?;
                 let token = self.new_device(&player, label.clone()).await?;
                 (player, token)
             }
