@@ -18,6 +18,11 @@
 #   node1 ws://127.0.0.1:PORT/ws pid PID
 #   bot ws://127.0.0.1:PORT/ws,... pid PID     (a `stoa bot --serve`, levels 1-5, on node 1
 #                                              and falling back on the other nodes)
+#   analysis ws://127.0.0.1:PORT/ws,... pid PID   (a `stoa analyse --serve` worker, on the
+#                                              last node and falling back on the others)
+# The nodes take analysis workers' keys from a file of one key made for the run
+# (`--analysis-keys`; the worker gets it as STOA_ANALYSIS_KEY): another worker of this
+# cluster takes `STOA_ANALYSIS_KEY=$(cat <dir>/analysis-keys)` (KEEP_DIR=1 says the dir).
 # The balancer (Caddy, `caddy run` on a Caddyfile generated in the temporary directory)
 # spreads new connections over the nodes (least connections), checks each node's /health
 # every second and stops sending anyone to a node that fails it or refuses a connection, so
@@ -25,7 +30,8 @@
 # the nodes: tokens belong to the deployment (`welcome.deployment`, kept in this Redis).
 # Any STOA_* variable (STOA_LEASE_MS, STOA_RATE_LIMIT, ...) reaches every node. The server
 # binary is built in release mode unless STOA_SERVER_BIN names one, the client (for the bot)
-# unless STOA_CLIENT_BIN does; STOA_BOT=0 starts no bot, STOA_BALANCER=0 no balancer (then
+# unless STOA_CLIENT_BIN does; STOA_BOT=0 starts no bot, STOA_ANALYSIS=0 no analysis
+# worker, STOA_BALANCER=0 no balancer (then
 # Caddy need not be installed; players connect to a node's address). Without Caddy (or the
 # command STOA_CADDY_BIN names) the script says so and runs as with STOA_BALANCER=0;
 # STOA_BALANCER=1 asks for the balancer and stops when Caddy is missing. Logs and Redis
@@ -78,8 +84,9 @@ if [ -z "$bin" ]; then
     bin=$root/target/release/stoa-server
 fi
 bot_on=${STOA_BOT:-1}
+analysis_on=${STOA_ANALYSIS:-1}
 cli=${STOA_CLIENT_BIN:-}
-if [ "$bot_on" != 0 ] && [ -z "$cli" ]; then
+if { [ "$bot_on" != 0 ] || [ "$analysis_on" != 0 ]; } && [ -z "$cli" ]; then
     cargo build --release --quiet -p stoa-cli --manifest-path "$root/Cargo.toml"
     cli=$root/target/release/stoa
 fi
@@ -100,14 +107,15 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/stoa-local.XXXXXX")
 pids=()
 redis_pid=
 bot_pid=
+analysis_pid=
 caddy_pid=
 
 stop() {
     trap - INT TERM EXIT
-    if [ -n "$bot_pid" ]; then
-        kill -TERM "$bot_pid" 2>/dev/null || true
-        wait "$bot_pid" 2>/dev/null || true
-    fi
+    for pid in $bot_pid $analysis_pid; do
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     # Nodes next (each hands its games to Redis and closes its sockets), then Redis.
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -174,10 +182,13 @@ fi
 url="redis://127.0.0.1:$port/"
 lines=("redis $url pid $redis_pid")
 
+# The analysis workers' key of this run (32 hex digits), in the file the nodes read.
+od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$dir/analysis-keys"
 for i in $(seq "$n"); do
     listen=127.0.0.1:0
     [ -z "$node_port" ] || listen=127.0.0.1:$((node_port + i - 1))
     "$bin" --listen "$listen" --redis "$url" --cluster --node-id "node$i" \
+        --analysis-keys "$dir/analysis-keys" \
         >"$dir/node$i.out" 2>"$dir/node$i.log" &
     pids+=($!)
 done
@@ -295,6 +306,15 @@ if [ "$bot_on" != 0 ]; then
         bot --serve --levels 1,2,3,4,5 >"$dir/bot.log" 2>&1 &
     bot_pid=$!
     echo "bot $servers pid $bot_pid"
+fi
+if [ "$analysis_on" != 0 ]; then
+    # An analysis worker (engine reviews, docs/analysis.md), on the last node (the review
+    # queue is in Redis: it serves requests made on every node) and then the others.
+    servers=$(printf 'ws://%s/ws,' "${addrs[@]}" | tr ',' '\n' | sed '/^$/d' | tac | paste -sd, -)
+    STOA_CONFIG_DIR="$dir/analysis" STOA_ANALYSIS_KEY=$(cat "$dir/analysis-keys") \
+        "$cli" --plain --server "$servers" analyse --serve >"$dir/analysis.log" 2>&1 &
+    analysis_pid=$!
+    echo "analysis $servers pid $analysis_pid"
 fi
 echo "ready: Ctrl-C stops everything"
 
