@@ -42,6 +42,24 @@ best?: string | null,
 mark?: Mark | null, };
 
 /**
+ * `analysis.request`: the engine review of a finished game (see `analysis`): queued for an
+ * analysis worker once per game, one pending request per player at a time.
+ */
+export type AnalysisRequestBody = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The finished game.
+ */
+game_id: string, 
+/**
+ * The room code of a private game.
+ */
+code?: string | null, };
+
+/**
  * Addition: a finished game's engine review.
  */
 export type AnalysisResult = { 
@@ -57,6 +75,43 @@ plies: Array<AnalysisPly>,
  * What searched (the worker's engine and its budget), for the reader.
  */
 engine: string, };
+
+/**
+ * `analysis.result`: a worker's review of the job it was given (`analysis.job`).
+ */
+export type AnalysisResultBody = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The job, as `analysis.job` named it.
+ */
+job: string, 
+/**
+ * The review.
+ */
+result: AnalysisResult, };
+
+/**
+ * `analysis.serve`: an analysis worker (`stoa analyse --serve`) is free for a job (games of
+ * `kinds`, every kind when empty); it gets `analysis.job`, one at a time, and says this
+ * again when free.
+ */
+export type AnalysisServeBody = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * Game kinds reviewed (empty: all).
+ */
+kinds: Array<string>, 
+/**
+ * The worker's key, where the server requires one (`--analysis-keys`): a key it does
+ * not know, or none, is `forbidden`.
+ */
+key?: string | null, };
 
 /**
  * Addition: where a game's review stands.
@@ -328,44 +383,7 @@ kinds: Array<string>,
 /**
  * Levels (1-5).
  */
-levels: Array<number>, } | { "t": "analysis.request", 
-/**
- * Request id.
- */
-rid?: Rid | null, 
-/**
- * The finished game.
- */
-game_id: string, 
-/**
- * The room code of a private game.
- */
-code?: string | null, } | { "t": "analysis.serve", 
-/**
- * Request id.
- */
-rid?: Rid | null, 
-/**
- * Game kinds reviewed (empty: all).
- */
-kinds: Array<string>, 
-/**
- * The worker's key, where the server requires one (`--analysis-keys`): a key it
- * does not know, or none, is `forbidden`.
- */
-key?: string | null, } | { "t": "analysis.result", 
-/**
- * Request id.
- */
-rid?: Rid | null, 
-/**
- * The job, as `analysis.job` named it.
- */
-job: string, 
-/**
- * The review.
- */
-result: AnalysisResult, } | { "t": "bot.play", 
+levels: Array<number>, } | { "t": "analysis.request" } & AnalysisRequestBody | { "t": "analysis.serve" } & AnalysisServeBody | { "t": "analysis.result" } & AnalysisResultBody | { "t": "bot.play", 
 /**
  * Request id.
  */
@@ -389,7 +407,12 @@ level: number,
 /**
  * The caller's side, or `random` (default).
  */
-side: string, } | { "t": "chat.say", 
+side: string, 
+/**
+ * Addition: a position string to start from instead of the kind's start ("play
+ * on from here against the computer"); absent: the start position.
+ */
+position?: string | null, } | { "t": "chat.say", 
 /**
  * Request id.
  */
@@ -684,7 +707,7 @@ revoke_others?: boolean, } | { "t": "account.logout",
 /**
  * Request id.
  */
-rid?: Rid | null, } | { "t": "position.explore" } & ExploreRequest;
+rid?: Rid | null, } | { "t": "position.explore" } & ExploreRequest | { "t": "lesson.done" } & LessonDone | { "t": "lessons.progress" } & LessonsProgressRequest | { "t": "report" } & ReportRequest;
 
 /**
  * Addition: an account's name and password, to sign in with (`hello.login`).
@@ -763,9 +786,42 @@ moves: Array<string>, };
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 
 /**
+ * `lesson.done`: a step of a kind's lesson (`protocol/lessons/<kind>.json`) is done.
+ * Answered by `ok`; saying it again changes nothing.
+ */
+export type LessonDone = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The game kind whose lesson it is.
+ */
+kind: string, 
+/**
+ * The step's id in the lesson file.
+ */
+step: string, };
+
+/**
+ * `lessons.progress`: asks for the steps this player has done, answered by
+ * [`super::ServerMessage::LessonsProgress`].
+ */
+export type LessonsProgressRequest = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, };
+
+/**
  * How bad a move was, from the drop of its player's win probability (see [`Mark::of`]).
  */
 export type Mark = "inaccuracy" | "mistake" | "blunder";
+
+/**
+ * What an operator did that the player concerned is told (`{"t":"moderation",…}`).
+ */
+export type ModerationAction = "warn" | "mute" | "unmute" | "rename" | "ban";
 
 /**
  * A player as shown in `welcome` (with all ratings).
@@ -787,6 +843,46 @@ ratings: { [key in string]: JsonValue },
  * Addition: the account this player claimed (its name), absent for a guest.
  */
 account?: string | null, };
+
+/**
+ * Why a player is reported: a fixed list, so operators can sort and count reports.
+ */
+export type ReportReason = "chat_abuse" | "cheating" | "offensive_name" | "other";
+
+/**
+ * `report`: a player reports another, optionally pointing at a chat line (of a game's
+ * chat or a waiting room's, by its author and `ts`) or at a game. Its fields are the
+ * message's own (`{"t":"report","player_id":…}`).
+ */
+export type ReportRequest = { 
+/**
+ * Request id.
+ */
+rid?: Rid | null, 
+/**
+ * The reported player.
+ */
+player_id: string, 
+/**
+ * Why.
+ */
+reason: ReportReason, 
+/**
+ * The reporter's words (at most 500 characters).
+ */
+text?: string | null, 
+/**
+ * The game concerned (its chat, with `ts`, or the game itself).
+ */
+game_id?: string | null, 
+/**
+ * The waiting room whose chat line is reported (with `ts`).
+ */
+code?: string | null, 
+/**
+ * The reported chat line's `ts` (a line of the reported player in that chat).
+ */
+ts?: number, };
 
 /**
  * A request id chosen by the client: an integer or a string of at most 64 characters.
@@ -861,7 +957,12 @@ rated: boolean,
 /**
  * Visibility.
  */
-visibility: Visibility, };
+visibility: Visibility, 
+/**
+ * Addition: the position the game starts from, when not the kind's start (`bot.play`
+ * with a `position`); absent otherwise.
+ */
+start?: string | null, };
 
 /**
  * Where a room is in its life, as the wire and the store write it.
@@ -1403,7 +1504,39 @@ view: Record<string, any>,
 /**
  * The static geometry the view is drawn on (as `GET /api/kinds/<kind>` gives it).
  */
-geometry: Record<string, any>, };
+geometry: Record<string, any>, } | { "t": "lessons.progress", 
+/**
+ * Echoed rid.
+ */
+rid?: Rid | null, 
+/**
+ * Every kind with a lesson, each with its steps done in the lesson's order.
+ */
+done: { [key in string]: Array<string> }, } | { "t": "reported", 
+/**
+ * Echoed rid.
+ */
+rid?: Rid | null, 
+/**
+ * The report's id.
+ */
+report_id: string, } | { "t": "moderation", 
+/**
+ * What was decided.
+ */
+action: ModerationAction, 
+/**
+ * The operator's reason, as written.
+ */
+reason: string, 
+/**
+ * Until when (mutes and bans for a time; ms since the epoch).
+ */
+until_ms?: number | null, 
+/**
+ * A sentence for a person, saying all of it.
+ */
+message: string, };
 
 /**
  * Room visibility: public rooms and games are listed and watchable by anyone.

@@ -3845,5 +3845,51 @@ async fn every_lesson_is_learnt_by_clicking_and_a_wrong_try_gets_a_hint() {
         );
         until(&c, "the lesson list with every step done", &line).await;
     }
+    // The steps are the player's on the server, not this browser's alone: the page's token
+    // reads them all over the websocket, in lesson order, and a second browser (a profile of
+    // its own, no local copy) with the same identity lists every lesson done.
+    let deployment = c
+        .execute(
+            "return document.querySelector('meta[name=stoa-deployment]').content",
+            vec![],
+        )
+        .await
+        .expect("deployment");
+    let deployment = deployment.as_str().expect("a deployment").to_string();
+    let identity = stored_identity(&c, &deployment).await;
+    let token = identity["token"].as_str().expect("a token").to_string();
+    let mut ws = stoa_tests::Client::with_token(&server, &token).await;
+    let progress = ws.request(json!({"t":"lessons.progress"})).await;
+    for kind in stoa_protocol::lessons::kinds() {
+        let lesson = stoa_protocol::lessons::lesson(kind).expect("lesson");
+        let ids: Vec<&str> = lesson.steps.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(progress["done"][kind], json!(ids), "{progress}");
+    }
+    let second = web.page("second").await;
+    second.goto(&base).await.expect("lobby");
+    connected(&second, "the second browser").await;
+    second
+        .execute(
+            "localStorage.setItem('stoa.identity.' + arguments[0], arguments[1]); \
+             localStorage.removeItem('stoa.learn');",
+            vec![json!(deployment), json!(identity.to_string())],
+        )
+        .await
+        .expect("the same identity");
+    second
+        .goto(&format!("{base}/learn"))
+        .await
+        .expect("the lessons");
+    for kind in stoa_protocol::lessons::kinds() {
+        let n = stoa_protocol::lessons::lesson(kind)
+            .expect("lesson")
+            .steps
+            .len();
+        let line = format!(
+            "const li = document.querySelector('#lessons li[data-kind={kind}]'); return li && li.textContent.includes('{n} of {n} steps done')"
+        );
+        until(&second, "every step done, from the server", &line).await;
+    }
+    let _ = second.close().await;
     let _ = c.close().await;
 }

@@ -7,8 +7,11 @@
 // the page only compares that answer with the step's condition (the move the engine wrote,
 // the winner it named, the position string it gave).
 //
-// Progress is remembered in this browser's localStorage, per player id: the steps done of
-// each kind. (It does not follow the account to another device.)
+// Progress belongs to the player on the server (`lesson.done` when a step is done,
+// `lessons.progress` to read it), so it follows the player, and the account, to every
+// device. This browser keeps a copy in its localStorage, per player id: what the page shows
+// until the server answers, and steps done here before the server kept them, which are
+// told to the server once it answers.
 
 import { $, $input, el, cap, formOf } from "../lib/dom.js";
 import { link, session } from "../lib/session.js";
@@ -33,8 +36,26 @@ let shown = /** @type {null | {
 
 const STORE = "stoa.learn";
 
-/** This player's progress: kind → ids of the steps done. @returns {Record<string, string[]>} */
+/** The server's answer to `lessons.progress`, for the player it was asked as. */
+let kept = /** @type {null | {who: string, done: Record<string, string[]>}} */ (null);
+
+/** Who the page is now (the welcomed player's id). */
+function who() {
+  return (session.me && session.me.id) || "guest";
+}
+
+/**
+ * This player's progress: kind → ids of the steps done; the server's once it answered,
+ * this browser's copy until then.
+ * @returns {Record<string, string[]>}
+ */
 function progress() {
+  if (kept && kept.who === who()) return kept.done;
+  return localProgress();
+}
+
+/** This browser's copy of the player's progress. @returns {Record<string, string[]>} */
+function localProgress() {
   try {
     const all = JSON.parse(localStorage.getItem(STORE) || "{}");
     const mine = all[(session.me && session.me.id) || "guest"];
@@ -53,13 +74,54 @@ function remember(kind, id) {
   /** @type {Record<string, Record<string, string[]>>} */
   let all = {};
   try { all = JSON.parse(localStorage.getItem(STORE) || "{}") || {}; } catch { /* a fresh start */ }
-  const who = (session.me && session.me.id) || "guest";
-  const mine = all[who] || {};
+  const mine = all[who()] || {};
   const done = new Set(mine[kind] || []);
   done.add(id);
   mine[kind] = [...done];
-  all[who] = mine;
+  all[who()] = mine;
   try { localStorage.setItem(STORE, JSON.stringify(all)); } catch { /* private mode: not kept */ }
+  if (kept && kept.who === who() && !(kept.done[kind] || []).includes(id)) {
+    kept.done[kind] = [...(kept.done[kind] || []), id];
+  }
+  tellServer(kind, id);
+}
+
+/**
+ * Tells the server a step is done (it waits for the link's next `welcome` if need be).
+ * @param {string} kind
+ * @param {string} id
+ */
+function tellServer(kind, id) {
+  link.request({ t: "lesson.done", kind, step: id }).catch(() => { /* kept here; told again next time */ });
+}
+
+/**
+ * Asks the server for this player's progress, then draws again with it (`fresh` says the
+ * page is still the one that asked). Steps this browser kept that the server does not have
+ * (done before the server kept progress, or while a request was lost) are told to it.
+ * @param {() => boolean} fresh
+ * @param {() => void} draw
+ */
+async function fetchProgress(fresh, draw) {
+  /** @type {import("../lib/messages").Msg<"lessons.progress">} */
+  let answer;
+  try {
+    answer = /** @type {import("../lib/messages").Msg<"lessons.progress">} */ (/** @type {unknown} */ (await link.request({ t: "lessons.progress" })));
+  } catch {
+    return; // this browser's copy stays what the page shows
+  }
+  /** @type {Record<string, string[]>} */
+  const done = {};
+  for (const [k, ids] of Object.entries(answer.done)) done[k] = [...(ids || [])];
+  for (const [k, ids] of Object.entries(localProgress())) {
+    for (const id of Array.isArray(ids) ? ids : []) {
+      if ((done[k] || []).includes(id)) continue;
+      done[k] = [...(done[k] || []), id];
+      tellServer(k, id);
+    }
+  }
+  kept = { who: who(), done };
+  if (fresh()) draw();
 }
 
 /**
@@ -76,17 +138,9 @@ export async function show(kind, step) {
     main.replaceChildren(el("h1", { text: "Learn to play" }), el("p", { class: "muted", text: "Loading…" }));
     const lessons = await Promise.all(KINDS.map((k) => getJson(`/api/lessons/${k}`)));
     if (!fresh()) return;
-    const done = progress();
-    main.replaceChildren(el("h1", { text: "Learn to play" }),
-      el("p", { text: "A few short steps for each game, from how a piece moves to how a game is won. Every move is checked by the same rules the games are played with." }),
-      el("ul", { class: "lessons", id: "lessons" }, lessons.map((a, i) => {
-        const k = KINDS[i];
-        const steps = a.status === 200 && a.body ? a.body.steps.length : 0;
-        const n = (done[k] || []).filter((id) => a.body && a.body.steps.some((/** @type {Step} */ s) => s.id === id)).length;
-        return el("li", { "data-kind": k },
-          el("a", { href: `/learn/${k}`, "data-nav": true, text: TITLES[k] }),
-          ` — ${n} of ${steps} steps done${steps && n === steps ? " ✓" : ""}`);
-      })));
+    const draw = () => drawList(main, lessons);
+    draw();
+    fetchProgress(fresh, draw);
     return;
   }
   document.title = `Learn ${TITLES[kind] || kind} · Stoa`;
@@ -103,6 +157,8 @@ export async function show(kind, step) {
   const first = lesson.steps.findIndex((s) => !done.includes(s.id));
   const at = step !== null && step >= 1 && step <= lesson.steps.length ? step - 1 : Math.max(first, 0);
   shown = { lesson, at, pos: null, selected: [], tries: 0, message: "", solved: false, last: [], fresh };
+  const s = shown;
+  fetchProgress(() => shown === s && fresh(), redraw);
   main.replaceChildren(
     el("div", { class: "game learn" },
       el("div", {},
@@ -143,6 +199,25 @@ function stepShown() {
   if (!s) return null;
   const step = s.lesson.steps[s.at];
   return { kind: s.lesson.kind, options: optionsOf(step), position: step.position };
+}
+
+/**
+ * The list of lessons with this player's steps done.
+ * @param {HTMLElement} main
+ * @param {{status: number, body: any}[]} lessons the answers of `GET /api/lessons/<kind>`, in `KINDS` order
+ */
+function drawList(main, lessons) {
+  const done = progress();
+  main.replaceChildren(el("h1", { text: "Learn to play" }),
+    el("p", { text: "A few short steps for each game, from how a piece moves to how a game is won. Every move is checked by the same rules the games are played with." }),
+    el("ul", { class: "lessons", id: "lessons" }, lessons.map((a, i) => {
+      const k = KINDS[i];
+      const steps = a.status === 200 && a.body ? a.body.steps.length : 0;
+      const n = (done[k] || []).filter((id) => a.body && a.body.steps.some((/** @type {Step} */ s) => s.id === id)).length;
+      return el("li", { "data-kind": k },
+        el("a", { href: `/learn/${k}`, "data-nav": true, text: TITLES[k] }),
+        ` — ${n} of ${steps} steps done${steps && n === steps ? " ✓" : ""}`);
+    })));
 }
 
 /** Leaves the lesson: answers still on their way are dropped. */
