@@ -92,6 +92,9 @@ enum Command {
     /// Learn a game step by step: each step's goal on a board, your move, a hint when it
     /// misses (offline: the rules engines check every move).
     Learn(commands::learn::LearnArgs),
+    /// The operators' console: reports, players, sanctions, live games, the audit log
+    /// (an operator's token: --token or STOA_ADMIN_TOKEN).
+    Admin(commands::admin::AdminArgs),
     /// Bot-vs-bot matches (levels against each other or a random mover), offline.
     Tournament(bot::tournament::TournamentArgs),
 }
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
         Command::Bot(args) => return args.run(&cli.global),
         Command::Analyse(args) => return args.run(&cli.global),
         Command::Tournament(args) => return args.run(),
+        Command::Admin(args) => return args.run(&cli.global),
         Command::Play(args) => args.start(),
         Command::Host(args) => args.start(),
         Command::Join(args) => Ok(args.start()),

@@ -13,6 +13,12 @@ use tokio_tungstenite::Connector;
 
 /// The connector for `wss://` addresses; `ca_file` adds trusted certificates.
 pub fn connector(ca_file: Option<&str>) -> Result<Connector, String> {
+    Ok(Connector::Rustls(client_config(ca_file)?))
+}
+
+/// The TLS client configuration (for `wss://` and for `stoa admin`'s `https://`): Mozilla's
+/// roots, plus the certificates of `ca_file`.
+pub fn client_config(ca_file: Option<&str>) -> Result<Arc<rustls::ClientConfig>, String> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     if let Some(path) = ca_file {
@@ -35,5 +41,5 @@ pub fn connector(ca_file: Option<&str>) -> Result<Connector, String> {
         .map_err(|e| format!("TLS setup: {e}"))?
         .with_root_certificates(roots)
         .with_no_client_auth();
-    Ok(Connector::Rustls(Arc::new(config)))
+    Ok(Arc::new(config))
 }

@@ -3,6 +3,7 @@
 //! hands over to plain mode or the terminal UI.
 
 pub mod account;
+pub mod admin;
 pub mod arena;
 pub mod devices;
 pub mod export;
@@ -227,6 +228,13 @@ pub async fn connect_as(
     };
     let mut refused_as = None;
     let opened = match Connection::open(target.clone()).await {
+        // A banned player stays who they are: no new guest stands in.
+        Err(ConnectError::Refused { code, message, .. })
+            if code == "unauthorized" && is_ban(&message) =>
+        {
+            println!("error banned: {message}");
+            return Err(ExitCode::FAILURE);
+        }
         Err(ConnectError::Refused {
             code,
             message,
@@ -278,6 +286,13 @@ pub async fn connect_as(
         eprintln!("note: could not store the identity token: {e}");
     }
     Ok((conn, welcome, events))
+}
+
+/// Whether a refused `hello` says the player is banned. The server refuses a banned
+/// player's hello with `unauthorized`, as an unknown token; only its message tells them
+/// apart ("this account is banned…", server/src/services/moderation/mod.rs).
+fn is_ban(message: &str) -> bool {
+    message.starts_with("this account is banned")
 }
 
 /// Why this terminal is a new guest, when it was someone here before: the server forgot

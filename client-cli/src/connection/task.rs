@@ -45,7 +45,13 @@ enum Ended {
     Shutdown,
     /// The link dropped: reconnect.
     Dropped(String),
+    /// The server ended this player's connections for good (a ban): no reconnection.
+    Final(String),
 }
+
+/// The close code of a banned player's connections: coming back is refused, so the
+/// client does not try.
+const BANNED_CLOSE: u16 = 4403;
 
 impl Task {
     /// The task of a connection that `ws` opened, serving the address `current` of the
@@ -75,6 +81,13 @@ impl Task {
             match self.serve(&mut ws).await {
                 Ended::Shutdown => {
                     let _ = ws.close(None).await;
+                    return;
+                }
+                Ended::Final(why) => {
+                    for (_, reply) in self.pending.drain() {
+                        let _ = reply.send(Err(RequestError::Disconnected));
+                    }
+                    let _ = self.events.send(ConnEvent::Closed(why));
                     return;
                 }
                 Ended::Dropped(why) => {
@@ -207,6 +220,12 @@ impl Task {
                                 }
                                 Err(e) => self.unreadable(text.as_str(), e),
                             }
+                        }
+                        Message::Close(Some(f)) if u16::from(f.code) == BANNED_CLOSE => {
+                            return Ended::Final(format!(
+                                "banned: the server closed the connection ({BANNED_CLOSE} {})",
+                                f.reason
+                            ));
                         }
                         Message::Close(frame) => {
                             let why = frame

@@ -44,6 +44,8 @@ pub enum Pending {
     LinkCode,
     /// `device.revoke` of a listed device (the `revoke <n>` command).
     Revoke(stoa_protocol::wire::DeviceInfo),
+    /// `report` of the player shown under this name.
+    Report(String),
 }
 
 /// A request's answer, delivered back to the front-end loop.
@@ -95,6 +97,7 @@ impl Session {
                 }
             }
             Pending::RoomWatch => self.on_room_history(answer),
+            Pending::Report(name) => self.on_report_answer(name, answer),
             pending @ (Pending::Devices | Pending::LinkCode | Pending::Revoke(_)) => {
                 self.on_devices_answer(pending, answer)
             }

@@ -136,6 +136,14 @@ impl Session {
             | ServerMessage::ChatHistory { .. }
             | ServerMessage::ChatSpectators { .. }
             | ServerMessage::RoomChat { .. }) => self.on_chat(chat),
+            ServerMessage::Moderation { message, .. } => {
+                // An operator's decision about us, said as the server words it.
+                let clean: String = message
+                    .chars()
+                    .map(|c| if c.is_control() { '?' } else { c })
+                    .collect();
+                self.info(format!("[moderation] {clean}"));
+            }
             ServerMessage::Shutdown { message } => {
                 self.info(format!("server shutting down: {message}"));
             }
@@ -341,6 +349,8 @@ impl Session {
         self.game
             .chat_authors
             .insert(name.to_string(), id.to_string());
+        let last = self.game.chat_last.entry(id.to_string()).or_default();
+        *last = (*last).max(ts);
         let clean = |s: &str| -> String {
             s.chars()
                 .map(|c| if c.is_control() { '?' } else { c })

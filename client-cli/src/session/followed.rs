@@ -32,6 +32,8 @@ pub(super) struct Followed {
     /// Who said something in the chat: each name with its id (the latest one wins), so
     /// `mute <name>` finds whom it means.
     pub chat_authors: std::collections::HashMap<String, String>,
+    /// Each chat author's (by id) latest line shown: a `report` points at it.
+    pub chat_last: std::collections::HashMap<String, u64>,
 }
 
 /// What was already said, so nothing is said twice: each keyed by its game's id, since a

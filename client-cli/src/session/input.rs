@@ -42,6 +42,11 @@ say <text>            say a line in the game's chat (players talk with players,
                       room's chat with whoever opened the invitation
 mute <name>           stop seeing the chat lines of someone who chatted here
 unmute <name>         see them again
+report <name> <reason> [what happened]
+                      tell the operators about a player of this game (the
+                      opponent, a player, or someone who chatted here); reasons:
+                      abuse, cheating, name (an offensive name) or other; their
+                      latest chat line here goes with it
 spectators off|on     (players) turn the spectators' chat off or on
 board                 draw the board again
 watch <id|code>       watch another game (after this one, or from the lobby)
@@ -107,6 +112,7 @@ impl Session {
                 let text = line.split_once(char::is_whitespace).map_or("", |(_, t)| t);
                 self.say(text.trim());
             }
+            ("report", words) => self.report_command(words),
             ("devices", []) => self.devices_command(),
             ("revoke", [n]) => self.revoke_command(n),
             ("link", []) => self.link_command(),

@@ -21,6 +21,7 @@ mod followed;
 mod input;
 mod note;
 mod phase;
+mod report;
 mod resend;
 mod room_chat;
 mod start;
