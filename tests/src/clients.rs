@@ -305,6 +305,20 @@ impl Clients {
         self.procs[id].stdin = None;
     }
 
+    /// Waits for a process to exit and returns its status (whatever it is).
+    pub fn exit_status(&mut self, id: usize, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.procs[id].child.try_wait().expect("try_wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                panic!("{} did not exit\n{}", self.name(id), self.transcript());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for a process to exit successfully.
     pub fn expect_exit(&mut self, id: usize, timeout: Duration) {
         let deadline = Instant::now() + timeout;
