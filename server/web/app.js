@@ -11,6 +11,7 @@ import { deployment, setDeployment, loadIdentity, saveIdentity } from "./lib/ide
 import { KINDS } from "./lib/words.js";
 import { defaults, kindInfo } from "./lib/kinds.js";
 import { leavePage } from "./lib/api.js";
+import { showModeration } from "./lib/report.js";
 import { deviceLabel } from "./panels/devices.js";
 import { accountStatus } from "./panels/account.js";
 import { setupIdentity, lostIdentity, nameRefused, welcomed, isSigningOut } from "./panels/identity.js";
@@ -120,6 +121,9 @@ function onMessage(msg) {
     case "room.chat":
       room.onMessage(msg);
       return;
+    case "moderation":
+      showModeration(msg);
+      return;
     case "shutdown":
       // The message is a whole sentence already ("the server is shutting down; …").
       notice(sentence(msg.message || "the server is shutting down"));
@@ -171,6 +175,12 @@ function start() {
     unknownToken: lostIdentity,
     nameRefused,
     helloFailed: (msg) => notice(`error ${msg.code}: ${msg.message}`),
+    ended: () => {
+      // The ban's notice (a dialog) said why; the status line says the page stays offline.
+      const s = $("#link");
+      s.textContent = "disconnected: this player is banned";
+      s.classList.add("offline");
+    },
   };
   setupIdentity();
   setRouter(route);

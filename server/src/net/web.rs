@@ -33,6 +33,7 @@ macro_rules! js {
 const ASSETS: &[(&str, &str, &str)] = &[
     js!("app.js"),
     js!("board.js"),
+    js!("lib/admin-api.js"),
     js!("lib/api.js"),
     js!("lib/click-move.js"),
     js!("lib/dom.js"),
@@ -40,10 +41,15 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("lib/kinds.js"),
     js!("lib/link.js"),
     js!("lib/move-tree.js"),
+    js!("lib/report.js"),
     js!("lib/session.js"),
     js!("lib/versioned.js"),
     js!("lib/views.js"),
     js!("lib/words.js"),
+    js!("missing.js"),
+    js!("pages/admin.js"),
+    js!("pages/admin-live.js"),
+    js!("pages/admin-player.js"),
     js!("pages/analysis.js"),
     js!("pages/analysis-view.js"),
     js!("pages/arena.js"),
@@ -55,6 +61,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     js!("pages/learn.js"),
     js!("pages/leaderboard.js"),
     js!("pages/lobby.js"),
+    js!("pages/play-on.js"),
     js!("pages/player.js"),
     js!("pages/room.js"),
     js!("pages/rules.js"),
@@ -76,13 +83,16 @@ const ICON: &str = include_str!("../../web/icon.svg");
 const ICON_TYPE: &str = "image/svg+xml";
 
 /// The page for a path that is nothing here: a person who mistyped a link gets words and
-/// a way to the lobby, not an empty answer.
+/// a way to the lobby, not an empty answer. `/admin` answers these same bytes (the
+/// operators' console does not announce itself); its script (`missing.js`) draws the
+/// console's sign-in only in a browser at `/admin`.
 const NOT_FOUND_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <title>No such page · Stoa</title><link rel=\"stylesheet\" href=\"/assets/style.css\">\
 <link rel=\"icon\" href=\"/assets/icon.svg\" type=\"image/svg+xml\"></head>\
 <body><main><h1>No such page</h1><p>There is nothing at this address. \
-<a href=\"/\">Go to the lobby</a> to find a game.</p></main></body></html>\n";
+<a href=\"/\">Go to the lobby</a> to find a game.</p></main>\
+<script type=\"module\" src=\"/assets/missing.js\"></script></body></html>\n";
 
 /// A `404` page for people: `title` as its heading, `text` under it, then the way to the
 /// lobby. Both are text (escaped here): a path's own words may be in them.

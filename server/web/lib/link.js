@@ -25,7 +25,12 @@
  * @property {(token: string) => void} unknownToken the server does not know the token we sent
  * @property {(message: string) => void} nameRefused the name we sent is refused
  * @property {(msg: Refusal) => void} helloFailed any other refusal of the hello
+ * @property {(reason: string) => void} [ended] the server closed the link for good (a ban,
+ *   close code 4403): the link does not reconnect
  */
+
+/** The close code of a banned player's connections (the server's `BANNED_CLOSE`). */
+export const BANNED_CLOSE = 4403;
 
 /**
  * A request waiting for its answer (or for a socket to go out on).
@@ -75,13 +80,18 @@ export class Link {
     this.ready = false;
     ws.onopen = () => this.hello();
     ws.onmessage = (ev) => this.receive(JSON.parse(ev.data));
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ready = false;
       this.hooks.dropped();
       for (const { reject } of this.pending.values()) reject({ code: "disconnected", message: "the connection dropped" });
       this.pending.clear();
       this.hooks.status(false);
+      // Banned: every hello would be refused; reconnecting would only knock on the door.
+      if (ev.code === BANNED_CLOSE) {
+        this.hooks.ended?.(ev.reason || "banned");
+        return;
+      }
       setTimeout(() => this.connect(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 8000);
     };

@@ -5,6 +5,7 @@
 import { $, $input, el, formOf } from "../lib/dom.js";
 import { errorText } from "../lib/link.js";
 import { link, session } from "../lib/session.js";
+import { reportButton } from "../lib/report.js";
 
 /** @typedef {import("../lib/link.js").Incoming} Incoming */
 /** @typedef {{channel: string, id: string, name: string, text: string, ts?: number}} ChatLine */
@@ -102,7 +103,8 @@ export class Chat {
       el("span", { class: "chat-name", text: `${l.name}:` }), " ",
       el("span", { class: "chat-text", text: l.text }),
       session.me && l.id !== session.me.id
-        ? el("button", { type: "button", class: "chat-mute", "data-mute": l.id, title: `stop seeing ${l.name}'s lines`, onclick: () => this.mute(l.id, true), text: "mute" })
+        ? [el("button", { type: "button", class: "chat-mute", "data-mute": l.id, title: `stop seeing ${l.name}'s lines`, onclick: () => this.mute(l.id, true), text: "mute" }),
+          reportButton(l, { game_id: this.gameId, ts: l.ts }, "chat-report")]
         : null);
     for (const channel of ["players", "spectators"]) {
       const list = $(`#chat-${channel}`);

@@ -8,6 +8,7 @@ import { $, el } from "../lib/dom.js";
 import { KINDS, TITLES, ratingChange } from "../lib/words.js";
 import { playerLink } from "../lib/views.js";
 import { newPage, getJson, failed } from "../lib/api.js";
+import { reportButton } from "../lib/report.js";
 
 /** @type {Record<string, string>} */
 const REASONS = {
@@ -97,7 +98,7 @@ export async function show(id, token, myId) {
   const recent = body.recent || [];
   main.replaceChildren(
     el("h1", { id: "player-name", text: `${body.name}${body.bot ? " (computer)" : ""}` }),
-    el("p", { class: "muted", text: `player ${body.id}` }),
+    el("p", { class: "muted" }, `player ${body.id}`, ...(myId && body.id !== myId && !body.bot ? [" ", reportButton(body, {}, "player-report")] : [])),
     ...(body.bot ? [] : [claimLine(body, myId)]),
     el("section", { class: "panel" },
       el("h2", { text: "Ratings" }),

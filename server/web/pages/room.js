@@ -7,6 +7,7 @@
 import { $, $input, el, field, formOf, showMissing } from "../lib/dom.js";
 import { errorText } from "../lib/link.js";
 import { link, session, go } from "../lib/session.js";
+import { reportButton } from "../lib/report.js";
 
 /** @typedef {import("../lib/link.js").Incoming} Incoming */
 /** @typedef {import("../wire").RoomInfo} RoomInfo */
@@ -110,7 +111,8 @@ function drawChat() {
   if (!rc || !list) return;
   list.replaceChildren(...rc.lines.map((l) => el("li", { class: "chat-line" },
     el("span", { class: "chat-name", text: `${l.name}:` }), " ",
-    el("span", { class: "chat-text", text: l.text }))));
+    el("span", { class: "chat-text", text: l.text }),
+    session.me && l.id !== session.me.id ? reportButton(l, { code: rc.code, ts: l.ts }, "chat-report") : null)));
   list.scrollTop = list.scrollHeight;
   $input("#room-chat-input").disabled = !rc.open;
   $("#room-chat-note").textContent = rc.open
