@@ -3,13 +3,16 @@
 //! starts at the position with the side to act there acting first, the bot answers with a
 //! legal move from there, and the finished game's record, replay and history line start
 //! there too; a position the engine refuses (or where the game is over) is `bad_request`
-//! and takes no bot.
+//! and takes no bot. In a browser, a lesson step's "Play on from here against the
+//! computer" opens the game page on the step's position.
 #![forbid(unsafe_code)]
 
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use fantoccini::Locator;
 use serde_json::{json, Value};
+use stoa_tests::browser::{page_base, until, Web, WAIT};
 use stoa_tests::temp_dir::TempDir;
 use stoa_tests::{play_the_computer, Client, Server, Tracked};
 
@@ -17,7 +20,8 @@ use stoa_tests::{play_the_computer, Client, Server, Tracked};
 /// act.
 const POSITION: &str = ".....b/.w..w./.bw.../b...w. b 2";
 
-/// A `stoa bot --serve` process, killed on drop.
+/// A `stoa bot --serve` process for Ūnane at levels 1 and 2 (the web page's default), killed
+/// on drop.
 struct Bot(Child, TempDir);
 
 impl Bot {
@@ -26,7 +30,7 @@ impl Bot {
         let home = TempDir::new("from-position-bot");
         let child = Command::new(stoa_tests::binary("stoa"))
             .args(["--server", &server.ws_url(), "bot"])
-            .args(["--serve", "--kinds", "unane", "--level", "1"])
+            .args(["--serve", "--kinds", "unane", "--levels", "1,2"])
             .env("STOA_CONFIG_DIR", &home.0)
             .env_remove("STOA_SERVER")
             .stdin(Stdio::null())
@@ -192,4 +196,77 @@ async fn finished_record_starts_there(server: &Server, person: &Client, game_id:
     let history: Value = serde_json::from_str(&history).unwrap();
     assert_eq!(history["games"][0]["id"], game_id, "{history}");
     assert_eq!(history["games"][0]["start"], POSITION, "{history}");
+}
+
+/// The web lesson's button: the game page opens with the step's position on the board (each
+/// cell's stone read from the page, against the engine's board of the position string).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lesson_step_is_played_on_from_the_web_page() {
+    let Some((web, server)) = Web::with_server("web-play-on") else {
+        return;
+    };
+    let _bot = Bot::serve(&server);
+    let base = page_base(&server);
+    let c = web.page("learner").await;
+    // Step 1 of the Ūnane lesson is POSITION; the learner plays black, to act there.
+    c.goto(&format!("{base}/learn/unane?step=1"))
+        .await
+        .expect("open the lesson");
+    let level = c
+        .wait()
+        .at_most(WAIT)
+        .for_element(Locator::Css("#play-on select[name=level]"))
+        .await
+        .expect("the level select");
+    assert_eq!(
+        level.prop("value").await.expect("level").as_deref(),
+        Some("2")
+    );
+    // The bot may still be connecting: ask again while no computer is free.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        c.find(Locator::Css("#play-on-button"))
+            .await
+            .expect("the button")
+            .click()
+            .await
+            .expect("click it");
+        let v = until(
+            &c,
+            "the game page or a refusal",
+            "return location.pathname.startsWith('/g/') ? 'game' : (document.querySelector('#play-on-status') || {}).textContent.startsWith('No game') ? 'no' : null",
+        )
+        .await;
+        if v == "game" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no computer came");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // The board: each cell of the position's board as the page draws it.
+    let game = engine_at(&json!({}), POSITION);
+    let names = game.geometry()["names"].clone();
+    let drawn = until(
+        &c,
+        "the position on the game page's board",
+        &format!(
+            "const rows = {names}; if (!document.querySelector('#board svg')) return null;
+             return rows.map((r) => r.map((n) => {{
+               const cell = document.querySelector(`#board [data-cell=\"${{n}}\"]`);
+               if (!cell) return '?';
+               return cell.querySelector('.piece-black') ? 'b' : cell.querySelector('.piece-white') ? 'w' : '.';
+             }}).join('')).join('/').replace(/^.*\\?.*$/, '')"
+        ),
+    )
+    .await;
+    let board = POSITION.split(' ').next().unwrap();
+    assert_eq!(drawn, board, "the step's position on the game's board");
+    let cells = c
+        .execute(
+            "return document.querySelectorAll('#board [data-cell]').length",
+            vec![],
+        )
+        .await
+        .expect("count the cells");
+    assert_eq!(cells, 24, "a 6x4 board, not the default options' board");
 }

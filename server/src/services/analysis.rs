@@ -142,6 +142,15 @@ impl Analysis {
     /// `analysis.request` of `player` for finished game `game` (access checked by the
     /// caller): queues it unless it was queued before, and answers its state.
     pub async fn request(&self, game: &GameId, player: &PlayerId) -> Result<Review, ApiError> {
+        // A game from a position (its document has `start`): a job carries the moves from
+        // the kind's start only, so such a game is not reviewed rather than reviewed wrong.
+        let finished = self.store.finished_game(game).await.map_err(unavailable)?;
+        if finished.is_some_and(|f| f.doc.get("start").is_some()) {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "games from a position are not reviewed by the engine yet",
+            ));
+        }
         match self
             .store
             .request_analysis(game, player)
