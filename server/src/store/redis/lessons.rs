@@ -40,7 +40,7 @@ impl RedisStore {
         player_id: &PlayerId,
         kinds: &[&str],
     ) -> StoreResult<LessonSteps> {
-        let kinds: Vec<&str> = kinds.iter().copied().filter(|k| key_safe(k)).collect();
+        let kinds: Vec<&str> = kinds.iter().copied().filter(|k| key_safe(*k)).collect();
         if !key_safe(player_id) || kinds.is_empty() {
             return Ok(LessonSteps::new());
         }
