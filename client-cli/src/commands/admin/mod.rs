@@ -171,44 +171,30 @@ struct Call {
     show: fn(&Value) -> Vec<String>,
 }
 
+/// A `GET` of `path`.
+fn get(path: String, show: fn(&Value) -> Vec<String>) -> Call {
+    Call {
+        path,
+        body: None,
+        show,
+    }
+}
+
+/// A `POST` of `body` to `path`.
+fn post(path: String, body: Value, show: fn(&Value) -> Vec<String>) -> Call {
+    Call {
+        path,
+        body: Some(body),
+        show,
+    }
+}
+
 impl Action {
-    /// The request this action makes.
-    fn call(&self) -> Result<Call, String> {
-        let get = |path: String, show| Call {
-            path,
-            body: None,
-            show,
-        };
-        let post = |path: String, body: Value, show| Call {
-            path,
-            body: Some(body),
-            show,
-        };
+    /// The request of an action that changes something (a sanction, an undo, a close, an
+    /// abort); `None` for the readings.
+    fn post_call(&self) -> Result<Option<Call>, String> {
         let player = |id: &str, what: &str| format!("/api/admin/players/{}/{what}", segment(id));
-        Ok(match self {
-            Action::Me => get("/api/admin/me".into(), |v| {
-                vec![format!("operator {}", v["operator"].as_str().unwrap_or(""))]
-            }),
-            Action::Reports { all, limit } => {
-                let mut path = format!(
-                    "/api/admin/reports?status={}",
-                    if *all { "all" } else { "open" }
-                );
-                if let Some(n) = limit {
-                    path.push_str(&format!("&limit={n}"));
-                }
-                get(path, |v| {
-                    list(&v["reports"], show::report_line, "no reports")
-                })
-            }
-            Action::Report { id } => get(
-                format!("/api/admin/reports/{}", segment(id)),
-                show::report_page,
-            ),
-            Action::Player { id } => get(
-                format!("/api/admin/players/{}", segment(id)),
-                show::player_page,
-            ),
+        Ok(Some(match self {
             Action::Warn { player: p, reason } => {
                 post(player(p, "warn"), sanction_body(reason, None)?, sanction)
             }
@@ -242,13 +228,6 @@ impl Action {
                 body["network"] = network.as_str().into();
                 post("/api/admin/addresses/ban".into(), body, sanction)
             }
-            Action::Sanctions => get("/api/admin/sanctions".into(), |v| {
-                list(
-                    &v["sanctions"],
-                    show::sanction_line,
-                    "no sanctions in force",
-                )
-            }),
             Action::Undo {
                 sanction: id,
                 reason,
@@ -287,6 +266,43 @@ impl Action {
                     )]
                 },
             ),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The request this action makes.
+    fn call(&self) -> Result<Call, String> {
+        Ok(match self {
+            Action::Me => get("/api/admin/me".into(), |v| {
+                vec![format!("operator {}", v["operator"].as_str().unwrap_or(""))]
+            }),
+            Action::Reports { all, limit } => {
+                let mut path = format!(
+                    "/api/admin/reports?status={}",
+                    if *all { "all" } else { "open" }
+                );
+                if let Some(n) = limit {
+                    path.push_str(&format!("&limit={n}"));
+                }
+                get(path, |v| {
+                    list(&v["reports"], show::report_line, "no reports")
+                })
+            }
+            Action::Report { id } => get(
+                format!("/api/admin/reports/{}", segment(id)),
+                show::report_page,
+            ),
+            Action::Player { id } => get(
+                format!("/api/admin/players/{}", segment(id)),
+                show::player_page,
+            ),
+            Action::Sanctions => get("/api/admin/sanctions".into(), |v| {
+                list(
+                    &v["sanctions"],
+                    show::sanction_line,
+                    "no sanctions in force",
+                )
+            }),
             Action::Live => get("/api/admin/live".into(), live),
             Action::Audit { limit } => get(
                 match limit {
@@ -295,6 +311,12 @@ impl Action {
                 },
                 |v| list(&v["entries"], show::audit_line, "the audit log is empty"),
             ),
+            // What changes something: a POST.
+            _ => {
+                return self
+                    .post_call()?
+                    .ok_or_else(|| "no such action".to_string())
+            }
         })
     }
 }
