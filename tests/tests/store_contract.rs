@@ -16,6 +16,9 @@ use stoa_server::store::{
 };
 use stoa_tests::redis::RedisServer;
 
+#[path = "store_contract/moderation.rs"]
+mod moderation;
+
 fn player(id: &str, hash: &str) -> PlayerRecord {
     PlayerRecord {
         id: id.into(),
@@ -341,6 +344,7 @@ async fn contract(store: &dyn Store) {
     lessons_contract(store).await;
     accounts_contract(store).await;
     arenas_contract(store).await;
+    moderation::moderation_contract(store).await;
     store.ping().await.unwrap();
 }
 
@@ -374,7 +378,10 @@ async fn lessons_contract(store: &dyn Store) {
         done.into_iter().collect::<Vec<_>>(),
         [
             ("akron".to_string(), steps(&["add"])),
-            ("unane".to_string(), steps(&["capture", "one-group", "removal"])),
+            (
+                "unane".to_string(),
+                steps(&["capture", "one-group", "removal"])
+            ),
         ]
     );
     // Only the kinds asked.

@@ -46,7 +46,11 @@ pub async fn player(hub: &Hub, id: &PlayerId) -> Result<PlayerRecord, ApiError> 
 }
 
 /// Writes a new sanction and its audit entry, counts it, and reloads here.
-async fn give(hub: &Hub, sanction: SanctionRecord, detail: String) -> Result<SanctionRecord, ApiError> {
+async fn give(
+    hub: &Hub,
+    sanction: SanctionRecord,
+    detail: String,
+) -> Result<SanctionRecord, ApiError> {
     let m = hub.store.moderation();
     hub.store_call(m.save_sanction(&sanction)).await?;
     let target = match (&sanction.player, &sanction.network) {
@@ -54,7 +58,15 @@ async fn give(hub: &Hub, sanction: SanctionRecord, detail: String) -> Result<San
         (None, Some(n)) => n.clone(),
         (None, None) => String::new(),
     };
-    log(hub, &sanction.by, sanction.kind.as_str(), target, &sanction.reason, detail).await?;
+    log(
+        hub,
+        &sanction.by,
+        sanction.kind.as_str(),
+        target,
+        &sanction.reason,
+        detail,
+    )
+    .await?;
     hub.metrics.moderation.sanctioned(sanction.kind);
     let _ = reload(hub).await;
     Ok(sanction)
@@ -132,7 +144,8 @@ pub async fn sanction_player(hub: &Hub, ask: PlayerSanction) -> Result<SanctionR
     let mut detail = String::new();
     if ask.kind == SanctionKind::Rename {
         let name = format!("player-{}", &ids::room_code()[..5].to_ascii_lowercase());
-        hub.store_call(hub.store.rename_player(&ask.player, &name)).await?;
+        hub.store_call(hub.store.rename_player(&ask.player, &name))
+            .await?;
         sanction.old_name = Some(record.name.clone());
         detail = format!("{} → {name}", record.name);
     }
@@ -245,14 +258,25 @@ pub async fn close_report(hub: &Hub, by: &str, id: &str, action: &str) -> Result
         .store_call(hub.store.moderation().close_report(id, &closed))
         .await?
     {
-        None => Err(ApiError::new(ErrorCode::NotFound, format!("no report '{id}'"))),
+        None => Err(ApiError::new(
+            ErrorCode::NotFound,
+            format!("no report '{id}'"),
+        )),
         Some(false) => Err(ApiError::new(
             ErrorCode::Conflict,
             format!("report '{id}' is closed already"),
         )),
         Some(true) => {
             hub.metrics.moderation.report_closed();
-            log(hub, by, "close_report", id.to_string(), &action, String::new()).await
+            log(
+                hub,
+                by,
+                "close_report",
+                id.to_string(),
+                &action,
+                String::new(),
+            )
+            .await
         }
     }
 }
@@ -280,14 +304,25 @@ pub async fn close_room(hub: &Hub, by: &str, code: &str, reason: &str) -> Result
     closed.status = RoomStatus::Closed;
     closed.seats = [None, None];
     // Only while the stored room still waits (a guest may have started its game meanwhile).
-    if !hub.store_call(hub.store.claim_room(&closed.record())).await? {
+    if !hub
+        .store_call(hub.store.claim_room(&closed.record()))
+        .await?
+    {
         return Err(ApiError::new(
             ErrorCode::Conflict,
             format!("room '{code}' started or closed meanwhile"),
         ));
     }
     hub.store_call(hub.store.moderation().bump()).await?;
-    log(hub, by, "close_room", code.to_string(), &reason, String::new()).await
+    log(
+        hub,
+        by,
+        "close_room",
+        code.to_string(),
+        &reason,
+        String::new(),
+    )
+    .await
 }
 
 /// Aborts a live game, whatever was played: no result, unrated.
@@ -307,7 +342,17 @@ pub async fn abort_game(hub: &Hub, by: &str, id: &str, reason: &str) -> Result<(
         })
         .await
     {
-        Some(Ok(_)) => log(hub, by, "abort_game", id.to_string(), &reason, String::new()).await,
+        Some(Ok(_)) => {
+            log(
+                hub,
+                by,
+                "abort_game",
+                id.to_string(),
+                &reason,
+                String::new(),
+            )
+            .await
+        }
         Some(Err(e)) => Err(e),
         None => Err(ApiError::new(ErrorCode::GameOver, "the game is over")),
     }

@@ -41,6 +41,13 @@ pub struct Moderation {
     standing: RwLock<Arc<Standing>>,
     /// The version the standing set was loaded at (`None`: never loaded).
     loaded: Mutex<Option<u64>>,
+    /// Held through a reload: the poll and an operator's action on this node may reload at
+    /// once, and two reloads interleaved could put an older set back (and act twice).
+    reloading: tokio::sync::Mutex<()>,
+    /// The notices (warnings, renames) this node has shown, by sanction id: the standing
+    /// set still lists a notice until the next reload after it was marked shown, and a
+    /// `hello` and a reload may both try to show it; each is shown here once.
+    shown: Mutex<std::collections::HashSet<String>>,
     /// The operators (`--admin-file`).
     pub operators: Operators,
     /// The deployment's word filter (`--word-filter`).
@@ -59,6 +66,8 @@ impl Moderation {
         Moderation {
             standing: RwLock::new(Arc::new(Standing::default())),
             loaded: Mutex::new(None),
+            reloading: tokio::sync::Mutex::new(()),
+            shown: Mutex::new(std::collections::HashSet::new()),
             operators,
             words,
         }
@@ -83,6 +92,11 @@ impl Moderation {
             Some(ban) => Err(ApiError::new(ErrorCode::Unauthorized, ban_message(ban))),
             None => Ok(()),
         }
+    }
+
+    /// Claims the showing of notice `id` on this node: `true` the first time only.
+    pub fn claim_notice(&self, id: &str) -> bool {
+        self.shown.lock().insert(id.to_string())
     }
 
     /// Whether new connections from `ip` are refused now.
@@ -164,6 +178,7 @@ pub fn watch(hub: Arc<Hub>) {
 /// Reloads the standing sanctions if the store's version moved since the last load, and
 /// acts here on what changed (see [`standing::Changes`]).
 pub async fn reload(hub: &Hub) -> Result<(), crate::store::StoreError> {
+    let _one_at_a_time = hub.moderation.reloading.lock().await;
     let store = hub.store.moderation();
     let version = store.sanctions_version().await?;
     if *hub.moderation.loaded.lock() == Some(version) {

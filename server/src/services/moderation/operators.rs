@@ -49,8 +49,7 @@ impl Operators {
                 continue;
             }
             let mut parts = line.split_whitespace();
-            let (Some(name), Some(token), None) = (parts.next(), parts.next(), parts.next())
-            else {
+            let (Some(name), Some(token), None) = (parts.next(), parts.next(), parts.next()) else {
                 return Err(format!(
                     "line {}: expected '<name> <token>' (two words)",
                     n + 1

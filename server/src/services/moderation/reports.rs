@@ -112,20 +112,28 @@ async fn context(
     let no_line = || {
         ApiError::new(
             ErrorCode::NotFound,
-            format!("no chat line of '{target}' at ts {} there", ask.ts.unwrap_or(0)),
+            format!(
+                "no chat line of '{target}' at ts {} there",
+                ask.ts.unwrap_or(0)
+            ),
         )
     };
     match (ask.ts, game, room) {
         (None, Some(game), _) => {
             let known = hub.store_call(hub.store.game(game)).await?.is_some();
             if !known {
-                return Err(ApiError::new(ErrorCode::NotFound, format!("no game '{game}'")));
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("no game '{game}'"),
+                ));
             }
             Ok(Vec::new())
         }
         (None, None, Some(_)) => Err(bad("a report about a room's chat names the line (ts)")),
         (None, None, None) => Ok(Vec::new()),
-        (Some(_), None, None) => Err(bad("a reported line (ts) is in a game's chat (game_id) or a room's (code)")),
+        (Some(_), None, None) => Err(bad(
+            "a reported line (ts) is in a game's chat (game_id) or a room's (code)",
+        )),
         (Some(ts), Some(game), _) => {
             let (tx, rx) = tokio::sync::oneshot::channel();
             let handle = hub.game(game).await?.ok_or_else(no_line)?;
@@ -153,7 +161,13 @@ async fn context(
         (Some(ts), None, Some(room)) => {
             let (at, lines) = hub
                 .room_chats
-                .context(room, by.conn_id, target.as_str(), ts, crate::domain::moderation::CONTEXT_LINES)
+                .context(
+                    room,
+                    by.conn_id,
+                    target.as_str(),
+                    ts,
+                    crate::domain::moderation::CONTEXT_LINES,
+                )
                 .ok_or_else(no_line)?;
             Ok(lines
                 .into_iter()

@@ -166,11 +166,23 @@ impl Changes {
     }
 }
 
-/// Shows `player`'s owed notices to their connections here and marks them shown; a notice
+/// Shows `player`'s owed notices to their connections here and marks them shown, each once:
+/// a notice another node (or this one) showed already is skipped — the standing set may
+/// still list it until the next reload, so the stored record is read again first. A notice
 /// whose mark could not be written is shown again later (at least once, never lost).
 pub async fn deliver_notices(hub: &Hub, player: &PlayerId) {
     let owed = hub.moderation.standing().notices_of(player).to_vec();
-    for mut sanction in owed {
+    for listed in owed {
+        let stored = hub.store.moderation().sanction(&listed.id).await;
+        let Ok(Some(mut sanction)) = stored else {
+            continue;
+        };
+        if sanction.delivered || sanction.undone.is_some() {
+            continue;
+        }
+        if !hub.moderation.claim_notice(&sanction.id) {
+            continue;
+        }
         let told = notice(&sanction, false);
         for conn in hub.players.connections(player) {
             conn.send_msg(&told);
@@ -178,6 +190,8 @@ pub async fn deliver_notices(hub: &Hub, player: &PlayerId) {
         sanction.delivered = true;
         if let Err(e) = hub.store.moderation().save_sanction(&sanction).await {
             tracing::warn!(error = %e, sanction = %sanction.id, "notice shown but not marked");
+            // Shown again at a later chance rather than lost.
+            hub.moderation.shown.lock().remove(&sanction.id);
         }
     }
 }

@@ -23,7 +23,10 @@ pub struct WordFilter {
 fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut gap = true;
-    for c in text.nfkd().filter(|c| !unicode_normalization::char::is_combining_mark(*c)) {
+    for c in text
+        .nfkd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+    {
         if c.is_alphanumeric() {
             out.extend(c.to_lowercase());
             gap = false;
