@@ -193,6 +193,28 @@ pub struct Config {
     #[arg(long, env = "STOA_REDIS_CLUSTER", requires_if("true", "redis"))]
     pub redis_cluster: bool,
 
+    /// Find the Redis primary through these Sentinels (`host:port,host:port`) instead of
+    /// `--redis`, and follow it when Sentinel promotes a replica: a `READONLY` answer, a
+    /// failed connection or a Sentinel naming another primary makes the node ask again and
+    /// reconnect. Not with `--redis-cluster` or `--cluster`.
+    #[arg(long, env = "STOA_REDIS_SENTINEL", conflicts_with_all = ["redis_cluster", "cluster"])]
+    pub redis_sentinel: Option<String>,
+
+    /// The primary's name in the Sentinels' configuration (`sentinel monitor <name> …`).
+    #[arg(long, env = "STOA_REDIS_SENTINEL_MASTER", default_value = "mymaster")]
+    pub redis_sentinel_master: String,
+
+    /// Replicas that must hold a move's write before the move is answered `ok` (Redis
+    /// `WAIT`): with 1 or more, a failover to a replica that acknowledged loses no
+    /// acknowledged move; a write that reached fewer in time is settled from the log like
+    /// a lost answer. 0: replication is asynchronous (a failover may lose the last moves).
+    #[arg(long, env = "STOA_REDIS_MIN_REPLICAS", default_value_t = 0, conflicts_with = "redis_cluster")]
+    pub redis_min_replicas: u32,
+
+    /// Longest wait for the replicas of `--redis-min-replicas`, in ms.
+    #[arg(long, env = "STOA_REDIS_WAIT_MS", default_value_t = 500)]
+    pub redis_wait_ms: u64,
+
     /// Run as one node of several sharing this Redis (needs `--redis`): each live game is
     /// owned by one node under a lease, any node serves any client, and a dead node's games
     /// are taken over by the others. Start every node of a deployment with it.

@@ -26,7 +26,7 @@ use crate::services::hub::Hub;
 use crate::services::registries::Registries;
 use crate::services::topology::{SingleNode, Topology};
 use crate::store::memory::MemoryStore;
-use crate::store::redis::{RedisOptions, RedisStore};
+use crate::store::redis::{Failover, RedisOptions, RedisStore, Replication, SentinelOptions};
 use crate::store::Store;
 
 /// Handles the cluster's requests to this node's services until the node stops. Each runs
@@ -97,24 +97,9 @@ pub async fn run(
         config.node_id = Some(ids::node_id());
     }
     let mut cluster_store = None;
-    let store: Arc<dyn Store> = match &config.redis {
-        Some(url) => {
-            let options = RedisOptions {
-                url: url.clone(),
-                prefix: config.redis_prefix.clone(),
-                timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
-                fence: config.node_id.clone().filter(|_| config.cluster),
-                redis_cluster: config.redis_cluster,
-                finished_retention: (config.finished_retention_days > 0)
-                    .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
-            };
-            tracing::info!(url = %redact(url), "connecting to Redis");
-            let store = RedisStore::connect(options).await.map_err(|e| {
-                std::io::Error::other(format!(
-                    "cannot use Redis at {}: {e} (is it running and reachable? check --redis / REDIS_URL)",
-                    redact(url)
-                ))
-            })?;
+    let store: Arc<dyn Store> = match redis_target(&config) {
+        Some(target) => {
+            let store = redis_store(&config, target).await?;
             tracing::info!(prefix = %config.redis_prefix, "persistence: redis");
             if config.cluster {
                 cluster_store = Some(store.clone());
@@ -140,6 +125,56 @@ pub async fn run(
         ClusterSetup { node, store, url }
     });
     serve(config, store, cluster, shutdown).await
+}
+
+/// Where Redis is: a URL (`--redis`), or the Sentinels to ask for the primary
+/// (`--redis-sentinel`); `None` keeps everything in memory.
+fn redis_target(config: &Config) -> Option<String> {
+    match &config.redis_sentinel {
+        Some(sentinels) => Some(format!("sentinel {sentinels}")),
+        None => config.redis.as_ref().map(|url| redact(url)),
+    }
+}
+
+/// Connects the Redis store the configuration names (`target`: where, for messages).
+async fn redis_store(config: &Config, target: String) -> std::io::Result<RedisStore> {
+    let options = RedisOptions {
+        url: config.redis.clone().unwrap_or_default(),
+        prefix: config.redis_prefix.clone(),
+        timeout: Duration::from_millis(config.redis_timeout_ms.max(1)),
+        fence: config.node_id.clone().filter(|_| config.cluster),
+        redis_cluster: config.redis_cluster,
+        finished_retention: (config.finished_retention_days > 0)
+            .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
+    };
+    let failover = Failover {
+        sentinel: config
+            .redis_sentinel
+            .as_ref()
+            .map(|list| SentinelOptions {
+                sentinels: list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect(),
+                master: config.redis_sentinel_master.clone(),
+            }),
+        replication: Replication {
+            min_replicas: config.redis_min_replicas,
+            wait: Duration::from_millis(config.redis_wait_ms.max(1)),
+        },
+    };
+    tracing::info!(url = %target, "connecting to Redis");
+    let check = match config.redis_sentinel {
+        Some(_) => "--redis-sentinel / --redis-sentinel-master",
+        None => "--redis / REDIS_URL",
+    };
+    RedisStore::connect_with(options, failover).await.map_err(|e| {
+        std::io::Error::other(format!(
+            "cannot use Redis at {target}: {e} (is it running and reachable? check {check})"
+        ))
+    })
 }
 
 /// The operators and the word filter the configuration names (a file that cannot be read
@@ -258,10 +293,10 @@ async fn serve(
         .await
         .map_err(|e| std::io::Error::other(format!("recovery failed: {e}")))?;
     // Sanctions hold before anyone can connect (a banned player's first `hello` too).
-    if let Err(e) = crate::services::moderation::reload(&hub).await {
+    if let Err(e) = crate::services::moderator::reload(&hub).await {
         tracing::warn!(error = %e, "cannot read the sanctions yet; trying again");
     }
-    crate::services::moderation::watch(hub.clone());
+    crate::services::moderator::watch(hub.clone());
     let (guard, mut guards_done) = mpsc::channel::<()>(1);
     let app = crate::net::app::router(hub.clone(), guard);
     tokio::spawn(hub.lobby.clone().run());

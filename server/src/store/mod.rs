@@ -18,6 +18,7 @@ pub mod connection;
 pub mod memory;
 pub mod moderation;
 pub mod redis;
+pub mod sentinel;
 #[cfg(test)]
 pub mod slowed;
 
@@ -424,6 +425,13 @@ pub trait Store: Send + Sync + 'static {
     async fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()>;
     /// A game's action log, in order.
     async fn actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>>;
+    /// A game's action log as it survives a failover of the store: with
+    /// `--redis-min-replicas N`, read only once N replicas hold everything the primary held
+    /// at the read (an error otherwise); elsewhere the same as [`Store::actions`]. What
+    /// settles a write in doubt: an entry read here may be answered `ok`.
+    async fn replicated_actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>> {
+        self.actions(game_id).await
+    }
     /// The last logged action (to settle a write whose outcome is unknown).
     async fn last_action(&self, game_id: &GameId) -> StoreResult<Option<ActionRecord>> {
         Ok(self.actions(game_id).await?.pop())

@@ -121,7 +121,7 @@ impl Actor {
     pub(super) async fn heal(&mut self) -> bool {
         let log = match self
             .caps
-            .store_call(self.caps.store.actions(self.core.id()))
+            .store_call(self.caps.store.replicated_actions(self.core.id()))
             .await
         {
             Ok(log) => log,

@@ -414,7 +414,7 @@ impl Actor {
         }
         let log = self
             .caps
-            .store_call(self.caps.store.actions(self.core.id()))
+            .store_call(self.caps.store.replicated_actions(self.core.id()))
             .await;
         let Role::Follower(f) = &mut self.role else {
             return;

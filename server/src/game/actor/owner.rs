@@ -420,7 +420,7 @@ impl Actor {
         }
         let log = self
             .caps
-            .store_call(self.caps.store.actions(self.core.id()))
+            .store_call(self.caps.store.replicated_actions(self.core.id()))
             .await
             .map_err(|_| ())?;
         Ok(log
@@ -463,7 +463,7 @@ impl Actor {
         // another node took the game and logged after its write meanwhile.
         let log = self
             .caps
-            .store_call(self.caps.store.actions(self.core.id()))
+            .store_call(self.caps.store.replicated_actions(self.core.id()))
             .await?;
         let Some(doubt) = self.in_doubt.take() else {
             return Ok(());

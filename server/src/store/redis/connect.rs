@@ -2,18 +2,50 @@
 //! keeps an outage short.
 
 use super::*;
+use crate::store::sentinel::Follower;
+
+/// How the store survives a failover of Redis: following the primary through Sentinel,
+/// and waiting for replicas before a move is acknowledged (both off by default).
+#[derive(Clone, Debug, Default)]
+pub struct Failover {
+    /// Find the primary through these Sentinels (instead of `RedisOptions::url`).
+    pub sentinel: Option<SentinelOptions>,
+    /// Replicas each move's write must reach.
+    pub replication: Replication,
+}
 
 impl RedisStore {
     /// Connects (retrying with backoff for a few seconds), starts the health task, and
     /// builds the leaderboards once for ratings saved before they were kept.
     pub async fn connect(options: RedisOptions) -> StoreResult<RedisStore> {
+        RedisStore::connect_with(options, Failover::default()).await
+    }
+
+    /// [`RedisStore::connect`], following the primary and waiting for replicas as
+    /// `failover` says.
+    pub async fn connect_with(
+        options: RedisOptions,
+        failover: Failover,
+    ) -> StoreResult<RedisStore> {
         let prefix = options.prefix.trim().to_string();
         if prefix.is_empty() || prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(StoreError::Unavailable(
                 "the redis prefix must be non-empty, without spaces".into(),
             ));
         }
-        let conn = if options.redis_cluster {
+        let conn = if let Some(sentinel) = failover.sentinel {
+            let follower = Follower::connect(
+                sentinel,
+                manager_config(options.timeout),
+                options.timeout,
+                Duration::from_secs(10),
+            )
+            .await
+            .map_err(|e| {
+                StoreError::Unavailable(format!("no redis primary through sentinel: {e}"))
+            })?;
+            RedisConn::Sentinel(follower)
+        } else if options.redis_cluster {
             let seeds: Vec<&str> = options.url.split(',').map(str::trim).collect();
             let client = redis::cluster::ClusterClient::builder(seeds)
                 .connection_timeout(options.timeout)
@@ -27,17 +59,8 @@ impl RedisStore {
         } else {
             let client = redis::Client::open(options.url.as_str())
                 .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
-            // Reconnect attempts at most half a second apart: after an outage the node is
-            // back within moments of Redis (games wait on it, with leases running).
-            let config = ConnectionManagerConfig::new()
-                .set_factor(50)
-                .set_exponent_base(2)
-                .set_max_delay(500)
-                .set_number_of_retries(6)
-                .set_connection_timeout(options.timeout)
-                .set_response_timeout(options.timeout);
             RedisConn::Single(
-                ConnectionManager::new_with_config(client, config)
+                ConnectionManager::new_with_config(client, manager_config(options.timeout))
                     .await
                     .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?,
             )
@@ -50,6 +73,7 @@ impl RedisStore {
             scripts: Scripts::new(),
             fence: options.fence,
             finished_retention: options.finished_retention,
+            replication: failover.replication,
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
         let store = RedisStore { inner };
@@ -60,4 +84,16 @@ impl RedisStore {
         }
         Ok(store)
     }
+}
+
+/// Reconnect attempts at most half a second apart: after an outage the node is back within
+/// moments of Redis (games wait on it, with leases running).
+fn manager_config(timeout: Duration) -> ConnectionManagerConfig {
+    ConnectionManagerConfig::new()
+        .set_factor(50)
+        .set_exponent_base(2)
+        .set_max_delay(500)
+        .set_number_of_retries(6)
+        .set_connection_timeout(timeout)
+        .set_response_timeout(timeout)
 }

@@ -25,6 +25,7 @@
 //! | `P:game:{id}:lease` | string | the node owning the live game (cluster mode, with a TTL) |
 //! | `P:games:unfinished` | sorted set | every unfinished game, by creation ms (recovery) |
 //! | `P:games:finished` | sorted set | every finished game, by end ms |
+//! | `P:replicated` | string | a counter written only to make a read's `WAIT` cover it (`--redis-min-replicas`) |
 //! | `P:deployment` | string | the deployment's id (`welcome.deployment`), set once with `SET NX` |
 //!
 //! Braces are literal: `{id}` and `{code}` are Redis Cluster hash tags, so a game's keys

@@ -15,6 +15,7 @@ mod arenas;
 mod backfill;
 mod connect;
 mod devices;
+mod durable;
 mod encoding;
 mod keys;
 mod moderation;
@@ -33,6 +34,9 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::AsyncCommands;
 
 use super::connection::RedisConn;
+pub use super::sentinel::SentinelOptions;
+pub use connect::Failover;
+pub use durable::Replication;
 use super::{
     AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
     GameRecord, LessonSteps, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError,
@@ -75,6 +79,8 @@ struct Inner {
     scripts: Scripts,
     fence: Option<String>,
     finished_retention: Option<Duration>,
+    /// Replicas a move's write must reach before it is acknowledged.
+    replication: Replication,
 }
 
 /// A [`Store`] in Redis.
@@ -354,15 +360,7 @@ impl Store for RedisStore {
         if !key_safe(game_id) {
             return Err(StoreError::Conflict(format!("no game {game_id}")));
         }
-        let mut conn = self.conn();
-        let mut inv = self.inner.scripts.append_action.prepare_invoke();
-        inv.key(self.game_key(game_id))
-            .key(self.log_key(game_id))
-            .key(self.lease_key(game_id))
-            .arg(action.seq)
-            .arg(encode(&**action)?)
-            .arg(self.inner.fence.as_deref().unwrap_or(""));
-        let r: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        let r = self.append_script(game_id, action).await?;
         match r {
             1 | 2 => Ok(()),
             -1 => Err(StoreError::Conflict(format!("no game {game_id}"))),
@@ -381,6 +379,13 @@ impl Store for RedisStore {
         let mut conn = self.conn();
         let entries: Vec<String> = self.run(conn.lrange(self.log_key(game_id), 0, -1)).await?;
         entries.iter().map(|e| decode(e)).collect()
+    }
+
+    async fn replicated_actions(&self, game_id: &GameId) -> StoreResult<Vec<ActionRecord>> {
+        match self.waits_for_replicas() && key_safe(game_id) {
+            true => self.actions_waited(game_id).await,
+            false => self.actions(game_id).await,
+        }
     }
 
     async fn last_action(&self, game_id: &GameId) -> StoreResult<Option<ActionRecord>> {

@@ -37,13 +37,27 @@ impl RedisStore {
     where
         F: std::future::Future<Output = Result<T, RedisError>>,
     {
+        self.run_within(op, self.inner.timeout).await
+    }
+
+    /// [`RedisStore::run`] with another timeout (a call that includes a `WAIT`).
+    pub(super) async fn run_within<T, F>(&self, op: F, within: Duration) -> StoreResult<T>
+    where
+        F: std::future::Future<Output = Result<T, RedisError>>,
+    {
         if !self.is_up() {
             return Err(StoreError::Unavailable("redis is unreachable".into()));
         }
-        match tokio::time::timeout(self.inner.timeout, op).await {
+        match tokio::time::timeout(within, op).await {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => {
-                if is_outage(&e) {
+                if e.kind() == ErrorKind::ReadOnly && self.inner.conn.follows_sentinel() {
+                    // A demoted primary refused the write: it did not happen, and the
+                    // connection is already looking for the new primary.
+                    Err(StoreError::Unavailable(format!(
+                        "redis answered as a replica (the primary moved): {e}"
+                    )))
+                } else if is_outage(&e) {
                     self.mark_down(&e.to_string());
                     // Sent (or maybe sent) before the connection failed: it may have run.
                     Err(StoreError::InDoubt(e.to_string()))
