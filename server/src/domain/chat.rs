@@ -322,13 +322,20 @@ impl ChatLog {
             ));
         }
         let text = clean_text(text)?;
+        // Strictly after the channel's last line: a line is named by its author and `ts`
+        // (a report points at one), so two lines of one millisecond must not share it.
+        let last = match channel {
+            ChatChannel::Players => self.players.back(),
+            ChatChannel::Spectators => self.spectators.back(),
+        };
+        let ts = last.map_or(now_ms, |l| now_ms.max(l.entry.ts + 1));
         Ok(Change::Line(Line {
             entry: ChatEntry {
                 channel,
                 id: author.id.to_string(),
                 name: author.name.to_string(),
                 text,
-                ts: now_ms,
+                ts,
             },
             cmd,
         }))

@@ -24,7 +24,7 @@ use crate::domain::moderation::SanctionKind;
 use crate::error::ApiError;
 use crate::ids::PlayerId;
 use crate::services::hub::Hub;
-use crate::services::moderation::actions::{self, PlayerSanction};
+use crate::services::moderator::actions::{self, PlayerSanction};
 
 /// The most entries a list answers.
 const MAX_LIMIT: usize = 500;

@@ -16,6 +16,7 @@ pub mod lessons;
 pub mod lobby;
 pub mod matchmaker;
 pub mod moderation;
+pub mod moderator;
 pub mod profiles;
 pub mod ratings;
 pub mod records;

@@ -197,11 +197,14 @@ impl RoomChats {
             if !bucket.take(now) {
                 return Err(ApiError::new(ErrorCode::RateLimited, TOO_FAST));
             }
+            // Strictly after the room's last line here (a report names a line by its
+            // author and `ts`).
+            let ts = chat.lines.back().map_or(now_ms, |l| now_ms.max(l.ts + 1));
             let line = RoomChatLine {
                 id: author.id.to_string(),
                 name: author.name.to_string(),
                 text,
-                ts: now_ms,
+                ts,
             };
             chat.push(line.clone());
             chat.touched = Some(now);

@@ -102,7 +102,31 @@ impl Session {
         self.player = Some(player);
         self.device = Some(device.id);
         // Warnings and renames given while the player was away, shown once.
-        crate::services::moderation::standing::deliver_notices(&self.hub, &me).await;
+        crate::services::moderator::enforce::deliver_notices(&self.hub, &me).await;
+        Ok(())
+    }
+
+    /// `conflict` when an operator reset this player's name from `name` (and did not undo
+    /// it): a client that says its old name back at its next `hello` is refused it.
+    async fn not_a_reset_name(&self, player: &PlayerId, name: &str) -> Result<(), ApiError> {
+        use crate::domain::account::name_key;
+        use crate::domain::moderation::SanctionKind;
+        let sanctions = self
+            .hub
+            .store_call(self.hub.store.moderation().sanctions_of(player))
+            .await?;
+        let key = name_key(name);
+        let reset = sanctions.iter().any(|s| {
+            s.kind == SanctionKind::Rename
+                && s.undone.is_none()
+                && s.old_name.as_deref().map(name_key) == Some(key.clone())
+        });
+        if reset {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!("an operator reset the name '{name}': choose another name"),
+            ));
+        }
         Ok(())
     }
 
@@ -141,6 +165,7 @@ impl Session {
                                 .accounts
                                 .check_display_name(&n, Some(p.id.as_str()))
                                 .await?;
+                            self.not_a_reset_name(&p.id, &n).await?;
                             self.hub
                                 .store_call(self.hub.store.rename_player(&p.id, &n))
                                 .await?;

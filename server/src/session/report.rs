@@ -1,7 +1,7 @@
-//! `report`: a player reports another (see [`crate::services::moderation::reports`]).
+//! `report`: a player reports another (see [`crate::services::moderator::reports`]).
 
 use super::*;
-use crate::services::moderation::reports::{self, Reporter};
+use crate::services::moderator::reports::{self, Reporter};
 use stoa_protocol::wire::ReportRequest;
 
 impl Session {

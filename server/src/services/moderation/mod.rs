@@ -6,12 +6,11 @@
 //! every node within a second whatever else happens (a bus reconnect, a node started after
 //! the sanction); the store is where the sanction lives, a version read every
 //! [`POLL`] costs one small `GET`, and the same loop serves one node and a cluster — one
-//! seam, one behaviour. The operator's actions themselves (`actions`) write the store and
-//! act on games through the game routing, which already reaches every node.
+//! seam, one behaviour. The loop itself, the operator's actions and the reports, which need
+//! the hub (games, rooms, connections), are [`crate::services::moderator`]'s: this module
+//! is what the hub holds.
 
-pub mod actions;
 pub mod operators;
-pub mod reports;
 pub mod standing;
 pub mod words;
 
@@ -25,7 +24,6 @@ use stoa_protocol::wire::{ErrorCode, ModerationAction, ServerMessage};
 use crate::domain::moderation::{SanctionKind, SanctionRecord};
 use crate::error::ApiError;
 use crate::ids::PlayerId;
-use crate::services::hub::Hub;
 pub use operators::Operators;
 pub use standing::Standing;
 pub use words::WordFilter;
@@ -33,21 +31,25 @@ pub use words::WordFilter;
 /// How often a node reads the store's moderation version.
 pub const POLL: Duration = Duration::from_millis(250);
 
+/// The close code and reason of a renamed player's connections (they reconnect and say
+/// hello again, under the new name).
+pub const RENAMED_CLOSE: (u16, &str) = (4409, "name reset");
+
 /// The close code and reason of a banned player's connections.
 pub const BANNED_CLOSE: (u16, &str) = (4403, "banned");
 
 /// This node's view of moderation.
 pub struct Moderation {
-    standing: RwLock<Arc<Standing>>,
+    pub(crate) standing: RwLock<Arc<Standing>>,
     /// The version the standing set was loaded at (`None`: never loaded).
-    loaded: Mutex<Option<u64>>,
+    pub(crate) loaded: Mutex<Option<u64>>,
     /// Held through a reload: the poll and an operator's action on this node may reload at
     /// once, and two reloads interleaved could put an older set back (and act twice).
-    reloading: tokio::sync::Mutex<()>,
+    pub(crate) reloading: tokio::sync::Mutex<()>,
     /// The notices (warnings, renames) this node has shown, by sanction id: the standing
     /// set still lists a notice until the next reload after it was marked shown, and a
     /// `hello` and a reload may both try to show it; each is shown here once.
-    shown: Mutex<std::collections::HashSet<String>>,
+    pub(crate) shown: Mutex<std::collections::HashSet<String>>,
     /// The operators (`--admin-file`).
     pub operators: Operators,
     /// The deployment's word filter (`--word-filter`).
@@ -156,41 +158,4 @@ pub fn notice(sanction: &SanctionRecord, lifted: bool) -> ServerMessage {
         until_ms: sanction.until_ms,
         message,
     }
-}
-
-/// Keeps this node's sanctions in step with the store until the server shuts down: every
-/// [`POLL`], reload when the version moved, and act on what changed.
-pub fn watch(hub: Arc<Hub>) {
-    tokio::spawn(async move {
-        let mut shutdown = hub.shutdown.clone();
-        loop {
-            if let Err(e) = reload(&hub).await {
-                tracing::debug!(error = %e, "moderation reload failed; trying again");
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(POLL) => {}
-                _ = shutdown.changed() => return,
-            }
-        }
-    });
-}
-
-/// Reloads the standing sanctions if the store's version moved since the last load, and
-/// acts here on what changed (see [`standing::Changes`]).
-pub async fn reload(hub: &Hub) -> Result<(), crate::store::StoreError> {
-    let _one_at_a_time = hub.moderation.reloading.lock().await;
-    let store = hub.store.moderation();
-    let version = store.sanctions_version().await?;
-    if *hub.moderation.loaded.lock() == Some(version) {
-        return Ok(());
-    }
-    let records = store.standing_sanctions().await?;
-    let now = hub.time.now_ms();
-    let next = Arc::new(Standing::new(records, now));
-    let before = std::mem::replace(&mut *hub.moderation.standing.write(), next.clone());
-    *hub.moderation.loaded.lock() = Some(version);
-    let changes = standing::Changes::between(&before, &next, now);
-    changes.enforce(hub).await;
-    actions::sync_rooms_here(hub).await;
-    Ok(())
 }

@@ -10,10 +10,8 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use super::{notice, BANNED_CLOSE};
 use crate::domain::moderation::{network_contains, SanctionKind, SanctionRecord};
 use crate::ids::PlayerId;
-use crate::services::hub::Hub;
 
 /// The sanctions standing at one load.
 #[derive(Debug, Default)]
@@ -133,65 +131,6 @@ impl Changes {
             muted: fresh(&after.mutes, &old_mutes),
             unmuted,
             owed: after.notices.keys().cloned().collect(),
-        }
-    }
-
-    /// Acts on this node: notices to the players' connections here, a banned player's
-    /// connections ended and their waiting rooms here closed, owed notices shown (and
-    /// marked shown) to players connected here.
-    pub async fn enforce(self, hub: &Hub) {
-        for ban in &self.banned {
-            let Some(player) = &ban.player else { continue };
-            let told = notice(ban, false);
-            for conn in hub.players.connections(player) {
-                conn.send_msg(&told);
-                conn.end(BANNED_CLOSE.0, BANNED_CLOSE.1);
-            }
-            super::actions::close_rooms_here(hub, player).await;
-        }
-        for (list, lifted) in [(&self.muted, false), (&self.unmuted, true)] {
-            for mute in list {
-                let Some(player) = &mute.player else { continue };
-                let told = notice(mute, lifted);
-                for conn in hub.players.connections(player) {
-                    conn.send_msg(&told);
-                }
-            }
-        }
-        for player in self.owed {
-            if hub.players.is_online(&player) {
-                deliver_notices(hub, &player).await;
-            }
-        }
-    }
-}
-
-/// Shows `player`'s owed notices to their connections here and marks them shown, each once:
-/// a notice another node (or this one) showed already is skipped — the standing set may
-/// still list it until the next reload, so the stored record is read again first. A notice
-/// whose mark could not be written is shown again later (at least once, never lost).
-pub async fn deliver_notices(hub: &Hub, player: &PlayerId) {
-    let owed = hub.moderation.standing().notices_of(player).to_vec();
-    for listed in owed {
-        let stored = hub.store.moderation().sanction(&listed.id).await;
-        let Ok(Some(mut sanction)) = stored else {
-            continue;
-        };
-        if sanction.delivered || sanction.undone.is_some() {
-            continue;
-        }
-        if !hub.moderation.claim_notice(&sanction.id) {
-            continue;
-        }
-        let told = notice(&sanction, false);
-        for conn in hub.players.connections(player) {
-            conn.send_msg(&told);
-        }
-        sanction.delivered = true;
-        if let Err(e) = hub.store.moderation().save_sanction(&sanction).await {
-            tracing::warn!(error = %e, sanction = %sanction.id, "notice shown but not marked");
-            // Shown again at a later chance rather than lost.
-            hub.moderation.shown.lock().remove(&sanction.id);
         }
     }
 }
