@@ -259,6 +259,8 @@ async fn rename(server: &Server) -> String {
     let push = n.recv_where(|m| m["t"] == "moderation").await;
     assert_eq!(push["action"], "rename");
     assert_eq!(push["reason"], "offensive name");
+    // The session holds the old name: the connection closes so the client says hello again.
+    assert_eq!(n.closed().await, 4409);
     let page = admin(
         server,
         "GET",
@@ -270,6 +272,23 @@ async fn rename(server: &Server) -> String {
     assert_eq!(page["sanctions"][0]["old_name"], "Offensive");
     let again = Client::with_token(server, &n.token).await;
     assert_eq!(again.welcome["player"]["name"], name);
+    // Saying the reset name back is refused, and the name stays the new one.
+    let mut back = Client::connect(server).await;
+    let refused = back
+        .request(json!({"t":"hello","protocol":1,"token":n.token,"name":"offensive"}))
+        .await;
+    assert_eq!(refused["code"], "conflict", "{refused}");
+    assert_eq!(
+        refused["message"],
+        "an operator reset the name 'offensive': choose another name"
+    );
+    let page = admin(
+        server,
+        "GET",
+        &format!("/api/admin/players/{}", n.player_id),
+        Value::Null,
+    );
+    assert_eq!(page["name"], name);
     n.player_id.clone()
 }
 
