@@ -406,7 +406,7 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
             at
         },
         || *promoted.lock().unwrap(),
-        Duration::from_secs(6),
+        Duration::from_secs(12),
     )
     .await;
     // Sentinel turns the old primary into a replica within ~10 s (its INFO period): only
@@ -440,7 +440,7 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
             at
         },
         || new_port,
-        Duration::from_secs(8),
+        Duration::from_secs(12),
     )
     .await;
     let (status, body) = server.http_get("/health");

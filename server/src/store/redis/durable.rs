@@ -71,7 +71,15 @@ impl RedisStore {
             .arg(self.inner.fence.as_deref().unwrap_or(""));
         let mut pipe = redis::pipe();
         pipe.add_command(eval);
-        let (r, acked): (i64, i64) = self.waited(pipe).await?;
+        if !self.is_up() {
+            return Err(StoreError::Unavailable("redis is unreachable".into()));
+        }
+        // Any failure now may follow a script that ran (a `WAIT` unblocked by a demotion,
+        // refused on a replica): in doubt, settled from the log, never a definite refusal.
+        let (r, acked): (i64, i64) = self.waited(pipe).await.map_err(|e| match e {
+            StoreError::Unavailable(m) => StoreError::InDoubt(m),
+            other => other,
+        })?;
         // 2: the very entry was already logged, perhaps by a write on another connection
         // that this `WAIT` does not cover: only a read with a marker can tell.
         if r == 2 {
