@@ -24,6 +24,10 @@ const GAMES: usize = 4;
 const KINDS: [&str; 4] = ["unane", "staku", "akron", "akunur"];
 const PREFIX: &str = "sent";
 
+/// What one game's task did: its duel, the instants of its acknowledged moves, how many
+/// moves were refused, and whether the game ended.
+type Played = (Duel, Vec<Instant>, usize, bool);
+
 /// A `redis-server` (or Sentinel) child process in a directory of its own.
 struct Proc {
     child: Option<Child>,
@@ -214,7 +218,7 @@ fn play(
     duels: Vec<Duel>,
     stop: &Arc<AtomicBool>,
     acked: &Arc<AtomicUsize>,
-) -> Vec<tokio::task::JoinHandle<(Duel, Vec<Instant>, usize, bool)>> {
+) -> Vec<tokio::task::JoinHandle<Played>> {
     duels
         .into_iter()
         .map(|mut d| {
