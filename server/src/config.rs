@@ -196,8 +196,9 @@ pub struct Config {
     /// Find the Redis primary through these Sentinels (`host:port,host:port`) instead of
     /// `--redis`, and follow it when Sentinel promotes a replica: a `READONLY` answer, a
     /// failed connection or a Sentinel naming another primary makes the node ask again and
-    /// reconnect. Not with `--redis-cluster` or `--cluster`.
-    #[arg(long, env = "STOA_REDIS_SENTINEL", conflicts_with_all = ["redis_cluster", "cluster"])]
+    /// reconnect. Not with `--redis-cluster` or `--cluster` (checked at start: an env file
+    /// lists them switched off). Empty is unset.
+    #[arg(long, env = "STOA_REDIS_SENTINEL")]
     pub redis_sentinel: Option<String>,
 
     /// The primary's name in the Sentinels' configuration (`sentinel monitor <name> …`).
@@ -208,7 +209,7 @@ pub struct Config {
     /// `WAIT`): with 1 or more, a failover to a replica that acknowledged loses no
     /// acknowledged move; a write that reached fewer in time is settled from the log like
     /// a lost answer. 0: replication is asynchronous (a failover may lose the last moves).
-    #[arg(long, env = "STOA_REDIS_MIN_REPLICAS", default_value_t = 0, conflicts_with = "redis_cluster")]
+    #[arg(long, env = "STOA_REDIS_MIN_REPLICAS", default_value_t = 0)]
     pub redis_min_replicas: u32,
 
     /// Longest wait for the replicas of `--redis-min-replicas`, in ms.
@@ -262,14 +263,15 @@ pub struct Config {
 
     /// Operators of the console (`/admin`, `/api/admin/…`, `stoa admin`): a file with one
     /// `<name> <token>` per line (tokens of 24 characters or more; `#` comments). Without
-    /// it the console does not exist (every admin path answers `404`).
+    /// it the console does not exist (every admin path answers `404`). Empty is unset.
     #[arg(long, env = "STOA_ADMIN_FILE")]
-    pub admin_file: Option<std::path::PathBuf>,
+    pub admin_file: Option<String>,
 
     /// A word filter for chat: a file with one word or phrase per line (`#` comments); a
-    /// chat line holding one (as a whole word, case and accents folded) is refused.
+    /// chat line holding one (as a whole word, case and accents folded) is refused. Empty
+    /// is unset.
     #[arg(long, env = "STOA_WORD_FILTER")]
-    pub word_filter: Option<std::path::PathBuf>,
+    pub word_filter: Option<String>,
 
     /// Rated matchmaking: after waiting this long (ms) a player accepts any opponent, so
     /// nobody waits forever while anyone else is in the queue.

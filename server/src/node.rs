@@ -96,6 +96,7 @@ pub async fn run(
     if config.cluster && config.node_id.is_none() {
         config.node_id = Some(ids::node_id());
     }
+    check_failover_options(&mut config)?;
     let mut cluster_store = None;
     let store: Arc<dyn Store> = match redis_target(&config) {
         Some(target) => {
@@ -125,6 +126,26 @@ pub async fn run(
         ClusterSetup { node, store, url }
     });
     serve(config, store, cluster, shutdown).await
+}
+
+/// The Sentinel and replica options against the others they cannot go with (checked here
+/// rather than by clap: an env file lists every variable, those off included).
+fn check_failover_options(config: &mut Config) -> std::io::Result<()> {
+    if config
+        .redis_sentinel
+        .as_deref()
+        .is_some_and(|s| s.trim().is_empty())
+    {
+        config.redis_sentinel = None;
+    }
+    let refuse = |msg: &str| Err(std::io::Error::other(msg.to_string()));
+    if config.redis_sentinel.is_some() && (config.redis_cluster || config.cluster) {
+        return refuse("--redis-sentinel cannot be used with --redis-cluster or --cluster");
+    }
+    if config.redis_min_replicas > 0 && config.redis_cluster {
+        return refuse("--redis-min-replicas cannot be used with --redis-cluster");
+    }
+    Ok(())
 }
 
 /// Where Redis is: a URL (`--redis`), or the Sentinels to ask for the primary
@@ -177,15 +198,22 @@ async fn redis_store(config: &Config, target: String) -> std::io::Result<RedisSt
     })
 }
 
+/// A file option's path; an empty value is unset (an env file lists the variable empty).
+fn named(path: &Option<String>) -> Option<&std::path::Path> {
+    path.as_deref()
+        .filter(|p| !p.trim().is_empty())
+        .map(std::path::Path::new)
+}
+
 /// The operators and the word filter the configuration names (a file that cannot be read
 /// stops the server with the reason: an operator who named one expects it to hold).
 fn moderation(config: &Config) -> std::io::Result<crate::services::moderation::Moderation> {
     use crate::services::moderation::{Moderation, Operators, WordFilter};
-    let operators = match &config.admin_file {
+    let operators = match named(&config.admin_file) {
         Some(path) => Operators::load(path).map_err(std::io::Error::other)?,
         None => Operators::default(),
     };
-    let words = match &config.word_filter {
+    let words = match named(&config.word_filter) {
         Some(path) => WordFilter::load(path).map_err(std::io::Error::other)?,
         None => WordFilter::default(),
     };
