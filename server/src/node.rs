@@ -169,18 +169,15 @@ async fn redis_store(config: &Config, target: String) -> std::io::Result<RedisSt
             .then(|| Duration::from_secs(config.finished_retention_days * 86_400)),
     };
     let failover = Failover {
-        sentinel: config
-            .redis_sentinel
-            .as_ref()
-            .map(|list| SentinelOptions {
-                sentinels: list
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect(),
-                master: config.redis_sentinel_master.clone(),
-            }),
+        sentinel: config.redis_sentinel.as_ref().map(|list| SentinelOptions {
+            sentinels: list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+            master: config.redis_sentinel_master.clone(),
+        }),
         replication: Replication {
             min_replicas: config.redis_min_replicas,
             wait: Duration::from_millis(config.redis_wait_ms.max(1)),
@@ -191,11 +188,13 @@ async fn redis_store(config: &Config, target: String) -> std::io::Result<RedisSt
         Some(_) => "--redis-sentinel / --redis-sentinel-master",
         None => "--redis / REDIS_URL",
     };
-    RedisStore::connect_with(options, failover).await.map_err(|e| {
-        std::io::Error::other(format!(
-            "cannot use Redis at {target}: {e} (is it running and reachable? check {check})"
-        ))
-    })
+    RedisStore::connect_with(options, failover)
+        .await
+        .map_err(|e| {
+            std::io::Error::other(format!(
+                "cannot use Redis at {target}: {e} (is it running and reachable? check {check})"
+            ))
+        })
 }
 
 /// A file option's path; an empty value is unset (an env file lists the variable empty).

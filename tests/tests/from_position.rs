@@ -21,8 +21,8 @@ use stoa_tests::{play_the_computer, Client, Server, Tracked};
 const POSITION: &str = ".....b/.w..w./.bw.../b...w. b 2";
 
 /// A `stoa bot --serve` process for Ūnane at levels 1 and 2 (the web page's default), killed
-/// on drop.
-struct Bot(Child, TempDir);
+/// on drop; its config directory lives (and is removed) with it.
+struct Bot(Child, #[allow(dead_code)] TempDir);
 
 impl Bot {
     fn serve(server: &Server) -> Bot {

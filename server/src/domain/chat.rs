@@ -206,19 +206,21 @@ impl ChatLog {
         ts: u64,
         around: usize,
     ) -> Option<(usize, Vec<ChatEntry>)> {
-        [&self.players, &self.spectators].into_iter().find_map(|lines| {
-            let at = lines.iter().position(|l| {
-                l.entry.id == author && l.entry.ts == ts && self.reads(reader, &l.entry)
-            })?;
-            let from = at.saturating_sub(around);
-            let to = (at + around + 1).min(lines.len());
-            let entries = lines
-                .iter()
-                .skip(from)
-                .take(to - from)
-                .map(|l| l.entry.clone());
-            Some((at - from, entries.collect()))
-        })
+        [&self.players, &self.spectators]
+            .into_iter()
+            .find_map(|lines| {
+                let at = lines.iter().position(|l| {
+                    l.entry.id == author && l.entry.ts == ts && self.reads(reader, &l.entry)
+                })?;
+                let from = at.saturating_sub(around);
+                let to = (at + around + 1).min(lines.len());
+                let entries = lines
+                    .iter()
+                    .skip(from)
+                    .take(to - from)
+                    .map(|l| l.entry.clone());
+                Some((at - from, entries.collect()))
+            })
     }
 
     /// The recent lines `reader` receives, oldest first.

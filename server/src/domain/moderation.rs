@@ -282,9 +282,15 @@ mod tests {
         let net = parse_network("203.0.113.9/24").unwrap();
         assert_eq!(net.to_string(), "203.0.113.0/24");
         assert!(network_contains(&net, "203.0.113.200".parse().unwrap()));
-        assert!(network_contains(&net, "::ffff:203.0.113.1".parse().unwrap()));
+        assert!(network_contains(
+            &net,
+            "::ffff:203.0.113.1".parse().unwrap()
+        ));
         assert!(!network_contains(&net, "203.0.114.1".parse().unwrap()));
-        assert_eq!(parse_network("10.0.0.1").unwrap().to_string(), "10.0.0.1/32");
+        assert_eq!(
+            parse_network("10.0.0.1").unwrap().to_string(),
+            "10.0.0.1/32"
+        );
         assert!(parse_network("10.0.0.1/33").is_none());
         assert!(parse_network("example.com").is_none());
         let v6 = parse_network("2001:db8::/32").unwrap();

@@ -153,7 +153,10 @@ async fn report(
         let hub = &state.hub;
         match hub.store_call(hub.store.moderation().report(&id)).await? {
             Some(r) => Ok(json(r)),
-            None => Err(ApiError::new(ErrorCode::NotFound, format!("no report '{id}'"))),
+            None => Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("no report '{id}'"),
+            )),
         }
     }
     .await)
@@ -283,7 +286,13 @@ async fn sanctions(State(state): State<AppState>, headers: HeaderMap) -> Respons
             .await?;
         let standing: Vec<_> = all
             .into_iter()
-            .filter(|s| s.in_force(now) || !matches!(s.kind, SanctionKind::Mute | SanctionKind::Ban | SanctionKind::AddressBan))
+            .filter(|s| {
+                s.in_force(now)
+                    || !matches!(
+                        s.kind,
+                        SanctionKind::Mute | SanctionKind::Ban | SanctionKind::AddressBan
+                    )
+            })
             .collect();
         Ok(json!({ "sanctions": standing }))
     }
@@ -307,7 +316,8 @@ async fn undo(
 /// `GET /api/admin/live`: the live games of every node (public and private, with their
 /// players) and the rooms waiting.
 async fn live(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    as_operator!(state, headers, |_op| async {
+    as_operator!(state, headers, |_op| {
+        async {
         let hub = &state.hub;
         // From the store: every node's live games, not only this one's.
         let ids = hub.store_call(hub.store.all_unfinished_games()).await?;
@@ -332,7 +342,8 @@ async fn live(State(state): State<AppState>, headers: HeaderMap) -> Response {
             .collect();
         Ok(json!({ "games": games, "rooms": rooms }))
     }
-    .await)
+    .await
+    })
 }
 
 /// `POST /api/admin/rooms/{code}/close` `{"reason"}`.

@@ -34,8 +34,11 @@ pub trait ModerationStore: Send + Sync {
     /// Reports newest first: only the open ones, or all; at most `limit`.
     async fn reports(&self, open_only: bool, limit: usize) -> StoreResult<Vec<ReportRecord>>;
     /// The reports about `player`, newest first, at most `limit`.
-    async fn reports_about(&self, player: &PlayerId, limit: usize)
-        -> StoreResult<Vec<ReportRecord>>;
+    async fn reports_about(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+    ) -> StoreResult<Vec<ReportRecord>>;
     /// How many reports `reporter` made since `since_ms` (the reporters' budget).
     async fn reports_by_since(&self, reporter: &PlayerId, since_ms: u64) -> StoreResult<usize>;
     /// Closes an open report; `None` when there is no such report, `Some(false)` when it
@@ -117,12 +120,20 @@ impl ModerationStore for MemoryModeration {
     }
 
     async fn report(&self, id: &str) -> StoreResult<Option<ReportRecord>> {
-        Ok(self.inner.lock().reports.iter().find(|r| r.id == id).cloned())
+        Ok(self
+            .inner
+            .lock()
+            .reports
+            .iter()
+            .find(|r| r.id == id)
+            .cloned())
     }
 
     async fn reports(&self, open_only: bool, limit: usize) -> StoreResult<Vec<ReportRecord>> {
         let r = self.inner.lock();
-        Ok(newest(&r.reports, limit, |o| !open_only || o.closed.is_none()))
+        Ok(newest(&r.reports, limit, |o| {
+            !open_only || o.closed.is_none()
+        }))
     }
 
     async fn reports_about(
@@ -156,8 +167,7 @@ impl ModerationStore for MemoryModeration {
 
     async fn save_sanction(&self, sanction: &SanctionRecord) -> StoreResult<()> {
         let mut r = self.inner.lock();
-        if r
-            .sanctions
+        if r.sanctions
             .insert(sanction.id.clone(), sanction.clone())
             .is_none()
         {

@@ -18,8 +18,8 @@ mod devices;
 mod durable;
 mod encoding;
 mod keys;
-mod moderation;
 mod lessons;
+mod moderation;
 mod outage;
 mod ratings;
 mod rooms;
@@ -35,8 +35,6 @@ use redis::AsyncCommands;
 
 use super::connection::RedisConn;
 pub use super::sentinel::SentinelOptions;
-pub use connect::Failover;
-pub use durable::Replication;
 use super::{
     AccountRecord, ActionRecord, AnalysisEntry, AnalysisRequested, DeviceRecord, FinishedGame,
     GameRecord, LessonSteps, PlayerRecord, RatingsByKind, RoomRecord, Store, StoreError,
@@ -45,6 +43,8 @@ use super::{
 use crate::domain::rating::Rating;
 use crate::ids;
 use crate::ids::{ArenaId, GameId, PlayerId, RoomCode};
+pub use connect::Failover;
+pub use durable::Replication;
 use encoding::{decode, encode, flat, from_fields, to_fields};
 use keys::key_safe;
 use outage::health_task;
