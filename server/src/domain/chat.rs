@@ -324,13 +324,15 @@ impl ChatLog {
             ));
         }
         let text = clean_text(text)?;
-        // Strictly after the channel's last line: a line is named by its author and `ts`
-        // (a report points at one), so two lines of one millisecond must not share it.
-        let last = match channel {
-            ChatChannel::Players => self.players.back(),
-            ChatChannel::Spectators => self.spectators.back(),
-        };
-        let ts = last.map_or(now_ms, |l| now_ms.max(l.entry.ts + 1));
+        // Strictly after the chat's last line, in either channel: a line is named by its
+        // author and `ts` (a report points at one), so two lines of one millisecond must not
+        // share it, and the history (both channels by `ts`) keeps the order they were said.
+        let last = [self.players.back(), self.spectators.back()]
+            .into_iter()
+            .flatten()
+            .map(|l| l.entry.ts)
+            .max();
+        let ts = last.map_or(now_ms, |t| now_ms.max(t + 1));
         Ok(Change::Line(Line {
             entry: ChatEntry {
                 channel,

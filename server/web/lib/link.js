@@ -51,6 +51,8 @@ export class Link {
     this.ready = false;
     /** The token the last hello carried. @type {string | undefined} */
     this.sentToken = undefined;
+    /** The server refused our hello because this player is banned: no reconnection. */
+    this.banned = false;
     /** The last hello left the name out after the server refused it. */
     this.bareHello = false;
     // Requests and messages made while there is no open, welcomed socket: sent in order
@@ -88,7 +90,7 @@ export class Link {
       this.pending.clear();
       this.hooks.status(false);
       // Banned: every hello would be refused; reconnecting would only knock on the door.
-      if (ev.code === BANNED_CLOSE) {
+      if (ev.code === BANNED_CLOSE || this.banned) {
         this.hooks.ended?.(ev.reason || "banned");
         return;
       }
@@ -122,6 +124,11 @@ export class Link {
         this.bareHello = false;
         this.hooks.status(true);
         this.flush();
+      } else if (msg.code === "unauthorized" && String(msg.message || "").startsWith("this account is banned")) {
+        // Banned: going on as a new guest would only get round the ban. Say it, and stop
+        // knocking (the server closes this socket; no reconnection follows).
+        this.banned = true;
+        this.hooks.helloFailed(/** @type {Refusal} */ (/** @type {unknown} */ (msg)));
       } else if (msg.code === "unauthorized" && this.sentToken) {
         // This server does not know our token (a server that restarted without storage, a
         // device signed out elsewhere): say so, keep the token (a server of its deployment
