@@ -320,8 +320,8 @@ fn compose_runs_three_nodes_after_a_healthy_redis_that_syncs_every_write() {
         analysis["depends_on"]["stoa2"]["condition"].as_str(),
         Some("service_healthy")
     );
-    // Only a worker with a key serves: the nodes read the keys' file from the secret the
-    // worker's own key (required) makes.
+    // Only a worker with a key serves: the nodes read the keys' file from a secret, and the
+    // worker's own key is required.
     assert!(
         analysis["environment"]["STOA_ANALYSIS_KEY"]
             .as_str()
@@ -330,8 +330,8 @@ fn compose_runs_three_nodes_after_a_healthy_redis_that_syncs_every_write() {
         analysis["environment"]
     );
     assert_eq!(
-        doc["secrets"]["analysis-keys"]["environment"].as_str(),
-        Some("STOA_ANALYSIS_KEY")
+        doc["secrets"]["analysis-keys"]["file"].as_str(),
+        Some("./analysis-keys")
     );
     for (name, node) in &nodes {
         assert_eq!(
