@@ -190,8 +190,15 @@ fn tui_long_output_opens_in_a_window() {
                 .iter()
                 .all(|line| s.contains(line))
     });
-    // Longer than the screen: the rest is a page down.
+    // Longer than the screen: the rest is a page or two down (the list grows with commands).
     tmux.keys(&["NPage"]);
+    for _ in 0..4 {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        if tmux.capture().contains("stoa watch <game-id>") {
+            break;
+        }
+        tmux.keys(&["NPage"]);
+    }
     tmux.wait_screen("the help window down to its last command", |s| {
         s.contains(" commands ")
             && ["help <game>", "quit", "stoa watch <game-id>"]
