@@ -115,7 +115,8 @@ pub async fn run(
     let cluster = cluster_store.map(|store| {
         let node = config.node_id.clone().unwrap_or_else(ids::node_id);
         // The bus lives on one Redis server (the first seed of a Redis Cluster, whose
-        // classic pub/sub reaches every node's subscribers anyway).
+        // classic pub/sub reaches every node's subscribers anyway; with Sentinel, the
+        // primary, wherever it is: no URL then).
         let urls = config.redis.clone().unwrap_or_default();
         let url = urls
             .split(',')
@@ -139,8 +140,8 @@ fn check_failover_options(config: &mut Config) -> std::io::Result<()> {
         config.redis_sentinel = None;
     }
     let refuse = |msg: &str| Err(std::io::Error::other(msg.to_string()));
-    if config.redis_sentinel.is_some() && (config.redis_cluster || config.cluster) {
-        return refuse("--redis-sentinel cannot be used with --redis-cluster or --cluster");
+    if config.redis_sentinel.is_some() && config.redis_cluster {
+        return refuse("--redis-sentinel cannot be used with --redis-cluster");
     }
     if config.redis_min_replicas > 0 && config.redis_cluster {
         return refuse("--redis-min-replicas cannot be used with --redis-cluster");

@@ -84,7 +84,15 @@ impl Cluster {
     ) {
         let mut first = true;
         loop {
-            match self.client.get_async_pubsub().await {
+            let (client, mut moved) = match self.bus_client() {
+                Ok(found) => found,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot find the cluster bus");
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                    continue;
+                }
+            };
+            match client.get_async_pubsub().await {
                 Ok(pubsub) => {
                     let (mut sink, mut stream) = pubsub.split();
                     let mut channels = vec![self.node_channel(&self.node), self.channel(&["push"])];
@@ -102,7 +110,15 @@ impl Cluster {
                             self.heal_followers(&followed).await;
                         }
                         first = false;
-                        while let Some(msg) = stream.next().await {
+                        loop {
+                            let msg = tokio::select! {
+                                msg = stream.next() => msg,
+                                () = primary_moved(&mut moved) => {
+                                    tracing::warn!("redis primary moved: the bus subscribes there");
+                                    break;
+                                }
+                            };
+                            let Some(msg) = msg else { break };
                             let Ok(text) = msg.get_payload::<String>() else {
                                 continue;
                             };
@@ -127,6 +143,24 @@ impl Cluster {
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
+    }
+
+    /// Where to subscribe now: the configured server, or the primary the Sentinels named
+    /// last, with a watch that changes when they name another.
+    fn bus_client(&self) -> Result<(redis::Client, Option<watch::Receiver<u64>>), String> {
+        if let Some(client) = &self.client {
+            return Ok((client.clone(), None));
+        }
+        let follower = self
+            .bus
+            .follower()
+            .ok_or("the bus has neither a server nor a sentinel")?;
+        // Watched before the address is read: a switch in between is seen as a change.
+        let moved = follower.switches();
+        let addr = follower.address();
+        let client = redis::Client::open(format!("redis://{addr}/"))
+            .map_err(|e| format!("bad primary address {addr}: {e}"))?;
+        Ok((client, Some(moved)))
     }
 
     pub(super) async fn heal_followers(&self, games: &[GameId]) {
@@ -281,4 +315,14 @@ impl Cluster {
             }
         }
     }
+}
+
+/// Resolves when the primary moved (never without Sentinel, or once the follower is gone).
+async fn primary_moved(moved: &mut Option<watch::Receiver<u64>>) {
+    if let Some(rx) = moved {
+        if rx.changed().await.is_ok() {
+            return;
+        }
+    }
+    std::future::pending().await
 }

@@ -36,6 +36,7 @@ use crate::game::Command;
 use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::services::registries::Registries;
 use crate::services::topology::{PlayersLock, StartedGame};
+use crate::store::connection::RedisConn;
 use crate::store::redis::RedisStore;
 use crate::store::{Store, StoreError};
 use stoa_protocol::wire::SeatPlayer;
@@ -76,9 +77,12 @@ pub enum ClusterEvent {
 pub struct Cluster {
     node: String,
     store: RedisStore,
-    client: redis::Client,
-    /// Where messages are published.
-    bus: redis::aio::ConnectionManager,
+    /// Where the bus subscribes: `None` when the store follows the primary through
+    /// Sentinel (the subscription then goes to whichever server is the primary).
+    client: Option<redis::Client>,
+    /// Where messages are published: the server the subscriptions use, so that `PUBLISH`
+    /// counts the receivers a node channel really has.
+    bus: RedisConn,
     lease_ms: u64,
     /// The subscription's command side, while connected.
     sink: Mutex<Option<PubSubSink>>,
@@ -133,16 +137,22 @@ impl Cluster {
         events: mpsc::UnboundedSender<ClusterEvent>,
         shutdown: watch::Receiver<bool>,
     ) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
-        // Published on the same server the subscriptions use: PUBLISH then counts the
-        // receivers a node channel really has.
-        let config = redis::aio::ConnectionManagerConfig::new()
-            .set_factor(50)
-            .set_exponent_base(2)
-            .set_max_delay(500);
-        let bus = redis::aio::ConnectionManager::new_with_config(client.clone(), config)
-            .await
-            .map_err(|e| format!("cannot reach redis for the bus: {e}"))?;
+        let (client, bus) = match store.connection() {
+            // The store's own connection follows the primary through promotions; the bus
+            // publishes on it and subscribes wherever it points.
+            conn @ RedisConn::Sentinel(_) => (None, conn),
+            _ => {
+                let client = redis::Client::open(url).map_err(|e| format!("bad redis url: {e}"))?;
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_factor(50)
+                    .set_exponent_base(2)
+                    .set_max_delay(500);
+                let bus = redis::aio::ConnectionManager::new_with_config(client.clone(), config)
+                    .await
+                    .map_err(|e| format!("cannot reach redis for the bus: {e}"))?;
+                (Some(client), RedisConn::Single(bus))
+            }
+        };
         Ok(Cluster {
             node,
             store,

@@ -35,6 +35,14 @@ impl RedisConn {
         matches!(self, RedisConn::Sentinel(_))
     }
 
+    /// The Sentinel follower behind this connection, when it follows one.
+    pub fn follower(&self) -> Option<&Arc<Follower>> {
+        match self {
+            RedisConn::Sentinel(f) => Some(f),
+            _ => None,
+        }
+    }
+
     /// A call on this connection suggests it no longer reaches the primary (a write that
     /// reached too few replicas): with Sentinel, ask where the primary is now.
     pub fn suspect_primary(&self) {

@@ -50,6 +50,9 @@ pub struct Follower {
     config: ConnectionManagerConfig,
     current: RwLock<Current>,
     searching: AtomicBool,
+    /// The generation of the current connection, for whoever holds state at the primary
+    /// that a switch does not carry over (the cluster bus's subscription).
+    switched: tokio::sync::watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for Follower {
@@ -92,6 +95,7 @@ impl Follower {
                 conn,
             }),
             searching: AtomicBool::new(false),
+            switched: tokio::sync::watch::Sender::new(0),
         });
         tokio::spawn(watch(Arc::downgrade(&follower)));
         Ok(follower)
@@ -101,6 +105,14 @@ impl Follower {
     pub fn current(&self) -> (u64, ConnectionManager) {
         let c = self.current.read().unwrap_or_else(|e| e.into_inner());
         (c.generation, c.conn.clone())
+    }
+
+    /// Changes at each switch to another connection: a subscription held at the old
+    /// primary must be made again at the new one (a demoted primary still passes on what
+    /// is published at the new one while it replicates, but `PUBLISH` there counts only the
+    /// new primary's subscribers).
+    pub fn switches(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.switched.subscribe()
     }
 
     /// `host:port` of the current primary.
@@ -149,6 +161,7 @@ impl Follower {
         c.generation += 1;
         c.addr = addr;
         c.conn = conn;
+        self.switched.send_replace(c.generation);
     }
 }
 
