@@ -9,6 +9,7 @@ mod admin;
 mod api;
 pub mod app;
 pub mod connection;
+pub mod fanout;
 pub mod frame;
 pub mod listener;
 pub mod outbound;

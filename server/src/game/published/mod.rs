@@ -25,6 +25,7 @@ use serde_json::Value;
 use stoa_protocol::json_text::write_value;
 use stoa_protocol::wire::Rid;
 
+use crate::net::fanout;
 use crate::net::frame::Frame;
 use crate::net::outbound::{ConnHandle, SendOutcome};
 pub use frames::Kind;
@@ -219,7 +220,8 @@ impl<D> Published<D> {
     }
 
     /// Queues the same bytes for every watcher, those served first first; a watcher whose
-    /// queue is full is dropped (a slow watcher is kicked, never waited for).
+    /// queue is full is dropped (a slow watcher is kicked, never waited for). A big crowd
+    /// is written by every core ([`crate::net::fanout`]).
     pub fn broadcast(&mut self, bytes: Frame) -> Dropped {
         let mut gone = Vec::new();
         for id in &self.first {
@@ -229,12 +231,19 @@ impl<D> Published<D> {
                 }
             }
         }
-        for (id, conn) in &self.watchers {
-            if self.first.contains(id) {
-                continue;
-            }
-            if conn.send(bytes.clone()) != SendOutcome::Sent {
-                gone.push(*id);
+        let others = self
+            .watchers
+            .iter()
+            .filter(|(id, _)| !self.first.contains(id));
+        if self.watchers.len() - self.first.len() > fanout::IN_PLACE {
+            let others: Vec<&Arc<ConnHandle>> = others.map(|(_, conn)| conn).collect();
+            gone.extend(fanout::send_all(&others, &bytes));
+        } else {
+            // A game's usual few watchers: no list made, no thread woken.
+            for (id, conn) in others {
+                if conn.send(bytes.clone()) != SendOutcome::Sent {
+                    gone.push(*id);
+                }
             }
         }
         gone.into_iter()

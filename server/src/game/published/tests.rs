@@ -242,3 +242,47 @@ fn nothing_is_encoded_for_nobody() {
     };
     assert_eq!(written(&socket), frames(&[snapshot]));
 }
+
+/// A crowd too big to write in place, on a runtime of two workers (its writes are shared
+/// with a helper thread): still every watcher gets every diff in order, the seated
+/// player first, and stuck watchers (in several parts) are dropped and forgotten.
+#[test]
+fn a_big_crowd_is_written_by_several_threads_in_order() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut game = Published::new((), 0, &GAME, "g1", 4);
+        let (player, player_socket) = conn(0, 1 << 20);
+        assert!(game.subscribe(player, true));
+        let crowd = 3 * fanout::IN_PLACE + 7;
+        let mut sockets = Vec::new();
+        let mut stuck = Vec::new();
+        for id in 1..=crowd as u64 {
+            // Every 100th takes nothing: spread over every part.
+            let room = if id % 100 == 0 { 0 } else { 1 << 16 };
+            let (c, s) = conn(id, room);
+            assert!(game.subscribe(c, false));
+            match room {
+                0 => stuck.push(id),
+                _ => sockets.push(s),
+            }
+        }
+        for mv in ["a", "b"] {
+            assert!(game
+                .publish(|out| write_patch(out, &add_move(mv)))
+                .is_empty());
+        }
+        let dropped = game.publish(|out| write_patch(out, &add_move("c")));
+        let mut dropped: Vec<u64> = dropped.iter().map(|c| c.id).collect();
+        dropped.sort_unstable();
+        assert_eq!(dropped, stuck);
+        assert_eq!(game.len(), 1 + crowd - stuck.len());
+        let all = frames(&[game_diff(1, "a"), game_diff(2, "b"), game_diff(3, "c")]);
+        assert_eq!(written(&player_socket), all);
+        for s in &sockets {
+            assert_eq!(written(s), all);
+        }
+    });
+}
