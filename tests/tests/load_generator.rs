@@ -146,3 +146,143 @@ fn send_floor_writes_every_round_to_every_socket() {
     let cpu: f64 = f["sender CPU per send, µs"].parse().unwrap();
     assert!(cpu.is_finite() && cpu >= 0.0, "{report}");
 }
+
+/// Whether this machine has the two CPUs a test pins to (a one-core runner cannot).
+fn two_cpus() -> bool {
+    let two = stoa_tests::measure::cpus::CpuList::online().len() >= 2;
+    if !two {
+        eprintln!("one CPU online: nothing to pin two processes to");
+    }
+    two
+}
+
+/// `--generators 2`: two child processes each play half the games and half of every
+/// round's move budget; the parent prints one table whose moves are the sum of theirs.
+/// Four games of 8x7 do not end within 8 moves a round, so every budget is spent whole.
+#[test]
+fn two_generators_play_half_the_games_each_and_one_table_adds_them_up() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "--generators",
+        "2",
+        "throughput",
+        "--games",
+        "4",
+        "--moves",
+        "8",
+        "--rounds",
+        "2",
+    ]);
+    assert_eq!(f["errors"], "0", "{report}");
+    assert_eq!(f["games played"], "8", "{report}");
+    assert_eq!(f["moves by generator"], "8, 8", "{report}");
+    assert_eq!(f["moves"], "16", "{report}");
+    // Percentiles of the merged samples, not of either child's alone.
+    let p50: f64 = f["p50 move → opponent, ms"].parse().unwrap();
+    let p99: f64 = f["p99 move → opponent, ms"].parse().unwrap();
+    assert!(0.0 < p50 && p50 <= p99, "{report}");
+    assert_eq!(report.matches("| figure | value |").count(), 1, "{report}");
+}
+
+/// `fanout` over two generators: each child holds half the spectators, the parent makes
+/// the moves, and every move still reaches every spectator, the last one's read and stamp
+/// taken on the wall clock all of them share.
+#[test]
+fn two_generators_share_the_spectators_and_every_move_reaches_all_of_them() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "--generators",
+        "2",
+        "fanout",
+        "--spectators",
+        "40",
+        "--moves",
+        "4",
+        "--interval-ms",
+        "50",
+    ]);
+    assert_eq!(f["spectators"], "40", "{report}");
+    assert_eq!(f["moves"], "4", "{report}");
+    assert_eq!(f["moves every spectator received"], "4", "{report}");
+    let wire: f64 = f["p99 move → on the wire to the last spectator, ms"]
+        .parse()
+        .unwrap();
+    let read: f64 = f["p99 move → last spectator, ms"].parse().unwrap();
+    assert!(0.0 < wire && wire <= read + 1.0, "{report}");
+}
+
+/// `--server-cpus 0-1`: the server runs on those two CPUs with a runtime worker on each,
+/// as the kernel and the server's own threads say.
+#[test]
+fn server_cpus_give_the_server_those_cpus_and_a_worker_thread_each() {
+    if !two_cpus() {
+        return;
+    }
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "--server-cpus",
+        "0-1",
+        "throughput",
+        "--games",
+        "2",
+        "--moves",
+        "4",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(f["server CPUs allowed"], "0-1", "{report}");
+    assert_eq!(f["server worker threads"], "2", "{report}");
+    assert_eq!(f["moves"], "4", "{report}");
+    // One CPU: the one-thread runtime, as an operator's one core runs it.
+    let (report, f) = stoa_load(&[
+        "--server-cpus",
+        "1",
+        "throughput",
+        "--games",
+        "2",
+        "--moves",
+        "4",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(f["server CPUs allowed"], "1", "{report}");
+    assert_eq!(
+        f["server worker threads"], "1 (the main thread)",
+        "{report}"
+    );
+}
+
+/// `--redis`: Redis's CPU and commands per move are read from it (`INFO commandstats`
+/// before and after the moves) and every move makes at least one command there.
+#[test]
+fn redis_commands_and_cpu_per_move_are_reported_over_redis() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "--redis",
+        "throughput",
+        "--games",
+        "4",
+        "--moves",
+        "40",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(f["moves"], "40", "{report}");
+    let commands: f64 = f["Redis commands per move"].parse().unwrap();
+    assert!((1.0..200.0).contains(&commands), "{report}");
+    let cpu: f64 = f["Redis CPU per move, µs"].parse().unwrap();
+    assert!(cpu > 0.0, "{report}");
+    let top = &f["Redis top commands, calls per move"];
+    assert!(top != "none" && !top.contains("info"), "{report}");
+    // Without Redis there is nothing to report.
+    let (report, f) = stoa_load(&[
+        "throughput",
+        "--games",
+        "2",
+        "--moves",
+        "4",
+        "--rounds",
+        "1",
+    ]);
+    assert!(!f.contains_key("Redis commands per move"), "{report}");
+}

@@ -8,6 +8,8 @@
 //! are the kernel's own accounting of that one process, independent of what the load
 //! generator, sharing the machine, does meanwhile.
 
+pub mod cpus;
+pub mod redis_info;
 pub mod steer;
 
 use std::process::Command;
@@ -115,6 +117,40 @@ pub fn pin(pid: u32, cpu: usize) {
     if !ok {
         eprintln!("warning: could not pin process {pid} to CPU {cpu} (is taskset installed?)");
     }
+}
+
+/// Pins every thread of `pid` to the CPUs of `cpus` (best effort, as [`pin`]).
+pub fn pin_to(pid: u32, cpus: &cpus::CpuList) {
+    let ok = Command::new("taskset")
+        .args(["-a", "-p", "-c", &cpus.to_string(), &pid.to_string()])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("warning: could not pin process {pid} to CPUs {cpus} (is taskset installed?)");
+    }
+}
+
+/// The CPUs the process may run on (`Cpus_allowed_list` of `/proc/PID/status`).
+pub fn cpus_allowed(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|v| v.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Threads of the process named `name` (as `/proc/PID/task/*/comm` has it: the first 15
+/// bytes), e.g. tokio's workers, `tokio-runtime-w`.
+pub fn threads_named(pid: u32, name: &str) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .filter(|comm| comm.trim_end() == name)
+        .count()
 }
 
 /// A command running this program again (a scenario's other side, in its own process),

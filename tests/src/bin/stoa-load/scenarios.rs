@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use stoa_tests::measure::redis_info::{RedisProbe, RedisReading, RedisSpent};
 use stoa_tests::measure::{
     cpu_busy_seconds, cpu_seconds, cpu_split, minor_faults, rss_kib, run_ns, Report,
 };
@@ -13,57 +14,159 @@ use tokio::task::JoinSet;
 
 use crate::conn::{is_type, seq_of, source, wall_now, Conn};
 use crate::table::Table;
+use crate::workers::{Link, Share, Workers};
 
 /// What every scenario needs to know.
 pub struct Ctx {
-    /// The server's address.
+    /// The first node's address (where games are played unless spread over nodes).
     pub addr: SocketAddr,
-    /// The server's pid.
-    pub pid: u32,
     /// Game kind.
     pub kind: String,
     /// Game options.
     pub options: Value,
     /// The games' clock (as in `room.create`).
     pub clock: Value,
-    /// Every node's address and pid (one entry unless `--nodes` asked for a cluster).
-    pub nodes: Vec<(SocketAddr, u32)>,
-    /// The CPU the generator is pinned to (`None` when not pinned).
+    /// Every node's address (one unless `--nodes` asked for a cluster).
+    pub nodes: Vec<SocketAddr>,
+    /// Every node's pid, to read; none in a child generator, which measures only itself.
+    pub pids: Vec<u32>,
+    /// The CPU this generator is pinned to (`None` when not pinned).
     pub load_cpu: Option<usize>,
+    /// The Redis under the server, to read (`None`: no Redis, or a child generator).
+    pub redis: Option<RedisProbe>,
+    /// Whether this process drives the scenario alone, through children, or as one.
+    pub role: Role,
+}
+
+/// How this process takes part.
+pub enum Role {
+    /// One generator: this process drives everything.
+    Alone,
+    /// The parent of `--generators N`: it measures the servers and merges the children's
+    /// figures (and makes `fanout`'s moves); the children drive the games and spectators.
+    Parent(Workers),
+    /// One of N children, with its share and its line to the parent.
+    Child(Share, Link),
 }
 
 impl Ctx {
+    /// The first node's pid (the idle scenarios, which one process drives, read it).
+    pub fn pid(&self) -> u32 {
+        self.pids.first().copied().unwrap_or(0)
+    }
+
     /// CPU seconds used so far by every node.
     fn cpu(&self) -> f64 {
-        self.nodes.iter().map(|(_, pid)| cpu_seconds(*pid)).sum()
+        self.pids.iter().map(|pid| cpu_seconds(*pid)).sum()
     }
 
     /// CPU seconds used so far by every node, from the scheduler's nanoseconds: exact
     /// where [`Ctx::cpu`] counts 10 ms ticks, for windows of a second or less.
     fn cpu_exact(&self) -> f64 {
-        let ns: u64 = self.nodes.iter().map(|(_, pid)| run_ns(*pid)).sum();
+        let ns: u64 = self.pids.iter().map(|pid| run_ns(*pid)).sum();
         ns as f64 / 1e9
     }
 
     /// CPU seconds used so far in user space by every node.
     fn user_cpu(&self) -> f64 {
-        self.nodes.iter().map(|(_, pid)| cpu_split(*pid).0).sum()
+        self.pids.iter().map(|pid| cpu_split(*pid).0).sum()
     }
 
     /// Resident memory of every node, KiB.
     fn rss(&self) -> u64 {
-        self.nodes.iter().map(|(_, pid)| rss_kib(*pid)).sum()
+        self.pids.iter().map(|pid| rss_kib(*pid)).sum()
     }
 
     /// Minor page faults of every node so far.
     fn faults(&self) -> u64 {
-        self.nodes.iter().map(|(_, pid)| minor_faults(*pid)).sum()
+        self.pids.iter().map(|pid| minor_faults(*pid)).sum()
     }
 
     /// Busy seconds of the generator's CPU so far (0 when it is not pinned).
     fn load_busy(&self) -> f64 {
         self.load_cpu.map_or(0.0, cpu_busy_seconds)
     }
+
+    /// The share of the games or spectators this process drives.
+    fn share(&self) -> Share {
+        match &self.role {
+            Role::Child(share, _) => *share,
+            _ => Share::ALL,
+        }
+    }
+
+    /// The children, when this process is the parent of several generators.
+    fn workers(&mut self) -> Option<&mut Workers> {
+        match &mut self.role {
+            Role::Parent(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The line to the parent, when this process is a child generator.
+    fn link(&mut self) -> Option<&mut Link> {
+        match &mut self.role {
+            Role::Child(_, link) => Some(link),
+            _ => None,
+        }
+    }
+
+    /// Starts a measured window: every reading taken now.
+    fn window(&self) -> Window {
+        Window {
+            cpu: self.cpu_exact(),
+            user: self.user_cpu(),
+            faults: self.faults(),
+            rss: self.rss(),
+            busy: self.load_busy(),
+            redis: self.redis.as_ref().map(RedisProbe::read),
+        }
+    }
+}
+
+/// The readings at the start of a measured window.
+struct Window {
+    cpu: f64,
+    user: f64,
+    faults: u64,
+    rss: u64,
+    busy: f64,
+    redis: Option<RedisReading>,
+}
+
+impl Window {
+    /// Ends the window: what the servers, Redis and this generator's CPU spent in it goes
+    /// into `p`.
+    fn close(self, ctx: &Ctx, p: &mut Played) {
+        p.cpu = ctx.cpu_exact() - self.cpu;
+        p.faults = ctx.faults() - self.faults;
+        p.rss_growth_kib = ctx.rss() as i64 - self.rss as i64;
+        p.user_cpu = ctx.user_cpu() - self.user;
+        p.load_busy += ctx.load_busy() - self.busy;
+        if let (Some(before), Some(probe)) = (&self.redis, &ctx.redis) {
+            p.redis = Some(before.until(&probe.read()));
+        }
+    }
+}
+
+/// Which spectators (global numbers `range` of `total`) go to which node: the nodes take
+/// equal consecutive blocks, spectator `j` connecting from source number `2 + j` (the
+/// game's players are 0 and 1). Returns (node, first source number, how many).
+fn spectator_groups(
+    nodes: &[SocketAddr],
+    total: usize,
+    range: std::ops::Range<usize>,
+) -> Vec<(SocketAddr, usize, usize)> {
+    let per_node = total.div_ceil(nodes.len().max(1)).max(1);
+    let mut groups = Vec::new();
+    let mut j = range.start;
+    while j < range.end {
+        let node = j / per_node;
+        let end = ((node + 1) * per_node).min(range.end);
+        groups.push((nodes[node.min(nodes.len() - 1)], 2 + j, end - j));
+        j = end;
+    }
+    groups
 }
 
 /// Opens `n` connections (hello each), `parallel` at a time; with `watch`, each then
@@ -107,12 +210,13 @@ async fn open_many(
 /// `idle`: N connections after hello; RSS per connection and CPU while they are held.
 pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss0 = rss_kib(ctx.pid);
+    let rss0 = rss_kib(ctx.pid());
     let conns = open_many(ctx.addr, 0, n, 200, None).await;
     // Let the server settle (first pings answered) before measuring.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let rss1 = rss_kib(ctx.pid);
+    let rss1 = rss_kib(ctx.pid());
     let cpu0 = ctx.cpu();
+    let redis0 = ctx.redis.as_ref().map(RedisProbe::read);
     // Hold them (`Conn::next` answers the server's pings).
     let held = conns.len();
     let mut set = JoinSet::new();
@@ -121,7 +225,8 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
     }
     tokio::time::sleep(Duration::from_secs(hold_s)).await;
     let cpu = ctx.cpu() - cpu0;
-    let rss2 = rss_kib(ctx.pid);
+    let redis = redis_since(ctx, redis0);
+    let rss2 = rss_kib(ctx.pid());
     set.abort_all();
     let mut r = Report::default();
     r.add("connections held", held);
@@ -135,7 +240,47 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
         "server CPU while idle, % of a core",
         format!("{:.2}", 100.0 * cpu / hold_s as f64),
     );
+    report_redis_idle(&mut r, redis.as_ref(), hold_s);
     r
+}
+
+/// What Redis did since `before` (when there is a Redis).
+fn redis_since(ctx: &Ctx, before: Option<RedisReading>) -> Option<RedisSpent> {
+    Some(before?.until(&ctx.redis.as_ref()?.read()))
+}
+
+/// Redis's rows for a window where nothing moves: its CPU and commands per second.
+fn report_redis_idle(r: &mut Report, redis: Option<&RedisSpent>, seconds: u64) {
+    let Some(redis) = redis else {
+        return;
+    };
+    let seconds = seconds.max(1) as f64;
+    r.add(
+        "Redis CPU while idle, % of a core",
+        format!("{:.2}", 100.0 * redis.cpu_s / seconds),
+    );
+    r.add(
+        "Redis commands per second",
+        format!("{:.1}", redis.total_calls() as f64 / seconds),
+    );
+    r.add("Redis top commands, per second", redis.top(5, seconds));
+}
+
+/// Redis's rows for moves: its CPU, its commands and the commands called most, per move.
+fn report_redis(r: &mut Report, redis: Option<&RedisSpent>, moves: u64) {
+    let Some(redis) = redis else {
+        return;
+    };
+    let moves = moves.max(1) as f64;
+    r.add(
+        "Redis CPU per move, µs",
+        format!("{:.0}", 1e6 * redis.cpu_s / moves),
+    );
+    r.add(
+        "Redis commands per move",
+        format!("{:.2}", redis.total_calls() as f64 / moves),
+    );
+    r.add("Redis top commands, calls per move", redis.top(5, moves));
 }
 
 /// `idle-games`: G games, each with its two players (a move each played, so the game is
@@ -143,7 +288,7 @@ pub async fn idle(ctx: &Ctx, n: usize, hold_s: u64) -> Report {
 /// happens. A game nobody moves in should cost the server nothing but memory.
 pub async fn idle_games(ctx: &Ctx, games: usize, hold_s: u64) -> Report {
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let rss0 = rss_kib(ctx.pid);
+    let rss0 = rss_kib(ctx.pid());
     let mut set = JoinSet::new();
     let mut errors = 0u64;
     let mut held = 0usize;
@@ -194,11 +339,13 @@ pub async fn idle_games(ctx: &Ctx, games: usize, hold_s: u64) -> Report {
     }
     // Let the server settle (spectator counts published, first pings answered).
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let rss1 = rss_kib(ctx.pid);
+    let rss1 = rss_kib(ctx.pid());
     let cpu0 = ctx.cpu();
+    let redis0 = ctx.redis.as_ref().map(RedisProbe::read);
     tokio::time::sleep(Duration::from_secs(hold_s)).await;
     let cpu = ctx.cpu() - cpu0;
-    let rss2 = rss_kib(ctx.pid);
+    let redis = redis_since(ctx, redis0);
+    let rss2 = rss_kib(ctx.pid());
     set.abort_all();
     let mut r = Report::default();
     r.add("games (2 players + 2 spectators each)", games);
@@ -212,85 +359,229 @@ pub async fn idle_games(ctx: &Ctx, games: usize, hold_s: u64) -> Report {
         "server CPU while idle, % of a core",
         format!("{:.2}", 100.0 * cpu / hold_s as f64),
     );
+    report_redis_idle(&mut r, redis.as_ref(), hold_s);
     r
 }
 
-/// `fanout`: one game, `spectators` watchers; move → last spectator.
-pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64) -> Report {
+/// What spectators saw, move seq by move seq: the wall-clock µs (since the Unix epoch) at
+/// which the last of them read each diff, how many read it, the kernel's stamps of the
+/// server's writes to the last and the first of them; several generators' add up.
+#[derive(Default)]
+struct Spectated {
+    last: Vec<u64>,
+    got: Vec<u64>,
+    on_wire: Vec<u64>,
+    first_on_wire: Vec<u64>,
+    bytes: u64,
+    unstamped: u64,
+    /// Busy seconds of the generators' CPUs while the moves were made.
+    load_busy: f64,
+}
+
+impl Spectated {
+    /// Another generator's spectators joined to these: the latest last read and stamp,
+    /// the earliest first stamp, the counts summed.
+    fn merge(&mut self, other: Spectated) {
+        let slots = self.last.len().max(other.last.len());
+        for v in [&mut self.last, &mut self.got, &mut self.on_wire] {
+            v.resize(slots, 0);
+        }
+        self.first_on_wire.resize(slots, u64::MAX);
+        for s in 0..other.last.len() {
+            self.last[s] = self.last[s].max(other.last[s]);
+            self.got[s] += other.got[s];
+            self.on_wire[s] = self.on_wire[s].max(other.on_wire[s]);
+            self.first_on_wire[s] = self.first_on_wire[s].min(other.first_on_wire[s]);
+        }
+        self.bytes += other.bytes;
+        self.unstamped += other.unstamped;
+        self.load_busy += other.load_busy;
+    }
+
+    /// As a child sends it to the parent.
+    fn to_json(&self) -> Value {
+        json!({"last": self.last, "got": self.got, "on_wire": self.on_wire,
+            "first_on_wire": self.first_on_wire, "bytes": self.bytes,
+            "unstamped": self.unstamped, "load_busy": self.load_busy})
+    }
+
+    /// As the parent reads a child's.
+    fn from_json(v: &Value) -> Spectated {
+        let list = |k: &str| -> Vec<u64> {
+            v[k].as_array()
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default()
+        };
+        Spectated {
+            last: list("last"),
+            got: list("got"),
+            on_wire: list("on_wire"),
+            first_on_wire: list("first_on_wire"),
+            bytes: v["bytes"].as_u64().unwrap_or(0),
+            unstamped: v["unstamped"].as_u64().unwrap_or(0),
+            load_busy: v["load_busy"].as_f64().unwrap_or(0.0),
+        }
+    }
+}
+
+/// Spectators reading in their own tasks, each diff noted in shared per-seq counters.
+struct Watching {
+    set: JoinSet<()>,
+    last: Arc<Vec<AtomicU64>>,
+    got: Arc<Vec<AtomicU64>>,
+    on_wire: Arc<Vec<AtomicU64>>,
+    first_on_wire: Arc<Vec<AtomicU64>>,
+    bytes: Arc<AtomicU64>,
+    unstamped: Arc<AtomicU64>,
+}
+
+impl Watching {
+    /// Opens this generator's share of the `total` spectators of `game_id` (spread over
+    /// the nodes) and starts reading them, `slots` move seqs noted.
+    async fn start(
+        ctx: &Ctx,
+        game_id: &str,
+        total: usize,
+        range: std::ops::Range<usize>,
+        slots: usize,
+    ) -> (Watching, usize) {
+        let mut watchers = Vec::with_capacity(range.len());
+        for (addr, first, n) in spectator_groups(&ctx.nodes, total, range) {
+            watchers.extend(open_many(addr, first, n, 200, Some(game_id)).await);
+        }
+        let counters = |init: u64| -> Arc<Vec<AtomicU64>> {
+            Arc::new((0..slots).map(|_| AtomicU64::new(init)).collect())
+        };
+        let w = Watching {
+            set: JoinSet::new(),
+            last: counters(0),
+            got: counters(0),
+            on_wire: counters(0),
+            first_on_wire: counters(u64::MAX),
+            bytes: Arc::new(AtomicU64::new(0)),
+            unstamped: Arc::new(AtomicU64::new(0)),
+        };
+        let opened = watchers.len();
+        let mut w = w;
+        for mut c in watchers {
+            let (last, got, on_wire, first_on_wire, bytes, unstamped) = (
+                w.last.clone(),
+                w.got.clone(),
+                w.on_wire.clone(),
+                w.first_on_wire.clone(),
+                w.bytes.clone(),
+                w.unstamped.clone(),
+            );
+            w.set.spawn(async move {
+                while let Some(t) = c.next().await {
+                    if !is_type(&t, "game.diff") {
+                        continue;
+                    }
+                    bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
+                    let Some(seq) = seq_of(&t).map(|s| s as usize) else {
+                        continue;
+                    };
+                    let Some(slot) = last.get(seq) else {
+                        continue;
+                    };
+                    // Wall-clock time: several generators' readings compare with the
+                    // parent's send times and with the kernel's stamps.
+                    slot.fetch_max(wall_now().as_micros() as u64, Ordering::Relaxed);
+                    got[seq].fetch_add(1, Ordering::Relaxed);
+                    match c.stamp() {
+                        Some(at) => {
+                            let at = at.as_micros() as u64;
+                            on_wire[seq].fetch_max(at, Ordering::Relaxed);
+                            first_on_wire[seq].fetch_min(at, Ordering::Relaxed);
+                        }
+                        None => {
+                            unstamped.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+        (w, opened)
+    }
+
+    /// Stops reading; what was seen.
+    fn finish(mut self) -> Spectated {
+        self.set.abort_all();
+        let take = |v: &Arc<Vec<AtomicU64>>| -> Vec<u64> {
+            v.iter().map(|a| a.load(Ordering::Relaxed)).collect()
+        };
+        Spectated {
+            last: take(&self.last),
+            got: take(&self.got),
+            on_wire: take(&self.on_wire),
+            first_on_wire: take(&self.first_on_wire),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            unstamped: self.unstamped.load(Ordering::Relaxed),
+            load_busy: 0.0,
+        }
+    }
+}
+
+/// `fanout`: one game, `spectators` watchers; move → last spectator. With several
+/// generators the parent makes the moves and each child holds its share of the watchers;
+/// the latency to the last spectator is then the latest read over all of them.
+pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms: u64) -> Report {
+    let slots = moves + 16;
+    if let Role::Child(share, _) = &ctx.role {
+        let range = share.range(spectators);
+        let link = ctx.link().expect("a child's link");
+        let game_id = link.hear("watch").await;
+        let (watching, _) = Watching::start(ctx, &game_id, spectators, range, slots).await;
+        let link = ctx.link().expect("a child's link");
+        link.say("ready");
+        link.hear("go").await;
+        let busy0 = ctx.load_busy();
+        ctx.link().expect("a child's link").hear("stop").await;
+        let mut seen = watching.finish();
+        seen.load_busy = ctx.load_busy() - busy0;
+        ctx.link()
+            .expect("a child's link")
+            .say(&format!("result {}", seen.to_json()));
+        return Report::default();
+    }
     let mut table = Table::open(ctx.addr, 0, &ctx.kind, &ctx.options, &ctx.clock, "public")
         .await
         .expect("a game");
     let game_id = table.game_id.clone();
-    // Spectators spread over the nodes (the game is owned by the first).
-    let mut watchers = Vec::with_capacity(spectators);
-    let per_node = spectators.div_ceil(ctx.nodes.len().max(1));
-    for (i, (addr, _)) in ctx.nodes.iter().enumerate() {
-        let n = per_node.min(spectators - watchers.len());
-        watchers.extend(open_many(*addr, 2 + i * per_node, n, 200, Some(&game_id)).await);
-    }
-    // Per move seq: when it was sent, when the last spectator read it, when the server's
-    // write to the last spectator reached the wire (kernel stamp), how many got it.
-    let slots = moves + 16;
-    let counters = |init: u64| -> Arc<Vec<AtomicU64>> {
-        Arc::new((0..slots).map(|_| AtomicU64::new(init)).collect())
+    let watching = match ctx.workers() {
+        Some(w) => {
+            w.tell(&format!("watch {game_id}")).await;
+            w.expect("ready").await;
+            None
+        }
+        None => Some(
+            Watching::start(ctx, &game_id, spectators, 0..spectators, slots)
+                .await
+                .0,
+        ),
     };
-    let (last, got, on_wire) = (counters(0), counters(0), counters(0));
-    // The first spectator's stamp: the broadcast's own duration is last − first.
-    let first_on_wire = counters(u64::MAX);
-    let bytes = Arc::new(AtomicU64::new(0));
-    let unstamped = Arc::new(AtomicU64::new(0));
-    let (epoch, epoch_wall) = (Instant::now(), wall_now());
-    let mut set = JoinSet::new();
-    for mut w in watchers {
-        let (last, got, on_wire, first_on_wire, bytes, unstamped) = (
-            last.clone(),
-            got.clone(),
-            on_wire.clone(),
-            first_on_wire.clone(),
-            bytes.clone(),
-            unstamped.clone(),
-        );
-        set.spawn(async move {
-            while let Some(t) = w.next().await {
-                if !is_type(&t, "game.diff") {
-                    continue;
-                }
-                bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
-                let Some(seq) = seq_of(&t).map(|s| s as usize) else {
-                    continue;
-                };
-                let Some(slot) = last.get(seq) else {
-                    continue;
-                };
-                slot.fetch_max(epoch.elapsed().as_micros() as u64, Ordering::Relaxed);
-                got[seq].fetch_add(1, Ordering::Relaxed);
-                match w.stamp() {
-                    Some(at) => {
-                        let at = at.saturating_sub(epoch_wall).as_micros() as u64;
-                        on_wire[seq].fetch_max(at, Ordering::Relaxed);
-                        first_on_wire[seq].fetch_min(at, Ordering::Relaxed);
-                    }
-                    None => {
-                        unstamped.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            }
-        });
-    }
     // Everyone subscribed before the first move.
     tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
     let cpu0 = ctx.cpu();
     let busy0 = ctx.load_busy();
+    let redis0 = ctx.redis.as_ref().map(RedisProbe::read);
+    if let Some(w) = ctx.workers() {
+        w.tell("go").await;
+    }
+    // When each move seq was sent, wall-clock µs since the Unix epoch.
     let mut sent = vec![0u64; slots];
     let mut played = 0;
     let mut opp = Vec::new();
     for _ in 0..moves {
         let mut at = None;
-        let Some(m) = table.step(|t| at = Some(t)).await else {
+        let Some(m) = table
+            .step(|t| at = Some(wall_now().saturating_sub(t.elapsed())))
+            .await
+        else {
             break;
         };
         if let (Some(at), Some(slot)) = (at, sent.get_mut(m.seq as usize)) {
-            *slot = at.duration_since(epoch).as_micros() as u64;
+            *slot = at.as_micros() as u64;
         }
         opp.push(m.to_opponent.as_micros() as u64);
         played += 1;
@@ -298,31 +589,45 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let cpu = ctx.cpu() - cpu0;
+    let redis = redis_since(ctx, redis0);
     let load_busy = ctx.load_busy() - busy0;
-    set.abort_all();
+    let seen = match (watching, ctx.workers()) {
+        (Some(w), _) => {
+            let mut seen = w.finish();
+            seen.load_busy = load_busy;
+            seen
+        }
+        (None, Some(w)) => {
+            w.tell("stop").await;
+            let mut seen = Spectated::default();
+            for r in w.results().await {
+                seen.merge(Spectated::from_json(&r));
+            }
+            seen
+        }
+        (None, None) => Spectated::default(),
+    };
     let mut to_last = Vec::new();
     let mut to_wire = Vec::new();
     let mut spread = Vec::new();
     let mut complete = 0;
     for (s, &t0) in sent.iter().enumerate() {
-        if t0 == 0 {
+        if t0 == 0 || s >= seen.last.len() {
             continue;
         }
-        if got[s].load(Ordering::Relaxed) as usize == spectators {
+        if seen.got[s] as usize == spectators {
             complete += 1;
         }
-        to_last.push(last[s].load(Ordering::Relaxed).saturating_sub(t0));
-        let last_on_wire = on_wire[s].load(Ordering::Relaxed);
-        to_wire.push(last_on_wire.saturating_sub(t0));
-        spread.push(last_on_wire.saturating_sub(first_on_wire[s].load(Ordering::Relaxed)));
+        to_last.push(seen.last[s].saturating_sub(t0));
+        to_wire.push(seen.on_wire[s].saturating_sub(t0));
+        spread.push(seen.on_wire[s].saturating_sub(seen.first_on_wire[s]));
     }
     to_last.sort_unstable();
     to_wire.sort_unstable();
     spread.sort_unstable();
     opp.sort_unstable();
     let recipients = (spectators + 2) as u64;
-    let all_bytes =
-        bytes.load(Ordering::Relaxed) + table.seats.iter().map(|c| c.diff_bytes).sum::<u64>();
+    let all_bytes = seen.bytes + table.seats.iter().map(|c| c.diff_bytes).sum::<u64>();
     let mut r = Report::default();
     r.add("spectators", spectators);
     r.add("moves", played);
@@ -331,7 +636,7 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
     r.add_ms("p99 move → last spectator, ms", &to_last, 0.99);
     // The kernel's stamp of the server's write: what the server took, whatever the
     // generator's core was busy with meanwhile (see `conn`).
-    match unstamped.load(Ordering::Relaxed) {
+    match seen.unstamped {
         0 => {
             r.add_ms(
                 "p50 move → on the wire to the last spectator, ms",
@@ -360,16 +665,25 @@ pub async fn fanout(ctx: &Ctx, spectators: usize, moves: usize, interval_ms: u64
         "server CPU per move, µs",
         format!("{:.0}", 1e6 * cpu / played.max(1) as f64),
     );
-    if ctx.load_cpu.is_some() {
+    report_redis(&mut r, redis.as_ref(), played as u64);
+    if ctx.load_cpu.is_some() || seen.load_busy > 0.0 {
         // When this is above the server's figure, the latency to the last spectator
         // measures the generator's core (its own reading, and with `--steer-receive` the
         // receivers' TCP work too) more than the server.
         r.add(
-            "generator's CPU busy per move, µs",
-            format!("{:.0}", 1e6 * load_busy / played.max(1) as f64),
+            busy_label(ctx),
+            format!("{:.0}", 1e6 * seen.load_busy / played.max(1) as f64),
         );
     }
     r
+}
+
+/// The generators' busy-CPU row's name: several generators' CPUs are summed.
+fn busy_label(ctx: &Ctx) -> &'static str {
+    match ctx.role {
+        Role::Parent(_) => "generators' CPUs busy per move (summed), µs",
+        _ => "generator's CPU busy per move, µs",
+    }
 }
 
 /// What a set of games measured.
@@ -379,7 +693,7 @@ struct Played {
     latencies_us: Vec<u64>,
     /// Move → the opponent's diff on the wire (kernel stamp), µs.
     wire_us: Vec<u64>,
-    /// Busy seconds of the generator's core while the moves were played (0: not pinned).
+    /// Busy seconds of the generators' cores while the moves were played (0: not pinned).
     load_busy: f64,
     /// Diff bytes the players received.
     bytes: u64,
@@ -399,26 +713,39 @@ struct Played {
     games: u64,
     /// How much the server's resident memory grew while the moves were played, KiB.
     rss_growth_kib: i64,
+    /// What Redis did while the moves were played.
+    redis: Option<RedisSpent>,
+    /// Moves by generator process, when there are several.
+    by_generator: Vec<u64>,
 }
 
-/// Sets up `games` games (each with `spectators_per_game` watchers), then plays up to
-/// `budget` moves over them, `pace` apart per game when given; a game that ends stops.
-/// Only the playing phase is measured.
-async fn play_games(
+/// Games set up and waiting at the barrier for the word to play.
+struct Ready {
+    set: JoinSet<Played>,
+    go: Arc<tokio::sync::Barrier>,
+    budget: Arc<AtomicU64>,
+    active: Arc<AtomicU64>,
+}
+
+/// Sets up the games numbered `games` (each with `spectators_per_game` watchers), which
+/// will play up to `budget` moves over them, `pace` apart per game when given; a game that
+/// ends stops. Game `g` is played on node `g % nodes`, from the same source addresses and
+/// with the same moves whichever generator drives it.
+async fn set_up(
     ctx: &Ctx,
-    games: usize,
+    games: std::ops::Range<usize>,
     budget: u64,
     pace: Option<Duration>,
     spectators_per_game: usize,
-) -> Played {
-    let initial = budget;
+) -> Ready {
     let budget = Arc::new(AtomicU64::new(budget));
-    let active = Arc::new(AtomicU64::new(games as u64));
-    let go = Arc::new(tokio::sync::Barrier::new(games + 1));
+    let active = Arc::new(AtomicU64::new(games.len() as u64));
+    let go = Arc::new(tokio::sync::Barrier::new(games.len() + 1));
     let mut set = JoinSet::new();
     let per_game = 2 + spectators_per_game;
-    for g in 0..games {
-        let (addr, kind, options) = (ctx.addr, ctx.kind.clone(), ctx.options.clone());
+    for g in games {
+        let addr = ctx.nodes[g % ctx.nodes.len()];
+        let (kind, options) = (ctx.kind.clone(), ctx.options.clone());
         let clock = ctx.clock.clone();
         let (budget, go) = (budget.clone(), go.clone());
         let active = active.clone();
@@ -482,58 +809,117 @@ async fn play_games(
             out
         });
     }
-    go.wait().await;
-    let series = std::env::var_os("STOA_LOAD_SERIES").map(|_| {
-        let (budget, active) = (budget.clone(), active.clone());
-        let pids: Vec<u32> = ctx.nodes.iter().map(|n| n.1).collect();
-        tokio::spawn(async move {
-            let start = Instant::now();
-            let ns = || pids.iter().map(|p| run_ns(*p)).sum::<u64>();
-            let (mut last_ns, mut last_moves) = (ns(), 0u64);
-            loop {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                let (now_ns, moves) = (ns(), initial - budget.load(Ordering::Relaxed));
-                let dm = (moves - last_moves).max(1);
-                eprintln!(
-                    "{:6.2} s  moves {moves:7}  games {:4}  server busy {:3.0} %  {:5.1} µs/move",
-                    start.elapsed().as_secs_f64(),
-                    active.load(Ordering::Relaxed),
-                    (now_ns - last_ns) as f64 / 1e6,
-                    (now_ns - last_ns) as f64 / 1e3 / dm as f64,
-                );
-                (last_ns, last_moves) = (now_ns, moves);
-            }
-        })
-    });
-    let cpu0 = ctx.cpu_exact();
-    let faults0 = ctx.faults();
-    let rss0 = ctx.rss();
-    let user0 = ctx.user_cpu();
-    let busy0 = ctx.load_busy();
-    let start = Instant::now();
-    let mut all = Played::default();
-    while let Some(r) = set.join_next().await {
-        if let Ok(p) = r {
-            all.latencies_us.extend(p.latencies_us);
-            all.wire_us.extend(p.wire_us);
-            all.bytes += p.bytes;
-            all.moves += p.moves;
-            all.errors += p.errors;
-            all.games += p.games;
-        }
+    Ready {
+        set,
+        go,
+        budget,
+        active,
     }
+}
+
+impl Ready {
+    /// Lets the games play and gathers what the players saw (the servers' readings are
+    /// the caller's window).
+    async fn play(mut self) -> Played {
+        self.go.wait().await;
+        let start = Instant::now();
+        let mut all = Played::default();
+        while let Some(r) = self.set.join_next().await {
+            if let Ok(p) = r {
+                all.latencies_us.extend(p.latencies_us);
+                all.wire_us.extend(p.wire_us);
+                all.bytes += p.bytes;
+                all.moves += p.moves;
+                all.errors += p.errors;
+                all.games += p.games;
+            }
+        }
+        all.seconds = start.elapsed().as_secs_f64();
+        all.latencies_us.sort_unstable();
+        all.wire_us.sort_unstable();
+        all
+    }
+}
+
+/// `STOA_LOAD_SERIES=1`: every 100 ms of play, the moves so far, the games still on, how
+/// busy the servers were and their CPU per move in that tenth of a second.
+fn series(ctx: &Ctx, ready: &Ready, initial: u64) -> Option<tokio::task::JoinHandle<()>> {
+    std::env::var_os("STOA_LOAD_SERIES")?;
+    let (budget, active) = (ready.budget.clone(), ready.active.clone());
+    let pids = ctx.pids.clone();
+    Some(tokio::spawn(async move {
+        let start = Instant::now();
+        let ns = || pids.iter().map(|p| run_ns(*p)).sum::<u64>();
+        let (mut last_ns, mut last_moves) = (ns(), 0u64);
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let (now_ns, moves) = (ns(), initial - budget.load(Ordering::Relaxed));
+            let dm = (moves - last_moves).max(1);
+            eprintln!(
+                "{:6.2} s  moves {moves:7}  games {:4}  server busy {:3.0} %  {:5.1} µs/move",
+                start.elapsed().as_secs_f64(),
+                active.load(Ordering::Relaxed),
+                (now_ns - last_ns) as f64 / 1e6,
+                (now_ns - last_ns) as f64 / 1e3 / dm as f64,
+            );
+            (last_ns, last_moves) = (now_ns, moves);
+        }
+    }))
+}
+
+/// Plays `games` games (each with `spectators_per_game` watchers), up to `budget` moves
+/// over them, `pace` apart per game when given; a game that ends stops. Only the playing
+/// phase is measured. With several generators each child sets up and plays its share of
+/// the games and of the budget, the parent measures the servers around all of them.
+async fn play_games(
+    ctx: &mut Ctx,
+    games: usize,
+    budget: u64,
+    pace: Option<Duration>,
+    spectators_per_game: usize,
+) -> Played {
+    if let Some(w) = ctx.workers() {
+        w.expect("ready").await;
+        let window = ctx.window();
+        let start = Instant::now();
+        let w = ctx.workers().expect("the children");
+        w.tell("go").await;
+        let mut all = Played::default();
+        for r in w.results().await {
+            let child = Played::from_json(&r);
+            all.by_generator.push(child.moves);
+            all.add_players(child);
+        }
+        all.seconds = start.elapsed().as_secs_f64();
+        all.latencies_us.sort_unstable();
+        all.wire_us.sort_unstable();
+        window.close(ctx, &mut all);
+        return all;
+    }
+    let share = ctx.share();
+    let ready = set_up(
+        ctx,
+        share.range(games),
+        share.of(budget),
+        pace,
+        spectators_per_game,
+    )
+    .await;
+    if let Some(link) = ctx.link() {
+        link.say("ready");
+        link.hear("go").await;
+    }
+    let series = series(ctx, &ready, budget);
+    let window = ctx.window();
+    let mut p = ready.play().await;
+    window.close(ctx, &mut p);
     if let Some(s) = series {
         s.abort();
     }
-    all.seconds = start.elapsed().as_secs_f64();
-    all.cpu = ctx.cpu_exact() - cpu0;
-    all.faults = ctx.faults() - faults0;
-    all.rss_growth_kib = ctx.rss() as i64 - rss0 as i64;
-    all.user_cpu = ctx.user_cpu() - user0;
-    all.load_busy = ctx.load_busy() - busy0;
-    all.latencies_us.sort_unstable();
-    all.wire_us.sort_unstable();
-    all
+    if let Some(link) = ctx.link() {
+        link.say(&format!("result {}", p.players_json()));
+    }
+    p
 }
 
 /// Counts a game as playing until its task ends.
@@ -547,21 +933,66 @@ impl Drop for Active {
 
 impl Played {
     /// Adds another round's figures to these.
-    fn merge(&mut self, other: Played) {
-        self.latencies_us.extend(other.latencies_us);
-        self.wire_us.extend(other.wire_us);
-        self.latencies_us.sort_unstable();
-        self.wire_us.sort_unstable();
-        self.load_busy += other.load_busy;
-        self.bytes += other.bytes;
-        self.moves += other.moves;
-        self.errors += other.errors;
+    fn merge(&mut self, mut other: Played) {
         self.cpu += other.cpu;
         self.user_cpu += other.user_cpu;
         self.seconds += other.seconds;
         self.faults += other.faults;
-        self.games += other.games;
         self.rss_growth_kib += other.rss_growth_kib;
+        match (&mut self.redis, other.redis.take()) {
+            (Some(mine), Some(theirs)) => mine.merge(&theirs),
+            (mine, theirs) => *mine = mine.take().or(theirs),
+        }
+        // The same generators play every round: their moves add up one by one.
+        let by = std::mem::take(&mut other.by_generator);
+        if self.by_generator.len() < by.len() {
+            self.by_generator.resize(by.len(), 0);
+        }
+        for (mine, theirs) in self.by_generator.iter_mut().zip(by) {
+            *mine += theirs;
+        }
+        self.add_players(other);
+        self.latencies_us.sort_unstable();
+        self.wire_us.sort_unstable();
+    }
+
+    /// Adds what another set of players saw (a child generator's, or another round's):
+    /// every latency sample, not their percentiles.
+    fn add_players(&mut self, other: Played) {
+        self.latencies_us.extend(other.latencies_us);
+        self.wire_us.extend(other.wire_us);
+        self.load_busy += other.load_busy;
+        self.bytes += other.bytes;
+        self.moves += other.moves;
+        self.errors += other.errors;
+        self.games += other.games;
+    }
+
+    /// What a child generator's players saw, as it sends it to the parent.
+    fn players_json(&self) -> Value {
+        json!({"latencies_us": self.latencies_us, "wire_us": self.wire_us,
+            "load_busy": self.load_busy, "bytes": self.bytes, "moves": self.moves,
+            "errors": self.errors, "games": self.games})
+    }
+
+    /// As the parent reads a child's.
+    fn from_json(v: &Value) -> Played {
+        let list = |k: &str| -> Vec<u64> {
+            v[k].as_array()
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default()
+        };
+        let n = |k: &str| v[k].as_u64().unwrap_or(0);
+        Played {
+            latencies_us: list("latencies_us"),
+            wire_us: list("wire_us"),
+            load_busy: v["load_busy"].as_f64().unwrap_or(0.0),
+            bytes: n("bytes"),
+            moves: n("moves"),
+            errors: n("errors"),
+            games: n("games"),
+            ..Played::default()
+        }
     }
 }
 
@@ -572,7 +1003,7 @@ impl Played {
 /// where one run's figure moved by a fifth from run to run; several rounds measure
 /// several times as many moves, and a server that has played before (its memory grown
 /// once), as one that has run for a while is.
-pub async fn throughput(ctx: &Ctx, games: usize, moves: usize, rounds: usize) -> Report {
+pub async fn throughput(ctx: &mut Ctx, games: usize, moves: usize, rounds: usize) -> Report {
     let mut p = Played::default();
     for _ in 0..rounds.max(1) {
         p.merge(play_games(ctx, games, moves as u64, None, 0).await);
@@ -581,12 +1012,12 @@ pub async fn throughput(ctx: &Ctx, games: usize, moves: usize, rounds: usize) ->
     r.add("concurrent games", games);
     r.add("rounds (games set up anew each)", rounds.max(1));
     r.add("games played", p.games);
-    report_moves(&mut r, &p, 2);
+    report_moves(ctx, &mut r, &p, 2);
     r
 }
 
 /// `mixed`: G games, two players and two spectators each, one move per second per game.
-pub async fn mixed(ctx: &Ctx, games: usize, seconds: u64) -> Report {
+pub async fn mixed(ctx: &mut Ctx, games: usize, seconds: u64) -> Report {
     let p = play_games(
         ctx,
         games,
@@ -597,13 +1028,17 @@ pub async fn mixed(ctx: &Ctx, games: usize, seconds: u64) -> Report {
     .await;
     let mut r = Report::default();
     r.add("games (2 players + 2 spectators each)", games);
-    report_moves(&mut r, &p, 2);
+    report_moves(ctx, &mut r, &p, 2);
     r
 }
 
-fn report_moves(r: &mut Report, p: &Played, players: u64) {
+fn report_moves(ctx: &Ctx, r: &mut Report, p: &Played, players: u64) {
     let moves = p.moves.max(1) as f64;
     r.add("moves", p.moves);
+    if !p.by_generator.is_empty() {
+        let each: Vec<String> = p.by_generator.iter().map(u64::to_string).collect();
+        r.add("moves by generator", each.join(", "));
+    }
     r.add(
         "moves/s",
         format!("{:.0}", p.moves as f64 / p.seconds.max(1e-9)),
@@ -628,6 +1063,7 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
         "server memory growth per move while playing, bytes",
         format!("{:.0}", 1024.0 * p.rss_growth_kib as f64 / moves),
     );
+    report_redis(r, p.redis.as_ref(), p.moves);
     r.add_ms("p50 move → opponent, ms", &p.latencies_us, 0.5);
     r.add_ms("p99 move → opponent, ms", &p.latencies_us, 0.99);
     // The server's side of the same latency (see `conn`): the opponent's diff on the wire.
@@ -649,10 +1085,7 @@ fn report_moves(r: &mut Report, p: &Played, players: u64) {
         );
     }
     if p.load_busy > 0.0 {
-        r.add(
-            "generator's CPU busy per move, µs",
-            format!("{:.0}", 1e6 * p.load_busy / moves),
-        );
+        r.add(busy_label(ctx), format!("{:.0}", 1e6 * p.load_busy / moves));
     }
     r.add(
         "bytes per move per player",
