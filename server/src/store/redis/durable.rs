@@ -1,6 +1,6 @@
 //! Writes that count only once replicas hold them (`--redis-min-replicas N`): a move's
-//! append is followed by `WAIT N` in the same pipeline, and the read that settles a write
-//! in doubt is followed by a marker write and `WAIT N`.
+//! append is followed by `WAIT N` in the same pipeline; the read that settles a write in
+//! doubt, a game's creation and its end are followed by a marker write and `WAIT N`.
 //!
 //! Why a pipeline: `WAIT` counts the replicas that acknowledged this client's last write.
 //! The pipeline goes out on one socket, so the `WAIT` is that write's; sent apart, a
@@ -101,6 +101,24 @@ impl RedisStore {
         let (entries, acked): (Vec<String>, i64) = self.waited(pipe).await?;
         self.enough(acked)?;
         entries.iter().map(|e| decode(e)).collect()
+    }
+
+    /// With replicas asked for, waits until they hold every write the primary took so far
+    /// (a marker write and `WAIT`): a game's creation and its end are then as safe as its
+    /// moves. In doubt when fewer acknowledged in time. Nothing to do without replicas.
+    pub(super) async fn replicated(&self) -> StoreResult<()> {
+        if !self.waits_for_replicas() {
+            return Ok(());
+        }
+        let mut mark = redis::cmd("INCR");
+        mark.arg(self.key(&["replicated"]));
+        let mut pipe = redis::pipe();
+        pipe.add_command(mark);
+        let (_, acked): (i64, i64) = self.waited(pipe).await.map_err(|e| match e {
+            StoreError::Unavailable(m) => StoreError::InDoubt(m),
+            other => other,
+        })?;
+        self.enough(acked)
     }
 
     /// Runs `pipe` followed by `WAIT`, loading the append script on a primary that lacks

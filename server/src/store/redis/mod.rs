@@ -344,7 +344,9 @@ impl Store for RedisStore {
         if created != 1 {
             return Err(StoreError::Conflict(format!("game {} exists", game.id)));
         }
-        self.list_unfinished_for_players(game).await
+        self.list_unfinished_for_players(game).await?;
+        // Its players are told it started only once a promotion cannot lose it.
+        self.replicated().await
     }
 
     async fn game(&self, id: &GameId) -> StoreResult<Option<GameRecord>> {
@@ -439,7 +441,8 @@ impl Store for RedisStore {
                 pipe.cmd("PEXPIRE").arg(key).arg(ms).ignore();
             }
         }
-        self.run_writes(pipe).await
+        self.run_writes(pipe).await?;
+        self.replicated().await
     }
 
     async fn finished_games_of(
