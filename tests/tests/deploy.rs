@@ -10,6 +10,12 @@
 //!   throw-away certificate, the systemd units through `systemd-analyze verify` with the real
 //!   binaries, the Kubernetes manifests through `kubernetes-validate --strict` (bundled
 //!   schemas, offline), `deploy/prometheus.yml` and every dashboard query through `promtool`;
+//! - the Sentinel variant (`deploy/compose.sentinel.yaml` over compose.yaml, and
+//!   `deploy/k8s/sentinel/`) goes through the same tools, its topology is read (three
+//!   Sentinels with quorum 2 on the name the nodes ask for, a durable primary and replica
+//!   started by `deploy/redis-start.sh`, nodes with `--redis-min-replicas` >= 1), and its
+//!   Redis part is run on loopback from the same scripts and configuration: the Sentinels
+//!   must agree, fail over, and a restarted old primary must come back as a replica;
 //! - the dashboard's series are those a running cluster node exports, and the example
 //!   environment file and deploy/OPERATIONS.md list exactly the variables `--help` prints.
 //!
@@ -725,9 +731,14 @@ fn compose_file_passes_docker_compose_config() {
 
 /// Every document of every manifest in deploy/k8s/.
 fn k8s_docs() -> Vec<Yaml> {
+    manifest_docs(&k8s_files())
+}
+
+/// Every document of every manifest in `files`.
+fn manifest_docs(files: &[PathBuf]) -> Vec<Yaml> {
     let mut docs = Vec::new();
-    for path in k8s_files() {
-        let text = std::fs::read_to_string(&path).expect("read a manifest");
+    for path in files {
+        let text = std::fs::read_to_string(path).expect("read a manifest");
         // Documents are separated by `---` lines.
         let mut doc = String::new();
         for line in text.lines().chain(std::iter::once("---")) {
@@ -748,8 +759,19 @@ fn k8s_docs() -> Vec<Yaml> {
 }
 
 fn k8s_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("deploy/k8s"))
-        .expect("deploy/k8s")
+    manifests_in("deploy/k8s")
+}
+
+/// The Sentinel variant's manifests (deploy/k8s/sentinel/, applied instead of redis.yaml and
+/// configmap.yaml).
+fn k8s_sentinel_files() -> Vec<PathBuf> {
+    manifests_in("deploy/k8s/sentinel")
+}
+
+/// The `*.yaml` files of `dir` (not its subdirectories, as `kubectl apply -f dir` reads it).
+fn manifests_in(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
@@ -764,9 +786,16 @@ fn kubernetes_manifests_pass_strict_schema_validation() {
     }
     let files = k8s_files();
     assert!(files.len() >= 4, "manifests: {files:?}");
+    let sentinel = k8s_sentinel_files();
+    assert_eq!(
+        sentinel.len(),
+        2,
+        "the Sentinel variant's manifests: {sentinel:?}"
+    );
     let out = run(Command::new("kubernetes-validate")
         .args(["--strict", "--quiet"])
-        .args(&files));
+        .args(&files)
+        .args(&sentinel));
     assert!(
         out.status.success(),
         "kubernetes-validate: {}",
@@ -797,6 +826,27 @@ fn kubernetes_manifests_pass_strict_schema_validation() {
         assert!(!out.status.success(), "kubernetes-validate accepted {what}");
         assert!(output_text(&out).contains(needle), "{}", output_text(&out));
     }
+    let redis = deploy_file("deploy/k8s/sentinel/redis-sentinel.yaml");
+    let broken = dir.write(
+        "redis-sentinel.yaml",
+        &break_copy(
+            &redis,
+            "publishNotReadyAddresses: true",
+            "publishNotReadyAdresses: true",
+        ),
+    );
+    let out = run(Command::new("kubernetes-validate")
+        .args(["--strict", "--quiet"])
+        .arg(&broken));
+    assert!(
+        !out.status.success(),
+        "kubernetes-validate accepted a misspelt field in redis-sentinel.yaml"
+    );
+    assert!(
+        output_text(&out).contains("publishNotReadyAdresses"),
+        "{}",
+        output_text(&out)
+    );
 }
 
 /// What the schemas cannot see: the manifests agree with the server and with each other.
@@ -902,6 +952,970 @@ fn kubernetes_manifests_run_a_drainable_hardened_cluster() {
     let bot = find("Deployment", "stoa-bot");
     let bot_args = &bot["spec"]["template"]["spec"]["containers"][0]["args"];
     assert_eq!(bot_args[2].as_str(), Some("ws://stoa-server:7878/ws"));
+}
+
+// ---- the Sentinel variant: compose.sentinel.yaml and k8s/sentinel/ -----------------------
+
+/// `over` laid on `base` as Compose lays an override file on the file before it: mappings
+/// key by key (a service's environment, its depends_on), anything else (a command) replaced.
+fn overlay(base: &mut Yaml, over: &Yaml) {
+    match (base.as_mapping_mut(), over.as_mapping()) {
+        (Some(b), Some(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(bv) => overlay(bv, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        _ => *base = over.clone(),
+    }
+}
+
+/// compose.yaml with compose.sentinel.yaml laid on it, as
+/// `docker compose -f compose.yaml -f compose.sentinel.yaml` reads them.
+fn compose_sentinel() -> Yaml {
+    let mut over: Yaml = serde_yaml::from_str(&deploy_file("deploy/compose.sentinel.yaml"))
+        .expect("compose.sentinel.yaml is YAML");
+    over.apply_merge().expect("merge keys");
+    let mut doc = compose();
+    overlay(&mut doc, &over);
+    doc
+}
+
+fn str_list(v: &Yaml) -> Vec<String> {
+    v.as_sequence()
+        .unwrap_or_else(|| panic!("a list: {v:?}"))
+        .iter()
+        .map(|s| {
+            s.as_str()
+                .unwrap_or_else(|| panic!("a string: {s:?}"))
+                .to_string()
+        })
+        .collect()
+}
+
+/// A service's mounts as (source, target): Compose's short syntax (`src:target:mode`) or
+/// the long one that `docker compose config` prints.
+fn mounts(service: &Yaml) -> Vec<(String, String)> {
+    service["volumes"]
+        .as_sequence()
+        .map(|v| v.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|m| match m.as_str() {
+            Some(short) => {
+                let mut parts = short.split(':');
+                let source = parts.next().unwrap_or_default().to_string();
+                (source, parts.next().unwrap_or_default().to_string())
+            }
+            None => (
+                m["source"].as_str().unwrap_or_default().to_string(),
+                m["target"].as_str().unwrap_or_default().to_string(),
+            ),
+        })
+        .collect()
+}
+
+/// Whether `service` mounts a file whose name ends with `file` at `target`.
+fn mounts_file(service: &Yaml, file: &str, target: &str) -> bool {
+    mounts(service)
+        .iter()
+        .any(|(s, t)| s.ends_with(file) && t == target)
+}
+
+/// Whether `service` keeps `/data` on a named volume.
+fn data_on_volume(service: &Yaml) -> bool {
+    mounts(service)
+        .iter()
+        .any(|(s, t)| t == "/data" && !s.contains('/'))
+}
+
+/// The arguments of a data server started through redis-start.sh.
+#[derive(Debug)]
+struct RedisStart {
+    /// host:port this instance is (and announces).
+    me: String,
+    /// host:port of the primary when no Sentinel answers.
+    first: String,
+    sentinels: Vec<String>,
+    master: String,
+    /// redis-server's own options.
+    options: Vec<String>,
+}
+
+impl RedisStart {
+    /// From `[sh, <script>, me, first, sentinels, master, options...]`.
+    fn parse(argv: &[String], script: &str) -> RedisStart {
+        assert!(
+            argv.len() >= 6 && argv[0] == "sh" && argv[1] == script,
+            "not started through {script}: {argv:?}"
+        );
+        RedisStart {
+            me: argv[2].clone(),
+            first: argv[3].clone(),
+            sentinels: argv[4].split(',').map(str::to_string).collect(),
+            master: argv[5].clone(),
+            options: argv[6..].to_vec(),
+        }
+    }
+
+    /// Both data servers log every write to disk before answering it: either may be the
+    /// primary.
+    fn assert_durable(&self) {
+        let o = &self.options;
+        assert!(o.windows(2).any(|w| w == ["--appendonly", "yes"]), "{o:?}");
+        assert!(
+            o.windows(2).any(|w| w == ["--appendfsync", "always"]),
+            "{o:?}"
+        );
+    }
+}
+
+/// A Sentinel configuration, as the `sentinel ...` lines that matter here.
+#[derive(Debug)]
+struct SentinelConf {
+    port: String,
+    /// `sentinel monitor <name> <host> <port> <quorum>`.
+    monitor: (String, String, String, u32),
+    down_after_ms: u64,
+    failover_timeout_ms: u64,
+    resolve_hostnames: bool,
+    announce_hostnames: bool,
+    announce_ip: Option<String>,
+}
+
+impl SentinelConf {
+    fn parse(text: &str) -> SentinelConf {
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            // Sentinel's rewrite quotes some values (`announce-ip "name"`).
+            .map(|l| {
+                l.split_whitespace()
+                    .map(|w| w.trim_matches('"'))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|w| !w.is_empty() && !w[0].starts_with('#'))
+            .collect();
+        let find = |head: &[&str]| -> Vec<String> {
+            let found: Vec<&Vec<&str>> = lines.iter().filter(|w| w.starts_with(head)).collect();
+            assert!(found.len() <= 1, "{head:?} set twice: {text}");
+            found
+                .first()
+                .map(|w| w[head.len()..].iter().map(|s| s.to_string()).collect())
+                .unwrap_or_default()
+        };
+        let monitor = find(&["sentinel", "monitor"]);
+        assert_eq!(monitor.len(), 4, "sentinel monitor: {text}");
+        let name = monitor[0].clone();
+        let per_master = |key: &str| -> u64 {
+            let v = find(&["sentinel", key]);
+            assert_eq!(v.len(), 2, "sentinel {key}: {text}");
+            assert_eq!(v[0], name, "sentinel {key} of another name: {text}");
+            v[1].parse().expect("a number")
+        };
+        SentinelConf {
+            port: find(&["port"]).concat(),
+            monitor: (
+                name.clone(),
+                monitor[1].clone(),
+                monitor[2].clone(),
+                monitor[3].parse().expect("a quorum"),
+            ),
+            down_after_ms: per_master("down-after-milliseconds"),
+            failover_timeout_ms: per_master("failover-timeout"),
+            resolve_hostnames: find(&["sentinel", "resolve-hostnames"]) == ["yes"],
+            announce_hostnames: find(&["sentinel", "announce-hostnames"]) == ["yes"],
+            announce_ip: find(&["sentinel", "announce-ip"]).first().cloned(),
+        }
+    }
+
+    /// Three Sentinels, two of which find the primary down before a failover; timings that
+    /// neither fail over on a hiccup nor wait minutes; names, not container addresses.
+    fn assert_sound(&self, master: &str) {
+        assert_eq!(self.monitor.0, master, "the nodes ask for another name");
+        assert_eq!(self.monitor.3, 2, "quorum of three Sentinels");
+        assert!(
+            (1_000..=30_000).contains(&self.down_after_ms),
+            "down-after-milliseconds {}",
+            self.down_after_ms
+        );
+        assert!(
+            self.failover_timeout_ms >= 3 * self.down_after_ms,
+            "failover-timeout {}",
+            self.failover_timeout_ms
+        );
+        assert!(
+            self.resolve_hostnames && self.announce_hostnames,
+            "{self:?}"
+        );
+    }
+}
+
+/// What compose.sentinel.yaml runs, checked: the data servers' start arguments by service,
+/// and each Sentinel service's configuration as its first start writes it.
+struct ComposeSentinel {
+    data: BTreeMap<String, RedisStart>,
+    /// By service: its start script and the configuration it writes.
+    sentinels: BTreeMap<String, (String, String)>,
+}
+
+/// The Sentinel service's start script (`sh -c <script>`), with Compose's `$$` unescaped.
+fn sentinel_script(service: &Yaml) -> String {
+    let argv = str_list(&service["command"]);
+    assert_eq!(argv.len(), 3, "sh -c <script>: {argv:?}");
+    assert_eq!(argv[..2], ["sh", "-c"]);
+    argv[2].replace("$$", "$")
+}
+
+/// Checks the Sentinel variant in `doc` (our overlay of the two files, or what Compose
+/// printed for them): three nodes following three Sentinels that agree with them on the
+/// name, a primary and a replica that start through redis-start.sh, durable, health-gated.
+fn check_compose_sentinel(doc: &Yaml) -> ComposeSentinel {
+    let services = &doc["services"];
+    let nodes = compose_nodes(services);
+    assert_eq!(nodes.len(), 3, "three cluster nodes");
+    let env_of = |name: &str, key: &str| -> String {
+        let v = &nodes[name]["environment"][key];
+        v.as_str()
+            .map(str::to_string)
+            .or_else(|| v.as_u64().map(|n| n.to_string()))
+            .unwrap_or_else(|| panic!("{name}: {key} unset"))
+    };
+    let first = nodes.keys().next().expect("a node").clone();
+    let sentinel_list = env_of(&first, "STOA_REDIS_SENTINEL");
+    let master = env_of(&first, "STOA_REDIS_SENTINEL_MASTER");
+    for name in nodes.keys() {
+        assert_eq!(env_of(name, "STOA_REDIS_SENTINEL"), sentinel_list, "{name}");
+        assert_eq!(env_of(name, "STOA_REDIS_SENTINEL_MASTER"), master, "{name}");
+        let min: u32 = env_of(name, "STOA_REDIS_MIN_REPLICAS")
+            .parse()
+            .expect("a number");
+        assert!(min >= 1, "{name}: a failover would lose acknowledged moves");
+        assert_eq!(env_of(name, "STOA_CLUSTER"), "true", "{name}");
+        assert_eq!(
+            env_of(name, "REDIS_URL"),
+            "",
+            "{name}: the Sentinels, not a URL"
+        );
+    }
+    let sentinels: Vec<String> = sentinel_list.split(',').map(str::to_string).collect();
+
+    // The Sentinel services: exactly those the nodes ask, on 26379, each named as it
+    // announces itself.
+    let sentinel_services: BTreeMap<String, &Yaml> = services
+        .as_mapping()
+        .expect("services")
+        .iter()
+        .filter(|(_, s)| {
+            s["command"].as_sequence().is_some_and(|c| {
+                c.iter().any(|a| {
+                    a.as_str()
+                        .is_some_and(|a| a.contains("exec redis-sentinel"))
+                })
+            })
+        })
+        .map(|(n, s)| (n.as_str().expect("name").to_string(), s))
+        .collect();
+    assert_eq!(sentinel_services.len(), 3, "three Sentinels");
+    let want: BTreeSet<String> = sentinel_services
+        .keys()
+        .map(|n| format!("{n}:26379"))
+        .collect();
+    assert_eq!(
+        sentinels.iter().cloned().collect::<BTreeSet<_>>(),
+        want,
+        "the nodes' STOA_REDIS_SENTINEL"
+    );
+    let template = deploy_file("deploy/sentinel.conf");
+    let mut confs = BTreeMap::new();
+    for (name, s) in &sentinel_services {
+        let script = sentinel_script(s);
+        for step in [
+            "[ -f /data/sentinel.conf ] ||",
+            "cp /etc/stoa/sentinel.conf /data/sentinel.conf",
+            "echo \"sentinel announce-ip $SENTINEL_NAME\" >> /data/sentinel.conf",
+            "exec redis-sentinel /data/sentinel.conf",
+        ] {
+            assert!(
+                script.contains(step),
+                "{name}'s start lacks {step:?}: {script}"
+            );
+        }
+        assert_eq!(
+            s["environment"]["SENTINEL_NAME"].as_str(),
+            Some(name.as_str())
+        );
+        assert!(
+            mounts_file(s, "/sentinel.conf", "/etc/stoa/sentinel.conf"),
+            "{name} mounts the template: {:?}",
+            mounts(s)
+        );
+        assert!(
+            data_on_volume(s),
+            "{name} keeps its rewritten configuration in a volume: {:?}",
+            mounts(s)
+        );
+        let test = str_list(&s["healthcheck"]["test"]).join(" ");
+        assert!(
+            test.contains(&format!("ckquorum {master}")),
+            "{name}: {test}"
+        );
+        let conf = format!("{template}sentinel announce-ip {name}\n");
+        let parsed = SentinelConf::parse(&conf);
+        parsed.assert_sound(&master);
+        assert_eq!(parsed.port, "26379");
+        assert_eq!(parsed.announce_ip.as_deref(), Some(name.as_str()));
+        confs.insert(name.clone(), (script, conf));
+    }
+
+    // The data servers: one first primary, one replica of it, both durable, each started by
+    // redis-start.sh with the nodes' Sentinels and name, the script mounted.
+    let mut data = BTreeMap::new();
+    for (name, s) in services.as_mapping().expect("services") {
+        let name = name.as_str().expect("name");
+        let argv = s["command"].as_sequence().map(|_| str_list(&s["command"]));
+        let Some(argv) = argv.filter(|a| a.get(1).is_some_and(|s| s.ends_with("redis-start.sh")))
+        else {
+            continue;
+        };
+        let start = RedisStart::parse(&argv, "/etc/stoa/redis-start.sh");
+        start.assert_durable();
+        assert_eq!(
+            start.me,
+            format!("{name}:6379"),
+            "{name} announces its service name"
+        );
+        assert_eq!(
+            start.sentinels, sentinels,
+            "{name} asks the nodes' Sentinels"
+        );
+        assert_eq!(start.master, master, "{name}");
+        assert!(
+            mounts_file(s, "/redis-start.sh", "/etc/stoa/redis-start.sh"),
+            "{name} mounts the script: {:?}",
+            mounts(s)
+        );
+        assert!(
+            data_on_volume(s),
+            "{name}'s AOF on a volume: {:?}",
+            mounts(s)
+        );
+        assert!(
+            s["healthcheck"]["test"].is_sequence(),
+            "{name}'s health check"
+        );
+        data.insert(name.to_string(), start);
+    }
+    assert_eq!(data.len(), 2, "a primary and a replica: {:?}", data.keys());
+    let primary = data
+        .iter()
+        .find(|(_, d)| d.me == d.first)
+        .map(|(n, _)| n.clone())
+        .expect("one starts as the primary");
+    let replica = data
+        .iter()
+        .find(|(_, d)| d.me != d.first)
+        .map(|(n, _)| n.clone())
+        .expect("one starts as a replica");
+    assert_eq!(
+        data[&replica].first, data[&primary].me,
+        "the replica follows the primary"
+    );
+    for (_, conf) in confs.values() {
+        let (_, host, port, _) = SentinelConf::parse(conf).monitor;
+        assert_eq!(
+            format!("{host}:{port}"),
+            data[&primary].me,
+            "the Sentinels' first primary"
+        );
+    }
+    assert_eq!(
+        services[replica.as_str()]["depends_on"][primary.as_str()]["condition"].as_str(),
+        Some("service_healthy")
+    );
+    for s in sentinel_services.values() {
+        assert_eq!(
+            s["depends_on"][primary.as_str()]["condition"].as_str(),
+            Some("service_healthy"),
+            "a Sentinel resolves the primary's name at start"
+        );
+    }
+    // The nodes start once the Sentinels can fail over and the replica runs (with
+    // STOA_REDIS_MIN_REPLICAS=1 no move is acknowledged before).
+    for (name, node) in &nodes {
+        for dep in sentinel_services.keys().chain([&replica]) {
+            assert_eq!(
+                node["depends_on"][dep.as_str()]["condition"].as_str(),
+                Some("service_healthy"),
+                "{name} waits for {dep}"
+            );
+        }
+    }
+    ComposeSentinel {
+        data,
+        sentinels: confs,
+    }
+}
+
+#[test]
+fn compose_sentinel_variant_runs_a_replica_three_sentinels_and_nodes_that_follow_them() {
+    check_compose_sentinel(&compose_sentinel());
+    // The override leaves the rest of compose.yaml as it is: the proxy and the bot.
+    let doc = compose_sentinel();
+    assert_eq!(doc["services"]["proxy"], compose()["services"]["proxy"]);
+    assert_eq!(doc["services"]["bot"], compose()["services"]["bot"]);
+    let script = deploy_file("deploy/redis-start.sh");
+    assert!(script.starts_with("#!/bin/sh\n"), "a POSIX shell script");
+    let out = run(Command::new("sh")
+        .arg("-n")
+        .arg(root().join("deploy/redis-start.sh")));
+    assert!(
+        out.status.success(),
+        "sh -n redis-start.sh: {}",
+        output_text(&out)
+    );
+}
+
+#[test]
+fn compose_sentinel_override_passes_docker_compose_config() {
+    let Some(_) = compose_command() else {
+        return;
+    };
+    let config = |override_file: &Path, quiet: bool| {
+        let mut cmd = compose_command().expect("compose");
+        cmd.env("STOA_ANALYSIS_KEY", "0123456789abcdef0123456789abcdef");
+        cmd.arg("-f")
+            .arg(root().join("deploy/compose.yaml"))
+            .arg("-f")
+            .arg(override_file)
+            .args(["--profile", "monitoring", "config"]);
+        if quiet {
+            cmd.arg("-q");
+        }
+        run(&mut cmd)
+    };
+    let file = root().join("deploy/compose.sentinel.yaml");
+    let out = config(&file, false);
+    assert!(
+        out.status.success(),
+        "compose config: {}",
+        output_text(&out)
+    );
+    // What Compose itself made of the two files passes the same checks as our overlay.
+    let merged: Yaml = serde_yaml::from_slice(&out.stdout).expect("compose config prints YAML");
+    check_compose_sentinel(&merged);
+
+    let dir = Scratch::new("compose-sentinel");
+    let broken = dir.write(
+        "compose.sentinel.yaml",
+        &break_copy(
+            &deploy_file("deploy/compose.sentinel.yaml"),
+            "    retries: 20",
+            "    retriez: 20",
+        ),
+    );
+    let out = config(&broken, true);
+    assert!(
+        !out.status.success(),
+        "compose accepted an unknown health check key"
+    );
+    assert!(
+        output_text(&out).contains("retriez"),
+        "{}",
+        output_text(&out)
+    );
+}
+
+/// The heredoc (`<<MARK` ... `MARK`) of a shell script.
+fn heredoc(script: &str, mark: &str) -> String {
+    let start = script
+        .find(&format!("<<{mark}\n"))
+        .unwrap_or_else(|| panic!("no <<{mark} in {script}"));
+    let body = &script[start..];
+    let body = &body[body.find('\n').expect("a line") + 1..];
+    let end = body
+        .find(&format!("\n{mark}\n"))
+        .unwrap_or_else(|| panic!("no end of <<{mark}"));
+    format!("{}\n", &body[..end])
+}
+
+/// The headless Service naming the data pods of the Sentinel variant.
+fn nodes_service(docs: &[Yaml]) -> String {
+    docs.iter()
+        .find(|d| d["kind"] == "StatefulSet" && d["metadata"]["name"] == "redis-node")
+        .and_then(|d| d["spec"]["serviceName"].as_str())
+        .expect("the redis-node StatefulSet's serviceName")
+        .to_string()
+}
+
+/// The Sentinel variant for Kubernetes agrees with itself and with the server: the nodes
+/// ask the three Sentinel pods by their stable names for the name they monitor, the data
+/// pods start through deploy/redis-start.sh (the same text) with those Sentinels, and the
+/// variant's ConfigMap differs from configmap.yaml only where the Sentinels replace the URL.
+#[test]
+fn kubernetes_sentinel_variant_agrees_with_the_server_and_itself() {
+    let docs = manifest_docs(&k8s_sentinel_files());
+    let find = |kind: &str, name: &str| {
+        docs.iter()
+            .find(|d| d["kind"] == kind && d["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {kind} {name}"))
+    };
+    for d in &docs {
+        assert!(d["metadata"]["namespace"].is_null(), "no namespace");
+    }
+    let config = find("ConfigMap", "stoa-config");
+    let known: BTreeSet<String> = server_flags().into_iter().map(|f| f.env).collect();
+    let data = config["data"].as_mapping().expect("data");
+    for (key, value) in data {
+        let key = key.as_str().expect("key");
+        assert!(
+            known.contains(key) || key == "RUST_LOG",
+            "stoa-server does not read {key}"
+        );
+        assert!(value.is_string(), "{key}: ConfigMap values are strings");
+    }
+    let get = |key: &str| config["data"][key].as_str().map(str::to_string);
+    assert_eq!(
+        get("REDIS_URL").as_deref(),
+        Some(""),
+        "the Sentinels replace REDIS_URL"
+    );
+    assert_eq!(get("STOA_CLUSTER").as_deref(), Some("true"));
+    let min: u32 = get("STOA_REDIS_MIN_REPLICAS")
+        .expect("set")
+        .parse()
+        .expect("a number");
+    assert!(min >= 1, "a failover would lose acknowledged moves");
+    let master = get("STOA_REDIS_SENTINEL_MASTER").expect("set");
+    let sentinels: Vec<String> = get("STOA_REDIS_SENTINEL")
+        .expect("set")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    // Everything else as in the plain ConfigMap.
+    let base_docs = k8s_docs();
+    let base = base_docs
+        .iter()
+        .find(|d| d["kind"] == "ConfigMap" && d["metadata"]["name"] == "stoa-config")
+        .expect("configmap.yaml");
+    for (key, value) in base["data"].as_mapping().expect("data") {
+        if key.as_str() != Some("REDIS_URL") {
+            assert_eq!(
+                &config["data"][key], value,
+                "{key:?} differs from configmap.yaml"
+            );
+        }
+    }
+
+    // The Sentinels: three pods with stable names behind a headless Service.
+    let sts = find("StatefulSet", "redis-sentinel");
+    assert_eq!(sts["spec"]["replicas"].as_u64(), Some(3));
+    let svc_name = sts["spec"]["serviceName"].as_str().expect("serviceName");
+    let want: Vec<String> = (0..3)
+        .map(|i| format!("redis-sentinel-{i}.{svc_name}:26379"))
+        .collect();
+    assert_eq!(
+        sentinels, want,
+        "STOA_REDIS_SENTINEL names the Sentinel pods"
+    );
+    let svc = find("Service", svc_name);
+    assert_eq!(svc["spec"]["clusterIP"].as_str(), Some("None"));
+    assert_eq!(
+        svc["spec"]["publishNotReadyAddresses"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        svc["spec"]["selector"],
+        sts["spec"]["selector"]["matchLabels"]
+    );
+    assert_eq!(svc["spec"]["ports"][0]["port"].as_u64(), Some(26379));
+    let scripts = find("ConfigMap", "redis-sentinel-scripts");
+    let sentinel_start = scripts["data"]["sentinel-start.sh"]
+        .as_str()
+        .expect("sentinel-start.sh");
+    // The monitored primary is the one the script found; at the very first start, the
+    // data pods' first.
+    let first_primary = format!("redis-node-0.{} 6379", nodes_service(&docs));
+    assert!(
+        sentinel_start.contains(&format!("primary=\"{first_primary}\"")),
+        "the Sentinels' first primary is the data pods' first: {sentinel_start}"
+    );
+    let conf_text = heredoc(sentinel_start, "CONF");
+    assert!(conf_text.contains(" $primary "), "{conf_text}");
+    let conf = SentinelConf::parse(&conf_text.replace("$primary", &first_primary));
+    conf.assert_sound(&master);
+    assert_eq!(conf.port, "26379");
+    assert_eq!(
+        conf.announce_ip.as_deref(),
+        Some(format!("$POD_NAME.{svc_name}").as_str())
+    );
+    let c = &sts["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        str_list(&c["command"]),
+        ["sh", "/scripts/sentinel-start.sh"]
+    );
+    assert_eq!(c["env"][0]["name"].as_str(), Some("POD_NAME"));
+    assert_eq!(
+        c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as_str(),
+        Some("metadata.name")
+    );
+    let probe = str_list(&c["readinessProbe"]["exec"]["command"]).join(" ");
+    assert!(probe.contains(&format!("ckquorum {master}")), "{probe}");
+
+    // The data pods: a primary and a replica, durable, started through the shared script.
+    let nodes = find("StatefulSet", "redis-node");
+    assert_eq!(
+        nodes["spec"]["replicas"].as_u64(),
+        Some(2),
+        "a primary and a replica"
+    );
+    let node_svc = nodes["spec"]["serviceName"].as_str().expect("serviceName");
+    let svc = find("Service", node_svc);
+    assert_eq!(svc["spec"]["clusterIP"].as_str(), Some("None"));
+    assert_eq!(
+        svc["spec"]["publishNotReadyAddresses"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        svc["spec"]["selector"],
+        nodes["spec"]["selector"]["matchLabels"]
+    );
+    assert_ne!(
+        nodes["spec"]["selector"]["matchLabels"], sts["spec"]["selector"]["matchLabels"],
+        "the Sentinels are not data pods"
+    );
+    let c = &nodes["spec"]["template"]["spec"]["containers"][0];
+    let mut argv = str_list(&c["command"]);
+    argv.extend(str_list(&c["args"]));
+    let start = RedisStart::parse(&argv, "/scripts/redis-start.sh");
+    start.assert_durable();
+    assert_eq!(start.me, format!("$(POD_NAME).{node_svc}:6379"));
+    assert_eq!(start.first, format!("redis-node-0.{node_svc}:6379"));
+    assert_eq!(start.sentinels, sentinels);
+    assert_eq!(start.master, master);
+    assert_eq!(c["env"][0]["name"].as_str(), Some("POD_NAME"));
+    assert_eq!(
+        format!("{}:{}", conf.monitor.1, conf.monitor.2),
+        start.first,
+        "the Sentinels and the data pods start from the same primary"
+    );
+    assert_eq!(
+        scripts["data"]["redis-start.sh"].as_str(),
+        Some(deploy_file("deploy/redis-start.sh").as_str()),
+        "the ConfigMap's redis-start.sh is deploy/redis-start.sh"
+    );
+    let pod = &nodes["spec"]["template"]["spec"];
+    assert_eq!(pod["securityContext"]["runAsNonRoot"].as_bool(), Some(true));
+    assert_eq!(
+        c["securityContext"]["readOnlyRootFilesystem"].as_bool(),
+        Some(true)
+    );
+    assert!(
+        nodes["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"]
+            .is_string()
+    );
+    for name in ["redis-node", "redis-sentinel"] {
+        assert_eq!(
+            find("PodDisruptionBudget", name)["spec"]["maxUnavailable"].as_u64(),
+            Some(1),
+            "{name}: one pod at a time"
+        );
+    }
+    for script in ["redis-start.sh", "sentinel-start.sh"] {
+        let dir = Scratch::new(&format!("sh-{script}"));
+        let path = dir.write(script, scripts["data"][script].as_str().expect("script"));
+        let out = run(Command::new("sh").arg("-n").arg(&path));
+        assert!(
+            out.status.success(),
+            "sh -n {script}: {}",
+            output_text(&out)
+        );
+    }
+}
+
+/// Child processes killed (and reaped) on drop.
+#[derive(Default)]
+struct Procs(BTreeMap<String, std::process::Child>);
+
+impl Procs {
+    fn kill(&mut self, name: &str) {
+        if let Some(mut c) = self.0.remove(name) {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Procs {
+    fn drop(&mut self) {
+        let names: Vec<String> = self.0.keys().cloned().collect();
+        for name in names {
+            self.kill(&name);
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// `redis-cli --raw` at 127.0.0.1:`port`: its lines ("" when nothing answers).
+fn redis_cli(port: u16, args: &[&str]) -> Vec<String> {
+    let out = run(Command::new("redis-cli")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string(), "--raw"])
+        .args(args));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Waits (up to `within`) until `ok` holds.
+fn wait_for(what: &str, within: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while !ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("host:port")
+}
+
+/// The compose Sentinel topology run for real, without containers: its two data servers
+/// started by redis-start.sh with the services' arguments and its three Sentinels by the
+/// services' own start script over sentinel.conf, every service name replaced by a loopback
+/// port. The Sentinels must agree on the primary with a quorum; then a failover must move
+/// them all to the replica, and the old primary, restarted with its unchanged arguments,
+/// must come back as a replica of the new one (not as a second primary).
+#[test]
+fn compose_sentinel_topology_runs_on_loopback_agrees_and_survives_a_failover() {
+    if !require("redis-server", "Debian package redis-server")
+        || !require("redis-cli", "Debian package redis-tools")
+    {
+        return;
+    }
+    let began = std::time::Instant::now();
+    let topo = check_compose_sentinel(&compose_sentinel());
+    let dir = Scratch::new("sentinel-run");
+    // Every service's address (as the others name it) -> a loopback one.
+    let mut local: BTreeMap<String, String> = BTreeMap::new();
+    for d in topo.data.values() {
+        local.insert(d.me.clone(), format!("127.0.0.1:{}", free_port()));
+    }
+    for name in topo.sentinels.keys() {
+        local.insert(
+            format!("{name}:26379"),
+            format!("127.0.0.1:{}", free_port()),
+        );
+    }
+    let to_local = |a: &str| {
+        local
+            .get(a)
+            .cloned()
+            .unwrap_or_else(|| panic!("who is {a}?"))
+    };
+    // Redis runs as a Sentinel when its argv[0] says redis-sentinel (the image's command).
+    let bin = dir.0.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let redis_server = std::env::split_paths(&std::env::var_os("PATH").expect("PATH"))
+        .map(|d| d.join("redis-server"))
+        .find(|p| p.is_file())
+        .expect("redis-server");
+    std::os::unix::fs::symlink(redis_server, bin.join("redis-sentinel")).expect("symlink");
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").expect("PATH"),
+    )))
+    .expect("PATH");
+
+    let mut procs = Procs::default();
+    let script = root().join("deploy/redis-start.sh");
+    let start_data = |procs: &mut Procs, name: &str, log: &str| {
+        let d = &topo.data[name];
+        let data_dir = dir.0.join(name);
+        std::fs::create_dir_all(&data_dir).expect("data dir");
+        let sentinels: Vec<String> = d.sentinels.iter().map(|s| to_local(s)).collect();
+        let log = std::fs::File::create(data_dir.join(log)).expect("log");
+        let child = Command::new("sh")
+            .arg(&script)
+            .arg(to_local(&d.me))
+            .arg(to_local(&d.first))
+            .arg(sentinels.join(","))
+            .arg(&d.master)
+            .args(&d.options)
+            .args(["--bind", "127.0.0.1", "--save", ""])
+            .current_dir(&data_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("sh redis-start.sh");
+        procs.0.insert(name.to_string(), child);
+        let port = port_of(&to_local(&d.me));
+        wait_for(
+            &format!("{name} to answer"),
+            Duration::from_secs(10),
+            || redis_cli(port, &["ping"]) == ["PONG"],
+        );
+    };
+    let primary = topo
+        .data
+        .iter()
+        .find(|(_, d)| d.me == d.first)
+        .map(|(n, _)| n.clone())
+        .expect("a primary");
+    let replica = topo
+        .data
+        .keys()
+        .find(|n| **n != primary)
+        .expect("a replica")
+        .clone();
+    let master = topo.data[&primary].master.clone();
+    let primary_port = port_of(&to_local(&topo.data[&primary].me));
+    let replica_port = port_of(&to_local(&topo.data[&replica].me));
+    start_data(&mut procs, &primary, "log");
+    start_data(&mut procs, &replica, "log");
+
+    let template = deploy_file("deploy/sentinel.conf");
+    let mut sentinel_ports = Vec::new();
+    for (name, (script_text, _)) in &topo.sentinels {
+        let port = port_of(&to_local(&format!("{name}:26379")));
+        sentinel_ports.push(port);
+        let own = dir.0.join(name);
+        std::fs::create_dir_all(&own).expect("sentinel dir");
+        // The template with loopback addresses: its port, its first primary.
+        let conf = SentinelConf::parse(&template);
+        let first = format!("{}:{}", conf.monitor.1, conf.monitor.2);
+        let mut text = break_copy(&template, "\nport 26379\n", &format!("\nport {port}\n"));
+        let local_first = to_local(&first).replacen(':', " ", 1);
+        text = break_copy(
+            &text,
+            &format!(" {} {} ", conf.monitor.1, conf.monitor.2),
+            &format!(" {local_first} "),
+        );
+        text.push_str("bind 127.0.0.1\n");
+        let template_path = dir.write(&format!("{name}.template.conf"), &text);
+        let script = break_copy(
+            &script_text.replace("/data/", &format!("{}/", own.display())),
+            "/etc/stoa/sentinel.conf",
+            &template_path.display().to_string(),
+        );
+        let child = Command::new("sh")
+            .args(["-c", &script])
+            .env("PATH", &path)
+            .env("SENTINEL_NAME", "127.0.0.1")
+            .current_dir(&own)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Sentinel's start");
+        procs.0.insert(name.clone(), child);
+    }
+
+    // The Sentinels agree on the primary and can fail over; the replica follows it.
+    let want = vec!["127.0.0.1".to_string(), primary_port.to_string()];
+    wait_for("the Sentinels' quorum", Duration::from_secs(15), || {
+        sentinel_ports.iter().all(|&p| {
+            redis_cli(p, &["sentinel", "ckquorum", &master])
+                .first()
+                .is_some_and(|l| l.starts_with("OK 3 usable Sentinels"))
+                && redis_cli(p, &["sentinel", "get-master-addr-by-name", &master]) == want
+        })
+    });
+    let agreed = began.elapsed();
+    let replication = redis_cli(replica_port, &["info", "replication"]).join("\n");
+    assert!(
+        replication.contains("role:slave")
+            && replication.contains(&format!("master_port:{primary_port}")),
+        "{replication}"
+    );
+    // What each Sentinel runs on: the file its start wrote (and Sentinel rewrote).
+    for name in topo.sentinels.keys() {
+        let text = std::fs::read_to_string(dir.0.join(name).join("sentinel.conf"))
+            .expect("the written sentinel.conf");
+        let conf = SentinelConf::parse(&text);
+        conf.assert_sound(&master);
+        assert_eq!(conf.announce_ip.as_deref(), Some("127.0.0.1"), "{name}");
+    }
+
+    // A failover: once every Sentinel has the replica as a healthy one.
+    let healthy_replica = |p: u16| {
+        let lines = redis_cli(p, &["sentinel", "replicas", &master]);
+        let field = |k: &str| {
+            lines
+                .iter()
+                .position(|l| l == k)
+                .and_then(|i| lines.get(i + 1))
+                .cloned()
+        };
+        field("port") == Some(replica_port.to_string())
+            && field("flags").as_deref() == Some("slave")
+            && field("master-link-status").as_deref() == Some("ok")
+    };
+    wait_for(
+        "the Sentinels to see the replica",
+        Duration::from_secs(15),
+        || sentinel_ports.iter().all(|&p| healthy_replica(p)),
+    );
+    let failover_at = std::time::Instant::now();
+    wait_for("a failover to start", Duration::from_secs(10), || {
+        redis_cli(sentinel_ports[0], &["sentinel", "failover", &master]) == ["OK"]
+    });
+    let promoted = vec!["127.0.0.1".to_string(), replica_port.to_string()];
+    wait_for(
+        "every Sentinel to name the replica",
+        Duration::from_secs(15),
+        || {
+            sentinel_ports.iter().all(|&p| {
+                redis_cli(p, &["sentinel", "get-master-addr-by-name", &master]) == promoted
+            })
+        },
+    );
+    let failed_over = failover_at.elapsed();
+    assert_eq!(
+        redis_cli(replica_port, &["role"])
+            .first()
+            .map(String::as_str),
+        Some("master")
+    );
+
+    // The old primary restarts with the same arguments: it asks the Sentinels and comes
+    // back as the new primary's replica.
+    procs.kill(&primary);
+    start_data(&mut procs, &primary, "log.restart");
+    let role = redis_cli(primary_port, &["role"]);
+    assert_eq!(
+        role.get(..3),
+        Some(
+            &[
+                "slave".to_string(),
+                "127.0.0.1".to_string(),
+                replica_port.to_string()
+            ][..]
+        ),
+        "the restarted old primary: {role:?}, {}",
+        std::fs::read_to_string(dir.0.join(&primary).join("log.restart")).unwrap_or_default()
+    );
+    eprintln!(
+        "Sentinels agreed {:.1} s after the start; a failover took {:.1} s; all in {:.1} s",
+        agreed.as_secs_f64(),
+        failed_over.as_secs_f64(),
+        began.elapsed().as_secs_f64()
+    );
 }
 
 // ---- the server's variables, documented -------------------------------------------------
