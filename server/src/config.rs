@@ -14,7 +14,9 @@ use clap::Parser;
 #[command(
     name = "stoa-server",
     version,
-    about = "Stoa game server: websocket at /ws, GET /health, GET /metrics, GET /api/games/{id}"
+    about = "Stoa game server: websocket at /ws, GET /health, GET /metrics, GET /api/games/{id}",
+    // Where Redis is: a URL, or the Sentinels that name the primary (`--cluster` needs one).
+    group(clap::ArgGroup::new("redis_store").args(["redis", "redis_sentinel"]).multiple(true))
 )]
 pub struct Config {
     /// Address to listen on (use port 0 for a free port; the bound address is printed on
@@ -196,8 +198,8 @@ pub struct Config {
     /// Find the Redis primary through these Sentinels (`host:port,host:port`) instead of
     /// `--redis`, and follow it when Sentinel promotes a replica: a `READONLY` answer, a
     /// failed connection or a Sentinel naming another primary makes the node ask again and
-    /// reconnect. Not with `--redis-cluster` or `--cluster` (checked at start: an env file
-    /// lists them switched off). Empty is unset.
+    /// reconnect. Not with `--redis-cluster` (checked at start: an env file lists it
+    /// switched off). Empty is unset.
     #[arg(long, env = "STOA_REDIS_SENTINEL")]
     pub redis_sentinel: Option<String>,
 
@@ -216,10 +218,11 @@ pub struct Config {
     #[arg(long, env = "STOA_REDIS_WAIT_MS", default_value_t = 500)]
     pub redis_wait_ms: u64,
 
-    /// Run as one node of several sharing this Redis (needs `--redis`): each live game is
-    /// owned by one node under a lease, any node serves any client, and a dead node's games
-    /// are taken over by the others. Start every node of a deployment with it.
-    #[arg(long, env = "STOA_CLUSTER", requires_if("true", "redis"))]
+    /// Run as one node of several sharing this Redis (needs `--redis` or
+    /// `--redis-sentinel`): each live game is owned by one node under a lease, any node
+    /// serves any client, and a dead node's games are taken over by the others. Start every
+    /// node of a deployment with it.
+    #[arg(long, env = "STOA_CLUSTER", requires_if("true", "redis_store"))]
     pub cluster: bool,
 
     /// This node's name in the cluster (unique per running node; default: random).
