@@ -19,6 +19,7 @@ pub mod proxy;
 pub mod redis;
 pub mod run_local;
 pub mod script;
+pub mod sentinel;
 pub mod temp_dir;
 pub mod tmux;
 

@@ -8,16 +8,13 @@
 //! 2. Then a kill -9 of the (new) primary: Sentinel promotes the old one, the node follows,
 //!    the killed one comes back as a replica, and the games go on with nothing lost.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use stoa_tests::redis::{Duel, Step};
+use stoa_tests::sentinel::Topology;
 use stoa_tests::{Server, LOOSE};
 
 const GAMES: usize = 4;
@@ -27,169 +24,6 @@ const PREFIX: &str = "sent";
 /// What one game's task did: its duel, the instants of its acknowledged moves, how many
 /// moves were refused, and whether the game ended.
 type Played = (Duel, Vec<Instant>, usize, bool);
-
-/// A `redis-server` (or Sentinel) child process in a directory of its own.
-struct Proc {
-    child: Option<Child>,
-    port: u16,
-    dir: PathBuf,
-    args: Vec<String>,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let shm = PathBuf::from("/dev/shm");
-    let root = if shm.is_dir() {
-        shm
-    } else {
-        std::env::temp_dir()
-    };
-    let dir = root.join(format!("stoa-sentinel-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-impl Proc {
-    /// A Redis data server (AOF, `appendfsync always`), a replica of `primary` if given.
-    fn redis(name: &str, primary: Option<u16>) -> Proc {
-        let port = free_port();
-        let dir = scratch(name);
-        let mut args: Vec<String> = [
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            dir.to_str().expect("utf-8"),
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-            "--save",
-            "",
-            "--daemonize",
-            "no",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        if let Some(p) = primary {
-            args.extend(["--replicaof".into(), "127.0.0.1".into(), p.to_string()]);
-        }
-        let mut p = Proc {
-            child: None,
-            port,
-            dir,
-            args,
-        };
-        p.spawn();
-        p
-    }
-
-    /// A Sentinel watching `primary` as `mymaster` (quorum 2, down after 1 s).
-    fn sentinel(name: &str, primary: u16) -> Proc {
-        let port = free_port();
-        let dir = scratch(name);
-        let conf = dir.join("sentinel.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "port {port}\nbind 127.0.0.1\ndir {}\n\
-                 sentinel monitor mymaster 127.0.0.1 {primary} 2\n\
-                 sentinel down-after-milliseconds mymaster 1000\n\
-                 sentinel failover-timeout mymaster 3000\n\
-                 sentinel parallel-syncs mymaster 1\n",
-                dir.display()
-            ),
-        )
-        .expect("sentinel.conf");
-        let args = vec![conf.display().to_string(), "--sentinel".to_string()];
-        let mut p = Proc {
-            child: None,
-            port,
-            dir,
-            args,
-        };
-        p.spawn();
-        p
-    }
-
-    fn spawn(&mut self) {
-        let child = Command::new("redis-server")
-            .args(&self.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server (is it installed?)");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !self.cmd("PING").starts_with("+PONG") {
-            assert!(
-                Instant::now() < deadline,
-                "port {} did not start",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn kill9(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    /// One inline command; the raw reply ("" when the server does not answer).
-    fn cmd(&self, cmd: &str) -> String {
-        let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
-            return String::new();
-        };
-        let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-        if s.write_all(format!("{cmd}\r\n").as_bytes()).is_err() {
-            return String::new();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-        let mut buf = vec![0u8; 64 * 1024];
-        let n = s.read(&mut buf).unwrap_or(0);
-        String::from_utf8_lossy(&buf[..n]).into_owned()
-    }
-
-    fn role(&self) -> String {
-        let r = self.cmd("ROLE");
-        if r.contains("master") {
-            "master".into()
-        } else if r.contains("slave") {
-            "slave".into()
-        } else {
-            r
-        }
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill9();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// Waits (up to `within`) until `ok` holds.
-fn until(what: &str, within: Duration, mut ok: impl FnMut() -> bool) {
-    let deadline = Instant::now() + within;
-    while !ok() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// The moves in a game's log, read straight from the Redis at `port`.
 fn logged_moves(port: u16, game_id: &str) -> Vec<String> {
@@ -308,61 +142,16 @@ async fn through_fault(
     duels
 }
 
-/// The data server that says it is the primary (panics unless exactly one does).
-fn primary_of(servers: &[Proc]) -> usize {
-    let masters: Vec<usize> = (0..servers.len())
-        .filter(|i| servers[*i].child.is_some() && servers[*i].role() == "master")
-        .collect();
-    assert_eq!(masters.len(), 1, "exactly one primary");
-    masters[0]
-}
-
-/// Waits until the primary `p` has every other live server as a replica in sync.
-fn wait_replicas(servers: &[Proc], p: usize, within: Duration) {
-    let live = servers.iter().filter(|s| s.child.is_some()).count();
-    let want = format!("connected_slaves:{}", live - 1);
-    until("the replicas in sync", within, || {
-        servers[p].cmd("INFO replication").contains(&want)
-            && servers.iter().enumerate().all(|(i, s)| {
-                i == p
-                    || s.child.is_none()
-                    || s.cmd("INFO replication").contains("master_link_status:up")
-            })
-    });
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
-    // A primary and one replica (`--redis-min-replicas 1`).
-    let a = Proc::redis("a", None);
-    let b = Proc::redis("b", Some(a.port));
-    let mut servers = vec![a, b];
-    let sentinels: Vec<Proc> = (0..3)
-        .map(|i| Proc::sentinel(&format!("s{i}"), servers[0].port))
-        .collect();
-    wait_replicas(&servers, 0, Duration::from_secs(20));
-    let ports: Vec<String> = servers.iter().map(|s| s.port.to_string()).collect();
-    until(
-        "the sentinels to know the replicas and each other",
-        Duration::from_secs(20),
-        || {
-            sentinels.iter().all(|s| {
-                let replicas = s.cmd("SENTINEL replicas mymaster");
-                ports[1..].iter().all(|p| replicas.contains(p.as_str()))
-                    && s.cmd("SENTINEL master mymaster")
-                        .contains("num-other-sentinels\r\n$1\r\n2")
-            })
-        },
-    );
-    let list: Vec<String> = sentinels
-        .iter()
-        .map(|s| format!("127.0.0.1:{}", s.port))
-        .collect();
+    // A primary and one replica (`--redis-min-replicas 1`), three Sentinels.
+    let mut topo = tokio::task::block_in_place(Topology::start);
+    let list = topo.sentinel_list();
     let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
     args.extend(
         [
             "--redis-sentinel",
-            &list.join(","),
+            &list,
             "--redis-prefix",
             PREFIX,
             "--redis-timeout-ms",
@@ -382,65 +171,48 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
         duels.push(Duel::open(&server, kind, json!({}), 500 + i as u64).await);
     }
 
-    // 1. A switchover with the primary alive: a replica is promoted.
-    let s0 = &sentinels[0];
+    // 1. A switchover with the primary alive: the replica is promoted.
     let promoted = std::sync::Mutex::new(0);
     let duels = through_fault(
         duels,
         || {
-            until(
-                "SENTINEL FAILOVER accepted",
-                Duration::from_secs(10),
-                || s0.cmd("SENTINEL FAILOVER mymaster").starts_with("+OK"),
+            let old = topo.primary().expect("a primary");
+            assert!(
+                topo.failover(Duration::from_secs(10)),
+                "SENTINEL FAILOVER accepted"
             );
-            until("a replica promoted", Duration::from_secs(15), || {
-                servers[1..].iter().any(|s| s.role() == "master")
-            });
-            let at = Instant::now();
-            let p = 1 + (servers[1..].iter().position(|s| s.role() == "master")).unwrap_or(0);
-            *promoted.lock().unwrap() = servers[p].port;
-            eprintln!("switchover: port {} is the primary", servers[p].port);
+            let (p, at) = topo
+                .wait_promotion(old, Duration::from_secs(15))
+                .expect("a replica promoted");
+            *promoted.lock().unwrap() = topo.port(p);
+            eprintln!("switchover: port {} is the primary", topo.port(p));
             // Sentinel turns the old primary into a replica only at its next INFO round
             // (10 s, fixed in Sentinel; measured 11-15 s): with one replica no move can be
             // acknowledged before. Do now what it will do, as an operator would, so that
             // the games' waiting requests stay under the clients' 15 s timeout.
-            let old = &servers[1 - p];
-            let r = old.cmd(&format!("REPLICAOF 127.0.0.1 {}", servers[p].port));
-            assert!(r.starts_with("+OK"), "{r}");
+            assert!(topo.replicaof(old, p), "REPLICAOF the old primary");
             at
         },
         || *promoted.lock().unwrap(),
         Duration::from_secs(12),
     )
     .await;
-    // Sentinel turns the old primary into a replica within ~10 s (its INFO period): only
-    // then can a move reach a replica again.
-    let p = primary_of(&servers);
-    wait_replicas(&servers, p, Duration::from_secs(30));
+    let in_sync = tokio::task::block_in_place(|| topo.wait_replicated(Duration::from_secs(30)));
+    assert!(in_sync, "the old primary replicates the new one");
+    let p = topo.primary().expect("a primary");
 
     // 2. kill -9 of the primary: Sentinel promotes the replica; the killed one comes back
     // as its replica (with one replica, nothing can be acknowledged before).
-    let q = 1 - p;
-    let new_port = servers[q].port;
+    let new_port = topo.port(1 - p);
     let duels = through_fault(
         duels,
         || {
-            servers[p].kill9();
-            until("the replica promoted", Duration::from_secs(20), || {
-                servers[q].role() == "master"
-            });
-            let at = Instant::now();
-            eprintln!("kill -9: port {new_port} is the primary");
-            let k = &mut servers[p];
-            if let Some(i) = k.args.iter().position(|x| x == "--replicaof") {
-                k.args.truncate(i);
-            }
-            k.args.extend([
-                "--replicaof".into(),
-                "127.0.0.1".into(),
-                new_port.to_string(),
-            ]);
-            k.spawn();
+            topo.kill9(p);
+            let (q, at) = topo
+                .wait_promotion(p, Duration::from_secs(20))
+                .expect("the replica promoted");
+            eprintln!("kill -9: port {} is the primary", topo.port(q));
+            topo.restart(p, Some(q));
             at
         },
         || new_port,
@@ -450,5 +222,6 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
     let (status, body) = server.http_get("/health");
     assert_eq!(status, 200, "{body}");
     drop(duels);
-    drop(sentinels);
+    drop(server);
+    drop(topo);
 }

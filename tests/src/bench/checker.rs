@@ -10,7 +10,16 @@
 //!     `GET /api/games/{id}`, and the log's moves agree;
 //! (d) every game ends once: after its first end, the log holds only rematch requests;
 //! (e) after each heal, every game still in play acknowledges an action within lease + 2 s;
-//! (f) takeover times: fault → first `ok` in each game the faulted node owned.
+//! (f) takeover times: fault → first `ok` in each game the faulted node owned;
+//! (g) in Sentinel mode, recovery times: promotion of a replica → first `ok` in each game
+//!     in play then (a game that never answers again is stuck by (e));
+//! (h) in Sentinel mode with `--redis-min-replicas` ≥ 1, nothing sent while the primary's
+//!     replication link is cut is acknowledged before it is restored ([`check_cut`]).
+//!
+//! After a fault of the Sentinel topology, (e)'s window is
+//! [`FAILOVER_WINDOW`](super::nemesis::FAILOVER_WINDOW) instead. With
+//! `--redis-min-replicas 0` a failover may lose acknowledged writes by design: (a) counts
+//! them and the run reports them, but only (e) fails it ([`Findings::loss_expected`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -223,12 +232,32 @@ pub struct Findings {
     pub takeovers_by_kind: BTreeMap<&'static str, Vec<Duration>>,
     /// (f) games of a faulted owner that never acknowledged anything again.
     pub never_taken_over: usize,
+    /// (h) with `--redis-min-replicas` 1 or more: actions sent after the primary's link to
+    /// its replica was cut and acknowledged before it was restored (no replica can have
+    /// held them).
+    pub acked_while_cut: Vec<Finding>,
+    /// (a) how many of `lost_acks` are moves.
+    pub lost_moves: usize,
+    /// (g) recovery times after promotions, by the kind of fault.
+    pub recoveries_by_kind: BTreeMap<&'static str, Vec<Duration>>,
+    /// (g) games in play at a promotion that never acknowledged anything again.
+    pub never_recovered: usize,
+    /// Set for runs with `--redis-min-replicas 0` over Sentinel: asynchronous replication
+    /// may lose acknowledged writes at a failover, and so everything that follows from a
+    /// lost write (a document the log contradicts, a lost end, a client waiting for it):
+    /// those are reported, and only stuck games fail the run.
+    pub loss_expected: bool,
 }
 
 impl Findings {
-    /// Number of failures of every check.
+    /// Number of failures of every check (with [`Findings::loss_expected`], of stuck
+    /// games only).
     pub fn failures(&self) -> usize {
+        if self.loss_expected {
+            return self.stuck.len();
+        }
         self.lost_acks.len()
+            + self.acked_while_cut.len()
             + self.applied_errors.len()
             + self.divergent.len()
             + self.ended_twice.len()
@@ -354,6 +383,33 @@ pub fn check(history: &History, ev: &Evidence, lease_ms: u64) -> Findings {
     f
 }
 
+/// (h): with `--redis-min-replicas` 1 or more, nothing sent while the primary's link to
+/// its replica is cut may be acknowledged before the link is back.
+pub fn check_cut(history: &History, f: &mut Findings) {
+    let r = history.lock();
+    for (k, ep) in r.episodes.iter().enumerate() {
+        if ep.kind != "replica-cut" {
+            continue;
+        }
+        for op in &r.ops {
+            if matches!(op.answer, Answer::Ok(_)) && op.start > ep.fault_at && op.end < ep.heal_at {
+                f.acked_while_cut.push(Finding::new(
+                    "acknowledged while no replica could hold it",
+                    format!(
+                        "game {}: {} was acknowledged during episode {} ({}, {:.1}-{:.1} s)",
+                        op.game,
+                        describe_op(&r, op),
+                        k + 1,
+                        ep.fault,
+                        ep.fault_at.as_secs_f64(),
+                        ep.heal_at.as_secs_f64()
+                    ),
+                ));
+            }
+        }
+    }
+}
+
 /// (a) and (b).
 fn check_acks<'a>(r: &Recorded, log: &dyn Fn(&str) -> Log<'a>, f: &mut Findings) {
     let matches = |e: &Value, op: &Op| {
@@ -370,68 +426,88 @@ fn check_acks<'a>(r: &Recorded, log: &dyn Fn(&str) -> Log<'a>, f: &mut Findings)
     };
     for op in &r.ops {
         let l = log(&op.game);
-        match &op.answer {
-            Answer::Ok(s) => match l.at(*s) {
-                None => f.lost_acks.push(Finding::new(
-                    "an acknowledged action is not in the log",
-                    format!(
-                        "game {}: {} was acknowledged at seq {s}, but the log ends at seq {}",
-                        op.game,
-                        describe_op(r, op),
-                        l.last_seq()
-                    ),
-                )),
-                Some(e) if !matches(e, op) => f.lost_acks.push(Finding::new(
-                    "the log has another action at an acknowledged seq",
-                    format!(
-                        "game {}: {} was acknowledged at seq {s}, but the log has {} there",
-                        op.game,
-                        describe_op(r, op),
-                        describe(e)
-                    ),
-                )),
-                Some(_) if matches!(op.action, Action::Move(_)) && *s != op.client_seq + 1 => {
-                    f.lost_acks.push(Finding::new(
-                        "a move was acknowledged at another seq than the one above its own",
-                        format!(
-                            "game {}: {} was acknowledged at seq {s}",
-                            op.game,
-                            describe_op(r, op)
-                        ),
-                    ))
-                }
-                Some(_) => {}
-            },
-            Answer::Error(code) => {
-                if let Action::Move(_) = &op.action {
-                    let Some(e) = l.at(op.client_seq + 1) else {
-                        continue;
-                    };
-                    // Another request for the same move at the same seq may have landed
-                    // it (an ok, or an unanswered one).
-                    let explained = r.ops.iter().any(|o| {
-                        o.game == op.game
-                            && o.player == op.player
-                            && o.client_seq == op.client_seq
-                            && o.action == op.action
-                            && !matches!(o.answer, Answer::Error(_))
-                    });
-                    if matches(e, op) && !explained {
-                        f.applied_errors.push(Finding::new(
-                            format!("a move answered {code} was applied"),
-                            format!(
-                                "game {}: {} was answered {code}, but the log has it at seq {}",
-                                op.game,
-                                describe_op(r, op),
-                                op.client_seq + 1
-                            ),
-                        ));
-                    }
-                }
-            }
-            Answer::Unknown => {}
+        let lost_before = f.lost_acks.len();
+        check_ack(r, op, &l, &matches, f);
+        if f.lost_acks.len() > lost_before && matches!(op.action, Action::Move(_)) {
+            f.lost_moves += 1;
         }
     }
+    check_refused_without_seq(r, log, f);
+}
+
+/// (a) and (b) for one operation.
+fn check_ack(
+    r: &Recorded,
+    op: &Op,
+    l: &Log<'_>,
+    matches: &dyn Fn(&Value, &Op) -> bool,
+    f: &mut Findings,
+) {
+    match &op.answer {
+        Answer::Ok(s) => match l.at(*s) {
+            None => f.lost_acks.push(Finding::new(
+                "an acknowledged action is not in the log",
+                format!(
+                    "game {}: {} was acknowledged at seq {s}, but the log ends at seq {}",
+                    op.game,
+                    describe_op(r, op),
+                    l.last_seq()
+                ),
+            )),
+            Some(e) if !matches(e, op) => f.lost_acks.push(Finding::new(
+                "the log has another action at an acknowledged seq",
+                format!(
+                    "game {}: {} was acknowledged at seq {s}, but the log has {} there",
+                    op.game,
+                    describe_op(r, op),
+                    describe(e)
+                ),
+            )),
+            Some(_) if matches!(op.action, Action::Move(_)) && *s != op.client_seq + 1 => {
+                f.lost_acks.push(Finding::new(
+                    "a move was acknowledged at another seq than the one above its own",
+                    format!(
+                        "game {}: {} was acknowledged at seq {s}",
+                        op.game,
+                        describe_op(r, op)
+                    ),
+                ))
+            }
+            Some(_) => {}
+        },
+        Answer::Error(code) => {
+            if let Action::Move(_) = &op.action {
+                let Some(e) = l.at(op.client_seq + 1) else {
+                    return;
+                };
+                // Another request for the same move at the same seq may have landed
+                // it (an ok, or an unanswered one).
+                let explained = r.ops.iter().any(|o| {
+                    o.game == op.game
+                        && o.player == op.player
+                        && o.client_seq == op.client_seq
+                        && o.action == op.action
+                        && !matches!(o.answer, Answer::Error(_))
+                });
+                if matches(e, op) && !explained {
+                    f.applied_errors.push(Finding::new(
+                        format!("a move answered {code} was applied"),
+                        format!(
+                            "game {}: {} was answered {code}, but the log has it at seq {}",
+                            op.game,
+                            describe_op(r, op),
+                            op.client_seq + 1
+                        ),
+                    ));
+                }
+            }
+        }
+        Answer::Unknown => {}
+    }
+}
+
+/// (b) for actions without a seq.
+fn check_refused_without_seq<'a>(r: &Recorded, log: &dyn Fn(&str) -> Log<'a>, f: &mut Findings) {
     // (b) for actions without a seq: a player's log entries of a type cannot outnumber
     // its requests of that type that were not refused.
     let mut logged: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
@@ -687,7 +763,6 @@ fn check_liveness<'a>(
     lease_ms: u64,
     f: &mut Findings,
 ) {
-    let window = Duration::from_millis(lease_ms + 2_000);
     let mut oks: HashMap<&str, Vec<Duration>> = HashMap::new();
     for op in &r.ops {
         if let Answer::Ok(_) = op.answer {
@@ -703,7 +778,25 @@ fn check_liveness<'a>(
     // naming the later episodes it was stuck after too.
     let mut stuck: Vec<(&str, Finding, Vec<usize>)> = Vec::new();
     for (k, ep) in r.episodes.iter().enumerate() {
+        let window = super::nemesis::window(ep.kind, lease_ms);
         let deadline = ep.heal_at + window;
+        if let Some(promoted) = ep.promoted_at {
+            for g in r.games.values() {
+                let end = ends.get(&g.id).copied();
+                if g.started > promoted || end.is_some_and(|e| e <= promoted) {
+                    continue;
+                }
+                match first_ok_after(&g.id, promoted) {
+                    Some(t) => f
+                        .recoveries_by_kind
+                        .entry(ep.kind)
+                        .or_default()
+                        .push(t - promoted),
+                    None if end.is_some() => {}
+                    None => f.never_recovered += 1,
+                }
+            }
+        }
         for g in r.games.values() {
             let end = ends.get(&g.id).copied();
             if g.started > ep.heal_at || end.is_some_and(|e| e <= deadline) {
@@ -741,7 +834,11 @@ fn check_liveness<'a>(
             }
             let logged: Vec<String> = logged.iter().map(|(t, n)| format!("{t} ×{n}")).collect();
             let finding = Finding::new(
-                format!("a game acknowledged nothing within lease + 2 s after a {}", ep.kind),
+                format!(
+                    "a game acknowledged nothing within {:.0} s after a {}",
+                    window.as_secs_f64(),
+                    ep.kind
+                ),
                 format!(
                     "episode {} ({}, healed at {:.1} s): game {} ({}, owner {} before the fault) had no ok until {:.1} s; next ok {}; answers meanwhile: {}; logged meanwhile: {}; the log ends at seq {}; views (last seq held): {}; last client notes: {}",
                     k + 1,
@@ -824,7 +921,7 @@ pub fn quantile(sorted: &[Duration], q: f64) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::history::GameInfo;
+    use crate::bench::history::{Episode, GameInfo};
 
     fn entry(seq: u64, player: &str, action: Value) -> Value {
         json!({"seq":seq,"at_ms":0,"player_id":player,"action":action})
@@ -915,6 +1012,31 @@ mod tests {
         let f = check(&h, &ev, 1000);
         assert_eq!(f.ended_twice.len(), 1, "{:?}", f.ended_twice);
         assert_eq!(f.applied_errors.len(), 1, "{:?}", f.applied_errors);
+    }
+
+    #[test]
+    fn an_ack_of_a_move_sent_while_the_replica_was_cut_off_is_found() {
+        let mut sent_during = op(0, Action::Move("a1".into()), Answer::Ok(1));
+        sent_during.start = Duration::from_secs(11);
+        sent_during.end = Duration::from_secs(12);
+        // Sent before the cut (its write may have reached the replica), answered during it.
+        let mut sent_before = op(1, Action::Move("b2".into()), Answer::Ok(2));
+        sent_before.start = Duration::from_secs(9);
+        sent_before.end = Duration::from_secs(11);
+        let h = history_with(vec![sent_during, sent_before]);
+        h.episode(Episode {
+            fault: "replica-cut of :1".into(),
+            kind: "replica-cut",
+            node: None,
+            fault_at: Duration::from_secs(10),
+            heal_at: Duration::from_secs(13),
+            owned: Vec::new(),
+            promoted_at: None,
+        });
+        let mut f = Findings::default();
+        check_cut(&h, &mut f);
+        assert_eq!(f.acked_while_cut.len(), 1, "{:?}", f.acked_while_cut);
+        assert!(f.acked_while_cut[0].detail.contains("move a1"));
     }
 
     #[test]

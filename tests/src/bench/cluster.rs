@@ -2,6 +2,13 @@
 //! node reaching Redis through its own [`FaultProxy`], and the controls the nemesis uses
 //! on them (kill -9 and restart, SIGSTOP/SIGCONT, link modes, a Redis restart).
 //!
+//! In Sentinel mode ([`Cluster::start`] with `min_replicas`) the nodes follow a primary
+//! through three Sentinels instead ([`Topology`]: a primary and one replica), with
+//! `--redis-min-replicas`; they connect wherever the Sentinels point, so there is no proxy
+//! of a node's own and the link faults do not apply (a node can still be killed or
+//! paused), and the store faults are those of a failover: a killed primary, a switchover,
+//! a cut replication link.
+//!
 //! Clients find the nodes through a shared [`Directory`]: a killed node has no address
 //! until it is restarted (on a new port); a paused or cut-off node keeps its address, and
 //! clients find out the hard way, by timeouts.
@@ -16,6 +23,7 @@ use tokio::net::TcpStream;
 
 use crate::fault_proxy::{FaultProxy, Mode};
 use crate::redis::RedisServer;
+use crate::sentinel::{Role, Topology};
 use crate::{signal, Server, LOOSE};
 
 /// The key prefix of the bench's deployment in its private Redis.
@@ -45,17 +53,44 @@ impl Directory {
     }
 }
 
-/// One node: its id, its proxy and its process (none while killed).
+/// One node: its id, its proxy (none in Sentinel mode) and its process (none while
+/// killed).
 struct Node {
     id: String,
-    proxy: FaultProxy,
+    proxy: Option<FaultProxy>,
     server: Option<Server>,
+}
+
+/// Where the nodes keep their data.
+pub enum Store {
+    /// One Redis, each node through its own proxy.
+    Single(RedisServer),
+    /// A primary and a replica behind three Sentinels; the nodes answer a move only once
+    /// `min_replicas` replicas hold it.
+    Sentinel {
+        /// The data servers and the Sentinels.
+        topology: Topology,
+        /// The nodes' `--redis-min-replicas`.
+        min_replicas: u32,
+    },
+}
+
+/// A promotion the nemesis caused: the data servers' indexes and when the new primary
+/// first said it was one.
+#[derive(Clone, Copy, Debug)]
+pub struct Promotion {
+    /// The primary before.
+    pub old: usize,
+    /// The primary after.
+    pub new: usize,
+    /// When `new` first answered `ROLE` as a primary.
+    pub at: std::time::Instant,
 }
 
 /// The cluster under test.
 pub struct Cluster {
-    /// The one real Redis (clients of the bench read it directly, never through a proxy).
-    pub redis: RedisServer,
+    /// The store (clients of the bench read it directly, never through a proxy).
+    pub store: Store,
     nodes: Vec<Node>,
     lease_ms: u64,
     /// Where clients find the nodes.
@@ -64,21 +99,35 @@ pub struct Cluster {
 
 impl Cluster {
     /// Starts Redis, one proxy and one node per `n`, and waits until every node lists all
-    /// the others.
-    pub async fn start(n: usize, lease_ms: u64) -> Cluster {
-        let redis = tokio::task::spawn_blocking(RedisServer::start)
-            .await
-            .expect("start redis");
+    /// the others. With `min_replicas`, the store is a Sentinel [`Topology`] instead, and
+    /// the nodes have no proxy.
+    pub async fn start(n: usize, lease_ms: u64, min_replicas: Option<u32>) -> Cluster {
+        let store = match min_replicas {
+            None => Store::Single(
+                tokio::task::spawn_blocking(RedisServer::start)
+                    .await
+                    .expect("start redis"),
+            ),
+            Some(min_replicas) => Store::Sentinel {
+                topology: tokio::task::spawn_blocking(Topology::start)
+                    .await
+                    .expect("start the sentinel topology"),
+                min_replicas,
+            },
+        };
         let mut cluster = Cluster {
-            redis,
+            store,
             nodes: Vec::new(),
             lease_ms,
             directory: Directory::default(),
         };
         for i in 0..n {
-            let proxy = FaultProxy::start(cluster.redis.port)
-                .await
-                .expect("start a proxy");
+            let proxy = match &cluster.store {
+                Store::Single(redis) => {
+                    Some(FaultProxy::start(redis.port).await.expect("start a proxy"))
+                }
+                Store::Sentinel { .. } => None,
+            };
             cluster.nodes.push(Node {
                 id: format!("n{}", i + 1),
                 proxy,
@@ -115,14 +164,42 @@ impl Cluster {
         let node = &self.nodes[i];
         let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
         let lease = self.lease_ms.to_string();
+        match (&self.store, &node.proxy) {
+            (
+                Store::Sentinel {
+                    topology,
+                    min_replicas,
+                },
+                _,
+            ) => args.extend([
+                "--redis-sentinel".to_string(),
+                topology.sentinel_list(),
+                "--redis-min-replicas".to_string(),
+                min_replicas.to_string(),
+                "--redis-wait-ms".to_string(),
+                "500".to_string(),
+                // Above the `WAIT`, so that a write waiting for a replica is not taken
+                // for a lost answer.
+                "--redis-timeout-ms".to_string(),
+                "1000".to_string(),
+            ]),
+            (Store::Single(_), Some(proxy)) => args.extend([
+                "--redis".to_string(),
+                proxy.url(),
+                "--redis-timeout-ms".to_string(),
+                "500".to_string(),
+            ]),
+            (Store::Single(redis), None) => args.extend([
+                "--redis".to_string(),
+                redis.url(),
+                "--redis-timeout-ms".to_string(),
+                "500".to_string(),
+            ]),
+        }
         args.extend(
             [
-                "--redis",
-                &node.proxy.url(),
                 "--redis-prefix",
                 PREFIX,
-                "--redis-timeout-ms",
-                "500",
                 "--cluster",
                 "--node-id",
                 &node.id,
@@ -201,24 +278,160 @@ impl Cluster {
         }
     }
 
-    /// Sets node `i`'s link to Redis.
+    /// Sets node `i`'s link to Redis (nothing in Sentinel mode: no proxy).
     pub fn link(&self, i: usize, mode: Mode) {
-        self.nodes[i].proxy.set(mode);
+        if let Some(p) = &self.nodes[i].proxy {
+            p.set(mode);
+        }
     }
 
-    /// Kills Redis with SIGKILL (its AOF, fsynced on every write, keeps the data).
+    /// The nodes' `--redis-min-replicas` in Sentinel mode.
+    pub fn min_replicas(&self) -> Option<u32> {
+        match &self.store {
+            Store::Single(_) => None,
+            Store::Sentinel { min_replicas, .. } => Some(*min_replicas),
+        }
+    }
+
+    /// The Sentinel topology, in Sentinel mode.
+    pub fn topology(&self) -> Option<&Topology> {
+        match &self.store {
+            Store::Single(_) => None,
+            Store::Sentinel { topology, .. } => Some(topology),
+        }
+    }
+
+    fn topology_mut(&mut self) -> Option<&mut Topology> {
+        match &mut self.store {
+            Store::Single(_) => None,
+            Store::Sentinel { topology, .. } => Some(topology),
+        }
+    }
+
+    /// Kills Redis with SIGKILL (its AOF, fsynced on every write, keeps the data); in
+    /// Sentinel mode, the primary (see [`Cluster::kill_primary`]).
     pub fn kill_redis(&mut self) {
-        tokio::task::block_in_place(|| self.redis.kill9());
+        match &mut self.store {
+            Store::Single(redis) => tokio::task::block_in_place(|| redis.kill9()),
+            Store::Sentinel { .. } => {
+                self.kill_primary();
+            }
+        }
     }
 
     /// Starts Redis again on the same port and data, waiting until it has loaded its AOF.
     /// (Blocking in place: needs the multi-threaded runtime, as the bench uses.)
     pub fn restart_redis(&mut self) {
-        tokio::task::block_in_place(|| self.redis.restart());
+        match &mut self.store {
+            Store::Single(redis) => tokio::task::block_in_place(|| redis.restart()),
+            Store::Sentinel { .. } => self.heal_store(),
+        }
     }
 
-    /// Heals everything: every node running and resumed, every link passing.
+    /// Sentinel mode: kill -9 the primary and wait (up to 30 s) for Sentinel to promote
+    /// the replica. `None` if there was no primary or no promotion.
+    pub fn kill_primary(&mut self) -> Option<Promotion> {
+        let t = self.topology_mut()?;
+        tokio::task::block_in_place(|| {
+            let old = t.primary()?;
+            t.kill9(old);
+            let (new, at) = t.wait_promotion(old, Duration::from_secs(30))?;
+            Some(Promotion { old, new, at })
+        })
+    }
+
+    /// Sentinel mode: `SENTINEL FAILOVER` with the primary alive, and wait (up to 30 s) for
+    /// the promotion.
+    pub fn switchover(&self) -> Option<Promotion> {
+        let t = self.topology()?;
+        tokio::task::block_in_place(|| {
+            let old = t.primary()?;
+            if !t.failover(Duration::from_secs(15)) {
+                return None;
+            }
+            let (new, at) = t.wait_promotion(old, Duration::from_secs(30))?;
+            Some(Promotion { old, new, at })
+        })
+    }
+
+    /// Sentinel mode: the old primary of a promotion replicates the new one, at once: a
+    /// killed one is restarted as its replica; a demoted one Sentinel has not turned yet
+    /// gets `REPLICAOF`. What it does: `restarted as a replica`, `REPLICAOF`, or `already
+    /// a replica` (Sentinel was first).
+    pub fn rejoin(&mut self, p: Promotion) -> &'static str {
+        let Some(t) = self.topology_mut() else {
+            return "no topology";
+        };
+        tokio::task::block_in_place(|| {
+            if !t.running(p.old) {
+                t.restart(p.old, Some(p.new));
+                "restarted as a replica"
+            } else if t.role(p.old) == Role::Primary {
+                t.replicaof(p.old, p.new);
+                "REPLICAOF"
+            } else {
+                "already a replica"
+            }
+        })
+    }
+
+    /// Sentinel mode: cuts the primary's replication link; the primary's index.
+    pub fn cut_replication(&self) -> Option<usize> {
+        let t = self.topology()?;
+        tokio::task::block_in_place(|| {
+            let p = t.primary()?;
+            t.cut_replication(p).then_some(p)
+        })
+    }
+
+    /// Sentinel mode: lets data server `i`'s replicas in again (the heal of
+    /// [`Cluster::cut_replication`]; the replica catches up on its own).
+    pub fn restore_replication(&self, i: usize) {
+        if let Some(t) = self.topology() {
+            tokio::task::block_in_place(|| t.heal_replication(i));
+        }
+    }
+
+    /// Sentinel mode: every data server running, letting its replicas in, the primary
+    /// with its replica caught up (waits up to 30 s), the Sentinels agreeing on it.
+    pub fn heal_store(&mut self) {
+        let Some(t) = self.topology_mut() else {
+            return;
+        };
+        tokio::task::block_in_place(|| {
+            for i in 0..t.len() {
+                t.heal_replication(i);
+            }
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            let primary = loop {
+                if let Some(p) = t.primary() {
+                    break Some(p);
+                }
+                if std::time::Instant::now() > deadline {
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            };
+            if let Some(p) = primary {
+                for i in 0..t.len() {
+                    if i == p {
+                        continue;
+                    }
+                    if !t.running(i) {
+                        t.restart(i, Some(p));
+                    } else if t.role(i) == Role::Primary {
+                        t.replicaof(i, p);
+                    }
+                }
+            }
+            t.wait_settled(Duration::from_secs(30));
+        });
+    }
+
+    /// Heals everything: every node running and resumed, every link passing, and in
+    /// Sentinel mode the store whole again.
     pub async fn heal_all(&mut self) {
+        self.heal_store();
         for i in 0..self.len() {
             self.signal(i, "-CONT");
             self.restart(i).await;
@@ -226,9 +439,16 @@ impl Cluster {
         }
     }
 
-    /// The port of node `i`'s proxy (its view of Redis), for probing the link itself.
-    pub fn link_port(&self, i: usize) -> u16 {
-        self.nodes[i].proxy.port()
+    /// The port of the Redis the truth is read from: the one Redis, or the primary now
+    /// (`None` in the middle of a promotion: a replica's copy may be behind).
+    pub fn redis_port(&self) -> Option<u16> {
+        match &self.store {
+            Store::Single(redis) => Some(redis.port),
+            Store::Sentinel { topology, .. } => {
+                let p = tokio::task::block_in_place(|| topology.primary())?;
+                Some(topology.port(p))
+            }
+        }
     }
 
     /// Node `i`'s address, if it runs.
@@ -245,7 +465,7 @@ impl Cluster {
 
     /// A command on the real Redis (not through a proxy), within 2 s.
     pub async fn redis_query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Option<T> {
-        redis_query(self.redis.port, cmd).await
+        redis_query(self.redis_port()?, cmd).await
     }
 }
 

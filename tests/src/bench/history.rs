@@ -110,6 +110,9 @@ pub struct Episode {
     /// Games the faulted node held the lease of when the fault began: their next `ok`
     /// measures the takeover.
     pub owned: Vec<String>,
+    /// When the fault promoted a replica (Sentinel mode): when the new primary first said
+    /// it was one. Every game's next `ok` measures the recovery.
+    pub promoted_at: Option<Duration>,
 }
 
 /// The first document seen at one `(game, seq)`, and anything different seen since.

@@ -45,6 +45,13 @@ pub struct Config {
     pub lease_ms: u64,
     /// How long a request may stay unanswered before its client moves to another node.
     pub answer_timeout: Duration,
+    /// Sentinel mode: the nodes follow a primary and its replica through three Sentinels,
+    /// with this `--redis-min-replicas`, and the nemesis fails the primary over. `None`:
+    /// one Redis, each node through its own proxy.
+    pub min_replicas: Option<u32>,
+    /// Fault kinds to draw from (`kill`, `primary-kill`...; see [`nemesis::kinds`]); empty:
+    /// every kind of the mode.
+    pub only: Vec<String>,
 }
 
 impl Default for Config {
@@ -56,6 +63,8 @@ impl Default for Config {
             games: 12,
             lease_ms: 2_000,
             answer_timeout: Duration::from_secs(3),
+            min_replicas: None,
+            only: Vec::new(),
         }
     }
 }
@@ -65,7 +74,7 @@ impl Default for Config {
 pub async fn run(config: &Config) -> Report {
     let root = Rng::new(config.seed);
     let history = History::new();
-    let mut cluster = Cluster::start(config.nodes, config.lease_ms).await;
+    let mut cluster = Cluster::start(config.nodes, config.lease_ms, config.min_replicas).await;
     let settings = Settings {
         games: config.games,
         answer_timeout: config.answer_timeout,
@@ -78,13 +87,18 @@ pub async fn run(config: &Config) -> Report {
     );
     // Games under way (and moves in flight) before the first fault.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let schedule = nemesis::plan(&mut root.fork(2), config.episodes, config.lease_ms);
+    let kinds = nemesis::kinds(config.min_replicas.is_some(), &config.only);
+    let schedule = nemesis::plan(&mut root.fork(2), config.episodes, config.lease_ms, &kinds);
     nemesis::run(&mut cluster, &schedule, &mut root.fork(3), &history).await;
     cluster.heal_all().await;
     workload.finish().await;
     // Let the last relayed diffs and lease moves land before the final look.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let evidence = checker::collect(&cluster, &history).await;
-    let findings = checker::check(&history, &evidence, config.lease_ms);
+    let mut findings = checker::check(&history, &evidence, config.lease_ms);
+    findings.loss_expected = config.min_replicas == Some(0);
+    if config.min_replicas.is_some_and(|n| n > 0) {
+        checker::check_cut(&history, &mut findings);
+    }
     Report::new(config.clone(), &history, findings)
 }

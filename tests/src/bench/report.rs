@@ -68,8 +68,16 @@ impl Report {
         for t in findings.takeovers_by_kind.values_mut() {
             t.sort();
         }
+        for t in findings.recoveries_by_kind.values_mut() {
+            t.sort();
+        }
         report.findings = findings;
         report
+    }
+
+    /// Acknowledged moves missing from the log (or replaced there): what a failover lost.
+    pub fn lost_moves(&self) -> usize {
+        self.findings.lost_moves
     }
 
     /// Whether any check failed.
@@ -86,10 +94,11 @@ impl Report {
             .collect()
     }
 
-    fn rows(&self) -> [(&'static str, &Vec<Finding>); 6] {
+    fn rows(&self) -> [(&'static str, &Vec<Finding>); 7] {
         let f = &self.findings;
         [
             ("lost acknowledged actions", &f.lost_acks),
+            ("acknowledged while cut", &f.acked_while_cut),
             ("applied errors", &f.applied_errors),
             ("divergent documents", &f.divergent),
             ("games ended twice", &f.ended_twice),
@@ -109,8 +118,17 @@ impl fmt::Display for Report {
         let f = &self.findings;
         writeln!(
             out,
-            "fault bench: seed {}, {} nodes, {} game slots, lease {} ms",
-            c.seed, c.nodes, c.games, c.lease_ms
+            "fault bench: seed {}, {} nodes, {} game slots, lease {} ms{}",
+            c.seed,
+            c.nodes,
+            c.games,
+            c.lease_ms,
+            match c.min_replicas {
+                Some(n) => format!(
+                    ", Redis through Sentinel (primary + 1 replica), --redis-min-replicas {n}"
+                ),
+                None => String::new(),
+            }
         )?;
         let row = |out: &mut fmt::Formatter<'_>, name: &str, value: String| {
             writeln!(out, "  {name:<28} {value}")
@@ -148,8 +166,19 @@ impl fmt::Display for Report {
         )?;
         row(out, "indeterminate", self.indeterminate.to_string())?;
         for (name, list) in self.rows() {
-            let verdict = if list.is_empty() { "" } else { "  FAIL" };
+            let verdict = match (list.is_empty(), f.loss_expected && name != "stuck games") {
+                (true, _) => "",
+                (false, false) => "  FAIL",
+                (false, true) => "  (reported: --redis-min-replicas 0 may lose writes)",
+            };
             row(out, name, format!("{}{verdict}", list.len()))?;
+        }
+        if f.loss_expected {
+            row(
+                out,
+                "acknowledged moves lost",
+                self.lost_moves().to_string(),
+            )?;
         }
         let t = &f.takeovers;
         row(
@@ -180,6 +209,43 @@ impl fmt::Display for Report {
                     t.len()
                 ),
             )?;
+        }
+        if !f.recoveries_by_kind.is_empty() || f.never_recovered > 0 {
+            let all: Vec<Duration> = {
+                let mut v: Vec<Duration> =
+                    f.recoveries_by_kind.values().flatten().copied().collect();
+                v.sort();
+                v
+            };
+            row(
+                out,
+                "recovered p50 / p99 / max",
+                format!(
+                    "{} / {} / {} ({} game-promotions{})",
+                    secs(quantile(&all, 0.5)),
+                    secs(quantile(&all, 0.99)),
+                    secs(all.last().copied()),
+                    all.len(),
+                    if f.never_recovered > 0 {
+                        format!(", {} never acknowledged again", f.never_recovered)
+                    } else {
+                        String::new()
+                    }
+                ),
+            )?;
+            for (kind, t) in &f.recoveries_by_kind {
+                row(
+                    out,
+                    &format!("  after {kind}"),
+                    format!(
+                        "{} / {} / {} ({} games)",
+                        secs(quantile(t, 0.5)),
+                        secs(quantile(t, 0.99)),
+                        secs(t.last().copied()),
+                        t.len()
+                    ),
+                )?;
+            }
         }
         writeln!(
             out,
