@@ -74,6 +74,35 @@ fn redis_down_at_start_says_where_and_what_to_do() {
     );
 }
 
+/// A node pointed at a replica (a demoted primary after a failover, say) would read but
+/// refuse every write: it does not start, and says what to give instead.
+#[test]
+fn a_replica_at_start_is_refused_with_what_to_do() {
+    let primary = stoa_tests::redis::RedisServer::start();
+    let replica = stoa_tests::redis::RedisServer::start();
+    let made = replica.command(&format!("REPLICAOF 127.0.0.1 {}", primary.port));
+    assert!(made.is_some_and(|r| r.starts_with("+OK")));
+    let (err, failed) = run(
+        &["--listen", "127.0.0.1:0", "--redis", &replica.url()],
+        Duration::from_secs(30),
+    );
+    assert_eq!(failed, Some(true), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!(
+            "is a read-only replica of 127.0.0.1:{}",
+            primary.port
+        )) && last.contains("--redis-sentinel"),
+        "{err}"
+    );
+    // The primary itself is taken.
+    let (err, failed) = run(
+        &["--listen", "127.0.0.1:0", "--redis", &primary.url()],
+        Duration::from_secs(3),
+    );
+    assert_eq!(failed, None, "the primary is served: {err}");
+}
+
 #[test]
 fn logs_to_a_file_carry_no_colour_and_json_is_one_object_per_line() {
     let (text, _) = run(&["--listen", "127.0.0.1:0"], Duration::from_secs(3));

@@ -59,11 +59,12 @@ impl RedisStore {
         } else {
             let client = redis::Client::open(options.url.as_str())
                 .map_err(|e| StoreError::Unavailable(format!("bad redis url: {e}")))?;
-            RedisConn::Single(
+            let mut conn =
                 ConnectionManager::new_with_config(client, manager_config(options.timeout))
                     .await
-                    .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?,
-            )
+                    .map_err(|e| StoreError::Unavailable(format!("cannot reach redis: {e}")))?;
+            refuse_replica(&mut conn).await?;
+            RedisConn::Single(conn)
         };
         let inner = Arc::new(Inner {
             conn,
@@ -96,4 +97,29 @@ fn manager_config(timeout: Duration) -> ConnectionManagerConfig {
         .set_number_of_retries(6)
         .set_connection_timeout(timeout)
         .set_response_timeout(timeout)
+}
+
+/// A node given a replica's address would refuse every write (`READONLY`) while its reads
+/// succeed: refused at the start with what to do instead (a demoted primary, after a
+/// failover, is one). A server that does not know `ROLE` (older than Redis 2.8.12, or a
+/// proxy that hides it) is taken as it is.
+async fn refuse_replica(conn: &mut ConnectionManager) -> StoreResult<()> {
+    let Ok(redis::Value::Array(role)) = redis::cmd("ROLE").query_async(conn).await else {
+        return Ok(());
+    };
+    let text = |v: Option<&redis::Value>| match v {
+        Some(redis::Value::BulkString(b)) => String::from_utf8_lossy(b).into_owned(),
+        Some(redis::Value::SimpleString(s)) => s.clone(),
+        Some(redis::Value::Int(n)) => n.to_string(),
+        _ => String::new(),
+    };
+    if text(role.first()) != "slave" {
+        return Ok(());
+    }
+    Err(StoreError::Unavailable(format!(
+        "this Redis is a read-only replica of {}:{}; give --redis the primary's address, or \
+         --redis-sentinel to find the primary and follow it through failovers",
+        text(role.get(1)),
+        text(role.get(2)),
+    )))
 }
