@@ -105,7 +105,12 @@ impl RedisSpent {
         let shown: Vec<String> = by_calls
             .iter()
             .take(n)
-            .map(|(name, calls)| format!("{name} {:.2}", **calls as f64 / per.max(1e-9)))
+            .map(|(name, calls)| {
+                // A subcommand's stats are named `script|load`: a `|` would split the
+                // report's Markdown cell.
+                let name = name.replace('|', " ");
+                format!("{name} {:.2}", **calls as f64 / per.max(1e-9))
+            })
             .collect();
         if shown.is_empty() {
             "none".to_string()
@@ -184,13 +189,17 @@ mod tests {
         later.cpu_ns += 500_000_000;
         *later.calls.get_mut("evalsha").unwrap() += 4;
         later.calls.insert("get".into(), 1);
+        later.calls.insert("script|load".into(), 1);
         let mut spent = before.until(&later);
         assert_eq!(spent.cpu_s, 0.5);
-        assert_eq!(spent.total_calls(), 5);
+        assert_eq!(spent.total_calls(), 6);
         assert_eq!(spent.top(1, 2.0), "evalsha 2.00");
         spent.merge(&before.until(&later));
-        assert_eq!(spent.total_calls(), 10);
-        assert_eq!(spent.top(5, 1.0), "evalsha 8.00, get 2.00");
+        assert_eq!(spent.total_calls(), 12);
+        assert_eq!(
+            spent.top(5, 1.0),
+            "evalsha 8.00, get 2.00, script load 2.00"
+        );
         assert_eq!(RedisSpent::default().top(3, 1.0), "none");
     }
 }

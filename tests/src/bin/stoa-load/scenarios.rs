@@ -740,6 +740,9 @@ async fn set_up(
 ) -> Ready {
     let budget = Arc::new(AtomicU64::new(budget));
     let active = Arc::new(AtomicU64::new(games.len() as u64));
+    // Passed once every game is set up, then once more to let them play: the window
+    // measured opens between the two.
+    let all_set = Arc::new(tokio::sync::Barrier::new(games.len() + 1));
     let go = Arc::new(tokio::sync::Barrier::new(games.len() + 1));
     let mut set = JoinSet::new();
     let per_game = 2 + spectators_per_game;
@@ -747,7 +750,7 @@ async fn set_up(
         let addr = ctx.nodes[g % ctx.nodes.len()];
         let (kind, options) = (ctx.kind.clone(), ctx.options.clone());
         let clock = ctx.clock.clone();
-        let (budget, go) = (budget.clone(), go.clone());
+        let (budget, go, all_set) = (budget.clone(), go.clone(), all_set.clone());
         let active = active.clone();
         set.spawn(async move {
             let mut out = Played::default();
@@ -768,6 +771,7 @@ async fn set_up(
                     ));
                 }
             }
+            all_set.wait().await;
             go.wait().await;
             let Ok(mut t) = table else {
                 out.errors += 1;
@@ -809,6 +813,7 @@ async fn set_up(
             out
         });
     }
+    all_set.wait().await;
     Ready {
         set,
         go,
