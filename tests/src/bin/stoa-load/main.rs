@@ -306,7 +306,12 @@ impl Placement {
         let nodes: Vec<String> = self
             .nodes
             .iter()
-            .map(|n| cpus(n.as_ref().map(|l| format!("CPUs {l}"))))
+            .map(|n| {
+                cpus(n.as_ref().map(|l| match l.len() {
+                    1 => format!("CPU {l}"),
+                    _ => format!("CPUs {l}"),
+                }))
+            })
             .collect();
         let generators: Vec<String> = self
             .generators
@@ -428,7 +433,8 @@ async fn worker(cli: &Cli, share: Share, options: &Value) {
         clock: serde_json::from_str(&cli.clock).expect("--clock is JSON"),
         nodes,
         pids: Vec::new(),
-        load_cpu: (!cli.no_pin).then_some(cli.cpu_load),
+        // The parent reads the generators' CPUs.
+        load_cpus: Vec::new(),
         redis: None,
         role: Role::Child(share, Link::new()),
     };
@@ -505,15 +511,20 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
     }
     let nodes: Vec<SocketAddr> = servers.iter().map(|s| s.addr).collect();
     let workers = start_workers(cli, placement, scenario, &nodes);
-    let load_cpu = match &workers {
-        // The parent only waits and reads (and makes `fanout`'s moves): left unpinned.
-        Some(_) => None,
-        None => placement.generators[0],
-    };
-    if let Some(cpu) = load_cpu {
+    let generators = workers.as_ref().map_or(1, Workers::len);
+    // The parent of several generators only waits and reads (and makes `fanout`'s moves):
+    // left unpinned, it measures its children's CPUs, each counted once however many
+    // children share it.
+    let mut load_cpus: Vec<usize> = placement.generators[..generators]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    load_cpus.sort_unstable();
+    load_cpus.dedup();
+    if let (None, Some(cpu)) = (&workers, placement.generators[0]) {
         measure::pin(std::process::id(), cpu);
     }
-    let generators = workers.as_ref().map_or(1, Workers::len);
     let mut ctx = Ctx {
         addr: servers[0].addr,
         kind: cli.kind.clone(),
@@ -521,7 +532,7 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
         clock: serde_json::from_str(&cli.clock).expect("--clock is JSON"),
         nodes,
         pids: servers.iter().map(Server::pid).collect(),
-        load_cpu,
+        load_cpus,
         redis: probe,
         role: workers.map_or(Role::Alone, Role::Parent),
     };

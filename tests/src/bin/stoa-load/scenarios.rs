@@ -30,8 +30,9 @@ pub struct Ctx {
     pub nodes: Vec<SocketAddr>,
     /// Every node's pid, to read; none in a child generator, which measures only itself.
     pub pids: Vec<u32>,
-    /// The CPU this generator is pinned to (`None` when not pinned).
-    pub load_cpu: Option<usize>,
+    /// The CPUs whose busy time this process reports: the generator's own, or with
+    /// several generators the parent's reading of all of theirs (none when not pinned).
+    pub load_cpus: Vec<usize>,
     /// The Redis under the server, to read (`None`: no Redis, or a child generator).
     pub redis: Option<RedisProbe>,
     /// Whether this process drives the scenario alone, through children, or as one.
@@ -82,9 +83,9 @@ impl Ctx {
         self.pids.iter().map(|pid| minor_faults(*pid)).sum()
     }
 
-    /// Busy seconds of the generator's CPU so far (0 when it is not pinned).
+    /// Busy seconds of the generators' CPUs so far (0 when they are not pinned).
     fn load_busy(&self) -> f64 {
-        self.load_cpu.map_or(0.0, cpu_busy_seconds)
+        self.load_cpus.iter().map(|c| cpu_busy_seconds(*c)).sum()
     }
 
     /// The share of the games or spectators this process drives.
@@ -374,8 +375,6 @@ struct Spectated {
     first_on_wire: Vec<u64>,
     bytes: u64,
     unstamped: u64,
-    /// Busy seconds of the generators' CPUs while the moves were made.
-    load_busy: f64,
 }
 
 impl Spectated {
@@ -395,14 +394,13 @@ impl Spectated {
         }
         self.bytes += other.bytes;
         self.unstamped += other.unstamped;
-        self.load_busy += other.load_busy;
     }
 
     /// As a child sends it to the parent.
     fn to_json(&self) -> Value {
         json!({"last": self.last, "got": self.got, "on_wire": self.on_wire,
             "first_on_wire": self.first_on_wire, "bytes": self.bytes,
-            "unstamped": self.unstamped, "load_busy": self.load_busy})
+            "unstamped": self.unstamped})
     }
 
     /// As the parent reads a child's.
@@ -419,7 +417,6 @@ impl Spectated {
             first_on_wire: list("first_on_wire"),
             bytes: v["bytes"].as_u64().unwrap_or(0),
             unstamped: v["unstamped"].as_u64().unwrap_or(0),
-            load_busy: v["load_busy"].as_f64().unwrap_or(0.0),
         }
     }
 }
@@ -444,7 +441,7 @@ impl Watching {
         total: usize,
         range: std::ops::Range<usize>,
         slots: usize,
-    ) -> (Watching, usize) {
+    ) -> Watching {
         let mut watchers = Vec::with_capacity(range.len());
         for (addr, first, n) in spectator_groups(&ctx.nodes, total, range) {
             watchers.extend(open_many(addr, first, n, 200, Some(game_id)).await);
@@ -452,7 +449,7 @@ impl Watching {
         let counters = |init: u64| -> Arc<Vec<AtomicU64>> {
             Arc::new((0..slots).map(|_| AtomicU64::new(init)).collect())
         };
-        let w = Watching {
+        let mut w = Watching {
             set: JoinSet::new(),
             last: counters(0),
             got: counters(0),
@@ -461,8 +458,6 @@ impl Watching {
             bytes: Arc::new(AtomicU64::new(0)),
             unstamped: Arc::new(AtomicU64::new(0)),
         };
-        let opened = watchers.len();
-        let mut w = w;
         for mut c in watchers {
             let (last, got, on_wire, first_on_wire, bytes, unstamped) = (
                 w.last.clone(),
@@ -501,7 +496,7 @@ impl Watching {
                 }
             });
         }
-        (w, opened)
+        w
     }
 
     /// Stops reading; what was seen.
@@ -517,7 +512,6 @@ impl Watching {
             first_on_wire: take(&self.first_on_wire),
             bytes: self.bytes.load(Ordering::Relaxed),
             unstamped: self.unstamped.load(Ordering::Relaxed),
-            load_busy: 0.0,
         }
     }
 }
@@ -531,14 +525,12 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
         let range = share.range(spectators);
         let link = ctx.link().expect("a child's link");
         let game_id = link.hear("watch").await;
-        let (watching, _) = Watching::start(ctx, &game_id, spectators, range, slots).await;
+        let watching = Watching::start(ctx, &game_id, spectators, range, slots).await;
         let link = ctx.link().expect("a child's link");
         link.say("ready");
         link.hear("go").await;
-        let busy0 = ctx.load_busy();
-        ctx.link().expect("a child's link").hear("stop").await;
-        let mut seen = watching.finish();
-        seen.load_busy = ctx.load_busy() - busy0;
+        link.hear("stop").await;
+        let seen = watching.finish();
         ctx.link()
             .expect("a child's link")
             .say(&format!("result {}", seen.to_json()));
@@ -554,11 +546,7 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
             w.expect("ready").await;
             None
         }
-        None => Some(
-            Watching::start(ctx, &game_id, spectators, 0..spectators, slots)
-                .await
-                .0,
-        ),
+        None => Some(Watching::start(ctx, &game_id, spectators, 0..spectators, slots).await),
     };
     // Everyone subscribed before the first move.
     tokio::time::sleep(Duration::from_millis(500 + spectators as u64 / 5)).await;
@@ -592,11 +580,7 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
     let redis = redis_since(ctx, redis0);
     let load_busy = ctx.load_busy() - busy0;
     let seen = match (watching, ctx.workers()) {
-        (Some(w), _) => {
-            let mut seen = w.finish();
-            seen.load_busy = load_busy;
-            seen
-        }
+        (Some(w), _) => w.finish(),
         (None, Some(w)) => {
             w.tell("stop").await;
             let mut seen = Spectated::default();
@@ -666,13 +650,13 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
         format!("{:.0}", 1e6 * cpu / played.max(1) as f64),
     );
     report_redis(&mut r, redis.as_ref(), played as u64);
-    if ctx.load_cpu.is_some() || seen.load_busy > 0.0 {
+    if !ctx.load_cpus.is_empty() {
         // When this is above the server's figure, the latency to the last spectator
         // measures the generator's core (its own reading, and with `--steer-receive` the
         // receivers' TCP work too) more than the server.
         r.add(
             busy_label(ctx),
-            format!("{:.0}", 1e6 * seen.load_busy / played.max(1) as f64),
+            format!("{:.0}", 1e6 * load_busy / played.max(1) as f64),
         );
     }
     r
@@ -681,7 +665,7 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
 /// The generators' busy-CPU row's name: several generators' CPUs are summed.
 fn busy_label(ctx: &Ctx) -> &'static str {
     match ctx.role {
-        Role::Parent(_) => "generators' CPUs busy per move (summed), µs",
+        Role::Parent(_) => "generators' CPUs busy per move (each CPU once), µs",
         _ => "generator's CPU busy per move, µs",
     }
 }
@@ -976,7 +960,7 @@ impl Played {
     /// What a child generator's players saw, as it sends it to the parent.
     fn players_json(&self) -> Value {
         json!({"latencies_us": self.latencies_us, "wire_us": self.wire_us,
-            "load_busy": self.load_busy, "bytes": self.bytes, "moves": self.moves,
+            "bytes": self.bytes, "moves": self.moves,
             "errors": self.errors, "games": self.games})
     }
 
@@ -991,7 +975,6 @@ impl Played {
         Played {
             latencies_us: list("latencies_us"),
             wire_us: list("wire_us"),
-            load_busy: v["load_busy"].as_f64().unwrap_or(0.0),
             bytes: n("bytes"),
             moves: n("moves"),
             errors: n("errors"),
