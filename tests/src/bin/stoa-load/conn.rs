@@ -16,6 +16,7 @@
 use std::io::{self, IoSliceMut};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
 use nix::sys::socket::{cmsg_space, recvmsg, setsockopt, sockopt, ControlMessageOwned, MsgFlags};
@@ -245,6 +246,12 @@ impl Conn {
                         self.diffs += 1;
                     } else if is_type(&t, "error") {
                         self.errors += 1;
+                        // A run's errors are counted in its table; the first few are
+                        // shown whole, to say what they were.
+                        static SHOWN: AtomicU64 = AtomicU64::new(0);
+                        if SHOWN.fetch_add(1, Ordering::Relaxed) < 5 {
+                            eprintln!("error frame: {t}");
+                        }
                     }
                     return Some(t);
                 }
