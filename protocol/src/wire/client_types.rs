@@ -29,6 +29,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "history",
     "bot.serve",
     "bot.play",
+    "analysis.request",
+    "analysis.serve",
+    "analysis.result",
     "player",
     "leaderboard",
     "chat.say",
@@ -56,6 +59,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "position.explore",
     "lesson.done",
     "lessons.progress",
+    "report",
 ];
 
 impl ClientMessage {

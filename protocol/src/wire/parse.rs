@@ -132,6 +132,30 @@ mod tests {
         }
     }
 
+    /// Every type the server knows, sent with nothing but its `t` and a rid, decodes as
+    /// that type or is a bad request of it (a missing field), never "unknown": the list
+    /// the error path checks names every message (`analysis.*` and `report` were missing).
+    #[test]
+    fn every_known_type_is_decoded_or_a_bad_request_never_unknown() {
+        for t in CLIENT_TYPES {
+            match parse_client_message(&format!(r#"{{"t":"{t}","rid":"r1"}}"#)) {
+                Ok(msg) => assert_eq!(msg.type_name(), *t),
+                Err(e) => {
+                    assert_eq!(e.code, ErrorCode::BadRequest, "{t}: {}", e.message);
+                    assert_eq!(e.rid, Some(Rid::Str("r1".into())), "{t}");
+                }
+            }
+        }
+        for t in [
+            "analysis.request",
+            "analysis.serve",
+            "analysis.result",
+            "report",
+        ] {
+            assert!(CLIENT_TYPES.contains(&t), "{t}");
+        }
+    }
+
     #[test]
     fn the_move_path_decodes_every_frame_as_the_general_path_does() {
         let frames = [
