@@ -4,8 +4,11 @@
 //! Why: a broadcast is one non-blocking `write` per watcher, and the kernel's TCP send is
 //! nearly all of its cost (5.9 µs per spectator against 5.3 µs for a bare send,
 //! docs/performance.md); 10,000 spectators of one game took 96 ms on the actor's one thread
-//! however many cores the node had. Split over the runtime's workers, the same writes take
-//! about that time divided by the cores.
+//! however many cores the node had. Split over the runtime's workers, the same writes can
+//! take that time divided by the cores, when the cores are free for it (docs/performance.md,
+//! "Fan-out over the node's workers": on 2 cores shared with the load generator, p99 95 →
+//! 69 ms with its receive work steered away, and longer when the generator preempts the
+//! parts' threads).
 //!
 //! Why the caller waits until every part is written (rayon's scope, the caller writing one
 //! part itself) rather than handing the parts to tasks and going on: a watcher's frames
