@@ -340,6 +340,35 @@ impl Topology {
         }
     }
 
+    /// Waits (up to `within`) until every Sentinel names data server `p` as the primary;
+    /// whether they do. A promoted replica answers `ROLE` as a primary before the Sentinels
+    /// have all switched: an old primary restarted (or demoted) meanwhile is seen by a
+    /// Sentinel still naming it as "a primary claiming to be a replica", which it takes for
+    /// down, and a second failover may promote it back (seen in the fault bench: the nodes
+    /// followed it there, and nothing was acknowledged until Sentinel demoted the other
+    /// one at its next INFO round, 13 s later).
+    pub fn wait_sentinels_agree(&self, p: usize, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        loop {
+            let agree = self.sentinels.iter().all(|s| {
+                let addr: Option<Vec<String>> = query(
+                    s.port,
+                    redis::cmd("SENTINEL")
+                        .arg("get-master-addr-by-name")
+                        .arg(MASTER),
+                );
+                addr.and_then(|a| a.get(1)?.parse::<u16>().ok()) == Some(self.port(p))
+            });
+            if agree {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Cuts data server `primary`'s link to its replicas: the replication user is disabled
     /// there and its connections closed, so the replicas cannot reconnect (see the module's
     /// comment for why not a proxy).

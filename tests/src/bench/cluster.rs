@@ -354,15 +354,17 @@ impl Cluster {
         })
     }
 
-    /// Sentinel mode: the old primary of a promotion replicates the new one, at once: a
-    /// killed one is restarted as its replica; a demoted one Sentinel has not turned yet
-    /// gets `REPLICAOF`. What it does: `restarted as a replica`, `REPLICAOF`, or `already
-    /// a replica` (Sentinel was first).
+    /// Sentinel mode: the old primary of a promotion replicates the new one: a killed one
+    /// is restarted as its replica; a demoted one Sentinel has not turned yet gets
+    /// `REPLICAOF`. Both only once every Sentinel names the new primary (see
+    /// [`Topology::wait_sentinels_agree`]; up to 15 s). What it does: `restarted as a
+    /// replica`, `REPLICAOF`, or `already a replica` (Sentinel was first).
     pub fn rejoin(&mut self, p: Promotion) -> &'static str {
         let Some(t) = self.topology_mut() else {
             return "no topology";
         };
         tokio::task::block_in_place(|| {
+            t.wait_sentinels_agree(p.new, Duration::from_secs(15));
             if !t.running(p.old) {
                 t.restart(p.old, Some(p.new));
                 "restarted as a replica"
