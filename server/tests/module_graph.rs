@@ -21,9 +21,10 @@ use std::path::{Path, PathBuf};
 /// A layer is a folder of `src` (`domain/`, `store/`, `game/`, `services/`, `session/`,
 /// `net/`), plus the few top-level modules that belong to no folder (`ids`, `config`,
 /// `error`, `time` beside the domain; `node` at the top). Two modules sit below their
-/// folder, named here by their full path: the connection's send handle (`net::outbound`)
-/// and the socket it writes to (`net::socket`), which actors and services send through,
-/// and the bus formats the actors speak (`cluster::messages`).
+/// folder, named here by their full path: the connection's send handle (`net::outbound`),
+/// the socket it writes to (`net::socket`) and the crowd writer over them (`net::fanout`),
+/// which actors and services send through, and the bus formats the actors speak
+/// (`cluster::messages`).
 ///
 /// Why these: the domain is pure values and rules; the store and the plumbing a game
 /// needs (metrics, a connection's outbound queue) come next; then the game actors and the
@@ -41,6 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "net::outbound",
             "net::socket",
             "net::frame",
+            "net::fanout",
         ],
     ),
     ("game", &["game", "cluster::messages"]),
@@ -52,8 +54,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 /// The layer of a module: that of the longest listed prefix (`cluster::messages` is in
 /// the game layer, the rest of `cluster` at the root; `net::outbound`, the socket it
-/// writes to (`net::socket`) and the frames it writes (`net::frame`) are in the store
-/// layer, the rest of `net` at the edge).
+/// writes to (`net::socket`), the frames it writes (`net::frame`) and the crowd writer
+/// (`net::fanout`) are in the store layer, the rest of `net` at the edge).
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS
         .iter()
