@@ -149,10 +149,12 @@ async fn a_lesson_position_is_played_on_against_a_serving_bot() {
             .request(json!({"t":"game.move","game_id":game_id,"move":mv}))
             .await;
         assert_eq!(ok["t"], "ok", "{ok}");
+        // The person's move may itself end the game (the position is a lesson's, near an
+        // end): then there is nothing left to resign.
         let ok = person
             .request(json!({"t":"game.resign","game_id":game_id}))
             .await;
-        assert_eq!(ok["t"], "ok", "{ok}");
+        assert!(ok["t"] == "ok" || ok["code"] == "game_over", "{ok}");
     }
     finished_record_starts_there(&server, &person, &game_id, &code).await;
 }
