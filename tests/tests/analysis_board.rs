@@ -386,14 +386,23 @@ async fn the_analysis_board_steps_branches_and_reads_positions() {
     c.goto(&format!("{base}/learn/unane?step=2"))
         .await
         .expect("open the lesson");
-    c.wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("#analyse-step"))
-        .await
-        .expect("the step's link")
-        .click()
-        .await
-        .expect("follow it");
+    // The lesson page draws the step again once its progress arrives: a link found just
+    // before is then a stale element, and is looked up again.
+    let mut followed = Err(String::new());
+    for _ in 0..5 {
+        let link = c
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css("#analyse-step"))
+            .await
+            .expect("the step's link");
+        followed = link.click().await.map_err(|e| e.to_string());
+        if followed.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    followed.expect("follow the step's link");
     shows(&c, &expected.position, "the lesson step's position").await;
     let url = c.current_url().await.expect("url").to_string();
     assert!(url.ends_with("/analysis?lesson=unane&step=2"), "{url}");
