@@ -93,6 +93,18 @@ struct Proc {
 }
 
 impl Proc {
+    /// A process on `port` in `dir` with `args`, started.
+    fn start(port: u16, dir: PathBuf, args: Vec<String>) -> Proc {
+        let mut p = Proc {
+            child: None,
+            port,
+            dir,
+            args,
+        };
+        p.spawn();
+        p
+    }
+
     fn spawn(&mut self) {
         let child = Command::new("redis-server")
             .args(&self.args)
@@ -495,14 +507,7 @@ fn data_server(name: &str, primary: Option<u16>) -> Proc {
     if let Some(p) = primary {
         args.extend(["--replicaof".into(), "127.0.0.1".into(), p.to_string()]);
     }
-    let mut p = Proc {
-        child: None,
-        port,
-        dir,
-        args,
-    };
-    p.spawn();
-    p
+    Proc::start(port, dir, args)
 }
 
 /// A Sentinel watching `primary` as [`MASTER`] (quorum 2, down after 1 s, failover
@@ -524,12 +529,5 @@ fn sentinel(name: &str, primary: u16) -> Proc {
     )
     .expect("sentinel.conf");
     let args = vec![conf.display().to_string(), "--sentinel".to_string()];
-    let mut p = Proc {
-        child: None,
-        port,
-        dir,
-        args,
-    };
-    p.spawn();
-    p
+    Proc::start(port, dir, args)
 }

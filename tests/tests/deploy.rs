@@ -1522,15 +1522,7 @@ fn kubernetes_sentinel_variant_agrees_with_the_server_and_itself() {
         "STOA_REDIS_SENTINEL names the Sentinel pods"
     );
     let svc = find("Service", svc_name);
-    assert_eq!(svc["spec"]["clusterIP"].as_str(), Some("None"));
-    assert_eq!(
-        svc["spec"]["publishNotReadyAddresses"].as_bool(),
-        Some(true)
-    );
-    assert_eq!(
-        svc["spec"]["selector"],
-        sts["spec"]["selector"]["matchLabels"]
-    );
+    assert_headless_for(svc, sts);
     assert_eq!(svc["spec"]["ports"][0]["port"].as_u64(), Some(26379));
     let scripts = find("ConfigMap", "redis-sentinel-scripts");
     let sentinel_start = scripts["data"]["sentinel-start.sh"]
@@ -1573,16 +1565,7 @@ fn kubernetes_sentinel_variant_agrees_with_the_server_and_itself() {
         "a primary and a replica"
     );
     let node_svc = nodes["spec"]["serviceName"].as_str().expect("serviceName");
-    let svc = find("Service", node_svc);
-    assert_eq!(svc["spec"]["clusterIP"].as_str(), Some("None"));
-    assert_eq!(
-        svc["spec"]["publishNotReadyAddresses"].as_bool(),
-        Some(true)
-    );
-    assert_eq!(
-        svc["spec"]["selector"],
-        nodes["spec"]["selector"]["matchLabels"]
-    );
+    assert_headless_for(find("Service", node_svc), nodes);
     assert_ne!(
         nodes["spec"]["selector"]["matchLabels"], sts["spec"]["selector"]["matchLabels"],
         "the Sentinels are not data pods"
@@ -2264,5 +2247,20 @@ fn dashboard_queries_and_prometheus_config_pass_promtool() {
         output_text(&out).contains("dashboard:q0"),
         "{}",
         output_text(&out)
+    );
+}
+
+/// A StatefulSet's headless Service: no cluster IP, names published before the pods are
+/// ready (a Sentinel or replica must find a peer that is still starting), and the set's
+/// pods selected.
+fn assert_headless_for(svc: &Yaml, set: &Yaml) {
+    assert_eq!(svc["spec"]["clusterIP"].as_str(), Some("None"));
+    assert_eq!(
+        svc["spec"]["publishNotReadyAddresses"].as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        svc["spec"]["selector"],
+        set["spec"]["selector"]["matchLabels"]
     );
 }

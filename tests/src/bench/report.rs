@@ -187,10 +187,8 @@ impl fmt::Display for Report {
             out,
             "takeover p50 / p99 / max",
             format!(
-                "{} / {} / {} ({} games{})",
-                secs(quantile(t, 0.5)),
-                secs(quantile(t, 0.99)),
-                secs(t.last().copied()),
+                "{} ({} games{})",
+                spread(t),
                 t.len(),
                 if f.never_taken_over > 0 {
                     format!(", {} never acknowledged again", f.never_taken_over)
@@ -203,13 +201,7 @@ impl fmt::Display for Report {
             row(
                 out,
                 &format!("  after {kind}"),
-                format!(
-                    "{} / {} / {} ({} games)",
-                    secs(quantile(t, 0.5)),
-                    secs(quantile(t, 0.99)),
-                    secs(t.last().copied()),
-                    t.len()
-                ),
+                format!("{} ({} games)", spread(t), t.len()),
             )?;
         }
         if !f.recoveries_by_kind.is_empty() || f.never_recovered > 0 {
@@ -223,10 +215,8 @@ impl fmt::Display for Report {
                 out,
                 "recovered p50 / p99 / max",
                 format!(
-                    "{} / {} / {} ({} game-promotions{})",
-                    secs(quantile(&all, 0.5)),
-                    secs(quantile(&all, 0.99)),
-                    secs(all.last().copied()),
+                    "{} ({} game-promotions{})",
+                    spread(&all),
                     all.len(),
                     if f.never_recovered > 0 {
                         format!(", {} never acknowledged again", f.never_recovered)
@@ -239,13 +229,7 @@ impl fmt::Display for Report {
                 row(
                     out,
                     &format!("  after {kind}"),
-                    format!(
-                        "{} / {} / {} ({} games)",
-                        secs(quantile(t, 0.5)),
-                        secs(quantile(t, 0.99)),
-                        secs(t.last().copied()),
-                        t.len()
-                    ),
+                    format!("{} ({} games)", spread(t), t.len()),
                 )?;
             }
         }
@@ -287,4 +271,14 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// `p50 / p99 / max` of sorted durations.
+fn spread(t: &[Duration]) -> String {
+    format!(
+        "{} / {} / {}",
+        secs(quantile(t, 0.5)),
+        secs(quantile(t, 0.99)),
+        secs(t.last().copied())
+    )
 }
