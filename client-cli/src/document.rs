@@ -46,9 +46,16 @@ impl Versioned {
         true
     }
 
-    /// [`Versioned::snapshot`] into a slot that may hold no document yet.
-    pub fn take_snapshot(slot: &mut Option<Versioned>, seq: u64, doc: Value) -> bool {
+    /// [`Versioned::snapshot`] into a slot that may hold no document yet; `pushed`: the
+    /// server sent it on its own (no `rid`), and it is taken whatever seq is held (a game
+    /// that went back after its storage lost its last events: protocol/docs/PROTOCOL.md,
+    /// "Watching and reconnecting").
+    pub fn take_snapshot(slot: &mut Option<Versioned>, seq: u64, doc: Value, pushed: bool) -> bool {
         match slot {
+            Some(held) if pushed => {
+                *held = Versioned::new(seq, doc);
+                true
+            }
             Some(held) => held.snapshot(seq, doc),
             None => {
                 *slot = Some(Versioned::new(seq, doc));
@@ -391,12 +398,38 @@ mod tests {
     #[test]
     fn a_snapshot_older_than_the_document_held_is_not_taken() {
         let mut slot = None;
-        assert!(Versioned::take_snapshot(&mut slot, 5, json!({"a": 1})));
-        assert!(!Versioned::take_snapshot(&mut slot, 4, json!({"a": 0})));
+        assert!(Versioned::take_snapshot(
+            &mut slot,
+            5,
+            json!({"a": 1}),
+            false
+        ));
+        assert!(!Versioned::take_snapshot(
+            &mut slot,
+            4,
+            json!({"a": 0}),
+            false
+        ));
         assert_eq!(slot.as_ref().map(|v| &v.doc), Some(&json!({"a": 1})));
-        assert!(Versioned::take_snapshot(&mut slot, 6, json!({"a": 2})));
+        assert!(Versioned::take_snapshot(
+            &mut slot,
+            6,
+            json!({"a": 2}),
+            false
+        ));
+        assert_eq!(
+            slot.as_ref().map(|v| (v.seq, v.doc.clone())),
+            Some((6, json!({"a": 2})))
+        );
+        // Pushed by the server (no rid): a game that went back is taken at its lower seq.
+        assert!(Versioned::take_snapshot(
+            &mut slot,
+            3,
+            json!({"a": 3}),
+            true
+        ));
         let held = slot.expect("a document");
-        assert_eq!((held.seq, held.doc), (6, json!({"a": 2})));
+        assert_eq!((held.seq, held.doc), (3, json!({"a": 3})));
     }
 
     #[test]

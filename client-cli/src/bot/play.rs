@@ -230,10 +230,15 @@ impl<'a> Player<'a> {
                 game_id: id,
                 seq,
                 doc,
-                ..
+                rid,
             } if table.follows(&id) => {
                 if let Some((_, held)) = &mut table.game {
-                    held.snapshot(seq, doc);
+                    if rid.is_none() {
+                        // Pushed (a game that went back): taken whatever its seq.
+                        *held = Versioned::new(seq, doc);
+                    } else {
+                        held.snapshot(seq, doc);
+                    }
                 }
             }
             ServerMessage::GameDiff {

@@ -151,7 +151,7 @@ impl Session {
             return;
         }
         let id = doc["id"].as_str().map(String::from);
-        if !Versioned::take_snapshot(&mut a.doc, seq, doc) {
+        if !Versioned::take_snapshot(&mut a.doc, seq, doc, false) {
             return;
         }
         a.id = id;

@@ -96,8 +96,11 @@ impl Session {
                 ..
             } => self.on_game_started(game_id, side, arena),
             ServerMessage::GameSnapshot {
-                game_id, seq, doc, ..
-            } => self.on_snapshot(game_id, seq, doc),
+                game_id,
+                seq,
+                doc,
+                rid,
+            } => self.on_snapshot(game_id, seq, doc, rid.is_none()),
             ServerMessage::GameCrowd { ref game_id, .. }
                 if self.game_id.as_deref() == Some(game_id.as_str()) =>
             {
@@ -235,7 +238,8 @@ impl Session {
         }
     }
 
-    fn on_snapshot(&mut self, id: String, seq: u64, doc: Value) {
+    /// A game's document whole; `pushed`: sent by the server on its own (no `rid`).
+    fn on_snapshot(&mut self, id: String, seq: u64, doc: Value, pushed: bool) {
         self.watch_retry_at = None;
         if self.game_id.is_none() && self.awaiting_room_game() {
             self.game_id = Some(id.clone());
@@ -254,7 +258,7 @@ impl Session {
         if self.game_id.as_deref() != Some(id.as_str()) {
             return;
         }
-        if !Versioned::take_snapshot(&mut self.game.doc, seq, doc) {
+        if !Versioned::take_snapshot(&mut self.game.doc, seq, doc, pushed) {
             return;
         }
         self.watch_in_flight = false;

@@ -233,6 +233,7 @@ impl Cluster {
             | BusMessage::Crowd { game, .. }
             | BusMessage::Chat { game, .. }
             | BusMessage::Owner { game, .. }
+            | BusMessage::Rewound { game, .. }
             | BusMessage::Reply { game, .. } => {
                 if let Some(h) = games.get(game) {
                     let _ = h.tx.send(Command::Bus(Box::new(msg))).await;

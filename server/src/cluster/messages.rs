@@ -44,6 +44,16 @@ pub enum BusMessage {
         /// The new owner.
         node: String,
     },
+    /// A game's owner found that the store lost part of the game's log it could not log
+    /// again (a Redis failover at `--redis-min-replicas 0`) and went back to what the log
+    /// holds, at `seq` (on the game's channel): followers rebuild from the log too, since
+    /// their documents may hold events the log no longer has.
+    Rewound {
+        /// The game.
+        game: GameId,
+        /// The seq the game went back to.
+        seq: u64,
+    },
     /// A draining node gave back its leases (on the push channel): the others claim them at
     /// once instead of at their next lease round.
     Released {

@@ -239,7 +239,8 @@ impl Peers for Cluster {
             BusMessage::Event { game, .. }
             | BusMessage::Crowd { game, .. }
             | BusMessage::Chat { game, .. }
-            | BusMessage::Owner { game, .. } => game.clone(),
+            | BusMessage::Owner { game, .. }
+            | BusMessage::Rewound { game, .. } => game.clone(),
             _ => return,
         };
         self.publish_on(&self.game_channel(&game), message).await;

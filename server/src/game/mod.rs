@@ -18,6 +18,7 @@ pub mod games;
 pub mod players;
 pub mod published;
 pub mod queues;
+pub mod rebuild;
 
 use std::sync::Arc;
 

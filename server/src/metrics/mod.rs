@@ -121,6 +121,11 @@ pub struct Metrics {
     pub store_errors: Counter,
     /// Games this node took over from another (a dead, stopped or draining owner).
     pub lease_takeovers: Counter,
+    /// Events the store had lost (a Redis failover) that their game's owner logged again.
+    pub store_relogged: Counter,
+    /// Games that went back to what their log holds, the store having lost events the
+    /// owner could not log again.
+    pub store_rewinds: Counter,
     bus_lag: Histogram,
     cluster_nodes: Gauge,
     cluster_owned: Family<NodeLabel, Gauge>,
@@ -166,6 +171,8 @@ impl Default for Metrics {
             ),
             store_errors: register(&mut r, series::STORE_ERRORS, Counter::default()),
             lease_takeovers: register(&mut r, series::LEASE_TAKEOVERS, Counter::default()),
+            store_relogged: register(&mut r, series::STORE_RELOGGED, Counter::default()),
+            store_rewinds: register(&mut r, series::STORE_REWINDS, Counter::default()),
             bus_lag: register(&mut r, series::BUS_LAG, Histogram::new(BUS_BUCKETS_S)),
             cluster_nodes: register(&mut r, series::CLUSTER_NODES, Gauge::default()),
             cluster_owned: register(&mut r, series::CLUSTER_OWNED, Family::default()),

@@ -59,6 +59,16 @@ pub(super) const LEASE_TAKEOVERS: Series = (
     "stoa_lease_takeovers",
     "Games this node took over from another node",
 );
+/// The `store_relogged` series.
+pub(super) const STORE_RELOGGED: Series = (
+    "stoa_store_relogged",
+    "Events a Redis failover lost that their game's owner logged again",
+);
+/// The `store_rewinds` series.
+pub(super) const STORE_REWINDS: Series = (
+    "stoa_store_rewinds",
+    "Games that went back to their log after the store lost events not logged again",
+);
 /// The `bus_lag` series.
 pub(super) const BUS_LAG: Series = (
     "stoa_bus_lag_seconds",

@@ -26,19 +26,19 @@ use thiserror::Error;
 use tokio::sync::mpsc;
 
 use crate::domain::setup::GameSetup;
-use crate::domain::start_position::StartPosition;
 use crate::error::ApiError;
 use crate::game::actor;
 use crate::game::core::Core;
 use crate::game::games::Games;
 use crate::game::players::Players;
-use crate::game::{Command, GameHandle, NewGame};
+use crate::game::rebuild::{self, RebuildError};
+use crate::game::{Command, GameHandle};
 use crate::ids::{GameId, PlayerId, RoomCode};
 use crate::metrics::Metrics;
 use crate::services::rooms::{Room, RoomStatus, Rooms};
 use crate::services::starter::Starter;
 use crate::services::topology::Topology;
-use crate::store::{ActionRecord, RoomRecord, Store, StoreError};
+use crate::store::{RoomRecord, Store, StoreError};
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -49,27 +49,9 @@ pub enum RecoveryError {
     /// The game is indexed as unfinished but has no record.
     #[error("no record for game {0}")]
     Missing(String),
-    /// The kind or options are no longer accepted by the rules engine.
-    #[error("the rules engine refuses the game: {0}")]
-    Engine(String),
-    /// A logged action was refused on replay.
-    #[error("logged action seq {seq} does not replay: {reason}")]
-    Replay {
-        /// The action's seq.
-        seq: u64,
-        /// Why.
-        reason: String,
-    },
-    /// A logged action replayed to another position than the one stored with it.
-    #[error("after logged action seq {seq} the position is {got:?}, the log says {want:?}")]
-    Mismatch {
-        /// The action's seq.
-        seq: u64,
-        /// What the replay gives.
-        got: String,
-        /// What was stored.
-        want: String,
-    },
+    /// The stored game does not rebuild (its engine, a log entry or a stored position).
+    #[error(transparent)]
+    Rebuild(#[from] RebuildError),
 }
 
 /// What recovery did.
@@ -296,42 +278,13 @@ impl Recovery {
         }
         let record = record.ok_or_else(|| RecoveryError::Missing(id.to_string()))?;
         let log = self.store.actions(id).await?;
-        let kind =
-            stoa_protocol::kind(&record.kind).map_err(|e| RecoveryError::Engine(e.to_string()))?;
-        let players = record.players.clone().map(|p| SeatPlayer {
-            id: p.id.into_string(),
-            name: p.name,
-            rating: p.rating,
-            bot: p.bot,
-        });
-        // The stored options as they are (checked when the game was made: the document
-        // must come back byte for byte); a stored clock that no longer validates (the
-        // bounds changed) plays without one rather than losing the game.
-        let clock = crate::domain::clock_request::time_control(&record.clock).unwrap_or_else(|e| {
-            tracing::error!(game = %id, error = %e, "invalid stored clock: playing without one");
-            stoa_protocol::clock::TimeControl::None
-        });
-        let setup = GameSetup {
-            kind,
-            options: record.options.clone(),
-            clock,
-            start: record.start.clone().map(StartPosition::stored),
-        };
-        // From the game's own start: the kind's, or the position it was created from.
-        let game = setup
-            .new_game()
-            .map_err(|e| RecoveryError::Engine(e.to_string()))?;
-        let new = NewGame {
-            id: record.id.clone(),
-            setup,
-            rated: record.rated,
-            visibility: record.visibility,
-            code: record.code.clone(),
-            players: players.clone(),
-            rematch_of: record.rematch_of.clone(),
-            arena: record.arena.clone(),
-        };
+        let caps = self.starter.capabilities();
+        let core = rebuild::core_from_log(&caps, &record, &log)?;
         let (tx, rx) = mpsc::channel(self.starter.game_queue());
+        // The route names the seats as created (a swap later exchanges them in the core).
+        let kind =
+            stoa_protocol::kind(&record.kind).map_err(|e| RebuildError::Engine(e.to_string()))?;
+        let players = &record.players;
         let handle = GameHandle::new(crate::game::GameRoute {
             id: record.id.as_str().into(),
             kind,
@@ -340,32 +293,8 @@ impl Recovery {
             arena: record.arena.as_ref().map(|a| a.id.to_string()),
             summary: Arc::new(parking_lot::Mutex::new(None)),
         });
-        let caps = self.starter.capabilities();
-        let mut core = actor::new_core(&caps, new, game, record.created_ms);
-        replay(&mut core, &log)?;
         Ok((handle, rx, core, log.len()))
     }
-}
-
-/// Folds the log over the game through [`Core::apply`], checking each entry's stored
-/// position.
-fn replay(core: &mut Core, log: &[ActionRecord]) -> Result<(), RecoveryError> {
-    for action in log {
-        core.apply(action).map_err(|e| RecoveryError::Replay {
-            seq: action.seq,
-            reason: e.reason,
-        })?;
-        if let Some(want) = &action.position {
-            if core.position() != want {
-                return Err(RecoveryError::Mismatch {
-                    seq: action.seq,
-                    got: core.position().to_string(),
-                    want: want.clone(),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 impl Recovery {

@@ -106,7 +106,7 @@ impl Starter {
         if !timed_store_call(&p.metrics, p.topology.acquire(&new.id)).await? {
             return Err(ApiError::new(ErrorCode::Conflict, "this game id is taken"));
         }
-        let record = self.record_of(&new);
+        let record = Arc::new(self.record_of(&new));
         timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle::new(crate::game::GameRoute {
@@ -134,7 +134,7 @@ impl Starter {
             self.capabilities(),
             new,
             game,
-            record.created_ms,
+            record,
             online,
             rx,
             handle.summary.clone(),

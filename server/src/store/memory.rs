@@ -110,6 +110,16 @@ impl MemoryStore {
     fn lock(&self) -> parking_lot::MutexGuard<'_, Inner> {
         self.inner.lock()
     }
+
+    /// Forgets the last `n` logged events of a game, as a Redis failover to a replica that
+    /// had not received them does (for the tests of what a game does then).
+    #[cfg(test)]
+    pub fn lose_last_actions(&self, game_id: &GameId, n: usize) {
+        let mut s = self.lock();
+        if let Some(log) = s.actions.get_mut(game_id.as_str()) {
+            log.truncate(log.len().saturating_sub(n));
+        }
+    }
 }
 
 #[async_trait]

@@ -321,6 +321,14 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// How many times the backend may have lost writes it had acknowledged (Redis came back
+    /// after an outage, perhaps restarted; Sentinel promoted a replica that was behind): a
+    /// game's owner that sees it move checks that the game's log still holds every event
+    /// it applied, and logs again what it finds missing. 0 for a backend that never does.
+    fn generation(&self) -> u64 {
+        0
+    }
+
     /// The deployment's id (`welcome.deployment`): the id stored with the data if there is
     /// one, else `fresh`, stored now for the next start and every other node. Tokens are
     /// valid wherever the players they name are, so the id names the set of players: Redis

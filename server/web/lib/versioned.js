@@ -30,13 +30,16 @@ export class Versioned {
 
   /**
    * Takes a snapshot, unless it is older than what is held (an answer overtaken by diffs).
+   * One the server pushed on its own (no `rid`) is taken whatever its seq: a game that
+   * went back after its storage lost its last events (protocol/docs/PROTOCOL.md).
    * The document is the JSON of the wire; its shape is `D` (lib/documents.d.ts).
    * @param {number} seq
    * @param {unknown} doc
+   * @param {boolean} [pushed] sent without a `rid`
    * @returns {boolean} whether the document changed
    */
-  snapshot(seq, doc) {
-    if (this.seq !== null && seq < this.seq) return false;
+  snapshot(seq, doc, pushed = false) {
+    if (!pushed && this.seq !== null && seq < this.seq) return false;
     this.seq = seq;
     this.doc = /** @type {D} */ (doc);
     return true;

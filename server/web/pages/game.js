@@ -163,7 +163,7 @@ export function onMessage(msg) {
   if (!g || /** @type {{game_id?: string}} */ (msg).game_id !== g.id) return;
   switch (msg.t) {
     case "game.snapshot":
-      if (!g.published.snapshot(msg.seq, msg.doc)) return;
+      if (!g.published.snapshot(msg.seq, msg.doc, msg.rid === undefined)) return;
       // The snapshot of a game that has just started is as good as live.
       noteDeadline(g, msg.seq === 0 && session.started === g.id);
       afterChange(g);

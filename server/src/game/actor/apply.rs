@@ -8,7 +8,7 @@ impl Actor {
     /// Applies a logged event, publishes its patch, and runs the reactions that belong
     /// outside the core: ratings at a rated end (before the end's diff, so a player who
     /// sees the end finds the new ratings stored), the final document, the rematch game.
-    pub(super) async fn apply(&mut self, event: &ActionRecord) {
+    pub(super) async fn apply(&mut self, event: &Arc<ActionRecord>) {
         let was_over = self.core.result().is_some();
         let had_rematch = self.core.rematch_game().is_some();
         let patch = match self.core.apply(event) {
@@ -18,6 +18,7 @@ impl Actor {
                 return;
             }
         };
+        self.remember(event);
         if let Some(cmd) = &event.cmd {
             if self.played.len() == PLAYED_CMDS {
                 self.played.pop_front();
@@ -38,7 +39,7 @@ impl Actor {
                 .peers
                 .publish(&BusMessage::Event {
                     game: self.core.id().clone(),
-                    event: event.clone(),
+                    event: ActionRecord::clone(event),
                 })
                 .await;
         }
@@ -132,9 +133,15 @@ impl Actor {
             }
         };
         self.set_behind(false);
+        if self.diverges_from(&log) {
+            // Boxed: rare (a failover lost events), and large.
+            if !Box::pin(self.went_back(&log)).await {
+                return false;
+            }
+        }
         for event in &log {
             if event.seq == self.core.seq() + 1 {
-                self.apply(event).await;
+                self.apply(&Arc::new(event.clone())).await;
             }
         }
         if let Some(doubt) = self.in_doubt.take() {

@@ -222,7 +222,7 @@ impl Actor {
             return;
         }
         if event.seq == self.core.seq() + 1 {
-            self.apply(&event).await;
+            self.apply(&Arc::new(event)).await;
         } else {
             self.heal().await;
         }

@@ -31,13 +31,14 @@ use super::{Act, Answer, Command, NewGame};
 use crate::cluster::messages::{BusMessage, RemoteOp};
 use crate::error::ApiError;
 use crate::ids::{self, PlayerId};
-use crate::store::{ActionKind, ActionRecord, FinishedGame, StoreError};
+use crate::store::{ActionKind, ActionRecord, FinishedGame, GameRecord, StoreError};
 
 mod apply;
 mod chat;
 mod crowd;
 mod follower;
 mod owner;
+mod repair;
 mod spawn;
 mod subscribers;
 mod summary;
@@ -100,6 +101,17 @@ struct Actor {
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
     /// The game's chat (kept while the actor lives, never stored).
     chat: chat::Chat,
+    /// The last events applied, oldest first (see [`repair::RECENT`]): what an owner logs
+    /// again when a Redis failover lost them, and what tells a log that took other events
+    /// from one that is only short.
+    recent: std::collections::VecDeque<Arc<ActionRecord>>,
+    /// The store's [`crate::store::Store::generation`] when this game's log was last found
+    /// to hold what was applied here: an owner checks again when it moves.
+    log_checked: u64,
+    /// The game's record as this node created it: stored again when a Redis failover lost
+    /// it (a game created just before the failover). `None` for a game rebuilt from the
+    /// store, whose record was there when it was read.
+    record: Option<Arc<GameRecord>>,
 }
 
 impl Actor {
@@ -233,6 +245,7 @@ impl Actor {
             return true;
         };
         self.in_doubt.is_some()
+            || self.log_checked != self.caps.store.generation()
             || o.store_paused
             || o.finish_unsaved
             || !o.remote_online.is_empty()
@@ -341,6 +354,7 @@ impl Actor {
         match msg {
             BusMessage::Request { from, req, op, .. } => self.remote(from, req, op).await,
             BusMessage::Owner { node, .. } => self.new_owner(node).await,
+            BusMessage::Rewound { seq, .. } => Box::pin(self.rewound(seq)).await,
             // Only a follower takes the owner's events, crowd and answers.
             msg => {
                 if let Role::Follower(_) = self.role {

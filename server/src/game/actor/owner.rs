@@ -1,6 +1,7 @@
 //! What only the game's owner does: decide, log, apply and publish; serve other nodes'
 //! requests; settle a write whose answer was lost; run the periodic duties of a live game.
 
+use super::repair::LogCheck;
 use super::*;
 use crate::ids::PlayerId;
 
@@ -161,10 +162,28 @@ impl Actor {
     pub(super) async fn commit(&mut self, event: ActionRecord) -> Result<(), Committed> {
         let start = Instant::now();
         let event = Arc::new(event);
-        let appended = self.caps.store.append_action(self.core.id(), &event).await;
+        let mut appended = self.caps.store.append_action(self.core.id(), &event).await;
         self.caps
             .metrics
             .store_call(start.elapsed(), appended.is_ok());
+        if let Err(StoreError::Conflict(_)) = &appended {
+            // The log does not take the next seq: it lost events applied here, or the
+            // game's record (a Redis failover). Boxed: rare, and large.
+            match Box::pin(self.check_log()).await {
+                LogCheck::Relogged(_) if event.seq == self.core.seq() + 1 => {
+                    // The log is whole again: the event goes after it (once).
+                    appended = self.caps.store.append_action(self.core.id(), &event).await;
+                }
+                LogCheck::WentBack => {
+                    return Err(Committed::Not(ApiError::new(
+                        ErrorCode::Unavailable,
+                        "the server's storage failed over and lost this game's last moves: \
+                         the game went back to the last one it kept (sent again); play from there",
+                    )));
+                }
+                _ => {}
+            }
+        }
         match appended {
             Ok(()) => {
                 self.apply(&event).await;
@@ -357,6 +376,14 @@ impl Actor {
             ..Owner::default()
         });
         tracing::info!(seq = self.core.seq(), "took the game over");
+        // Events this node applied as a follower that a failover lost with the old owner
+        // are logged again (or the game goes back to the log).
+        if self.recent.back().is_some_and(|e| e.seq == self.core.seq()) {
+            let _ = Box::pin(self.check_log()).await;
+            if !matches!(self.role, Role::Owner(_)) {
+                return;
+            }
+        }
         if self.core.result().is_none() {
             self.caps.metrics.games_live(self.core.kind()).inc();
             self.caps.metrics.lease_takeovers.inc();
@@ -474,7 +501,7 @@ impl Actor {
                 seq = event.seq,
                 "a write whose answer was lost is logged: applying it"
             );
-            self.apply(&event).await;
+            self.apply(&Arc::new(event)).await;
         }
         if let Some((reply, if_logged, if_not)) = doubt.waiting {
             let _ = reply.send(if logged { if_logged } else { Err(if_not) });
@@ -507,6 +534,17 @@ impl Actor {
         let store_paused = o.store_paused;
         if self.in_doubt.is_some() && self.settle().await.is_err() {
             return;
+        }
+        let generation = self.caps.store.generation();
+        if self.log_checked != generation && !store_paused {
+            // The store may have lost events it acknowledged (a failover, a restart): the
+            // log must hold the game as applied here before anything else is logged.
+            if Box::pin(self.check_log()).await != LogCheck::Unknown {
+                self.log_checked = generation;
+            }
+            if !matches!(self.role, Role::Owner(_)) {
+                return;
+            }
         }
         if self.core.paused() && !store_paused && !self.shutting_down {
             if let Some(resume) = self.core.resume(self.caps.time.now_ms()) {

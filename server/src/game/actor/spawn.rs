@@ -30,21 +30,23 @@ pub fn new_core(
     )
 }
 
-/// Starts the actor of a new game on its own task. `created_ms` is the creation time stored
-/// with the game's record: a rebuild from the log (a follower on another node, a new owner)
-/// starts its clock from the same instant, so every node holds the same document at seq 0.
+/// Starts the actor of a new game on its own task. `record` is the game's stored record:
+/// its creation time starts the clock (a rebuild from the log, on a follower or a new
+/// owner, starts from the same instant, so every node holds the same document at seq 0),
+/// and the actor keeps it to store it again if a Redis failover loses it.
 pub fn spawn(
     caps: Capabilities,
     new: NewGame,
     game: Box<dyn AnyGame>,
-    created_ms: u64,
+    record: Arc<GameRecord>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
-    let core = new_core(&caps, new, game, created_ms);
-    let actor = Actor::new(caps, core, online, summary, now);
+    let core = new_core(&caps, new, game, record.created_ms);
+    let mut actor = Actor::new(caps, core, online, summary, now);
+    actor.record = Some(record);
     actor.update_summary();
     actor.start(rx);
 }
@@ -114,6 +116,7 @@ impl Actor {
                 offline_since.insert(PlayerId::from(*p), now);
             }
         }
+        let log_checked = caps.store.generation();
         Actor {
             role: Role::Owner(Owner::default()),
             played: std::collections::VecDeque::new(),
@@ -132,6 +135,9 @@ impl Actor {
             shutting_down: false,
             summary,
             chat: chat::Chat::default(),
+            recent: std::collections::VecDeque::new(),
+            log_checked,
+            record: None,
         }
     }
 

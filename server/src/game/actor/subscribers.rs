@@ -156,7 +156,7 @@ impl Actor {
 
     /// Forgets subscribers already removed from the published document (they left, or
     /// their queue was full).
-    fn forget(&mut self, gone: Dropped) {
+    pub(super) fn forget(&mut self, gone: Dropped) {
         for conn in &gone {
             conn.remove_sub(self.core.id());
         }

@@ -219,6 +219,19 @@ impl<D> Published<D> {
         self.broadcast(bytes)
     }
 
+    /// The document went back to an earlier `seq` (a game whose store lost its last events,
+    /// rebuilt from what its log holds): every watcher is sent the whole document, encoded
+    /// by `encode`, without a `rid` (a client takes such a snapshot whatever seq it holds),
+    /// and a `since` above `seq` is answered with the snapshot from now on (it may name a
+    /// document holding the lost events).
+    pub fn rewind(&mut self, seq: u64, encode: impl FnOnce(&D) -> String) -> Dropped {
+        self.seq = seq;
+        self.encoded = None;
+        self.replay.rewind(seq);
+        let frame = self.snapshot_frame(None, encode);
+        self.broadcast(frame)
+    }
+
     /// Queues the same bytes for every watcher, those served first first; a watcher whose
     /// queue is full is dropped (a slow watcher is kicked, never waited for). A big crowd
     /// is written by every core ([`crate::net::fanout`]).

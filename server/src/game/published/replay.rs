@@ -13,6 +13,9 @@ use crate::net::frame::Frame;
 pub struct Replay {
     capacity: usize,
     diffs: VecDeque<(u64, Frame)>,
+    /// The lowest seq the document ever went back to (`u64::MAX`: never): a `since` above
+    /// it may name a document holding events that were lost, and gets the snapshot.
+    went_back_to: u64,
 }
 
 impl Replay {
@@ -23,7 +26,14 @@ impl Replay {
             // Grown as diffs come (not allocated up front): most live games at any
             // moment are short or idle, and a full buffer costs ~10 KiB per game.
             diffs: VecDeque::new(),
+            went_back_to: u64::MAX,
         }
+    }
+
+    /// The document went back to `seq`: the diffs kept are of another history now.
+    pub fn rewind(&mut self, seq: u64) {
+        self.diffs.clear();
+        self.went_back_to = self.went_back_to.min(seq);
     }
 
     /// Appends the diff producing `seq`.
@@ -49,7 +59,7 @@ impl Replay {
 
     /// The diffs after `since` up to `current`, when all are still buffered.
     pub fn since(&self, since: u64, current: u64) -> Option<Vec<Frame>> {
-        if since > current {
+        if since > current || since > self.went_back_to {
             return None;
         }
         if since == current {

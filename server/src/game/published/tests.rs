@@ -195,6 +195,48 @@ fn a_watcher_further_behind_than_the_replay_gets_the_snapshot() {
 }
 
 #[test]
+fn a_document_that_goes_back_is_sent_whole_and_never_replayed_above_that_seq() {
+    let mut game = Published::new((), 0, &GAME, "g1", 8);
+    let (watcher, socket) = conn(1, 1 << 20);
+    game.subscribe(watcher, false);
+    for mv in ["a", "b", "c", "d"] {
+        game.publish(|out| write_patch(out, &add_move(mv)));
+    }
+    written(&socket);
+    // The store lost "c" and "d": the game goes back to seq 2, and every watcher gets the
+    // document whole, without a rid.
+    let doc = json!({"moves": ["a", "b"]});
+    assert!(game.rewind(2, |_| doc.to_string()).is_empty());
+    assert_eq!(game.seq(), 2);
+    let pushed = ServerMessage::GameSnapshot {
+        rid: None,
+        game_id: "g1".into(),
+        seq: 2,
+        doc: doc.clone(),
+    };
+    assert_eq!(written(&socket), frames(&[pushed]));
+    // Another history from there: "x" at seq 3.
+    game.publish(|out| write_patch(out, &add_move("x")));
+    assert_eq!(written(&socket), frames(&[game_diff(3, "x")]));
+    let (late, late_socket) = conn(2, 1 << 20);
+    // A client at seq 2 (before what was lost) gets the new diff...
+    let caught = game.catch_up(&late, None, Some(2), |_| unreachable!("no snapshot"));
+    assert_eq!(caught, Some(CaughtUp::Replayed));
+    assert_eq!(written(&late_socket), frames(&[game_diff(3, "x")]));
+    // ...but one at seq 3 may hold the lost "c": the snapshot, never "nothing new".
+    let now = json!({"moves": ["a", "b", "x"]});
+    let caught = game.catch_up(&late, Some(&Rid::Int(5)), Some(3), |_| now.to_string());
+    assert_eq!(caught, Some(CaughtUp::Snapshot));
+    let answer = ServerMessage::GameSnapshot {
+        rid: Some(Rid::Int(5)),
+        game_id: "g1".into(),
+        seq: 3,
+        doc: now.clone(),
+    };
+    assert_eq!(written(&late_socket), frames(&[answer]));
+}
+
+#[test]
 fn first_watchers_are_served_first_and_a_full_queue_is_dropped() {
     let mut game = Published::new((), 0, &GAME, "g1", 4);
     let (spectator, spectator_socket) = conn(1, 1 << 20);

@@ -210,3 +210,156 @@ async fn a_log_that_ended_the_game_stores_its_final_document() {
         .unwrap()
         .is_empty());
 }
+
+/// A hub whose server is not shutting down (the sender is kept with it).
+fn live_hub(store: Arc<dyn Store>) -> (Arc<Hub>, watch::Sender<bool>) {
+    let config = Config {
+        spectator_batch_ms: 10,
+        ..Config::default()
+    };
+    let (tx, rx) = watch::channel(false);
+    (Arc::new(Hub::new(config, store, rx)), tx)
+}
+
+/// Waits until a recovered game's actor ran its first upkeep (which resumes its paused
+/// clock): the resume logs nothing for an untimed game, and moves wait for it.
+async fn resumed(hub: &Arc<Hub>, id: &GameId) {
+    for _ in 0..200 {
+        match play_probe(hub, id).await {
+            Err(e) if e.message.contains("paused") => {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            _ => return,
+        }
+    }
+    panic!("the game never resumed");
+}
+
+/// A move that is not one, in game `id`: refused whatever happens, and changing nothing,
+/// its answer tells whether the game takes moves yet (or is paused).
+async fn play_probe(hub: &Arc<Hub>, id: &GameId) -> Result<crate::game::Answer, ApiError> {
+    let handle = hub.games.get(id).expect("live");
+    let (tx, rx) = oneshot::channel();
+    handle
+        .tx
+        .send(Command::Act {
+            player_id: "pa".into(),
+            act: crate::game::Act::Move {
+                mv: "not a move".into(),
+                seq: None,
+            },
+            reply: tx,
+        })
+        .await
+        .unwrap();
+    rx.await.unwrap()
+}
+
+/// The first legal move in game `id`, played by whoever is to act (the answer of the one
+/// seated player it is for: the other is told it is not their turn).
+async fn play(hub: &Arc<Hub>, id: &GameId) -> Result<crate::game::Answer, ApiError> {
+    let handle = hub.games.get(id).expect("live");
+    let (tx, rx) = oneshot::channel();
+    handle
+        .tx
+        .send(Command::Legal {
+            player_id: None,
+            reply: tx,
+        })
+        .await
+        .unwrap();
+    let Ok(crate::game::Answer::Legal { seq, moves }) = rx.await.unwrap() else {
+        panic!("no legal moves");
+    };
+    let mut last = None;
+    for player in ["pa", "pb"] {
+        let (tx, rx) = oneshot::channel();
+        handle
+            .tx
+            .send(Command::Act {
+                player_id: player.into(),
+                act: crate::game::Act::Move {
+                    mv: moves[0].clone(),
+                    seq: Some(seq),
+                },
+                reply: tx,
+            })
+            .await
+            .unwrap();
+        let answer = rx.await.unwrap();
+        if !matches!(&answer, Err(e) if e.code == stoa_protocol::wire::ErrorCode::NotYourTurn) {
+            return answer;
+        }
+        last = Some(answer);
+    }
+    last.expect("two tries")
+}
+
+#[tokio::test]
+async fn an_owner_logs_again_the_events_a_failover_lost() {
+    let store = Arc::new(MemoryStore::new());
+    let id: GameId = "grelog".into();
+    logged_game(&store, &id, 2).await;
+    let (hub, _running) = live_hub(store.clone());
+    hub.recovery.recover().await.unwrap();
+    resumed(&hub, &id).await;
+    for seq in 3..=5 {
+        assert_eq!(
+            play(&hub, &id).await.unwrap(),
+            crate::game::Answer::Ok { seq }
+        );
+    }
+    let before = store.actions(&id).await.unwrap();
+    assert_eq!(before.len(), 5);
+    // A failover to a replica that had not received the last two events.
+    store.lose_last_actions(&id, 2);
+    // The next move is played as if nothing happened: its owner logged both again first.
+    assert_eq!(
+        play(&hub, &id).await.unwrap(),
+        crate::game::Answer::Ok { seq: 6 }
+    );
+    let after = store.actions(&id).await.unwrap();
+    assert_eq!(after.len(), 6);
+    assert_eq!(after[..5], before[..]);
+    assert_eq!(hub.metrics.store_relogged.get(), 2);
+    assert_eq!(hub.metrics.store_rewinds.get(), 0);
+    let (seq, doc) = snapshot(&hub, &id).await.unwrap();
+    assert_eq!(seq, 6);
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(6));
+}
+
+#[tokio::test]
+async fn a_game_whose_log_took_other_events_goes_back_to_it() {
+    let store = Arc::new(MemoryStore::new());
+    let id: GameId = "gback".into();
+    logged_game(&store, &id, 2).await;
+    let (hub, _running) = live_hub(store.clone());
+    hub.recovery.recover().await.unwrap();
+    resumed(&hub, &id).await;
+    for seq in 3..=4 {
+        assert_eq!(
+            play(&hub, &id).await.unwrap(),
+            crate::game::Answer::Ok { seq }
+        );
+    }
+    // The log lost seq 3 and 4, and another event was logged at seq 3 since (what a
+    // node that took the game over from the log would have logged): a resignation.
+    store.lose_last_actions(&id, 2);
+    let mut other = store.actions(&id).await.unwrap().pop().unwrap();
+    other.seq = 3;
+    other.at_ms += 1_000;
+    other.action = ActionKind::Resign;
+    other.position = None;
+    other.cmd = None;
+    store.append_action(&id, &other.into()).await.unwrap();
+    // The move is refused (nothing of it was played) and the game is what its log says.
+    let refused = play(&hub, &id).await.unwrap_err();
+    assert_eq!(refused.code, stoa_protocol::wire::ErrorCode::Unavailable);
+    assert!(refused.message.contains("went back"), "{}", refused.message);
+    let (seq, doc) = snapshot(&hub, &id).await.unwrap();
+    assert_eq!(seq, 3);
+    assert_eq!(doc["moves"].as_array().map(Vec::len), Some(2));
+    assert_eq!(doc["status"]["reason"], "resign");
+    assert_eq!(store.actions(&id).await.unwrap().len(), 3);
+    assert_eq!(hub.metrics.store_rewinds.get(), 1);
+}

@@ -75,8 +75,12 @@ impl RedisStore {
             fence: options.fence,
             finished_retention: options.finished_retention,
             replication: failover.replication,
+            generation: std::sync::atomic::AtomicU64::new(0),
         });
         tokio::spawn(health_task(Arc::downgrade(&inner)));
+        if let Some(follower) = inner.conn.follower() {
+            tokio::spawn(follow_switches(Arc::downgrade(&inner), follower.switches()));
+        }
         let store = RedisStore { inner };
         // The boards are a view of the ratings: a failure leaves them to fill as games are
         // rated (and is tried again at the next start), never keeps the server down.
@@ -84,6 +88,21 @@ impl RedisStore {
             tracing::warn!(error = %e, "could not build the leaderboards from the stored ratings");
         }
         Ok(store)
+    }
+}
+
+/// Each switch to another primary may have lost writes the old one acknowledged (its
+/// replica was behind): the store's generation moves on, and every game is woken to check
+/// its log (the availability watch, told even though its value did not change).
+async fn follow_switches(
+    inner: std::sync::Weak<Inner>,
+    mut switches: tokio::sync::watch::Receiver<u64>,
+) {
+    while switches.changed().await.is_ok() {
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        inner.new_generation();
     }
 }
 

@@ -81,6 +81,9 @@ struct Inner {
     finished_retention: Option<Duration>,
     /// Replicas a move's write must reach before it is acknowledged.
     replication: Replication,
+    /// See [`Store::generation`]: moved on when Redis answers again after an outage and
+    /// when Sentinel names another primary.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// A [`Store`] in Redis.
@@ -146,6 +149,12 @@ impl Store for RedisStore {
 
     fn availability(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
         Some(self.inner.up.subscribe())
+    }
+
+    fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     async fn deployment(&self, fresh: &str) -> StoreResult<String> {

@@ -105,6 +105,17 @@ fn set_up(up: &tokio::sync::watch::Sender<bool>, now: bool) -> bool {
     up.send_if_modified(|v| std::mem::replace(v, now) != now)
 }
 
+impl Inner {
+    /// Redis may have lost acknowledged writes (it came back from an outage, possibly
+    /// restarted; another primary took over): the store's generation moves on and every
+    /// watcher of its availability is woken, to check what it wrote.
+    pub(super) fn new_generation(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        self.up.send_modify(|_| {});
+    }
+}
+
 /// Errors that mean Redis cannot serve now (rather than a bad request or bad data).
 fn is_outage(e: &RedisError) -> bool {
     e.is_io_error()
@@ -135,6 +146,13 @@ pub(super) async fn health_task(inner: Weak<Inner>) {
         )
         .await;
         let ok = matches!(ping, Ok(Ok(_)));
+        if ok && !*inner.up.borrow() {
+            // Back after an outage, maybe restarted with less than it had acknowledged:
+            // games check their logs (the flag's change below wakes them).
+            inner
+                .generation
+                .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        }
         if set_up(&inner.up, ok) {
             if ok {
                 tracing::info!("redis is reachable again");
