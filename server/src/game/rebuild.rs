@@ -1,4 +1,5 @@
-//! A game's core rebuilt from what the store holds: its record and its action log.
+//! A game's core: made for a new game, or rebuilt from what the store holds (its record
+//! and its action log).
 //!
 //! Why here, in the game layer: recovery (a restart, a takeover, a follower) builds a core
 //! this way, and so does a live actor whose log turned out shorter than what it applied (a
@@ -8,12 +9,41 @@
 use stoa_protocol::wire::SeatPlayer;
 use thiserror::Error;
 
+use stoa_protocol::AnyGame;
+
 use super::capabilities::Capabilities;
+use super::clock_driver::ClockDriver;
 use super::core::Core;
 use super::NewGame;
 use crate::domain::setup::GameSetup;
 use crate::domain::start_position::StartPosition;
 use crate::store::{ActionRecord, GameRecord};
+
+/// The game's clock driver for its setup (whose time control was checked where it came
+/// in: a request, or the store).
+pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
+    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
+    let first_action_ms = caps.settings.first_action_ms;
+    ClockDriver::new(new.setup.clock, players, first_action_ms)
+        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms))
+}
+
+/// The core of a game created now (or at `created_ms` when it is rebuilt from its log).
+pub fn new_core(
+    caps: &Capabilities,
+    new: NewGame,
+    game: Box<dyn AnyGame>,
+    created_ms: u64,
+) -> Core {
+    let clock = clock_for(caps, &new);
+    Core::new(
+        new,
+        game,
+        clock,
+        created_ms,
+        caps.settings.abandon_timeout_ms,
+    )
+}
 
 /// Why a stored game does not rebuild (it is left in the store for an operator).
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -79,7 +109,7 @@ pub fn core_at_start(caps: &Capabilities, record: &GameRecord) -> Result<Core, R
         rematch_of: record.rematch_of.clone(),
         arena: record.arena.clone(),
     };
-    Ok(super::actor::new_core(caps, new, game, record.created_ms))
+    Ok(new_core(caps, new, game, record.created_ms))
 }
 
 /// The game `record` describes with its whole `log` applied.

@@ -24,7 +24,6 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use super::capabilities::{ArenaGameEnd, Capabilities};
-use super::clock_driver::ClockDriver;
 use super::core::{Core, Decision};
 use super::published::Published;
 use super::{Act, Answer, Command, NewGame};
@@ -43,9 +42,10 @@ mod spawn;
 mod subscribers;
 mod summary;
 
+pub use crate::game::rebuild::{clock_for, new_core};
 use follower::Follower;
 use owner::{Doubt, Owner};
-pub use spawn::{clock_for, new_core, spawn, spawn_follower, spawn_recovered};
+pub use spawn::{spawn, spawn_follower, spawn_recovered};
 
 /// Whether this node decides for the game or follows the node that does (cluster mode),
 /// with the state only that role needs: taking a game over or losing it swaps the variant,

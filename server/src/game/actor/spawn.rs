@@ -4,32 +4,6 @@
 
 use super::*;
 
-/// The game's clock driver for its setup (whose time control was checked where it came
-/// in: a request, or the store).
-pub fn clock_for(caps: &Capabilities, new: &NewGame) -> ClockDriver {
-    let players = [new.players[0].id.as_str(), new.players[1].id.as_str()];
-    let first_action_ms = caps.settings.first_action_ms;
-    ClockDriver::new(new.setup.clock, players, first_action_ms)
-        .unwrap_or_else(|_| ClockDriver::untimed(players, first_action_ms))
-}
-
-/// The core of a game created now (or at `created_ms` when it is rebuilt from its log).
-pub fn new_core(
-    caps: &Capabilities,
-    new: NewGame,
-    game: Box<dyn AnyGame>,
-    created_ms: u64,
-) -> Core {
-    let clock = clock_for(caps, &new);
-    Core::new(
-        new,
-        game,
-        clock,
-        created_ms,
-        caps.settings.abandon_timeout_ms,
-    )
-}
-
 /// Starts the actor of a new game on its own task. `record` is the game's stored record:
 /// its creation time starts the clock (a rebuild from the log, on a follower or a new
 /// owner, starts from the same instant, so every node holds the same document at seq 0),
