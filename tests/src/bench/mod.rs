@@ -100,5 +100,36 @@ pub async fn run(config: &Config) -> Report {
     if config.min_replicas.is_some_and(|n| n > 0) {
         checker::check_cut(&history, &mut findings);
     }
-    Report::new(config.clone(), &history, findings)
+    let mut report = Report::new(config.clone(), &history, findings);
+    report.repaired = repaired(&cluster).await;
+    report
+}
+
+/// What the nodes alive now repaired after the store lost acknowledged events, from their
+/// `/metrics`.
+async fn repaired(cluster: &Cluster) -> report::Repaired {
+    let mut repaired = report::Repaired::default();
+    for i in 0..cluster.len() {
+        let Some(addr) = cluster.addr(i) else {
+            continue;
+        };
+        let Some((200, text)) = cluster::http_get(addr, "/metrics", Duration::from_secs(2)).await
+        else {
+            continue;
+        };
+        let value = |name: &str| -> u64 {
+            text.lines()
+                .find_map(|l| {
+                    l.strip_prefix(name)?
+                        .strip_prefix(' ')?
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                })
+                .map_or(0, |v| v as u64)
+        };
+        repaired.relogged += value("stoa_store_relogged_total");
+        repaired.rewinds += value("stoa_store_rewinds_total");
+    }
+    repaired
 }

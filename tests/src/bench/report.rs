@@ -34,6 +34,19 @@ pub struct Report {
     pub findings: Findings,
     /// Failures listed per check (`--all` lists every one).
     pub listed: usize,
+    /// What the nodes alive at the end repaired after the store lost acknowledged events
+    /// (their `/metrics`): events their owners logged again, and games that went back to
+    /// their log.
+    pub repaired: Repaired,
+}
+
+/// The nodes' own count of what a failover made them repair (see [`Report::repaired`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repaired {
+    /// Events logged again (`stoa_store_relogged_total`, summed over the nodes).
+    pub relogged: u64,
+    /// Games that went back to their log (`stoa_store_rewinds_total`).
+    pub rewinds: u64,
 }
 
 impl Report {
@@ -55,6 +68,7 @@ impl Report {
             indeterminate: 0,
             findings: Findings::default(),
             listed: LISTED,
+            repaired: Repaired::default(),
         };
         for op in &r.ops {
             match (&op.answer, &op.action) {
@@ -180,6 +194,16 @@ impl fmt::Display for Report {
                 out,
                 "acknowledged moves lost",
                 self.lost_moves().to_string(),
+            )?;
+        }
+        if self.config.min_replicas.is_some() {
+            row(
+                out,
+                "logged again / went back",
+                format!(
+                    "{} events / {} games (nodes alive at the end)",
+                    self.repaired.relogged, self.repaired.rewinds
+                ),
             )?;
         }
         let t = &f.takeovers;
