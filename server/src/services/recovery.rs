@@ -38,7 +38,7 @@ use crate::metrics::Metrics;
 use crate::services::rooms::{Room, RoomStatus, Rooms};
 use crate::services::starter::Starter;
 use crate::services::topology::Topology;
-use crate::store::{RoomRecord, Store, StoreError};
+use crate::store::{GameRecord, RoomRecord, Store, StoreError};
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -52,6 +52,17 @@ pub enum RecoveryError {
     /// The stored game does not rebuild (its engine, a log entry or a stored position).
     #[error(transparent)]
     Rebuild(#[from] RebuildError),
+}
+
+/// A game rebuilt from the store, with what its actor needs to run.
+struct Rebuilt {
+    handle: GameHandle,
+    rx: mpsc::Receiver<Command>,
+    core: Core,
+    /// Log entries replayed.
+    actions: usize,
+    /// The record it was rebuilt from (the actor stores it again if a failover loses it).
+    record: Arc<GameRecord>,
 }
 
 /// What recovery did.
@@ -212,7 +223,13 @@ impl Recovery {
     /// Rebuilds one game and starts its actor. Returns whether its log ended it, and the
     /// number of actions replayed.
     async fn restore_game(&self, id: &GameId) -> Result<(bool, usize), RecoveryError> {
-        let (handle, rx, core, actions) = self.rebuild(id, true).await?;
+        let Rebuilt {
+            handle,
+            rx,
+            core,
+            actions,
+            record,
+        } = self.rebuild(id, true).await?;
         let ended = core.result().is_some();
         // Registered and counted live as a new game would be: an end reached in the log
         // unregisters it the same way (the actor marks it ended).
@@ -220,7 +237,14 @@ impl Recovery {
         let summary = handle.summary.clone();
         self.games.insert(handle);
         tracing::info!(game = %id, actions, moves = core.moves(), seq = core.seq(), ended, "game recovered");
-        actor::spawn_recovered(self.starter.capabilities(), core, rx, summary, false);
+        actor::spawn_recovered(
+            self.starter.capabilities(),
+            core,
+            record,
+            rx,
+            summary,
+            false,
+        );
         Ok((ended, actions))
     }
 
@@ -229,7 +253,13 @@ impl Recovery {
     /// An actor started for the game meanwhile (a follower for a `game.watch`) is promoted
     /// instead: one node never runs two actors for one game.
     pub async fn take_over(&self, id: &GameId) -> Result<(), RecoveryError> {
-        let (handle, rx, core, _) = self.rebuild(id, true).await?;
+        let Rebuilt {
+            handle,
+            rx,
+            core,
+            record,
+            ..
+        } = self.rebuild(id, true).await?;
         let summary = handle.summary.clone();
         if let Some(existing) = self.games.insert_if_absent(handle.clone()) {
             if existing.tx.send(Command::Promote).await.is_ok() {
@@ -240,13 +270,19 @@ impl Recovery {
         }
         self.metrics.games_live(core.kind()).inc();
         self.metrics.lease_takeovers.inc();
-        actor::spawn_recovered(self.starter.capabilities(), core, rx, summary, true);
+        actor::spawn_recovered(self.starter.capabilities(), core, record, rx, summary, true);
         Ok(())
     }
 
     /// Starts a follower of a game another node owns (cluster mode), rebuilt from the log.
     pub async fn follow(&self, id: &GameId) -> Result<GameHandle, RecoveryError> {
-        let (handle, rx, core, _) = self.rebuild(id, false).await?;
+        let Rebuilt {
+            handle,
+            rx,
+            core,
+            record,
+            ..
+        } = self.rebuild(id, false).await?;
         let online = [
             self.players.is_online(&handle.players[0]),
             self.players.is_online(&handle.players[1]),
@@ -259,7 +295,14 @@ impl Recovery {
         if core.result().is_some() {
             self.games.ended(id);
         }
-        actor::spawn_follower(self.starter.capabilities(), core, online, rx, summary);
+        actor::spawn_follower(
+            self.starter.capabilities(),
+            core,
+            record,
+            online,
+            rx,
+            summary,
+        );
         Ok(handle)
     }
 
@@ -267,11 +310,7 @@ impl Recovery {
     /// `leased`: this node holds the game's lease (it recovers or takes over the game), so it
     /// also repairs what a crash inside the game's creation left
     /// ([`crate::store::Store::repair_unfinished`]).
-    async fn rebuild(
-        &self,
-        id: &GameId,
-        leased: bool,
-    ) -> Result<(GameHandle, mpsc::Receiver<Command>, Core, usize), RecoveryError> {
+    async fn rebuild(&self, id: &GameId, leased: bool) -> Result<Rebuilt, RecoveryError> {
         let record = self.store.game(id).await?;
         if leased {
             self.store.repair_unfinished(id, record.as_ref()).await?;
@@ -293,7 +332,13 @@ impl Recovery {
             arena: record.arena.as_ref().map(|a| a.id.to_string()),
             summary: Arc::new(parking_lot::Mutex::new(None)),
         });
-        Ok((handle, rx, core, log.len()))
+        Ok(Rebuilt {
+            handle,
+            rx,
+            core,
+            actions: log.len(),
+            record: Arc::new(record),
+        })
     }
 }
 

@@ -27,7 +27,7 @@ use crate::metrics::Metrics;
 use crate::net::outbound::ConnHandle;
 use crate::services::ratings::Ratings;
 use crate::services::topology::{StartedGame, Topology};
-use crate::store::{GameRecord, SeatRecord, Store};
+use crate::store::{GameRecord, SeatRecord, Store, StoreError};
 
 /// What starting a game takes.
 pub struct StarterParts {
@@ -107,7 +107,24 @@ impl Starter {
             return Err(ApiError::new(ErrorCode::Conflict, "this game id is taken"));
         }
         let record = Arc::new(self.record_of(&new));
-        timed_store_call(&p.metrics, p.store.create_game(&record)).await?;
+        let start = std::time::Instant::now();
+        let created = p.store.create_game(&record).await;
+        p.metrics.store_call(start.elapsed(), created.is_ok());
+        let in_doubt = match created {
+            Ok(()) => false,
+            // The writes may or may not have landed (an answer lost, a `WAIT` that timed
+            // out): the game goes on as created, and its actor stores the record again
+            // as soon as it finds it missing. Answering an error instead would leave a
+            // game the players were never told of, recovered later as unfinished.
+            Err(StoreError::InDoubt(e)) => {
+                tracing::warn!(game = %new.id, error = %e, "a game's creation is in doubt: its actor makes sure it is stored");
+                true
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "store call failed");
+                return Err(ApiError::store(e));
+            }
+        };
         let (tx, rx) = mpsc::channel(p.game_queue.max(1));
         let handle = GameHandle::new(crate::game::GameRoute {
             id: new.id.as_str().into(),
@@ -134,7 +151,7 @@ impl Starter {
             self.capabilities(),
             new,
             game,
-            record,
+            actor::Created { record, in_doubt },
             online,
             rx,
             handle.summary.clone(),

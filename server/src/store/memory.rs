@@ -120,6 +120,18 @@ impl MemoryStore {
             log.truncate(log.len().saturating_sub(n));
         }
     }
+
+    /// Forgets a game altogether (its record, its log, its players' lists of unfinished
+    /// games), as a Redis failover does to a game created just before it.
+    #[cfg(test)]
+    pub fn lose_game(&self, game_id: &GameId) {
+        let mut s = self.lock();
+        s.games.remove(game_id.as_str());
+        s.actions.remove(game_id.as_str());
+        for list in s.unfinished.values_mut() {
+            list.remove(game_id.as_str());
+        }
+    }
 }
 
 #[async_trait]

@@ -45,7 +45,7 @@ mod summary;
 pub use crate::game::rebuild::{clock_for, new_core};
 use follower::Follower;
 use owner::{Doubt, Owner};
-pub use spawn::{spawn, spawn_follower, spawn_recovered};
+pub use spawn::{spawn, spawn_follower, spawn_recovered, Created};
 
 /// Whether this node decides for the game or follows the node that does (cluster mode),
 /// with the state only that role needs: taking a game over or losing it swaps the variant,
@@ -108,9 +108,8 @@ struct Actor {
     /// The store's [`crate::store::Store::generation`] when this game's log was last found
     /// to hold what was applied here: an owner checks again when it moves.
     log_checked: u64,
-    /// The game's record as this node created it: stored again when a Redis failover lost
-    /// it (a game created just before the failover). `None` for a game rebuilt from the
-    /// store, whose record was there when it was read.
+    /// The game's record, as created or read: stored again when a Redis failover lost it
+    /// (a game created just before the failover). Always set once the actor runs.
     record: Option<Arc<GameRecord>>,
 }
 

@@ -152,7 +152,12 @@ impl Actor {
     /// had to be stored again; `None` when it is missing and cannot be stored now.
     async fn record_stored(&mut self, id: &GameId) -> Option<bool> {
         match self.caps.store_call(self.caps.store.game(id)).await {
-            Ok(Some(_)) => return Some(false),
+            Ok(Some(record)) => {
+                // A creation in doubt may have stopped after the record, before its
+                // players listed the game (idempotent otherwise).
+                let repaired = self.caps.store.repair_unfinished(id, Some(&record));
+                return self.caps.store_call(repaired).await.ok().map(|()| false);
+            }
             Ok(None) => {}
             Err(_) => return None,
         }

@@ -4,23 +4,37 @@
 
 use super::*;
 
-/// Starts the actor of a new game on its own task. `record` is the game's stored record:
-/// its creation time starts the clock (a rebuild from the log, on a follower or a new
-/// owner, starts from the same instant, so every node holds the same document at seq 0),
-/// and the actor keeps it to store it again if a Redis failover loses it.
+/// How a new game's record was stored.
+#[derive(Debug)]
+pub struct Created {
+    /// The record. Its creation time starts the clock (a rebuild from the log, on a
+    /// follower or a new owner, starts from the same instant, so every node holds the same
+    /// document at seq 0), and the actor keeps it to store it again if a Redis failover
+    /// loses it.
+    pub record: Arc<GameRecord>,
+    /// The store's answer was lost: the record may be missing, and the actor checks at
+    /// once (storing it again if so).
+    pub in_doubt: bool,
+}
+
+/// Starts the actor of a new game on its own task.
 pub fn spawn(
     caps: Capabilities,
     new: NewGame,
     game: Box<dyn AnyGame>,
-    record: Arc<GameRecord>,
+    created: Created,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
-    let core = new_core(&caps, new, game, record.created_ms);
+    let core = new_core(&caps, new, game, created.record.created_ms);
     let mut actor = Actor::new(caps, core, online, summary, now);
-    actor.record = Some(record);
+    actor.record = Some(created.record);
+    if created.in_doubt {
+        // Not the store's generation: the first upkeep checks the log and the record.
+        actor.log_checked = actor.caps.store.generation().wrapping_add(1);
+    }
     actor.update_summary();
     actor.start(rx);
 }
@@ -32,6 +46,7 @@ pub fn spawn(
 pub fn spawn_recovered(
     caps: Capabilities,
     mut core: Core,
+    record: Arc<GameRecord>,
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
     takeover: bool,
@@ -45,6 +60,7 @@ pub fn spawn_recovered(
     }
     caps.peers.set_owned(core.id(), true);
     let mut actor = Actor::new(caps, core, [false, false], summary, now);
+    actor.record = Some(record);
     if actor.core.result().is_some() {
         actor.mark_ended();
         if let Role::Owner(o) = &mut actor.role {
@@ -61,12 +77,14 @@ pub fn spawn_recovered(
 pub fn spawn_follower(
     caps: Capabilities,
     core: Core,
+    record: Arc<GameRecord>,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
     let mut actor = Actor::new(caps, core, online, summary, now);
+    actor.record = Some(record);
     actor.role = Role::Follower(Follower::new(None, true));
     if actor.core.result().is_some() {
         actor.ended_at = Some(Instant::now());

@@ -363,3 +363,39 @@ async fn a_game_whose_log_took_other_events_goes_back_to_it() {
     assert_eq!(store.actions(&id).await.unwrap().len(), 3);
     assert_eq!(hub.metrics.store_rewinds.get(), 1);
 }
+
+#[tokio::test]
+async fn a_game_whose_record_a_failover_lost_is_stored_again_with_its_moves() {
+    let store = Arc::new(MemoryStore::new());
+    let id: GameId = "glost".into();
+    logged_game(&store, &id, 0).await;
+    let (hub, _running) = live_hub(store.clone());
+    hub.recovery.recover().await.unwrap();
+    resumed(&hub, &id).await;
+    // The recovered game's first-action deadline resumed: a logged event of its own.
+    let (start, _) = snapshot(&hub, &id).await.unwrap();
+    for seq in start + 1..=start + 3 {
+        assert_eq!(
+            play(&hub, &id).await.unwrap(),
+            crate::game::Answer::Ok { seq }
+        );
+    }
+    let record = store.game(&id).await.unwrap().expect("stored");
+    let log = store.actions(&id).await.unwrap();
+    // The failover lost the game whole: record, log and the players' lists.
+    store.lose_game(&id);
+    assert!(store.game(&id).await.unwrap().is_none());
+    assert_eq!(
+        play(&hub, &id).await.unwrap(),
+        crate::game::Answer::Ok { seq: start + 4 }
+    );
+    assert_eq!(store.game(&id).await.unwrap(), Some(record));
+    let after = store.actions(&id).await.unwrap();
+    assert_eq!(after.len() as u64, start + 4);
+    assert_eq!(after[..log.len()], log[..]);
+    assert_eq!(
+        store.unfinished_games(&"pa".into()).await.unwrap(),
+        vec![id.clone()]
+    );
+    assert_eq!(hub.metrics.store_relogged.get(), start + 3);
+}
