@@ -7,6 +7,7 @@
 //!    answer moves again within seconds of the promotion, without restarting the node.
 //! 2. Then a kill -9 of the (new) primary: Sentinel promotes the old one, the node follows,
 //!    the killed one comes back as a replica, and the games go on with nothing lost.
+//! 3. A new identity waits for the replica as a move does: refused while it is cut off.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use stoa_tests::redis::{Duel, Step};
 use stoa_tests::sentinel::Topology;
-use stoa_tests::{Server, LOOSE};
+use stoa_tests::{Client, Server, LOOSE};
 
 const GAMES: usize = 4;
 const KINDS: [&str; 4] = ["unane", "staku", "akron", "akunur"];
@@ -233,6 +234,27 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
     let (status, body) = server.http_get("/health");
     assert_eq!(status, 200, "{body}");
     drop(duels);
+
+    // 3. An identity is written as durably as a move: with the replica cut off, a new
+    // guest gets no token a promotion could take back; once it is back, it does.
+    let in_sync = tokio::task::block_in_place(|| topo.wait_replicated(Duration::from_secs(30)));
+    assert!(in_sync, "the killed primary replicates the new one");
+    let q = topo.primary().expect("a primary");
+    assert!(topo.cut_replication(q), "replica cut");
+    let mut c = Client::connect(&server).await;
+    let refused = c
+        .request(json!({"t":"hello","protocol":1,"name":"cut"}))
+        .await;
+    assert_eq!(refused["t"], "error", "{refused}");
+    assert_eq!(refused["code"], "unavailable", "{refused}");
+    assert!(topo.heal_replication(q), "replica back");
+    let in_sync = tokio::task::block_in_place(|| topo.wait_replicated(Duration::from_secs(30)));
+    assert!(in_sync, "the replica caught up");
+    let mut c = Client::connect(&server).await;
+    let welcome = c
+        .request(json!({"t":"hello","protocol":1,"name":"back"}))
+        .await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
     drop(server);
     drop(topo);
 }

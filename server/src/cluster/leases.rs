@@ -5,12 +5,19 @@ use super::*;
 use crate::ids::GameId;
 
 /// Renews the leases this node holds; returns the 1-based indexes of those it no longer
-/// holds. KEYS: lease keys. ARGV: node id, TTL ms.
+/// holds. A lease key that is gone is taken again: nobody else holds it, and the store lost
+/// it (a Redis failover to a replica that lacked it) or it lapsed with nobody claiming it;
+/// either way this node still holds the game's latest state, and letting another node
+/// rebuild it from a log that may itself have lost events would lose them (fault bench,
+/// `--min-replicas 0`, seed 601). KEYS: lease keys. ARGV: node id, TTL ms.
 pub(super) const RENEW: &str = r"
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local holder = redis.call('GET', key)
+  if holder == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+  elseif not holder then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
   else
     lost[#lost + 1] = i
   end

@@ -1,6 +1,7 @@
 //! Writes that count only once replicas hold them (`--redis-min-replicas N`): a move's
 //! append is followed by `WAIT N` in the same pipeline; the read that settles a write in
-//! doubt, a game's creation and its end are followed by a marker write and `WAIT N`.
+//! doubt, a game's creation and its end, and the writes of identities, accounts, devices,
+//! rooms and ratings are followed by a marker write and `WAIT N`.
 //!
 //! Why a pipeline: `WAIT` counts the replicas that acknowledged this client's last write.
 //! The pipeline goes out on one socket, so the `WAIT` is that write's; sent apart, a
@@ -119,6 +120,14 @@ impl RedisStore {
             other => other,
         })?;
         self.enough(acked)
+    }
+
+    /// A write's outcome, once replicas hold it too ([`RedisStore::replicated`]): identities,
+    /// accounts, devices, rooms and ratings survive a failover as moves do.
+    pub(super) async fn durable<T>(&self, written: StoreResult<T>) -> StoreResult<T> {
+        let value = written?;
+        self.replicated().await?;
+        Ok(value)
     }
 
     /// Runs `pipe` followed by `WAIT`, loading the append script on a primary that lacks

@@ -200,7 +200,8 @@ impl Store for RedisStore {
             .arg(flat(to_fields(player)?));
         let created: i64 = self.run(inv.invoke_async(&mut conn)).await?;
         if created == 1 {
-            Ok(())
+            // An identity handed out must survive a failover as a move does.
+            self.replicated().await
         } else {
             let _: Result<(), _> = self.run(conn.del(&token_key)).await;
             Err(StoreError::Conflict(format!("player {} exists", player.id)))
@@ -242,11 +243,12 @@ impl Store for RedisStore {
         let _: i64 = self
             .run(conn.hset(self.player_key(id, None), "name", encoded))
             .await?;
-        Ok(())
+        self.replicated().await
     }
 
     async fn claim_account(&self, account: &AccountRecord) -> StoreResult<bool> {
-        self.claim_account_record(account).await
+        let claimed = self.claim_account_record(account).await;
+        self.durable(claimed).await
     }
 
     async fn account(&self, name_key: &str) -> StoreResult<Option<AccountRecord>> {
@@ -254,11 +256,13 @@ impl Store for RedisStore {
     }
 
     async fn set_password(&self, name_key: &str, password_hash: &str) -> StoreResult<()> {
-        self.set_account_password(name_key, password_hash).await
+        let set = self.set_account_password(name_key, password_hash).await;
+        self.durable(set).await
     }
 
     async fn add_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
-        self.add_device_record(player_id, device).await
+        let added = self.add_device_record(player_id, device).await;
+        self.durable(added).await
     }
 
     async fn seen_device(&self, player_id: &PlayerId, device: &DeviceRecord) -> StoreResult<()> {
@@ -270,7 +274,8 @@ impl Store for RedisStore {
     }
 
     async fn revoke_device(&self, player_id: &PlayerId, device_id: &str) -> StoreResult<bool> {
-        self.revoke_device_record(player_id, device_id).await
+        let revoked = self.revoke_device_record(player_id, device_id).await;
+        self.durable(revoked).await
     }
 
     async fn create_link_code(
@@ -300,11 +305,13 @@ impl Store for RedisStore {
     }
 
     async fn save_room(&self, room: &RoomRecord) -> StoreResult<()> {
-        self.store_room(room).await
+        let saved = self.store_room(room).await;
+        self.durable(saved).await
     }
 
     async fn claim_room(&self, room: &RoomRecord) -> StoreResult<bool> {
-        self.claim_and_index_room(room).await
+        let claimed = self.claim_and_index_room(room).await;
+        self.durable(claimed).await
     }
 
     async fn room(&self, code: &RoomCode) -> StoreResult<Option<RoomRecord>> {
@@ -546,7 +553,8 @@ impl Store for RedisStore {
     }
 
     async fn save_ratings(&self, kind: &str, ratings: &[(String, Rating)]) -> StoreResult<()> {
-        self.save_rating_records(kind, ratings).await
+        let saved = self.save_rating_records(kind, ratings).await;
+        self.durable(saved).await
     }
 
     async fn leaderboard(&self, kind: &str, limit: usize) -> StoreResult<Vec<(String, Rating)>> {

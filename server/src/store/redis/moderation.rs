@@ -215,7 +215,9 @@ impl ModerationStore for RedisStore {
             pipe.srem(self.mod_key("standing"), &sanction.id);
         }
         pipe.incr(self.mod_key("version"), 1);
-        self.run_writes(pipe).await
+        // A ban must survive a failover as the moves it stops do.
+        let saved = self.run_writes(pipe).await;
+        self.durable(saved).await
     }
 
     async fn sanction(&self, id: &str) -> StoreResult<Option<SanctionRecord>> {
