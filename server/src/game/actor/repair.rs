@@ -260,7 +260,9 @@ impl Actor {
         };
         let before = self.core.seq();
         if self.core.paused() {
-            core.pause(self.core.last_ms());
+            // The store is unreachable or the server stops: the rebuilt clock stands still
+            // from now too (the upkeep resumes it).
+            core.pause(self.caps.time.now_ms());
         }
         let was_over = self.core.result().is_some();
         self.core = core;
