@@ -175,9 +175,30 @@ impl Cluster {
         }
     }
 
+    /// How long claims still wait after the store's generation moved (a failover, Redis
+    /// back after an outage): a lease lapses then because its owner could not renew it
+    /// while the nodes moved to the new primary, or because the promoted replica never had
+    /// it; the owner, alive, takes it again at its next renewal ([`RENEW`]) and logs again
+    /// the events the log lost. A node claiming it first rebuilt the game from that shorter
+    /// log and played on from there (fault bench, `--min-replicas 0`, seed 602: 50
+    /// acknowledged moves replaced). A dead owner's games wait a lease and a half more.
+    pub(super) fn settling(&self) -> Option<Duration> {
+        let generation = crate::store::Store::generation(&self.store);
+        let mut seen = lock(&self.generation_seen);
+        if seen.0 != generation {
+            *seen = (generation, Some(std::time::Instant::now()));
+        }
+        let grace = Duration::from_millis(self.lease_ms * 3 / 2);
+        let since = seen.1?.elapsed();
+        (since < grace).then(|| grace - since)
+    }
+
     /// Takes over unfinished games whose lease lapsed (their node died or lost Redis).
     /// Returns how long until the soonest lease held by another node lapses.
     pub(super) async fn claim_lapsed(self: &Arc<Self>) -> Option<Duration> {
+        if let Some(wait) = self.settling() {
+            return Some(wait);
+        }
         let ids = self.store.all_unfinished_games().await.ok()?;
         let ids: Vec<GameId> = {
             let owned = lock(&self.owned);

@@ -115,6 +115,9 @@ pub struct Cluster {
     next_req: AtomicU64,
     /// Wakes the lease loop early: another node released its leases while draining.
     wake: tokio::sync::Notify,
+    /// The store's generation the lease round last saw, and when it saw it move (see
+    /// [`Cluster::settling`]).
+    generation_seen: Mutex<(u64, Option<std::time::Instant>)>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -137,6 +140,7 @@ impl Cluster {
         events: mpsc::UnboundedSender<ClusterEvent>,
         shutdown: watch::Receiver<bool>,
     ) -> Result<Self, String> {
+        let generation = crate::store::Store::generation(&store);
         let (client, bus) = match store.connection() {
             // The store's own connection follows the primary through promotions; the bus
             // publishes on it and subscribes wherever it points.
@@ -175,6 +179,7 @@ impl Cluster {
             pending: Mutex::new(HashMap::new()),
             next_req: AtomicU64::new(1),
             wake: tokio::sync::Notify::new(),
+            generation_seen: Mutex::new((generation, None)),
         })
     }
 
@@ -257,6 +262,14 @@ impl Peers for Cluster {
         self.store
             .call(conn.get::<_, Option<String>>(self.store.lease_key(game)))
             .await
+    }
+
+    async fn hold_lease(&self, game: &GameId) -> Result<bool, StoreError> {
+        let key = self.store.lease_key(game);
+        if self.take_key(&key, &self.node, self.lease_ms).await? {
+            return Ok(true);
+        }
+        Ok(self.owner_of(game).await?.as_deref() == Some(self.node.as_str()))
     }
 
     fn set_owned(&self, game: &GameId, owned: bool) {

@@ -110,6 +110,11 @@ pub trait Peers: Send + Sync {
     async fn owner_of(&self, game: &GameId) -> Result<Option<String>, crate::store::StoreError>;
     /// Whether this node owns (renews the lease of) a game; called as that changes.
     fn set_owned(&self, game: &GameId, owned: bool);
+    /// The owner makes sure the game's lease key names it: taken again when the store lost
+    /// it (a Redis failover), before the game is listed again for the other nodes, whose
+    /// claim rounds would otherwise take a listed game without a lease. `Ok(false)` when
+    /// another node holds it.
+    async fn hold_lease(&self, game: &GameId) -> Result<bool, crate::store::StoreError>;
     /// This node follows a game from now on (an owner that lost its lease): its channel is
     /// subscribed when this returns.
     async fn follow(&self, game: &GameId);

@@ -470,6 +470,10 @@ impl Peers for SingleNode {
 
     fn set_owned(&self, _game: &GameId, _owned: bool) {}
 
+    async fn hold_lease(&self, _game: &GameId) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+
     async fn follow(&self, _game: &GameId) {}
 
     fn is_live(&self, node: &str) -> bool {

@@ -219,6 +219,11 @@ impl Actor {
     /// A follower applies the owner's next event; a gap is healed from the log.
     pub(super) async fn follow(&mut self, event: ActionRecord) {
         if event.seq <= self.core.seq() {
+            if self.recent_at(event.seq).is_some_and(|e| **e != event) {
+                // Another event at a seq applied here: the log lost what this node applied
+                // and took other events (a failover); the heal goes back to it.
+                self.heal().await;
+            }
             return;
         }
         if event.seq == self.core.seq() + 1 {
@@ -239,7 +244,12 @@ impl Actor {
             .store_call(self.caps.store.last_action(self.core.id()))
             .await;
         match last {
-            Ok(Some(last)) if last.seq > self.core.seq() => {
+            Ok(Some(last))
+                if last.seq > self.core.seq()
+                    || self.recent_at(last.seq).is_some_and(|e| **e != last) =>
+            {
+                // Behind the log, or the log took another event at a seq applied here (a
+                // failover lost what this node applied): the heal catches up or goes back.
                 self.heal().await;
             }
             Ok(_) => self.set_behind(false),

@@ -376,14 +376,6 @@ impl Actor {
             ..Owner::default()
         });
         tracing::info!(seq = self.core.seq(), "took the game over");
-        // Events this node applied as a follower that a failover lost with the old owner
-        // are logged again (or the game goes back to the log).
-        if self.recent.back().is_some_and(|e| e.seq == self.core.seq()) {
-            let _ = Box::pin(self.check_log()).await;
-            if !matches!(self.role, Role::Owner(_)) {
-                return;
-            }
-        }
         if self.core.result().is_none() {
             self.caps.metrics.games_live(self.core.kind()).inc();
             self.caps.metrics.lease_takeovers.inc();
@@ -397,6 +389,11 @@ impl Actor {
             })
             .await;
         self.update_summary();
+        // Events this node applied as a follower that a failover lost with the old owner
+        // are logged again (or the game goes back to the log).
+        if self.recent.back().is_some_and(|e| e.seq == self.core.seq()) {
+            let _ = Box::pin(self.check_log()).await;
+        }
     }
 
     /// An owner forgets what dead nodes reported (their players are gone, their spectators

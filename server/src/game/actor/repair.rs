@@ -59,7 +59,7 @@ impl Actor {
     }
 
     /// The event of `seq` applied here, while it is kept.
-    fn recent_at(&self, seq: u64) -> Option<&Arc<ActionRecord>> {
+    pub(super) fn recent_at(&self, seq: u64) -> Option<&Arc<ActionRecord>> {
         let first = self.recent.front()?.seq;
         let i = usize::try_from(seq.checked_sub(first)?).ok()?;
         self.recent.get(i)
@@ -165,6 +165,17 @@ impl Actor {
             tracing::error!("the store lost this game's record, and this node did not create it");
             return None;
         };
+        // The lease first (it was written just before the record, and lost with it): once
+        // the record lists the game again, another node's claim round would take a game
+        // listed without a lease, and rebuild it from a log that lacks its events.
+        match self.caps.peers.hold_lease(id).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.demote("another node holds the lease").await;
+                return None;
+            }
+            Err(_) => return None,
+        }
         match self
             .caps
             .store_call(self.caps.store.create_game(&record))
@@ -203,7 +214,7 @@ impl Actor {
         if let Role::Owner(_) = self.role {
             return;
         }
-        if self.core.seq() <= seq && self.recent.iter().all(|e| e.seq <= seq) {
+        if self.core.seq() <= seq {
             // Nothing here beyond the point the owner went back to; the heal compares
             // what is kept with the log.
             self.heal().await;

@@ -88,6 +88,14 @@ struct Cli {
     /// generator; for several, the online CPUs the server and Redis do not have.
     #[arg(long, global = true, value_parser = CpuList::parse)]
     load_cpus: Option<CpuList>,
+    /// The generators run at the idle scheduling priority (`SCHED_IDLE`, set with `chrt`
+    /// once the servers run): they take a core only when no server thread wants it, as if
+    /// they were on machines of their own. For latencies on the wire (`fanout`), which the
+    /// kernel stamps as the server sends, whenever the generator reads: on a machine with
+    /// fewer cores than the server and its generators need, the server then has every core
+    /// while it writes. CPU figures of the generators are meaningless with it.
+    #[arg(long, global = true)]
+    load_idle: bool,
     /// CPU the private Redis is pinned to (default: not pinned).
     #[arg(long, global = true)]
     redis_cpu: Option<usize>,
@@ -510,6 +518,17 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
         });
     }
     let nodes: Vec<SocketAddr> = servers.iter().map(|s| s.addr).collect();
+    if cli.load_idle {
+        // Every thread of this process; the generators it starts next inherit it (the
+        // servers, started already, keep theirs).
+        let pid = std::process::id().to_string();
+        let set = std::process::Command::new("chrt")
+            .args(["--idle", "--all-tasks", "--pid", "0", &pid])
+            .status();
+        if !set.is_ok_and(|s| s.success()) {
+            fail("--load-idle: chrt --idle failed");
+        }
+    }
     let workers = start_workers(cli, placement, scenario, &nodes);
     let generators = workers.as_ref().map_or(1, Workers::len);
     // The parent of several generators only waits and reads (and makes `fanout`'s moves):
@@ -587,11 +606,14 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
 
 /// The run's title notes receive steering, so a figure is never read without it.
 fn steered(cli: &Cli) -> String {
+    let mut out = String::new();
     if cli.steer_receive {
-        format!(" · loopback receive steered to CPU {}", cli.cpu_load)
-    } else {
-        String::new()
+        out += &format!(" · loopback receive steered to CPU {}", cli.cpu_load);
     }
+    if cli.load_idle {
+        out += " · generators at idle priority";
+    }
+    out
 }
 
 /// `all` is expanded into the other scenarios before any runs.
