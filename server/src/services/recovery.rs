@@ -38,7 +38,7 @@ use crate::metrics::Metrics;
 use crate::services::rooms::{Room, RoomStatus, Rooms};
 use crate::services::starter::Starter;
 use crate::services::topology::Topology;
-use crate::store::{GameRecord, RoomRecord, Store, StoreError};
+use crate::store::{RoomRecord, Store, StoreError};
 
 /// Why one game could not be rebuilt.
 #[derive(Debug, Error)]
@@ -61,8 +61,8 @@ struct Rebuilt {
     core: Core,
     /// Log entries replayed.
     actions: usize,
-    /// The record it was rebuilt from (the actor stores it again if a failover loses it).
-    record: Arc<GameRecord>,
+    /// What it was rebuilt from, for its actor to keep.
+    stored: actor::Stored,
 }
 
 /// What recovery did.
@@ -228,7 +228,7 @@ impl Recovery {
             rx,
             core,
             actions,
-            record,
+            stored,
         } = self.rebuild(id, true).await?;
         let ended = core.result().is_some();
         // Registered and counted live as a new game would be: an end reached in the log
@@ -240,7 +240,7 @@ impl Recovery {
         actor::spawn_recovered(
             self.starter.capabilities(),
             core,
-            record,
+            stored,
             rx,
             summary,
             false,
@@ -257,7 +257,7 @@ impl Recovery {
             handle,
             rx,
             core,
-            record,
+            stored,
             ..
         } = self.rebuild(id, true).await?;
         let summary = handle.summary.clone();
@@ -270,7 +270,7 @@ impl Recovery {
         }
         self.metrics.games_live(core.kind()).inc();
         self.metrics.lease_takeovers.inc();
-        actor::spawn_recovered(self.starter.capabilities(), core, record, rx, summary, true);
+        actor::spawn_recovered(self.starter.capabilities(), core, stored, rx, summary, true);
         Ok(())
     }
 
@@ -280,7 +280,7 @@ impl Recovery {
             handle,
             rx,
             core,
-            record,
+            stored,
             ..
         } = self.rebuild(id, false).await?;
         let online = [
@@ -298,7 +298,7 @@ impl Recovery {
         actor::spawn_follower(
             self.starter.capabilities(),
             core,
-            record,
+            stored,
             online,
             rx,
             summary,
@@ -337,7 +337,10 @@ impl Recovery {
             rx,
             core,
             actions: log.len(),
-            record: Arc::new(record),
+            stored: actor::Stored {
+                record: Arc::new(record),
+                tail: log[log.len().saturating_sub(actor::RECENT)..].to_vec(),
+            },
         })
     }
 }

@@ -45,7 +45,8 @@ mod summary;
 pub use crate::game::rebuild::{clock_for, new_core};
 use follower::Follower;
 use owner::{Doubt, Owner};
-pub use spawn::{spawn, spawn_follower, spawn_recovered, Created};
+pub use repair::RECENT;
+pub use spawn::{spawn, spawn_follower, spawn_recovered, Created, Stored};
 
 /// Whether this node decides for the game or follows the node that does (cluster mode),
 /// with the state only that role needs: taking a game over or losing it swaps the variant,

@@ -19,7 +19,7 @@ use crate::ids::GameId;
 /// How many of its last events an actor keeps to log again: a failover loses what was
 /// written in the moment before it (the replica's lag; writes a demoted primary took
 /// before the nodes moved on: 0.2–1.1 s measured), a few events of a game at most.
-pub(super) const RECENT: usize = 32;
+pub const RECENT: usize = 32;
 
 /// What checking the game's log against what was applied here found.
 #[derive(Debug, PartialEq, Eq)]

@@ -17,6 +17,27 @@ pub struct Created {
     pub in_doubt: bool,
 }
 
+/// What a game rebuilt from the store was rebuilt from, for its actor to keep.
+#[derive(Debug)]
+pub struct Stored {
+    /// The game's record (stored again if a Redis failover loses it).
+    pub record: Arc<GameRecord>,
+    /// The log's last events (at most [`super::repair::RECENT`]): the actor holds them as
+    /// if it had applied them, so that a log a failover shortened below them is still
+    /// known to be a prefix of what it applied (and the rest logged again).
+    pub tail: Vec<ActionRecord>,
+}
+
+impl Actor {
+    /// Keeps what a rebuilt game came from.
+    fn keep(&mut self, stored: Stored) {
+        self.record = Some(stored.record);
+        for event in stored.tail {
+            self.remember(&Arc::new(event));
+        }
+    }
+}
+
 /// Starts the actor of a new game on its own task.
 pub fn spawn(
     caps: Capabilities,
@@ -46,7 +67,7 @@ pub fn spawn(
 pub fn spawn_recovered(
     caps: Capabilities,
     mut core: Core,
-    record: Arc<GameRecord>,
+    stored: Stored,
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
     takeover: bool,
@@ -60,7 +81,7 @@ pub fn spawn_recovered(
     }
     caps.peers.set_owned(core.id(), true);
     let mut actor = Actor::new(caps, core, [false, false], summary, now);
-    actor.record = Some(record);
+    actor.keep(stored);
     if actor.core.result().is_some() {
         actor.mark_ended();
         if let Role::Owner(o) = &mut actor.role {
@@ -77,14 +98,14 @@ pub fn spawn_recovered(
 pub fn spawn_follower(
     caps: Capabilities,
     core: Core,
-    record: Arc<GameRecord>,
+    stored: Stored,
     online: [bool; 2],
     rx: mpsc::Receiver<Command>,
     summary: Arc<parking_lot::Mutex<Option<Value>>>,
 ) {
     let now = caps.time.now_ms();
     let mut actor = Actor::new(caps, core, online, summary, now);
-    actor.record = Some(record);
+    actor.keep(stored);
     actor.role = Role::Follower(Follower::new(None, true));
     if actor.core.result().is_some() {
         actor.ended_at = Some(Instant::now());
