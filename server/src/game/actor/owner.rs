@@ -166,6 +166,14 @@ impl Actor {
         self.caps
             .metrics
             .store_call(start.elapsed(), appended.is_ok());
+        if let Err(StoreError::NotOwner(_)) = &appended {
+            // The lease key may be gone with nobody else holding it (Redis restarted, or
+            // failed over without it): taken back, the event goes in (the log's seq rule
+            // still refuses it if another node wrote meanwhile). Boxed: rare.
+            if Box::pin(self.lease_back()).await {
+                appended = self.caps.store.append_action(self.core.id(), &event).await;
+            }
+        }
         if let Err(StoreError::Conflict(_)) = &appended {
             // The log does not take the next seq: it lost events applied here, or the
             // game's record (a Redis failover). Boxed: rare, and large.

@@ -126,7 +126,11 @@ impl Actor {
             .cloned()
             .collect();
         for event in &missing {
-            match self.caps.store.append_action(&id, event).await {
+            let mut appended = self.caps.store.append_action(&id, event).await;
+            if matches!(appended, Err(StoreError::NotOwner(_))) && self.lease_back().await {
+                appended = self.caps.store.append_action(&id, event).await;
+            }
+            match appended {
                 Ok(()) => {}
                 Err(StoreError::NotOwner(_)) => {
                     self.demote("another node holds the lease").await;
@@ -145,6 +149,21 @@ impl Actor {
         );
         self.caps.metrics.store_relogged.inc_by(seq - last);
         LogCheck::Relogged(seq - last)
+    }
+
+    /// The owner's lease key was not its own at an append: taken back when nobody holds it
+    /// (a Redis restart or failover lost it, or it lapsed unclaimed). Whether this node
+    /// holds it now.
+    pub(super) async fn lease_back(&mut self) -> bool {
+        if !matches!(self.role, Role::Owner(_)) {
+            return false;
+        }
+        let held = matches!(self.caps.peers.hold_lease(self.core.id()).await, Ok(true));
+        if held {
+            tracing::info!("the game's lease key was gone: taken back");
+            self.caps.peers.set_owned(self.core.id(), true);
+        }
+        held
     }
 
     /// Makes sure the game's record is in the store (a failover may have lost it with a
