@@ -120,6 +120,13 @@ impl Actor {
     /// settles a write of this node's whose answer was lost when it lost the game (the log
     /// says whether it landed). `false` when the log cannot be read now.
     pub(super) async fn heal(&mut self) -> bool {
+        self.heal_from_log(false).await
+    }
+
+    /// [`Actor::heal`]; `shorter_goes_back`: the owner said it went back to its log, so a
+    /// log shorter than what was applied here is gone back to too (otherwise its owner logs
+    /// the missing events again, and a shorter log is waited on).
+    pub(super) async fn heal_from_log(&mut self, shorter_goes_back: bool) -> bool {
         let log = match self
             .caps
             .store_call(self.caps.store.replicated_actions(self.core.id()))
@@ -133,7 +140,8 @@ impl Actor {
             }
         };
         self.set_behind(false);
-        if self.diverges_from(&log) {
+        let shorter = self.core.seq() > log.last().map_or(0, |e| e.seq);
+        if self.diverges_from(&log) || (shorter_goes_back && shorter) {
             // Boxed: rare (a failover lost events), and large.
             if !Box::pin(self.went_back(&log)).await {
                 return false;

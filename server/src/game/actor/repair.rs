@@ -233,28 +233,8 @@ impl Actor {
         if let Role::Owner(_) = self.role {
             return;
         }
-        if self.core.seq() <= seq {
-            // Nothing here beyond the point the owner went back to; the heal compares
-            // what is kept with the log.
-            self.heal().await;
-            return;
-        }
-        let log = match self
-            .caps
-            .store_call(self.caps.store.replicated_actions(self.core.id()))
-            .await
-        {
-            Ok(log) => log,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read the log to go back with the owner");
-                self.set_behind(true);
-                return;
-            }
-        };
-        if self.core.seq() > log.last().map_or(0, |e| e.seq) || self.diverges_from(&log) {
-            self.went_back(&log).await;
-        }
-        self.heal().await;
+        // Beyond the point the owner went back to, what was applied here is gone too.
+        self.heal_from_log(self.core.seq() > seq).await;
     }
 
     /// Rebuilds the game from its record and `log` (the authority), and sends every watcher
