@@ -8,6 +8,10 @@
 //! 2. Then a kill -9 of the (new) primary: Sentinel promotes the old one, the node follows,
 //!    the killed one comes back as a replica, and the games go on with nothing lost.
 //! 3. A new identity waits for the replica as a move does: refused while it is cut off.
+//!
+//! And with no replica required (`--redis-min-replicas 0`): a new player whose identity a
+//! switchover lost (the replica was cut off when it was created) is stored again by the
+//! node that created it, so its token still works after the switch.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -255,6 +259,88 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
         .request(json!({"t":"hello","protocol":1,"name":"back"}))
         .await;
     assert_eq!(welcome["t"], "welcome", "{welcome}");
+    drop(server);
+    drop(topo);
+}
+
+/// `--redis-min-replicas 0`: `hello` is answered once the primary holds the new player, so a
+/// switchover to a replica that never got it loses the identity. The node that created it
+/// stores it again when it follows the switch; before, the token was refused for good and
+/// its player locked out of its games (fault bench, `--min-replicas 0`, seed 605).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_replica_required_a_player_a_switchover_lost_keeps_its_token() {
+    let topo = tokio::task::block_in_place(Topology::start);
+    let list = topo.sentinel_list();
+    let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
+    args.extend(
+        [
+            "--redis-sentinel",
+            &list,
+            "--redis-prefix",
+            PREFIX,
+            "--redis-timeout-ms",
+            "1000",
+            "--redis-min-replicas",
+            "0",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = Server::start_with(&refs);
+
+    let p = topo.primary().expect("a primary");
+    assert!(topo.cut_replication(p), "replica cut");
+    let mut c = Client::connect(&server).await;
+    let welcome = c
+        .request(json!({"t":"hello","protocol":1,"name":"fresh"}))
+        .await;
+    assert_eq!(welcome["t"], "welcome", "{welcome}");
+    let token = welcome["token"].as_str().expect("a token").to_string();
+    let id = welcome["player"]["id"].as_str().expect("an id").to_string();
+    let key = format!("{PREFIX}:player:{{{id}}}");
+    let on = |i: usize| -> i64 {
+        stoa_tests::sentinel::query(topo.port(i), redis::cmd("EXISTS").arg(&key)).unwrap_or(-1)
+    };
+    assert_eq!(on(p), 1, "the primary holds the player");
+    assert_eq!(on(1 - p), 0, "the cut replica does not");
+
+    // The switchover, then the old primary made a replica of the new one at once (what
+    // Sentinel does at its next INFO round): its copy of the player is gone with its data.
+    let q = tokio::task::block_in_place(|| {
+        assert!(
+            topo.failover(Duration::from_secs(10)),
+            "SENTINEL FAILOVER accepted"
+        );
+        let (q, _) = topo
+            .wait_promotion(p, Duration::from_secs(15))
+            .expect("the replica promoted");
+        assert!(topo.heal_replication(p), "replication user back");
+        assert!(topo.replicaof(p, q), "REPLICAOF the old primary");
+        q
+    });
+
+    // The token works again once the node followed the switch and stored the player again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let back = loop {
+        let mut c = Client::connect(&server).await;
+        let answer = c
+            .request(json!({"t":"hello","protocol":1,"token":token}))
+            .await;
+        if answer["t"] == "welcome" || Instant::now() >= deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(back["t"], "welcome", "the token still works: {back}");
+    assert_eq!(back["player"]["id"], id.as_str(), "{back}");
+    assert_eq!(back["player"]["name"], "fresh", "{back}");
+    assert_eq!(on(q), 1, "the new primary holds the player");
+    let (_, metrics) = server.http_get("/metrics");
+    assert!(
+        metrics.contains("stoa_store_identities_restored_total 1"),
+        "one player stored again: {metrics}"
+    );
     drop(server);
     drop(topo);
 }

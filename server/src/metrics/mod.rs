@@ -123,6 +123,9 @@ pub struct Metrics {
     pub lease_takeovers: Counter,
     /// Events the store had lost (a Redis failover) that their game's owner logged again.
     pub store_relogged: Counter,
+    /// Players the store had lost (a Redis failover) that this node, which created them,
+    /// stored again.
+    pub identities_restored: Counter,
     /// Games that went back to what their log holds, the store having lost events the
     /// owner could not log again.
     pub store_rewinds: Counter,
@@ -173,6 +176,7 @@ impl Default for Metrics {
             lease_takeovers: register(&mut r, series::LEASE_TAKEOVERS, Counter::default()),
             store_relogged: register(&mut r, series::STORE_RELOGGED, Counter::default()),
             store_rewinds: register(&mut r, series::STORE_REWINDS, Counter::default()),
+            identities_restored: register(&mut r, series::IDENTITIES_RESTORED, Counter::default()),
             bus_lag: register(&mut r, series::BUS_LAG, Histogram::new(BUS_BUCKETS_S)),
             cluster_nodes: register(&mut r, series::CLUSTER_NODES, Gauge::default()),
             cluster_owned: register(&mut r, series::CLUSTER_OWNED, Family::default()),

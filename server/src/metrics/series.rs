@@ -64,6 +64,11 @@ pub(super) const STORE_RELOGGED: Series = (
     "stoa_store_relogged",
     "Events a Redis failover lost that their game's owner logged again",
 );
+/// The `identities_restored` series.
+pub(super) const IDENTITIES_RESTORED: Series = (
+    "stoa_store_identities_restored",
+    "Players a Redis failover lost that the node which created them stored again",
+);
 /// The `store_rewinds` series.
 pub(super) const STORE_REWINDS: Series = (
     "stoa_store_rewinds",

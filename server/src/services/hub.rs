@@ -29,6 +29,7 @@ use crate::services::accounts::Accounts;
 use crate::services::arenas::{Arenas, ArenasParts};
 use crate::services::bots::Bots;
 use crate::services::hosting::Hosting;
+use crate::services::identities::Identities;
 use crate::services::lobby::Lobby;
 use crate::services::matchmaker::Matchmaking;
 use crate::services::profiles::Profiles;
@@ -84,6 +85,8 @@ pub struct Hub {
     pub profiles: Profiles,
     /// Claimed accounts: claims, sign-ins, passwords.
     pub accounts: Accounts,
+    /// The identities this node created lately, stored again after a failover lost them.
+    pub identities: Arc<Identities>,
     /// Creates games and tells their players.
     pub starter: Arc<Starter>,
     /// Rebuilds games from their logs (start-up, takeover, following).
@@ -180,6 +183,7 @@ impl Hub {
                 config.login_per_name,
                 config.login_per_ip,
             ),
+            identities: Identities::start(store.clone(), metrics.clone()),
             config,
             store,
             players,

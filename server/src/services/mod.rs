@@ -12,6 +12,7 @@ pub mod bots;
 pub mod explore;
 pub mod hosting;
 pub mod hub;
+pub mod identities;
 pub mod lessons;
 pub mod lobby;
 pub mod matchmaker;

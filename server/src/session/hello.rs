@@ -200,6 +200,7 @@ impl Session {
                 self.hub
                     .store_call(self.hub.store.create_player(&record))
                     .await?;
+                self.hub.identities.remember(&record);
                 (record, token)
             }
         };

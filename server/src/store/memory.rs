@@ -121,6 +121,15 @@ impl MemoryStore {
         }
     }
 
+    /// Forgets a player (its record and its token), as a Redis failover does to an
+    /// identity created just before it.
+    #[cfg(test)]
+    pub fn lose_player(&self, player_id: &PlayerId) {
+        let mut s = self.lock();
+        s.players.remove(player_id.as_str());
+        s.by_token.retain(|_, id| id != player_id.as_str());
+    }
+
     /// Forgets a game altogether (its record, its log, its players' lists of unfinished
     /// games), as a Redis failover does to a game created just before it.
     #[cfg(test)]
@@ -154,6 +163,23 @@ impl Store for MemoryStore {
             .insert(player.token_hash.clone(), player.id.to_string());
         s.players.insert(player.id.to_string(), player.clone());
         Ok(())
+    }
+
+    async fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool> {
+        let mut s = self.lock();
+        let found = s
+            .by_token
+            .get(&player.token_hash)
+            .is_some_and(|id| s.players.contains_key(id));
+        if found {
+            return Ok(false);
+        }
+        s.by_token
+            .insert(player.token_hash.clone(), player.id.to_string());
+        s.players
+            .entry(player.id.to_string())
+            .or_insert_with(|| player.clone());
+        Ok(true)
     }
 
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>> {

@@ -341,6 +341,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Creates a player; `Conflict` if the id or token hash exists.
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
+    /// Stores again a player this node created whose record a Redis failover lost (the
+    /// token found nobody): its token and, unless it survived, its record. A player still
+    /// found by its token is left as it is (renamed or claimed since). Whether anything had
+    /// to be stored again.
+    async fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool>;
     /// The player whose token hashes to `token_hash`.
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;
     /// A player by id.

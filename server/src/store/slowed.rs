@@ -54,6 +54,7 @@ macro_rules! slowed_calls {
 slowed_calls! {
     fn ping(&self) -> StoreResult<()>;
     fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
+    fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool>;
     fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;
     fn player(&self, id: &PlayerId) -> StoreResult<Option<PlayerRecord>>;
     fn rename_player(&self, id: &PlayerId, name: &str) -> StoreResult<()>;

@@ -357,7 +357,24 @@ impl Seat {
                             return true;
                         }
                     }
-                    _ => {
+                    reply => {
+                        // A refused token locks the player out of its game: say so for the
+                        // report of a stuck game (fault bench, seed 605). An outage's
+                        // `unavailable` is left out: it passes.
+                        match &reply {
+                            Reply::Answer(a) if a["code"] != "unavailable" => {
+                                self.ctx.history.note(
+                                    &self.view.game_id,
+                                    format!(
+                                        "{}: hello at n{} answered {}",
+                                        self.view.observer,
+                                        node + 1,
+                                        a["message"]
+                                    ),
+                                );
+                            }
+                            _ => {}
+                        }
                         tokio::spawn(conn.close());
                     }
                 }

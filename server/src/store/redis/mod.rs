@@ -208,6 +208,34 @@ impl Store for RedisStore {
         }
     }
 
+    async fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool> {
+        if !key_safe(&player.id) || !key_safe(&player.token_hash) {
+            return Err(StoreError::Conflict(
+                "malformed player id or token hash".into(),
+            ));
+        }
+        if self
+            .player_by_token_hash(&player.token_hash)
+            .await?
+            .is_some()
+        {
+            return Ok(false);
+        }
+        // The token key is written without NX: a token is a random secret of this player
+        // alone, and a failover may have kept its key and lost the record written after it.
+        let mut conn = self.conn();
+        let token_key = self.key(&["token", &player.token_hash]);
+        self.run(conn.set::<_, _, ()>(&token_key, &player.id))
+            .await?;
+        // Created unless the record survived (then only its token was lost).
+        let mut inv = self.inner.scripts.create_player.prepare_invoke();
+        inv.key(self.player_key(&player.id, None))
+            .arg(flat(to_fields(player)?));
+        let _: i64 = self.run(inv.invoke_async(&mut conn)).await?;
+        self.replicated().await?;
+        Ok(true)
+    }
+
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>> {
         if !key_safe(token_hash) {
             return Ok(None);
