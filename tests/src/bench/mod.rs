@@ -130,6 +130,7 @@ async fn repaired(cluster: &Cluster) -> report::Repaired {
         };
         repaired.relogged += value("stoa_store_relogged_total");
         repaired.rewinds += value("stoa_store_rewinds_total");
+        repaired.identities += value("stoa_store_identities_restored_total");
     }
     repaired
 }

@@ -47,6 +47,9 @@ pub struct Repaired {
     pub relogged: u64,
     /// Games that went back to their log (`stoa_store_rewinds_total`).
     pub rewinds: u64,
+    /// Players stored again by the node that created them
+    /// (`stoa_store_identities_restored_total`).
+    pub identities: u64,
 }
 
 impl Report {
@@ -201,8 +204,8 @@ impl fmt::Display for Report {
                 out,
                 "logged again / went back",
                 format!(
-                    "{} events / {} games (nodes alive at the end)",
-                    self.repaired.relogged, self.repaired.rewinds
+                    "{} events / {} games, {} players stored again (nodes alive at the end)",
+                    self.repaired.relogged, self.repaired.rewinds, self.repaired.identities
                 ),
             )?;
         }
