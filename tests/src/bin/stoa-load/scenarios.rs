@@ -608,8 +608,14 @@ pub async fn fanout(ctx: &mut Ctx, spectators: usize, moves: usize, interval_ms:
     }
     if std::env::var_os("STOA_LOAD_SERIES").is_some() {
         // Each move's broadcast in order, to tell a slow tail from a slow run.
-        let ms: Vec<String> = to_wire.iter().map(|us| format!("{:.1}", *us as f64 / 1e3)).collect();
-        eprintln!("move → on the wire to the last spectator, ms, in order: {}", ms.join(" "));
+        let ms: Vec<String> = to_wire
+            .iter()
+            .map(|us| format!("{:.1}", *us as f64 / 1e3))
+            .collect();
+        eprintln!(
+            "move → on the wire to the last spectator, ms, in order: {}",
+            ms.join(" ")
+        );
     }
     to_last.sort_unstable();
     to_wire.sort_unstable();
