@@ -30,6 +30,22 @@ const PREFIX: &str = "sent";
 /// moves were refused, and whether the game ended.
 type Played = (Duel, Vec<Instant>, usize, bool);
 
+/// A node finding the primary through `topo`'s Sentinels, with `extra` flags.
+fn node(topo: &Topology, extra: &[&str]) -> Server {
+    let list = topo.sentinel_list();
+    let mut args: Vec<&str> = LOOSE.to_vec();
+    args.extend([
+        "--redis-sentinel",
+        &list,
+        "--redis-prefix",
+        PREFIX,
+        "--redis-timeout-ms",
+        "1000",
+    ]);
+    args.extend(extra);
+    Server::start_with(&args)
+}
+
 /// The moves in a game's log, read straight from the Redis at `port`.
 fn logged_moves(port: u16, game_id: &str) -> Vec<String> {
     let client = redis::Client::open(format!("redis://127.0.0.1:{port}/")).expect("client");
@@ -156,26 +172,10 @@ async fn through_fault(
 async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
     // A primary and one replica (`--redis-min-replicas 1`), three Sentinels.
     let mut topo = tokio::task::block_in_place(Topology::start);
-    let list = topo.sentinel_list();
-    let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
-    args.extend(
-        [
-            "--redis-sentinel",
-            &list,
-            "--redis-prefix",
-            PREFIX,
-            "--redis-timeout-ms",
-            "1000",
-            "--redis-min-replicas",
-            "1",
-            "--redis-wait-ms",
-            "500",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
+    let server = node(
+        &topo,
+        &["--redis-min-replicas", "1", "--redis-wait-ms", "500"],
     );
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = Server::start_with(&refs);
     let mut duels = Vec::new();
     for (i, kind) in KINDS.iter().enumerate().take(GAMES) {
         duels.push(Duel::open(&server, kind, json!({}), 500 + i as u64).await);
@@ -270,24 +270,7 @@ async fn a_node_follows_a_sentinel_failover_and_loses_no_acknowledged_move() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_replica_required_a_player_a_switchover_lost_keeps_its_token() {
     let topo = tokio::task::block_in_place(Topology::start);
-    let list = topo.sentinel_list();
-    let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
-    args.extend(
-        [
-            "--redis-sentinel",
-            &list,
-            "--redis-prefix",
-            PREFIX,
-            "--redis-timeout-ms",
-            "1000",
-            "--redis-min-replicas",
-            "0",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = Server::start_with(&refs);
+    let server = node(&topo, &["--redis-min-replicas", "0"]);
 
     let p = topo.primary().expect("a primary");
     assert!(topo.cut_replication(p), "replica cut");
