@@ -81,7 +81,7 @@ impl Identities {
         recent.push_back((now, player.clone()));
     }
 
-    /// Stores again every kept identity the store no longer finds by its token; how many.
+    /// Stores again every kept identity whose record the store lost; how many.
     pub async fn restore_lost(&self) -> StoreResult<u64> {
         let kept: Vec<PlayerRecord> = {
             let mut recent = self.recent.lock();
@@ -179,6 +179,18 @@ mod tests {
         }
         // Renamed since: a pass must not put the old name back.
         store.rename_player(&"pb".into(), "bee").await.unwrap();
+        // Its token revoked since: a pass must not bring it back.
+        let device = crate::store::DeviceRecord {
+            id: "d-pc".into(),
+            token_hash: "hash-pc".into(),
+            label: "terminal".into(),
+            created_ms: 1,
+            last_seen_ms: 1,
+        };
+        store.create_player(&player("pc")).await.unwrap();
+        ids.remember(&player("pc"));
+        store.seen_device(&"pc".into(), &device).await.unwrap();
+        assert!(store.revoke_device(&"pc".into(), "d-pc").await.unwrap());
         store.lose_player(&"pa".into());
         assert_eq!(store.player_by_token_hash("hash-pa").await.unwrap(), None);
 
@@ -187,6 +199,7 @@ mod tests {
         assert_eq!(back, Some(player("pa")));
         let kept = store.player(&"pb".into()).await.unwrap().unwrap();
         assert_eq!(kept.name, "bee");
+        assert_eq!(store.player_by_token_hash("hash-pc").await.unwrap(), None);
         assert_eq!(ids.metrics.identities_restored.get(), 1);
         // Nothing more to do.
         assert_eq!(ids.restore_lost().await.unwrap(), 0);

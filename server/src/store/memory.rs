@@ -167,18 +167,12 @@ impl Store for MemoryStore {
 
     async fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool> {
         let mut s = self.lock();
-        let found = s
-            .by_token
-            .get(&player.token_hash)
-            .is_some_and(|id| s.players.contains_key(id));
-        if found {
+        if s.players.contains_key(player.id.as_str()) {
             return Ok(false);
         }
         s.by_token
             .insert(player.token_hash.clone(), player.id.to_string());
-        s.players
-            .entry(player.id.to_string())
-            .or_insert_with(|| player.clone());
+        s.players.insert(player.id.to_string(), player.clone());
         Ok(true)
     }
 

@@ -341,10 +341,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Creates a player; `Conflict` if the id or token hash exists.
     async fn create_player(&self, player: &PlayerRecord) -> StoreResult<()>;
-    /// Stores again a player this node created whose record a Redis failover lost (the
-    /// token found nobody): its token and, unless it survived, its record. A player still
-    /// found by its token is left as it is (renamed or claimed since). Whether anything had
-    /// to be stored again.
+    /// Stores again a player this node created whose record a Redis failover lost: its
+    /// token, then its record. A player whose record is still there is left as it is
+    /// (renamed or claimed since), and so is its token: the token is written before the
+    /// record, so a record that survived kept its token too, and a token gone since was
+    /// revoked, never to be brought back. Whether it had to be stored again.
     async fn restore_player(&self, player: &PlayerRecord) -> StoreResult<bool>;
     /// The player whose token hashes to `token_hash`.
     async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<PlayerRecord>>;

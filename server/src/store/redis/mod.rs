@@ -214,11 +214,7 @@ impl Store for RedisStore {
                 "malformed player id or token hash".into(),
             ));
         }
-        if self
-            .player_by_token_hash(&player.token_hash)
-            .await?
-            .is_some()
-        {
+        if self.player(&player.id).await?.is_some() {
             return Ok(false);
         }
         // The token key is written without NX: a token is a random secret of this player
@@ -227,7 +223,7 @@ impl Store for RedisStore {
         let token_key = self.key(&["token", &player.token_hash]);
         self.run(conn.set::<_, _, ()>(&token_key, &player.id))
             .await?;
-        // Created unless the record survived (then only its token was lost).
+        // Not created if another call stored it meanwhile.
         let mut inv = self.inner.scripts.create_player.prepare_invoke();
         inv.key(self.player_key(&player.id, None))
             .arg(flat(to_fields(player)?));
