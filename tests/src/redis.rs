@@ -414,10 +414,20 @@ impl RedisCluster {
     /// Starts the servers, joins them into one cluster (`redis-cli --cluster create`) and
     /// waits until every node reports `cluster_state:ok`.
     pub fn start(masters: usize) -> RedisCluster {
+        RedisCluster::start_in(masters, data_root())
+    }
+
+    /// As [`RedisCluster::start`], the AOFs on the disk (see
+    /// [`RedisServer::start_on_disk`]).
+    pub fn start_on_disk(masters: usize) -> RedisCluster {
+        RedisCluster::start_in(masters, std::env::temp_dir())
+    }
+
+    fn start_in(masters: usize, root: PathBuf) -> RedisCluster {
         static N: AtomicU32 = AtomicU32::new(0);
         let mut nodes = Vec::new();
         for _ in 0..masters {
-            let dir = data_root().join(format!(
+            let dir = root.join(format!(
                 "stoa-redis-cluster-{}-{}",
                 std::process::id(),
                 N.fetch_add(1, Ordering::Relaxed)

@@ -286,3 +286,41 @@ fn redis_commands_and_cpu_per_move_are_reported_over_redis() {
     ]);
     assert!(!f.contains_key("Redis commands per move"), "{report}");
 }
+
+/// `--redis-cluster 3`: the nodes run over a private Redis Cluster, and Redis's figures are
+/// those of all three primaries summed (one primary alone holds about a third of the games:
+/// fewer than one append per move).
+#[test]
+fn over_a_redis_cluster_the_primaries_figures_add_up() {
+    stoa_tests::build_binaries();
+    let (report, f) = stoa_load(&[
+        "--redis-cluster",
+        "3",
+        "--nodes",
+        "2",
+        "throughput",
+        "--games",
+        "6",
+        "--moves",
+        "60",
+        "--rounds",
+        "1",
+    ]);
+    assert!(
+        report.contains("2 cluster nodes over a redis cluster of 3 primaries"),
+        "{report}"
+    );
+    assert_eq!(f["moves"], "60", "{report}");
+    assert_eq!(f["errors"], "0", "{report}");
+    // Each move: the append script, the game's hash read and written, a publish to the
+    // other node and its read there.
+    let commands: f64 = f["Redis commands per move"].parse().unwrap();
+    assert!(commands >= 4.0, "{report}");
+    let top = &f["Redis top commands, calls per move"];
+    let appends: f64 = top
+        .split(", ")
+        .find_map(|c| c.strip_prefix("evalsha "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no evalsha among {top}"));
+    assert!(appends >= 1.0, "{report}");
+}

@@ -16,16 +16,15 @@ use super::run_ns;
 /// The readings' own command, left out of the counts.
 const OWN: &str = "info";
 
-/// One Redis on 127.0.0.1, to read.
+/// The Redis processes of a store on 127.0.0.1, to read: one, or every primary of a Redis
+/// Cluster, whose figures are summed (a deployment pays for all of them).
 #[derive(Clone, Debug)]
 pub struct RedisProbe {
-    /// Its port.
-    pub port: u16,
-    /// Its process id (from `INFO server`).
-    pub pid: u32,
+    /// Each one's port and process id (from `INFO server`).
+    pub members: Vec<(u16, u32)>,
 }
 
-/// A reading of one Redis.
+/// A reading of a store's Redis processes, summed.
 #[derive(Clone, Debug, Default)]
 pub struct RedisReading {
     /// CPU nanoseconds used so far.
@@ -44,27 +43,51 @@ pub struct RedisSpent {
 }
 
 impl RedisProbe {
-    /// The Redis listening on `port` (its pid read from `INFO server`).
+    /// The Redis listening on `port`.
     pub fn new(port: u16) -> io::Result<RedisProbe> {
-        let server = info(port, "server")?;
-        let pid = field(&server, "process_id")
-            .and_then(|p| p.parse().ok())
-            .ok_or_else(|| io::Error::other("INFO server has no process_id"))?;
-        Ok(RedisProbe { port, pid })
+        RedisProbe::of(&[port])
     }
 
-    /// Reads its CPU time and command counts now (empty counts when it does not answer).
+    /// The Redis processes listening on `ports` (each one's pid read from `INFO server`).
+    pub fn of(ports: &[u16]) -> io::Result<RedisProbe> {
+        let members = ports
+            .iter()
+            .map(|&port| {
+                let server = info(port, "server")?;
+                let pid = field(&server, "process_id")
+                    .and_then(|p| p.parse().ok())
+                    .ok_or_else(|| io::Error::other("INFO server has no process_id"))?;
+                Ok((port, pid))
+            })
+            .collect::<io::Result<_>>()?;
+        Ok(RedisProbe { members })
+    }
+
+    /// Reads their CPU time and command counts now, summed (no counts from one that does
+    /// not answer).
     pub fn read(&self) -> RedisReading {
-        RedisReading {
-            cpu_ns: run_ns(self.pid),
-            calls: info(self.port, "commandstats")
-                .map(|s| command_calls(&s))
-                .unwrap_or_default(),
+        let mut sum = RedisReading::default();
+        for &(port, pid) in &self.members {
+            sum.add(&RedisReading {
+                cpu_ns: run_ns(pid),
+                calls: info(port, "commandstats")
+                    .map(|s| command_calls(&s))
+                    .unwrap_or_default(),
+            });
         }
+        sum
     }
 }
 
 impl RedisReading {
+    /// Adds another process's reading taken at the same moment.
+    pub fn add(&mut self, other: &RedisReading) {
+        self.cpu_ns += other.cpu_ns;
+        for (name, n) in &other.calls {
+            *self.calls.entry(name.clone()).or_default() += n;
+        }
+    }
+
     /// What was done from `self` to `later`.
     pub fn until(&self, later: &RedisReading) -> RedisSpent {
         let calls = later
@@ -201,5 +224,23 @@ mod tests {
             "evalsha 8.00, get 2.00, script load 2.00"
         );
         assert_eq!(RedisSpent::default().top(3, 1.0), "none");
+    }
+
+    #[test]
+    fn the_primaries_of_a_cluster_add_up() {
+        let mut sum = RedisReading::default();
+        let one = RedisReading {
+            cpu_ns: 3,
+            calls: command_calls(STATS),
+        };
+        sum.add(&one);
+        sum.add(&RedisReading {
+            cpu_ns: 4,
+            calls: command_calls("cmdstat_get:calls=5,usec=1\r\ncmdstat_evalsha:calls=1,usec=1\r\n"),
+        });
+        assert_eq!(sum.cpu_ns, 7);
+        assert_eq!(sum.calls["evalsha"], 21);
+        assert_eq!(sum.calls["get"], 5);
+        assert_eq!(sum.calls["xadd"], 10);
     }
 }

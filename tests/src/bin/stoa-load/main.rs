@@ -12,6 +12,8 @@
 //! cargo run --release -p stoa-tests --bin stoa-load -- all                   # every one
 //! cargo run --release -p stoa-tests --bin stoa-load -- --server-cpus 0-3 --generators 4 \
 //!     --load-cpus 4-7 --redis --redis-cpu 8 throughput --games 800             # several cores
+//! cargo run --release -p stoa-tests --bin stoa-load -- --nodes 4 --server-cpus 0-7 \
+//!     --load-cpus 8-11 --redis-cluster 3 --redis-cpu 12 throughput --games 800  # Redis Cluster
 //! ```
 //!
 //! One generator process on one core saturates long before a server on several cores
@@ -40,7 +42,7 @@ use stoa_tests::measure::cpus::CpuList;
 use stoa_tests::measure::redis_info::RedisProbe;
 use stoa_tests::measure::steer::Steering;
 use stoa_tests::measure::{self, Report};
-use stoa_tests::redis::RedisServer;
+use stoa_tests::redis::{RedisCluster, RedisServer};
 use stoa_tests::{Server, LOOSE};
 
 use scenarios::{Ctx, Role};
@@ -96,13 +98,20 @@ struct Cli {
     /// while it writes. CPU figures of the generators are meaningless with it.
     #[arg(long, global = true)]
     load_idle: bool,
-    /// CPU the private Redis is pinned to (default: not pinned).
+    /// CPU the private Redis is pinned to (default: not pinned); with `--redis-cluster M`,
+    /// primary i is pinned to this CPU + i.
     #[arg(long, global = true)]
     redis_cpu: Option<usize>,
     /// Run the server over a private redis-server (AOF, appendfsync always). Redis's CPU
     /// and commands per move are then reported.
     #[arg(long, global = true)]
     redis: bool,
+    /// Run over a private Redis Cluster of this many primaries (no replicas; AOF,
+    /// appendfsync always) instead of one Redis (the servers get `--redis-cluster`;
+    /// implies --redis): the next step when one Redis saturates. Redis's CPU and commands
+    /// are summed over the primaries.
+    #[arg(long, global = true)]
+    redis_cluster: Option<usize>,
     /// Run this many cluster nodes over one private Redis (`--cluster`; implies --redis).
     /// `fanout`'s spectators are spread over them, and the games of `throughput` and
     /// `mixed` (game g on node g mod N); see `--server-cpus` for their cores.
@@ -243,8 +252,8 @@ struct Placement {
     nodes: Vec<Option<CpuList>>,
     /// Each generator's CPU.
     generators: Vec<Option<usize>>,
-    /// Redis's CPU.
-    redis: Option<usize>,
+    /// Each Redis primary's CPU (empty: not pinned).
+    redis: Vec<usize>,
 }
 
 impl Placement {
@@ -253,6 +262,10 @@ impl Placement {
         let online = CpuList::online();
         let nodes = cli.nodes.max(1);
         let generators = cli.generators.max(1);
+        let redis_cpus: Vec<usize> = match cli.redis_cpu {
+            Some(first) => (first..first + cli.redis_cluster.unwrap_or(1).max(1)).collect(),
+            None => Vec::new(),
+        };
         let node_cpus: Vec<Option<CpuList>> = match (&cli.server_cpus, cli.no_pin) {
             (Some(list), _) => (0..nodes)
                 .map(|i| {
@@ -271,7 +284,7 @@ impl Placement {
                 .iter()
                 .flatten()
                 .flat_map(|l| l.0.iter().copied())
-                .chain(cli.redis_cpu)
+                .chain(redis_cpus.iter().copied())
                 .collect(),
         );
         let load: Option<CpuList> = match (&cli.load_cpus, cli.no_pin) {
@@ -295,7 +308,7 @@ impl Placement {
             .flatten()
             .flat_map(|l| l.0.iter())
             .chain(load.iter().flat_map(|l| l.0.iter()))
-            .chain(cli.redis_cpu.iter());
+            .chain(redis_cpus.iter());
         for cpu in named {
             if !online.0.contains(cpu) {
                 fail(&format!("CPU {cpu} is not online here (online: {online})"));
@@ -304,7 +317,7 @@ impl Placement {
         Placement {
             nodes: node_cpus,
             generators: generator_cpus,
-            redis: cli.redis_cpu,
+            redis: redis_cpus,
         }
     }
 
@@ -334,9 +347,13 @@ impl Placement {
             generators.len(),
             if generators.len() > 1 { "s" } else { "" },
             generators.join(" / "),
-            match self.redis {
-                Some(cpu) => format!(" · redis on CPU {cpu}"),
-                None => String::new(),
+            match self.redis.as_slice() {
+                [] => String::new(),
+                [cpu] => format!(" · redis on CPU {cpu}"),
+                cpus => format!(
+                    " · redis primaries on CPUs {}",
+                    CpuList(cpus.to_vec())
+                ),
             },
         )
     }
@@ -474,18 +491,24 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
     // Connections beyond the defaults: no per-IP or request limits in the way, every
     // pending frame of a big fan-out queued.
     let cluster = cli.nodes > 1;
-    let redis = (cli.redis || cluster || matches!(scenario, Scenario::Mixed { .. }))
-        .then(RedisServer::start_on_disk);
+    let redis = (cli.redis
+        || cli.redis_cluster.is_some()
+        || cluster
+        || matches!(scenario, Scenario::Mixed { .. }))
+    .then(|| match cli.redis_cluster {
+        Some(primaries) => PrivateRedis::Cluster(RedisCluster::start_on_disk(primaries.max(1))),
+        None => PrivateRedis::One(RedisServer::start_on_disk()),
+    });
     let probe = redis.as_ref().map(|r| {
-        let probe = RedisProbe::new(r.port).expect("the private Redis answers INFO");
-        if let Some(cpu) = placement.redis {
-            measure::pin(probe.pid, cpu);
+        let probe = RedisProbe::of(&r.ports()).expect("the private Redis answers INFO");
+        for (&(_, pid), &cpu) in probe.members.iter().zip(&placement.redis) {
+            measure::pin(pid, cpu);
         }
         probe
     });
     let mut args: Vec<String> = match &redis {
         // The Redis flags come with the loose limits.
-        Some(r) => r.server_args("load"),
+        Some(r) => r.server_args(),
         None => LOOSE.iter().map(|s| s.to_string()).collect(),
     };
     args.extend([
@@ -591,10 +614,14 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
         cli.kind,
         cli.options,
         cli.clock,
-        match (cluster, redis.is_some()) {
-            (true, _) => format!("{} cluster nodes over redis", cli.nodes),
-            (false, true) => "redis (AOF, appendfsync always)".to_string(),
-            (false, false) => "memory".to_string(),
+        match (cluster, &redis) {
+            (_, None) => "memory".to_string(),
+            (false, Some(r)) => format!("{} (AOF, appendfsync always)", r.describe()),
+            (true, Some(r)) => format!(
+                "{} cluster nodes over {} (AOF, appendfsync always)",
+                cli.nodes,
+                r.describe()
+            ),
         },
         placement.describe(generators),
         steered(cli),
@@ -602,6 +629,55 @@ async fn run(cli: &Cli, placement: &Placement, scenario: &Scenario, options: &Va
     report.print();
     drop(servers);
     drop(redis);
+}
+
+/// The private store of a run over Redis.
+enum PrivateRedis {
+    /// One redis-server.
+    One(RedisServer),
+    /// A Redis Cluster's primaries.
+    Cluster(RedisCluster),
+}
+
+impl PrivateRedis {
+    /// Its processes' ports.
+    fn ports(&self) -> Vec<u16> {
+        match self {
+            PrivateRedis::One(r) => vec![r.port],
+            PrivateRedis::Cluster(c) => c.ports(),
+        }
+    }
+
+    /// The servers' flags for it, with the loose limits.
+    fn server_args(&self) -> Vec<String> {
+        match self {
+            PrivateRedis::One(r) => r.server_args("load"),
+            PrivateRedis::Cluster(c) => {
+                let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
+                args.extend(
+                    [
+                        "--redis",
+                        &c.urls(),
+                        "--redis-cluster",
+                        "--redis-prefix",
+                        "load",
+                        "--redis-timeout-ms",
+                        "500",
+                    ]
+                    .map(String::from),
+                );
+                args
+            }
+        }
+    }
+
+    /// For the run's title.
+    fn describe(&self) -> String {
+        match self {
+            PrivateRedis::One(_) => "redis".to_string(),
+            PrivateRedis::Cluster(c) => format!("a redis cluster of {} primaries", c.ports().len()),
+        }
+    }
 }
 
 /// The run's title notes receive steering, so a figure is never read without it.
