@@ -324,3 +324,61 @@ fn over_a_redis_cluster_the_primaries_figures_add_up() {
         .unwrap_or_else(|| panic!("no evalsha among {top}"));
     assert!(appends >= 1.0, "{report}");
 }
+
+/// `tests/many-cores/run.sh`, the script for a 16-core machine, in its smoke mode (every
+/// step tiny and unpinned): each of its runs succeeds and lands in the summary with its
+/// figures, so a lent machine's time is not lost to a broken step.
+#[test]
+fn the_many_core_script_runs_every_step() {
+    stoa_tests::build_binaries();
+    let out = stoa_tests::temp_dir::TempDir::new("many-cores");
+    let load = std::path::Path::new(env!("CARGO_BIN_EXE_stoa-load"));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/many-cores/run.sh");
+    let run = Command::new(script)
+        .arg("--smoke")
+        .arg(&out.0)
+        .env("STOA_BIN_DIR", load.parent().unwrap())
+        .env("STOA_SERVER_BIN", stoa_tests::binary("stoa-server"))
+        .output()
+        .expect("run many-cores/run.sh");
+    let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap_or_default();
+    assert!(
+        run.status.success(),
+        "{summary}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let steps: Vec<&str> = summary
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "throughput-k1",
+            "throughput-k2",
+            "throughput-k4",
+            "throughput-k8",
+            "fanout-k1",
+            "fanout-k2",
+            "fanout-k4",
+            "fanout-k8",
+            "nodes-1",
+            "nodes-2",
+            "nodes-4",
+            "redis-cluster",
+            "fanout-nodes3",
+        ],
+        "{summary}"
+    );
+    for section in summary.split("\n## ").skip(1) {
+        let f = figures(section);
+        match f.get("moves every spectator received") {
+            Some(moves) => assert_eq!(moves, "3", "{section}"),
+            None => assert_eq!(f["errors"], "0", "{section}"),
+        }
+    }
+    assert!(
+        summary.contains("redis cluster of 3 primaries"),
+        "{summary}"
+    );
+}

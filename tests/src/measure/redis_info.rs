@@ -236,7 +236,9 @@ mod tests {
         sum.add(&one);
         sum.add(&RedisReading {
             cpu_ns: 4,
-            calls: command_calls("cmdstat_get:calls=5,usec=1\r\ncmdstat_evalsha:calls=1,usec=1\r\n"),
+            calls: command_calls(
+                "cmdstat_get:calls=5,usec=1\r\ncmdstat_evalsha:calls=1,usec=1\r\n",
+            ),
         });
         assert_eq!(sum.cpu_ns, 7);
         assert_eq!(sum.calls["evalsha"], 21);

@@ -350,10 +350,7 @@ impl Placement {
             match self.redis.as_slice() {
                 [] => String::new(),
                 [cpu] => format!(" · redis on CPU {cpu}"),
-                cpus => format!(
-                    " · redis primaries on CPUs {}",
-                    CpuList(cpus.to_vec())
-                ),
+                cpus => format!(" · redis primaries on CPUs {}", CpuList(cpus.to_vec())),
             },
         )
     }
