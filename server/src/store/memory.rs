@@ -52,6 +52,9 @@ struct Inner {
     lessons: HashMap<String, BTreeMap<String, BTreeSet<String>>>,
     /// The engine reviews of finished games, and their queue.
     analysis: MemoryQueue,
+    /// Games whose next append is refused as if their lease had lapsed (tests only).
+    #[cfg(test)]
+    lost_leases: BTreeSet<String>,
 }
 
 /// A rating as an index key: ordered by `f64::total_cmp` (stored ratings are finite; the
@@ -119,6 +122,13 @@ impl MemoryStore {
         if let Some(log) = s.actions.get_mut(game_id.as_str()) {
             log.truncate(log.len().saturating_sub(n));
         }
+    }
+
+    /// Refuses the game's next append as a store that lost the game's lease key does (a
+    /// Redis restart that outlasted the lease): `NotOwner`, nothing written.
+    #[cfg(test)]
+    pub fn lose_lease(&self, game_id: &GameId) {
+        self.lock().lost_leases.insert(game_id.to_string());
     }
 
     /// Forgets a player (its record and its token), as a Redis failover does to an
@@ -385,6 +395,10 @@ impl Store for MemoryStore {
 
     async fn append_action(&self, game_id: &GameId, action: &Arc<ActionRecord>) -> StoreResult<()> {
         let mut s = self.lock();
+        #[cfg(test)]
+        if s.lost_leases.remove(game_id.as_str()) {
+            return Err(StoreError::NotOwner(game_id.to_string()));
+        }
         let log = s
             .actions
             .get_mut(game_id.as_str())

@@ -170,8 +170,18 @@ impl Actor {
             // The lease key may be gone with nobody else holding it (Redis restarted, or
             // failed over without it): taken back, the event goes in (the log's seq rule
             // still refuses it if another node wrote meanwhile). Boxed: rare.
-            if Box::pin(self.lease_back()).await {
-                appended = self.caps.store.append_action(self.core.id(), &event).await;
+            match Box::pin(self.lease_back()).await {
+                Ok(true) => {
+                    appended = self.caps.store.append_action(self.core.id(), &event).await;
+                }
+                Ok(false) => {}
+                // Nothing was logged (the append was refused): refused as with the store
+                // down, the game still this node's.
+                Err(e) => {
+                    appended = Err(StoreError::Unavailable(format!(
+                        "cannot check the game's lease: {e}"
+                    )));
+                }
             }
         }
         if let Err(StoreError::Conflict(_)) = &appended {
