@@ -501,6 +501,22 @@ impl RedisCluster {
             .join(",")
     }
 
+    /// Server flags for a `stoa-server` over this cluster with a key prefix (plus
+    /// [`LOOSE`] limits), as [`RedisServer::server_args`].
+    pub fn server_args(&self, prefix: &str) -> Vec<String> {
+        let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
+        args.extend([
+            "--redis".to_string(),
+            self.urls(),
+            "--redis-cluster".to_string(),
+            "--redis-prefix".to_string(),
+            prefix.to_string(),
+            "--redis-timeout-ms".to_string(),
+            "500".to_string(),
+        ]);
+        args
+    }
+
     /// The masters' ports.
     pub fn ports(&self) -> Vec<u16> {
         self.nodes.iter().map(|n| n.port).collect()

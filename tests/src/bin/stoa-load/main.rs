@@ -649,22 +649,7 @@ impl PrivateRedis {
     fn server_args(&self) -> Vec<String> {
         match self {
             PrivateRedis::One(r) => r.server_args("load"),
-            PrivateRedis::Cluster(c) => {
-                let mut args: Vec<String> = LOOSE.iter().map(|s| s.to_string()).collect();
-                args.extend(
-                    [
-                        "--redis",
-                        &c.urls(),
-                        "--redis-cluster",
-                        "--redis-prefix",
-                        "load",
-                        "--redis-timeout-ms",
-                        "500",
-                    ]
-                    .map(String::from),
-                );
-                args
-            }
+            PrivateRedis::Cluster(c) => c.server_args("load"),
         }
     }
 
